@@ -1,0 +1,365 @@
+import * as v from 'valibot';
+import type { Clock, TimerHandle } from '../clock.js';
+import { systemClock } from '../clock.js';
+import { refusesForGood } from '../close-codes.js';
+import type { ProtocolError, Result } from '../errors.js';
+import { fail, ok } from '../errors.js';
+import type { BoxKeyPair } from '../identity.js';
+import { MAX_PENDING_CALLS, MAX_WATCHED_SESSIONS, PING_INTERVAL_MS, PONG_TIMEOUT_MS, RPC_TIMEOUT_MS } from '../limits.js';
+import type { RandomBytes } from '../random.js';
+import { secureRandom } from '../random.js';
+import type { ChannelMessage } from '../rpc/channel.js';
+import type { SessionEvent, TetherEvent } from '../rpc/events.js';
+import { decodeEvent, isSessionEvent } from '../rpc/events.js';
+import type { MethodName, MethodParams, MethodResult } from '../rpc/methods.js';
+import { METHODS } from '../rpc/methods.js';
+import type { BackoffOptions } from './backoff.js';
+import { DEFAULT_BACKOFF, backoffDelay } from './backoff.js';
+import { DeviceChannel } from './device-channel.js';
+import type { Connect } from './transport.js';
+
+export type ClientState =
+  | { name: 'idle' }
+  | { name: 'connecting'; attempt: number }
+  | { name: 'open' }
+  | { name: 'waiting'; attempt: number; retryAt: number; error: ProtocolError }
+  | { name: 'refused'; error: ProtocolError }
+  | { name: 'stopped' };
+
+export interface DeviceClientOptions {
+  deviceId: string;
+  deviceKeys: BoxKeyPair;
+  hostBoxPublicKey: Uint8Array;
+  connect: Connect;
+  clock?: Clock;
+  random?: RandomBytes;
+  /** A number in [0, 1) for backoff jitter. */
+  jitter?: () => number;
+  backoff?: BackoffOptions;
+  rpcTimeoutMs?: number;
+  pingIntervalMs?: number;
+  pongTimeoutMs?: number;
+}
+
+interface PendingCall {
+  id: number;
+  method: MethodName;
+  params: unknown;
+  sent: boolean;
+  timer: TimerHandle;
+  resolve: (result: Result<unknown>) => void;
+}
+
+interface Watch {
+  /** The last sequence number delivered to listeners. */
+  lastSeq: number;
+}
+
+/**
+ * A device's connection to one host: handshake, sealed RPC with timeouts, session watches that
+ * resume from the last sequence number after any reconnect (nothing missing, nothing doubled),
+ * and reconnects with jittered backoff. Knows nothing of the DOM or Node: the transport, clock
+ * and randomness are injected.
+ *
+ * Calls made while disconnected wait (bounded) until the connection opens or they time out. A
+ * call already sent when the connection drops is sent again only if its method is idempotent;
+ * otherwise it fails with `disconnected`, since the host may have acted on it.
+ */
+export class DeviceClient {
+  private channel: DeviceChannel | undefined;
+  private stateValue: ClientState = { name: 'idle' };
+  private readonly clock: Clock;
+  private readonly random: RandomBytes;
+  private readonly jitter: () => number;
+  private nextId = 1;
+  private readonly pending = new Map<number, PendingCall>();
+  private readonly watches = new Map<string, Watch>();
+  private readonly eventListeners = new Set<(event: TetherEvent) => void>();
+  private readonly stateListeners = new Set<(state: ClientState) => void>();
+  private readonly watchErrorListeners = new Set<(sessionId: string, error: ProtocolError) => void>();
+  private retryTimer: TimerHandle | undefined;
+  private pingTimer: TimerHandle | undefined;
+  private pongTimer: TimerHandle | undefined;
+  private attempt = 0;
+  /** Events skipped: unknown types, invalid shapes, duplicates already delivered. */
+  readonly skipped = { unknown: 0, invalid: 0, duplicate: 0 };
+
+  constructor(private readonly options: DeviceClientOptions) {
+    this.clock = options.clock ?? systemClock;
+    this.random = options.random ?? secureRandom;
+    this.jitter = options.jitter ?? (() => this.random(1)[0]! / 256);
+  }
+
+  get state(): ClientState {
+    return this.stateValue;
+  }
+
+  /** Starts connecting; reconnects until `stop()` or a refusal that no retry could fix. */
+  start(): void {
+    if (this.stateValue.name !== 'idle' && this.stateValue.name !== 'stopped') return;
+    this.attempt = 0;
+    void this.connect();
+  }
+
+  stop(): void {
+    this.setState({ name: 'stopped' });
+    this.clearTimers();
+    const channel = this.channel;
+    this.channel = undefined;
+    channel?.close(1000, 'client stopped');
+    for (const call of [...this.pending.values()]) this.settle(call, fail('disconnected', 'client stopped'));
+  }
+
+  /** Connects now instead of waiting out the backoff (the app came back online or to the front). */
+  reconnectNow(): void {
+    if (this.stateValue.name === 'waiting') {
+      if (this.retryTimer !== undefined) this.clock.clearTimeout(this.retryTimer);
+      this.retryTimer = undefined;
+      void this.connect();
+    } else if (this.stateValue.name === 'open') {
+      this.sendPing();
+    }
+  }
+
+  onEvent(listener: (event: TetherEvent) => void): () => void {
+    this.eventListeners.add(listener);
+    return () => this.eventListeners.delete(listener);
+  }
+
+  onState(listener: (state: ClientState) => void): () => void {
+    this.stateListeners.add(listener);
+    return () => this.stateListeners.delete(listener);
+  }
+
+  /** A watch the host refused (the session is gone, the scope is missing). */
+  onWatchError(listener: (sessionId: string, error: ProtocolError) => void): () => void {
+    this.watchErrorListeners.add(listener);
+    return () => this.watchErrorListeners.delete(listener);
+  }
+
+  call<M extends MethodName>(
+    method: M,
+    params: MethodParams<M>,
+    options: { timeoutMs?: number } = {},
+  ): Promise<Result<MethodResult<M>>> {
+    if (this.stateValue.name === 'refused') return Promise.resolve({ ok: false, error: this.stateValue.error });
+    if (this.stateValue.name === 'stopped') return Promise.resolve(fail('disconnected', 'client stopped'));
+    if (this.pending.size >= MAX_PENDING_CALLS) return Promise.resolve(fail('busy', 'too many calls waiting'));
+    return new Promise((resolve) => {
+      const id = this.nextId++;
+      const timer = this.clock.setTimeout(
+        () => this.settle(call, fail('timeout', `${method} got no reply in time`)),
+        options.timeoutMs ?? this.options.rpcTimeoutMs ?? RPC_TIMEOUT_MS,
+      );
+      const call: PendingCall = { id, method, params, sent: false, timer, resolve: resolve as (r: Result<unknown>) => void };
+      this.pending.set(id, call);
+      if (this.stateValue.name === 'open') this.sendCall(call);
+    });
+  }
+
+  /**
+   * Follows a session from `after` (the last sequence number held; 0 for everything). Events
+   * arrive through `onEvent`, each exactly once and in order. Survives reconnects.
+   */
+  watch(sessionId: string, after: number): Result<void> {
+    const existing = this.watches.get(sessionId);
+    if (existing) {
+      if (after > existing.lastSeq) existing.lastSeq = after;
+      return ok(undefined);
+    }
+    if (this.watches.size >= MAX_WATCHED_SESSIONS) return fail('busy', 'watching too many sessions');
+    const watch: Watch = { lastSeq: after };
+    this.watches.set(sessionId, watch);
+    if (this.stateValue.name === 'open') this.subscribe(sessionId, watch);
+    return ok(undefined);
+  }
+
+  unwatch(sessionId: string): void {
+    if (!this.watches.delete(sessionId)) return;
+    if (this.stateValue.name === 'open') void this.call('sessions.unwatch', { id: sessionId });
+  }
+
+  /** The last sequence number delivered for a watched session. */
+  lastSeq(sessionId: string): number | undefined {
+    return this.watches.get(sessionId)?.lastSeq;
+  }
+
+  private async connect(): Promise<void> {
+    this.setState({ name: 'connecting', attempt: this.attempt });
+    let result: Result<DeviceChannel>;
+    try {
+      const transport = await this.options.connect();
+      if (this.stateValue.name === 'stopped') {
+        transport.close(1000, 'client stopped');
+        return;
+      }
+      result = await DeviceChannel.open(transport, {
+        deviceId: this.options.deviceId,
+        deviceKeys: this.options.deviceKeys,
+        hostBoxPublicKey: this.options.hostBoxPublicKey,
+        clock: this.clock,
+        random: this.random,
+      });
+    } catch (error) {
+      result = fail('unavailable', error instanceof Error ? error.message : 'connection failed');
+    }
+    if (this.stateValue.name === 'stopped') {
+      if (result.ok) result.value.close();
+      return;
+    }
+    if (!result.ok) return this.lost(result.error);
+    this.opened(result.value);
+  }
+
+  private opened(channel: DeviceChannel): void {
+    this.channel = channel;
+    this.attempt = 0;
+    channel.onMessage = (message) => this.receive(message);
+    channel.onClose = (error) => {
+      if (this.channel !== channel) return;
+      this.channel = undefined;
+      this.lost(error);
+    };
+    this.setState({ name: 'open' });
+    for (const [sessionId, watch] of this.watches) this.subscribe(sessionId, watch);
+    for (const call of this.pending.values()) if (!call.sent) this.sendCall(call);
+    this.schedulePing();
+  }
+
+  private lost(error: ProtocolError): void {
+    if (this.stateValue.name === 'stopped') return;
+    this.clearTimers();
+    for (const call of [...this.pending.values()]) {
+      // Watches are made again, from the latest sequence number, when the connection reopens.
+      if (call.method === 'sessions.watch') this.settle(call, fail('disconnected', 'connection lost'));
+      else if (!call.sent) continue;
+      else if (METHODS[call.method].idempotent) call.sent = false;
+      else this.settle(call, fail('disconnected', `connection lost before ${call.method} was answered`));
+    }
+    if (refusesForGood(error.code)) {
+      this.setState({ name: 'refused', error });
+      for (const call of [...this.pending.values()]) this.settle(call, { ok: false, error });
+      return;
+    }
+    const delay = backoffDelay(this.attempt, this.jitter(), this.options.backoff ?? DEFAULT_BACKOFF);
+    this.setState({ name: 'waiting', attempt: this.attempt, retryAt: this.clock.now() + delay, error });
+    this.attempt++;
+    this.retryTimer = this.clock.setTimeout(() => {
+      this.retryTimer = undefined;
+      void this.connect();
+    }, delay);
+  }
+
+  private receive(message: ChannelMessage): void {
+    switch (message.t) {
+      case 'res': {
+        const call = this.pending.get(message.id);
+        if (!call) return;
+        if ('error' in message) return this.settle(call, { ok: false, error: message.error });
+        const parsed = v.safeParse(METHODS[call.method].result, message.result);
+        this.settle(call, parsed.success ? ok(parsed.output) : fail('malformed', `${call.method} answered an invalid result`));
+        return;
+      }
+      case 'evt':
+        return this.receiveEvent(message.event);
+      case 'ping':
+        this.channel?.send({ t: 'pong', n: message.n });
+        return;
+      case 'pong':
+        if (this.pongTimer !== undefined) this.clock.clearTimeout(this.pongTimer);
+        this.pongTimer = undefined;
+        return;
+      case 'bye': {
+        // The host says why before it closes; that reason wins over the close that follows.
+        const channel = this.channel;
+        this.channel = undefined;
+        channel?.close(1000, message.code);
+        this.lost({ code: message.code, message: message.message });
+        return;
+      }
+      case 'req':
+        // Hosts do not call devices; ignore rather than fail the channel.
+        return;
+    }
+  }
+
+  private receiveEvent(input: unknown): void {
+    const decoded = decodeEvent(input);
+    if (decoded.kind !== 'event') {
+      this.skipped[decoded.kind]++;
+      return;
+    }
+    const event = decoded.event;
+    if (isSessionEvent(event) && !this.acceptSequenced(event)) return;
+    for (const listener of this.eventListeners) listener(event);
+  }
+
+  /** Applies the per-session order: drop what was delivered, resubscribe on a gap. */
+  private acceptSequenced(event: SessionEvent): boolean {
+    const watch = this.watches.get(event.sessionId);
+    if (!watch) return event.type === 'session.updated';
+    if (event.seq <= watch.lastSeq) {
+      this.skipped.duplicate++;
+      return false;
+    }
+    if (event.seq > watch.lastSeq + 1) {
+      // Should not happen with a correct host; recover by asking again from what we hold.
+      this.subscribe(event.sessionId, watch);
+      return false;
+    }
+    watch.lastSeq = event.seq;
+    return true;
+  }
+
+  private subscribe(sessionId: string, watch: Watch): void {
+    void this.call('sessions.watch', { id: sessionId, after: watch.lastSeq }).then((result) => {
+      if (!result.ok && result.error.code !== 'disconnected' && this.watches.get(sessionId) === watch) {
+        for (const listener of this.watchErrorListeners) listener(sessionId, result.error);
+      }
+    });
+  }
+
+  private sendCall(call: PendingCall): void {
+    const sent = this.channel?.send({ t: 'req', id: call.id, method: call.method, params: call.params });
+    if (!sent) return;
+    if (!sent.ok) return this.settle(call, sent);
+    call.sent = true;
+  }
+
+  private settle(call: PendingCall, result: Result<unknown>): void {
+    if (!this.pending.delete(call.id)) return;
+    this.clock.clearTimeout(call.timer);
+    call.resolve(result);
+  }
+
+  private schedulePing(): void {
+    const interval = this.options.pingIntervalMs ?? PING_INTERVAL_MS;
+    this.pingTimer = this.clock.setTimeout(() => {
+      this.pingTimer = undefined;
+      this.sendPing();
+      this.schedulePing();
+    }, interval);
+  }
+
+  private sendPing(): void {
+    const channel = this.channel;
+    if (!channel || this.pongTimer !== undefined) return;
+    channel.send({ t: 'ping', n: this.nextId++ });
+    this.pongTimer = this.clock.setTimeout(() => {
+      this.pongTimer = undefined;
+      if (this.channel === channel) channel.close(4000, 'no pong from the host');
+    }, this.options.pongTimeoutMs ?? PONG_TIMEOUT_MS);
+  }
+
+  private clearTimers(): void {
+    for (const timer of [this.retryTimer, this.pingTimer, this.pongTimer]) {
+      if (timer !== undefined) this.clock.clearTimeout(timer);
+    }
+    this.retryTimer = this.pingTimer = this.pongTimer = undefined;
+  }
+
+  private setState(state: ClientState): void {
+    this.stateValue = state;
+    for (const listener of this.stateListeners) listener(state);
+  }
+}

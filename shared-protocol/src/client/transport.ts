@@ -1,0 +1,66 @@
+/**
+ * A message transport the client runs over: a WebSocket in a browser or Node, an in-memory pipe
+ * in tests, or a relay link. Binary messages only; the transport does no framing of its own.
+ */
+export interface Transport {
+  send(data: Uint8Array): void;
+  close(code?: number, reason?: string): void;
+  onMessage: ((data: Uint8Array) => void) | null;
+  /** Called once, when the transport is closed by either side or fails. */
+  onClose: ((info: CloseInfo) => void) | null;
+}
+
+export interface CloseInfo {
+  code: number;
+  reason: string;
+}
+
+/** Opens a fresh transport; rejects when it cannot be opened. */
+export type Connect = () => Promise<Transport>;
+
+/** The part of the WHATWG WebSocket the client needs; browsers and the `ws` package provide it. */
+export interface WebSocketLike {
+  binaryType: string;
+  readonly readyState: number;
+  send(data: Uint8Array): void;
+  close(code?: number, reason?: string): void;
+  onopen: ((event: unknown) => void) | null;
+  onmessage: ((event: { data: unknown }) => void) | null;
+  onclose: ((event: { code: number; reason: string }) => void) | null;
+  onerror: ((event: unknown) => void) | null;
+}
+
+export type WebSocketConstructor = new (url: string) => WebSocketLike;
+
+/** A Connect that opens a WebSocket to `url` with the given constructor. */
+export function webSocketConnect(url: string, WebSocketImpl: WebSocketConstructor): Connect {
+  return () =>
+    new Promise<Transport>((resolve, reject) => {
+      const socket = new WebSocketImpl(url);
+      socket.binaryType = 'arraybuffer';
+      let opened = false;
+      const transport: Transport = {
+        send: (data) => socket.send(data),
+        close: (code, reason) => socket.close(code, reason),
+        onMessage: null,
+        onClose: null,
+      };
+      socket.onopen = () => {
+        opened = true;
+        resolve(transport);
+      };
+      socket.onmessage = (event) => {
+        const data = event.data;
+        if (data instanceof ArrayBuffer) transport.onMessage?.(new Uint8Array(data));
+        else if (data instanceof Uint8Array) transport.onMessage?.(data);
+        // Text messages are not part of the protocol: ignored.
+      };
+      socket.onclose = (event) => {
+        if (!opened) reject(new Error(`connection failed (${event.code})`));
+        else transport.onClose?.({ code: event.code, reason: event.reason });
+      };
+      socket.onerror = () => {
+        // onclose follows; it carries the code.
+      };
+    });
+}

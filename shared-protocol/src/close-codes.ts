@@ -1,0 +1,62 @@
+import type { ErrorCode } from './errors.js';
+
+/**
+ * WebSocket close codes the host uses (4000–4999 is the application range). A client maps them
+ * back to error codes; `refusesForGood` says whether reconnecting could ever help.
+ */
+export const CloseCode = {
+  Normal: 1000,
+  GoingAway: 1001,
+  /** No pong in time: the connection is dead. */
+  PingTimeout: 4000,
+  /** Unknown or revoked device, or a hello that does not open. The two look alike on purpose. */
+  HandshakeFailed: 4001,
+  HandshakeStale: 4002,
+  Revoked: 4003,
+  /** A frame was refused (tampered, replayed, reordered, malformed): the channel is spent. */
+  ProtocolError: 4004,
+  VersionUnsupported: 4005,
+  SlowConsumer: 4008,
+  Busy: 4009,
+} as const;
+
+const CODE_TO_ERROR: Record<number, ErrorCode> = {
+  [CloseCode.PingTimeout]: 'timeout',
+  [CloseCode.HandshakeFailed]: 'handshake-failed',
+  [CloseCode.HandshakeStale]: 'handshake-stale',
+  [CloseCode.Revoked]: 'revoked',
+  [CloseCode.ProtocolError]: 'frame-malformed',
+  [CloseCode.VersionUnsupported]: 'version-unsupported',
+  [CloseCode.SlowConsumer]: 'slow-consumer',
+  [CloseCode.Busy]: 'busy',
+};
+
+export function closeCodeToError(code: number): ErrorCode {
+  return CODE_TO_ERROR[code] ?? 'disconnected';
+}
+
+export function errorToCloseCode(code: ErrorCode): number {
+  switch (code) {
+    case 'handshake-failed':
+    case 'handshake-malformed':
+    case 'handshake-replayed':
+      return CloseCode.HandshakeFailed;
+    case 'handshake-stale':
+      return CloseCode.HandshakeStale;
+    case 'revoked':
+      return CloseCode.Revoked;
+    case 'version-unsupported':
+      return CloseCode.VersionUnsupported;
+    case 'slow-consumer':
+      return CloseCode.SlowConsumer;
+    case 'busy':
+      return CloseCode.Busy;
+    default:
+      return CloseCode.ProtocolError;
+  }
+}
+
+/** Codes after which the device must pair again (or update): reconnecting would only repeat them. */
+export function refusesForGood(code: ErrorCode): boolean {
+  return code === 'handshake-failed' || code === 'revoked' || code === 'version-unsupported';
+}

@@ -1,0 +1,121 @@
+import nacl from 'tweetnacl';
+import type { Clock } from './clock.js';
+import { concatBytes, fromBase64UrlExact, readUint64, toBase64Url, utf8Encode, writeUint64 } from './encoding.js';
+import type { Result } from './errors.js';
+import { BugError, fail, ok } from './errors.js';
+import { sharedSecret } from './handshake.js';
+import type { BoxKeyPair } from './identity.js';
+import { DEVICE_ID_BYTES, KEY_BYTES, generateBoxKeyPair } from './identity.js';
+import { HANDSHAKE_CLOCK_WINDOW_MS, MAX_ONE_SHOT_BODY } from './limits.js';
+import type { RandomBytes } from './random.js';
+import type { ReplayCache } from './replay-cache.js';
+import { PROTOCOL_VERSION } from './version.js';
+import { MessageKind } from './wire.js';
+
+/**
+ * A one-shot call, for a client that cannot hold a socket (a service worker answering a
+ * notification action):
+ *
+ *   call  = 0x04 | version | deviceId(16) | Ed(32) | nonce(24) | secretbox_kreq(timestamp(8) | body)
+ *   reply = 0x05 | nonce(24) | secretbox_krep(body)
+ *   kreq | krep = SHA-512(label | X25519(Sd, Sh) | X25519(Ed, Sh) | header)
+ *
+ * Both static keys authenticate the call; the fresh ephemeral key makes every call's keys
+ * distinct and binds the reply to its call. The host refuses a timestamp outside the window and a
+ * call it has already seen (replay cache keyed by the header).
+ */
+
+const HEADER_BYTES = 2 + DEVICE_ID_BYTES + KEY_BYTES + 24;
+const KEY_LABEL = utf8Encode('tether/1 one-shot');
+
+function deriveCallKeys(ss: Uint8Array, es: Uint8Array, header: Uint8Array) {
+  const k = nacl.hash(concatBytes(KEY_LABEL, ss, es, header));
+  return { request: k.slice(0, 32), reply: k.slice(32, 64) };
+}
+
+export interface SealedCall {
+  message: Uint8Array;
+  /** Keep it to open the reply; forget it after. */
+  replyKey: Uint8Array;
+}
+
+export function sealCall(
+  options: {
+    deviceId: string;
+    deviceKeys: BoxKeyPair;
+    hostBoxPublicKey: Uint8Array;
+    clock: Pick<Clock, 'now'>;
+    random: RandomBytes;
+  },
+  body: Uint8Array,
+): SealedCall {
+  const id = fromBase64UrlExact(options.deviceId, DEVICE_ID_BYTES);
+  if (!id) throw new BugError('deviceId is not 16 bytes of base64url');
+  const ephemeral = generateBoxKeyPair(options.random);
+  const nonce = options.random(24);
+  const header = concatBytes(Uint8Array.of(MessageKind.Call, PROTOCOL_VERSION), id, ephemeral.publicKey, nonce);
+  const ss = sharedSecret(options.deviceKeys.secretKey, options.hostBoxPublicKey);
+  const es = sharedSecret(ephemeral.secretKey, options.hostBoxPublicKey);
+  if (!ss || !es) throw new BugError('host public key is a low-order point');
+  const keys = deriveCallKeys(ss, es, header);
+  const box = nacl.secretbox(concatBytes(writeUint64(options.clock.now()), body), nonce, keys.request);
+  return { message: concatBytes(header, box), replyKey: keys.reply };
+}
+
+export interface OpenedCall {
+  deviceId: string;
+  body: Uint8Array;
+  replyKey: Uint8Array;
+}
+
+export function openCall(
+  message: Uint8Array,
+  options: {
+    hostKeys: BoxKeyPair;
+    lookupDevice: (deviceId: string) => Uint8Array | undefined;
+    clock: Pick<Clock, 'now'>;
+    replay: ReplayCache;
+    windowMs?: number;
+  },
+): Result<OpenedCall> {
+  if (message.length > MAX_ONE_SHOT_BODY) return fail('too-large', 'one-shot call is too large');
+  if (message.length < 2 || message[0] !== MessageKind.Call) return fail('handshake-malformed', 'expected a call message');
+  if (message[1] !== PROTOCOL_VERSION) {
+    return fail('version-unsupported', `client speaks protocol ${message[1]}; this host speaks ${PROTOCOL_VERSION}`);
+  }
+  if (message.length < HEADER_BYTES + nacl.secretbox.overheadLength + 8) {
+    return fail('handshake-malformed', 'call is too short');
+  }
+  const header = message.subarray(0, HEADER_BYTES);
+  const deviceId = toBase64Url(message.subarray(2, 2 + DEVICE_ID_BYTES));
+  const ephemeral = message.subarray(2 + DEVICE_ID_BYTES, 2 + DEVICE_ID_BYTES + KEY_BYTES);
+  const nonce = message.subarray(HEADER_BYTES - 24, HEADER_BYTES);
+  const devicePublicKey = options.lookupDevice(deviceId);
+  const ss = devicePublicKey && sharedSecret(options.hostKeys.secretKey, devicePublicKey);
+  const es = sharedSecret(options.hostKeys.secretKey, ephemeral);
+  const keys = ss && es ? deriveCallKeys(ss, es, header) : undefined;
+  const plain = keys && nacl.secretbox.open(message.subarray(HEADER_BYTES), nonce, keys.request);
+  if (!keys || !plain) return fail('handshake-failed', 'call refused');
+  const timestamp = readUint64(plain, 0);
+  const windowMs = options.windowMs ?? HANDSHAKE_CLOCK_WINDOW_MS;
+  if (timestamp === undefined || Math.abs(options.clock.now() - timestamp) > windowMs) {
+    return fail('handshake-stale', 'call timestamp is outside the accepted window: check the clocks');
+  }
+  const verdict = options.replay.check(toBase64Url(nacl.hash(header).subarray(0, 32)));
+  if (verdict === 'replayed') return fail('handshake-replayed', 'this call was already made');
+  if (verdict === 'full') return fail('busy', 'too many calls at once; try again shortly');
+  return ok({ deviceId, body: plain.subarray(8), replyKey: keys.reply });
+}
+
+export function sealCallReply(replyKey: Uint8Array, body: Uint8Array, random: RandomBytes): Uint8Array {
+  const nonce = random(24);
+  return concatBytes(Uint8Array.of(MessageKind.CallReply), nonce, nacl.secretbox(body, nonce, replyKey));
+}
+
+export function openCallReply(message: Uint8Array, replyKey: Uint8Array): Result<Uint8Array> {
+  if (message.length < 25 + nacl.secretbox.overheadLength || message[0] !== MessageKind.CallReply) {
+    return fail('frame-malformed', 'not a call reply');
+  }
+  const plain = nacl.secretbox.open(message.subarray(25), message.subarray(1, 25), replyKey);
+  return plain ? ok(plain) : fail('frame-tampered', 'call reply failed authentication');
+}

@@ -1,0 +1,50 @@
+import * as v from 'valibot';
+import { MAX_ACTION_TEXT } from '../limits.js';
+import { Id, Name, Path, Timestamp } from './common.js';
+
+/** `approvals.*`: what the agent wants to do, and the person's answer. */
+
+export const DECISIONS = ['allow-once', 'allow-session', 'deny'] as const;
+export const DecisionSchema = v.picklist(DECISIONS);
+export type Decision = (typeof DECISIONS)[number];
+
+export const AnsweredBySchema = v.object({
+  kind: v.picklist(['device', 'local', 'auto']),
+  /** Device id when a device answered. */
+  id: v.optional(Id),
+  label: Name,
+});
+
+export const ApprovalSchema = v.object({
+  id: Id,
+  sessionId: Id,
+  toolCallId: Id,
+  tool: Name,
+  kind: v.picklist(['shell', 'write', 'edit', 'mcp']),
+  /** The complete action: the whole command, the whole diff. Never shortened. */
+  action: v.pipe(v.string(), v.maxLength(MAX_ACTION_TEXT)),
+  cwd: Path,
+  place: Name,
+  createdAt: Timestamp,
+  status: v.picklist(['pending', 'allowed', 'denied', 'cancelled']),
+  decision: v.optional(DecisionSchema),
+  note: v.optional(v.pipe(v.string(), v.maxLength(4000))),
+  /** For `allow-session` of a shell command: the command prefix allowed from now on. */
+  prefix: v.optional(v.pipe(v.string(), v.maxLength(4000))),
+  answeredBy: v.optional(AnsweredBySchema),
+  answeredAt: v.optional(Timestamp),
+});
+
+export type Approval = v.InferOutput<typeof ApprovalSchema>;
+export type AnsweredBy = v.InferOutput<typeof AnsweredBySchema>;
+
+export const ListApprovalsParams = v.object({ sessionId: v.optional(Id) });
+export const ListApprovalsResult = v.object({ approvals: v.array(ApprovalSchema) });
+
+export const AnswerApprovalParams = v.object({
+  id: Id,
+  decision: DecisionSchema,
+  note: v.optional(v.pipe(v.string(), v.maxLength(4000))),
+  prefix: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(4000))),
+});
+export const AnswerApprovalResult = v.object({ approval: ApprovalSchema });

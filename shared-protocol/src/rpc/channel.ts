@@ -1,0 +1,48 @@
+import * as v from 'valibot';
+import { ProtocolErrorSchema } from '../errors.js';
+import type { ProtocolError } from '../errors.js';
+import { jsonBytes, parseJsonBytes } from '../json.js';
+
+/**
+ * What travels inside sealed frames, as JSON:
+ *
+ *   {t:"req", id, method, params}     device → host
+ *   {t:"res", id, result} | {t:"res", id, error}   host → device
+ *   {t:"evt", event}                  host → device
+ *   {t:"ping", n} / {t:"pong", n}     either way; the other side answers a ping with a pong
+ *   {t:"bye", code, message}          host → device, before it closes (revoked, slow-consumer…)
+ *
+ * Events are decoded on their own (events.ts) so that an unknown type is skipped, not fatal.
+ */
+
+const RequestId = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER));
+
+export const ChannelMessageSchema = v.variant('t', [
+  v.object({ t: v.literal('req'), id: RequestId, method: v.pipe(v.string(), v.maxLength(100)), params: v.unknown() }),
+  v.object({ t: v.literal('res'), id: RequestId, error: ProtocolErrorSchema }),
+  v.object({ t: v.literal('res'), id: RequestId, result: v.unknown() }),
+  v.object({ t: v.literal('evt'), event: v.unknown() }),
+  v.object({ t: v.literal('ping'), n: RequestId }),
+  v.object({ t: v.literal('pong'), n: RequestId }),
+  v.object({ t: v.literal('bye'), code: ProtocolErrorSchema.entries.code, message: v.pipe(v.string(), v.maxLength(2000)) }),
+]);
+
+export type ChannelMessage =
+  | { t: 'req'; id: number; method: string; params: unknown }
+  | { t: 'res'; id: number; result: unknown }
+  | { t: 'res'; id: number; error: ProtocolError }
+  | { t: 'evt'; event: unknown }
+  | { t: 'ping'; n: number }
+  | { t: 'pong'; n: number }
+  | { t: 'bye'; code: ProtocolError['code']; message: string };
+
+export function encodeChannelMessage(message: ChannelMessage): Uint8Array {
+  return jsonBytes(message);
+}
+
+export function decodeChannelMessage(bytes: Uint8Array): ChannelMessage | undefined {
+  const json = parseJsonBytes(bytes);
+  if (!json) return undefined;
+  const parsed = v.safeParse(ChannelMessageSchema, json.value);
+  return parsed.success ? (parsed.output as ChannelMessage) : undefined;
+}

@@ -1,0 +1,123 @@
+import * as v from 'valibot';
+import { MAX_TOOL_OUTPUT_EVENT } from '../limits.js';
+import { ApprovalSchema } from './approvals.js';
+import { Count, Id, Name, Seq, Timestamp } from './common.js';
+import { MachineInfoSchema } from './machines.js';
+import { SessionSummarySchema } from './sessions.js';
+
+/**
+ * Events the host pushes. Session events come from the session's append-only log and carry its
+ * sequence number: a device resumes by watching with the last one it holds. Host events
+ * (machines, terminals) are not part of any session's log.
+ */
+
+const sessionBase = { sessionId: Id, seq: Seq, at: Timestamp };
+
+const Text = v.pipe(v.string(), v.maxLength(1024 * 1024));
+
+export const SESSION_EVENT_SCHEMAS = {
+  'session.updated': v.object({ ...sessionBase, type: v.literal('session.updated'), session: SessionSummarySchema }),
+  'message.delta': v.object({ ...sessionBase, type: v.literal('message.delta'), messageId: Id, text: Text }),
+  message: v.object({
+    ...sessionBase,
+    type: v.literal('message'),
+    messageId: Id,
+    role: v.picklist(['user', 'assistant']),
+    text: Text,
+  }),
+  'tool.started': v.object({
+    ...sessionBase,
+    type: v.literal('tool.started'),
+    toolCallId: Id,
+    tool: Name,
+    /** One line for a collapsed row: the command, the file, the pattern. */
+    title: v.pipe(v.string(), v.maxLength(1000)),
+    input: v.unknown(),
+  }),
+  'tool.finished': v.object({
+    ...sessionBase,
+    type: v.literal('tool.finished'),
+    toolCallId: Id,
+    tool: Name,
+    ok: v.boolean(),
+    output: v.pipe(v.string(), v.maxLength(MAX_TOOL_OUTPUT_EVENT)),
+    truncated: v.boolean(),
+    exitCode: v.optional(v.nullable(v.number())),
+  }),
+  'approval.requested': v.object({ ...sessionBase, type: v.literal('approval.requested'), approval: ApprovalSchema }),
+  'approval.resolved': v.object({ ...sessionBase, type: v.literal('approval.resolved'), approval: ApprovalSchema }),
+  'run.finished': v.object({
+    ...sessionBase,
+    type: v.literal('run.finished'),
+    runId: Id,
+    status: v.picklist(['done', 'interrupted', 'error']),
+    error: v.optional(v.pipe(v.string(), v.maxLength(4000))),
+    usage: v.object({ inputTokens: Count, outputTokens: Count }),
+  }),
+  notice: v.object({
+    ...sessionBase,
+    type: v.literal('notice'),
+    level: v.picklist(['info', 'warning', 'error']),
+    text: v.pipe(v.string(), v.maxLength(4000)),
+  }),
+} as const;
+
+export const HOST_EVENT_SCHEMAS = {
+  'machine.status': v.object({ type: v.literal('machine.status'), machine: MachineInfoSchema }),
+  'terminal.output': v.object({
+    type: v.literal('terminal.output'),
+    terminalId: Id,
+    /** Byte offset of `data` in the terminal's output, for resume. */
+    offset: Count,
+    /** Output bytes as base64url. */
+    data: v.pipe(v.string(), v.maxLength(256 * 1024)),
+  }),
+  'terminal.exit': v.object({ type: v.literal('terminal.exit'), terminalId: Id, code: v.nullable(v.number()) }),
+} as const;
+
+export type SessionEventType = keyof typeof SESSION_EVENT_SCHEMAS;
+export type HostEventType = keyof typeof HOST_EVENT_SCHEMAS;
+export type SessionEvent = v.InferOutput<(typeof SESSION_EVENT_SCHEMAS)[SessionEventType]>;
+export type HostEvent = v.InferOutput<(typeof HOST_EVENT_SCHEMAS)[HostEventType]>;
+export type TetherEvent = SessionEvent | HostEvent;
+export type SessionEventOf<T extends SessionEventType> = Extract<SessionEvent, { type: T }>;
+
+/** A session event before the log gives it a sequence number and time. */
+export type SessionEventBody = SessionEvent extends infer E
+  ? E extends SessionEvent
+    ? Omit<E, 'sessionId' | 'seq' | 'at'>
+    : never
+  : never;
+
+export const SESSION_EVENT_TYPES = Object.keys(SESSION_EVENT_SCHEMAS) as SessionEventType[];
+
+export function isSessionEventType(type: string): type is SessionEventType {
+  return Object.prototype.hasOwnProperty.call(SESSION_EVENT_SCHEMAS, type);
+}
+
+export function isHostEventType(type: string): type is HostEventType {
+  return Object.prototype.hasOwnProperty.call(HOST_EVENT_SCHEMAS, type);
+}
+
+export type DecodedEvent =
+  | { kind: 'event'; event: TetherEvent }
+  | { kind: 'unknown'; type: string }
+  | { kind: 'invalid'; type: string };
+
+/** Decodes one event. An unknown type is reported as such (to be counted and skipped), never fatal. */
+export function decodeEvent(input: unknown): DecodedEvent {
+  const type = typeof input === 'object' && input !== null ? (input as { type?: unknown }).type : undefined;
+  if (typeof type !== 'string') return { kind: 'invalid', type: String(type) };
+  const schema: v.GenericSchema | undefined = isSessionEventType(type)
+    ? SESSION_EVENT_SCHEMAS[type]
+    : isHostEventType(type)
+      ? HOST_EVENT_SCHEMAS[type]
+      : undefined;
+  if (!schema) return { kind: 'unknown', type };
+  const parsed = v.safeParse(schema, input);
+  return parsed.success ? { kind: 'event', event: parsed.output as TetherEvent } : { kind: 'invalid', type };
+}
+
+export function isSessionEvent(event: TetherEvent): event is SessionEvent {
+  return 'seq' in event;
+}

@@ -1,0 +1,37 @@
+import * as v from 'valibot';
+import { ScopeSchema } from '../scopes.js';
+import { Id, Name, Path } from './common.js';
+
+/** `host.info` and `fs.listDirs`: who the host is, and the folders a session may run in. */
+
+export const HostInfoResult = v.object({
+  hostId: Id,
+  name: Name,
+  version: Name,
+  protocolVersion: v.number(),
+  deviceId: Id,
+  scopes: v.array(ScopeSchema),
+  /** Method families this host offers beyond the base set ("machines", "terminals", "push"). */
+  features: v.array(Name),
+  models: v.array(Name),
+  defaultModel: Name,
+  roots: v.array(Path),
+});
+
+export const DirEntry = v.object({ name: Name, path: Path });
+
+export const ListDirsParams = v.object({
+  /** A folder under one of the host's roots; absent lists the roots themselves. */
+  path: v.optional(Path),
+});
+
+export const ListDirsResult = v.object({
+  path: v.nullable(Path),
+  parent: v.nullable(Path),
+  dirs: v.array(DirEntry),
+  /** True when the folder had more entries than one reply carries. */
+  truncated: v.boolean(),
+});
+
+export type HostInfo = v.InferOutput<typeof HostInfoResult>;
+export type DirListing = v.InferOutput<typeof ListDirsResult>;

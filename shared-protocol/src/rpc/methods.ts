@@ -1,0 +1,94 @@
+import * as v from 'valibot';
+import type { Scope } from '../scopes.js';
+import { AnswerApprovalParams, AnswerApprovalResult, ListApprovalsParams, ListApprovalsResult } from './approvals.js';
+import { Empty } from './common.js';
+import { ListDevicesResult, RevokeDeviceParams } from './devices.js';
+import { HostInfoResult, ListDirsParams, ListDirsResult } from './host.js';
+import { ListMachinesResult, MachineListDirsParams } from './machines.js';
+import { PushSubscribeParams, PushUnsubscribeParams } from './push.js';
+import {
+  ArchiveParams,
+  CreateSessionParams,
+  ListSessionsParams,
+  ListSessionsResult,
+  SendParams,
+  SendResult,
+  SessionIdParams,
+  SessionResult,
+  WatchSessionParams,
+  WatchSessionResult,
+} from './sessions.js';
+import {
+  AttachTerminalParams,
+  OpenTerminalParams,
+  OpenTerminalResult,
+  ResizeTerminalParams,
+  TerminalIdParams,
+  TerminalInputParams,
+} from './terminals.js';
+
+/**
+ * The closed set of methods a device may call over the sealed channel. Each names the scope it
+ * needs (`null`: any paired device), its params and its result. A method not in this table is
+ * refused with `unknown-method`; a device without the scope gets `forbidden`.
+ */
+
+interface MethodSpec {
+  scope: Scope | null;
+  params: v.GenericSchema;
+  result: v.GenericSchema;
+  /** Safe to send again after a connection drops before the reply (reads, idempotent writes). */
+  idempotent: boolean;
+}
+
+function method<P extends v.GenericSchema, R extends v.GenericSchema>(
+  scope: Scope | null,
+  params: P,
+  result: R,
+  idempotent: boolean,
+) {
+  return { scope, params, result, idempotent } satisfies MethodSpec;
+}
+
+export const METHODS = {
+  'host.info': method(null, Empty, HostInfoResult, true),
+  'fs.listDirs': method('chat', ListDirsParams, ListDirsResult, true),
+
+  'sessions.list': method('watch', ListSessionsParams, ListSessionsResult, true),
+  'sessions.create': method('chat', CreateSessionParams, SessionResult, false),
+  'sessions.watch': method('watch', WatchSessionParams, WatchSessionResult, true),
+  'sessions.unwatch': method('watch', SessionIdParams, Empty, true),
+  'sessions.send': method('chat', SendParams, SendResult, false),
+  'sessions.interrupt': method('chat', SessionIdParams, Empty, true),
+  'sessions.archive': method('chat', ArchiveParams, Empty, true),
+
+  'approvals.list': method('watch', ListApprovalsParams, ListApprovalsResult, true),
+  'approvals.answer': method('approve', AnswerApprovalParams, AnswerApprovalResult, true),
+
+  'machines.list': method('watch', Empty, ListMachinesResult, true),
+  'machines.listDirs': method('chat', MachineListDirsParams, ListDirsResult, true),
+
+  'terminals.open': method('terminal', OpenTerminalParams, OpenTerminalResult, false),
+  'terminals.attach': method('terminal', AttachTerminalParams, Empty, true),
+  'terminals.input': method('terminal', TerminalInputParams, Empty, false),
+  'terminals.resize': method('terminal', ResizeTerminalParams, Empty, true),
+  'terminals.close': method('terminal', TerminalIdParams, Empty, true),
+
+  'push.subscribe': method('watch', PushSubscribeParams, Empty, true),
+  'push.unsubscribe': method('watch', PushUnsubscribeParams, Empty, true),
+
+  // A device may always revoke itself (unpair); revoking another needs `admin` (checked by the host).
+  'devices.list': method('admin', Empty, ListDevicesResult, true),
+  'devices.revoke': method(null, RevokeDeviceParams, Empty, true),
+} as const;
+
+export type Methods = typeof METHODS;
+export type MethodName = keyof Methods;
+export type MethodParams<M extends MethodName> = v.InferInput<Methods[M]['params']>;
+export type MethodResult<M extends MethodName> = v.InferOutput<Methods[M]['result']>;
+
+export const METHOD_NAMES = Object.keys(METHODS) as MethodName[];
+
+export function isMethodName(name: string): name is MethodName {
+  return Object.prototype.hasOwnProperty.call(METHODS, name);
+}

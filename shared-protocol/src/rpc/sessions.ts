@@ -1,0 +1,65 @@
+import * as v from 'valibot';
+import { MAX_MESSAGE_TEXT } from '../limits.js';
+import { Count, Id, Name, Path, Seq, Timestamp } from './common.js';
+
+/** `sessions.*`: list, create, follow and steer agent sessions. */
+
+export const SESSION_STATUSES = ['idle', 'running', 'waiting', 'error', 'interrupted'] as const;
+export const SessionStatusSchema = v.picklist(SESSION_STATUSES);
+export type SessionStatus = (typeof SESSION_STATUSES)[number];
+
+export const SessionSummarySchema = v.object({
+  id: Id,
+  title: Name,
+  kind: v.picklist(['agent']),
+  /** `local`, or the name of the machine the session runs on. */
+  place: Name,
+  cwd: Path,
+  model: Name,
+  status: SessionStatusSchema,
+  archived: v.boolean(),
+  autoApprove: v.boolean(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  /** Sequence number of the session's newest event. */
+  lastSeq: Seq,
+  pendingApprovals: Count,
+  /** Follow-up messages waiting for the current run's turn to end. */
+  queued: Count,
+  /** The last line of the transcript, for lists. */
+  lastLine: v.pipe(v.string(), v.maxLength(400)),
+});
+
+export type SessionSummary = v.InferOutput<typeof SessionSummarySchema>;
+
+const MessageText = v.pipe(v.string(), v.minLength(1), v.maxLength(MAX_MESSAGE_TEXT));
+
+export const ListSessionsParams = v.object({ includeArchived: v.optional(v.boolean()) });
+export const ListSessionsResult = v.object({ sessions: v.array(SessionSummarySchema) });
+
+export const CreateSessionParams = v.object({
+  cwd: Path,
+  text: MessageText,
+  model: v.optional(Name),
+  /** `local` (the default) or a machine name. */
+  place: v.optional(Name),
+});
+export const SessionResult = v.object({ session: SessionSummarySchema });
+
+export const WatchSessionParams = v.object({
+  id: Id,
+  /** The last sequence number the device holds; events after it are replayed, then live ones follow. */
+  after: Seq,
+});
+export const WatchSessionResult = v.object({ session: SessionSummarySchema });
+
+export const SessionIdParams = v.object({ id: Id });
+
+export const SendParams = v.object({ id: Id, text: MessageText });
+export const SendResult = v.object({
+  /** True when a run was busy and the message waits for its turn to end. */
+  queued: v.boolean(),
+});
+
+export const ArchiveParams = v.object({ id: Id, archived: v.optional(v.boolean()) });
+

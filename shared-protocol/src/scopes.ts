@@ -1,0 +1,32 @@
+import * as v from 'valibot';
+
+/**
+ * What a paired device may do. Each RPC method names the one scope it needs (methods.ts).
+ * - watch: follow sessions and their transcripts
+ * - approve: answer approvals
+ * - chat: create sessions, send messages, interrupt, browse folders
+ * - terminal: open and drive terminals
+ * - admin: list and revoke other devices
+ */
+export const SCOPES = ['watch', 'approve', 'chat', 'terminal', 'admin'] as const;
+export type Scope = (typeof SCOPES)[number];
+export const ScopeSchema = v.picklist(SCOPES);
+
+/** Granted when the person allows a pairing without choosing: everything but admin. */
+export const DEFAULT_DEVICE_SCOPES: readonly Scope[] = ['watch', 'approve', 'chat', 'terminal'];
+
+/** Parses "watch,approve" as typed at a terminal; undefined when any name is unknown. */
+export function parseScopeList(text: string): Scope[] | undefined {
+  const names = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  if (names.length === 0) return undefined;
+  const out: Scope[] = [];
+  for (const name of names) {
+    const parsed = v.safeParse(ScopeSchema, name);
+    if (!parsed.success) return undefined;
+    if (!out.includes(parsed.output)) out.push(parsed.output);
+  }
+  return out;
+}
