@@ -1,2 +1,6 @@
 export * from './manual-clock.js';
 export * from './seeded-random.js';
+export * from './mutations.js';
+export * from './fake-host.js';
+export * from './scripted-random.js';
+export * from './vectors.js';

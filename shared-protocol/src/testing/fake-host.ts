@@ -1,0 +1,146 @@
+import type { Clock } from '../clock.js';
+import { errorToCloseCode } from '../close-codes.js';
+import type { ProtocolError } from '../errors.js';
+import { HandshakeResponder } from '../handshake.js';
+import type { BoxKeyPair } from '../identity.js';
+import type { RandomBytes } from '../random.js';
+import { ReplayCache } from '../replay-cache.js';
+import type { ChannelMessage } from '../rpc/channel.js';
+import { decodeChannelMessage, encodeChannelMessage } from '../rpc/channel.js';
+import type { SessionEvent } from '../rpc/events.js';
+import { FrameOpener, FrameSealer } from '../sealed-frame.js';
+import type { Transport } from '../client/transport.js';
+
+type Handler = (params: unknown, connection: FakeConnection) => { result: unknown } | { error: ProtocolError } | 'no-reply';
+
+/**
+ * A minimal host for client tests: the real handshake and frames over any transport, an in-memory
+ * event log per session with watch/replay, and pluggable method handlers. Not a model of the real
+ * host's policies; just enough protocol to exercise a client.
+ */
+export class FakeHost {
+  readonly logs = new Map<string, SessionEvent[]>();
+  readonly connections = new Set<FakeConnection>();
+  readonly handlers = new Map<string, Handler>();
+  readonly devices = new Map<string, Uint8Array>();
+  readonly calls: { method: string; params: unknown }[] = [];
+  private readonly replay: ReplayCache;
+
+  constructor(
+    readonly keys: BoxKeyPair,
+    readonly clock: Clock,
+    readonly random: RandomBytes,
+  ) {
+    this.replay = new ReplayCache(clock);
+    this.handlers.set('sessions.watch', (params, connection) => {
+      const { id, after } = params as { id: string; after: number };
+      connection.watching.add(id);
+      for (const event of this.logs.get(id) ?? []) if (event.seq > after) connection.send({ t: 'evt', event });
+      return { result: { session: summary(id, this.logs.get(id)?.length ?? 0, clock.now()) } };
+    });
+    this.handlers.set('sessions.unwatch', (params, connection) => {
+      connection.watching.delete((params as { id: string }).id);
+      return { result: {} };
+    });
+  }
+
+  accept(transport: Transport): void {
+    const responder = new HandshakeResponder({
+      hostKeys: this.keys,
+      lookupDevice: (id) => this.devices.get(id),
+      clock: this.clock,
+      random: this.random,
+      replay: this.replay,
+    });
+    transport.onMessage = (hello) => {
+      const accepted = responder.acceptHello(hello);
+      if (!accepted.ok) {
+        transport.close(errorToCloseCode(accepted.error.code), accepted.error.code);
+        return;
+      }
+      transport.send(accepted.value.welcome);
+      const connection = new FakeConnection(this, transport, accepted.value.keys.send, accepted.value.keys.receive);
+      this.connections.add(connection);
+      transport.onClose = () => this.connections.delete(connection);
+    };
+  }
+
+  /** Appends a message event to a session's log and sends it to every connection watching. */
+  append(sessionId: string, text: string): SessionEvent {
+    const log = this.logs.get(sessionId) ?? [];
+    this.logs.set(sessionId, log);
+    const event: SessionEvent = {
+      type: 'message',
+      sessionId,
+      seq: log.length + 1,
+      at: this.clock.now(),
+      messageId: `m${log.length + 1}`,
+      role: 'assistant',
+      text,
+    };
+    log.push(event);
+    for (const connection of this.connections) if (connection.watching.has(sessionId)) connection.send({ t: 'evt', event });
+    return event;
+  }
+
+  dropAll(): void {
+    for (const connection of this.connections) connection.transport.close(1006, 'dropped');
+    this.connections.clear();
+  }
+}
+
+export class FakeConnection {
+  readonly watching = new Set<string>();
+  private readonly sealer: FrameSealer;
+  private readonly opener: FrameOpener;
+
+  constructor(
+    private readonly host: FakeHost,
+    readonly transport: Transport,
+    sendKey: Uint8Array,
+    receiveKey: Uint8Array,
+  ) {
+    this.sealer = new FrameSealer(sendKey);
+    this.opener = new FrameOpener(receiveKey);
+    transport.onMessage = (data) => this.receive(data);
+  }
+
+  send(message: ChannelMessage): void {
+    const frame = this.sealer.seal(encodeChannelMessage(message));
+    if (frame.ok) this.transport.send(frame.value);
+  }
+
+  private receive(data: Uint8Array): void {
+    const plain = this.opener.open(data);
+    if (!plain.ok) return this.transport.close(4004, plain.error.code);
+    const message = decodeChannelMessage(plain.value);
+    if (!message) return;
+    if (message.t === 'ping') return this.send({ t: 'pong', n: message.n });
+    if (message.t !== 'req') return;
+    this.host.calls.push({ method: message.method, params: message.params });
+    const handler = this.host.handlers.get(message.method);
+    const answer = handler ? handler(message.params, this) : { error: { code: 'unknown-method' as const, message: message.method } };
+    if (answer === 'no-reply') return;
+    this.send('error' in answer ? { t: 'res', id: message.id, error: answer.error } : { t: 'res', id: message.id, result: answer.result });
+  }
+}
+
+function summary(id: string, lastSeq: number, now: number) {
+  return {
+    id,
+    title: id,
+    kind: 'agent' as const,
+    place: 'local',
+    cwd: '/tmp',
+    model: 'demo',
+    status: 'idle' as const,
+    archived: false,
+    autoApprove: false,
+    createdAt: now,
+    updatedAt: now,
+    lastSeq,
+    pendingApprovals: 0,
+    queued: 0,
+    lastLine: '',
+  };
+}

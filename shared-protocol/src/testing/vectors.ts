@@ -1,0 +1,223 @@
+import { fromHex, toBase64Url, toHex, fromBase64Url, utf8Encode } from '../encoding.js';
+import { HandshakeInitiator, HandshakeResponder } from '../handshake.js';
+import { boxKeyPairFromSecret, fingerprint, hostIdentityFromSeeds } from '../identity.js';
+import { openCall, openCallReply, sealCall, sealCallReply } from '../one-shot.js';
+import { formatPairingLink, parsePairingLink } from '../pairing-link.js';
+import type { PairReply } from '../pairing-messages.js';
+import { confirmationCode, decodePairRequestBody, openPairReply, openPairRequest, sealPairReply, sealPairRequest } from '../pairing-messages.js';
+import { ReplayCache } from '../replay-cache.js';
+import { FrameOpener, FrameSealer } from '../sealed-frame.js';
+import { ManualClock } from './manual-clock.js';
+import { scriptedRandom } from './scripted-random.js';
+
+/**
+ * Fixed vectors: explicit inputs (keys, nonces, timestamps, all the randomness) and the exact bytes
+ * each codec must produce from them. The same file is checked in Node and in Chromium, so the host
+ * and the app cannot drift apart. `computeVectors` makes them; `checkVectors` recomputes and
+ * compares, and opens every output again.
+ */
+export interface Vectors {
+  base64url: { hex: string; text: string }[];
+  identity: { boxSecret: string; signSeed: string; boxPublic: string; signPublic: string; hostId: string; fingerprint: string };
+  pairing: {
+    base: string;
+    hostBoxPublic: string;
+    pairingId: string;
+    pairingKey: string;
+    link: string;
+    deviceSecret: string;
+    label: string;
+    requestNonce: string;
+    request: unknown;
+    confirmationCode: string;
+    reply: PairReply;
+    replyNonce: string;
+    replyBody: unknown;
+  };
+  handshake: {
+    hostSecret: string;
+    deviceSecret: string;
+    deviceId: string;
+    time: number;
+    deviceEphemeralSecret: string;
+    helloNonce: string;
+    hello: string;
+    hostEphemeralSecret: string;
+    welcomeNonce: string;
+    welcome: string;
+    deviceToHost: string;
+    hostToDevice: string;
+  };
+  frames: { key: string; plaintexts: string[]; frames: string[] };
+  oneShot: {
+    hostSecret: string;
+    deviceSecret: string;
+    deviceId: string;
+    time: number;
+    ephemeralSecret: string;
+    nonce: string;
+    body: string;
+    call: string;
+    replyNonce: string;
+    replyBody: string;
+    reply: string;
+  };
+}
+
+const hex = (h: string) => {
+  const b = fromHex(h);
+  if (!b) throw new Error(`bad hex in vectors: ${h.slice(0, 16)}`);
+  return b;
+};
+
+/** Recomputes every output from the inputs of `v` (the outputs of `v` are ignored). */
+export function computeVectors(v: Vectors): Vectors {
+  const base64url = v.base64url.map(({ hex: h }) => ({ hex: h, text: toBase64Url(hex(h)) }));
+
+  const id = hostIdentityFromSeeds(hex(v.identity.boxSecret), hex(v.identity.signSeed));
+  const identity = {
+    ...v.identity,
+    boxPublic: toHex(id.box.publicKey),
+    signPublic: toHex(id.sign.publicKey),
+    hostId: id.hostId,
+    fingerprint: fingerprint(id.box.publicKey),
+  };
+
+  const p = v.pairing;
+  const deviceKeys = boxKeyPairFromSecret(hex(p.deviceSecret));
+  const link = formatPairingLink({ base: p.base, hostBoxPublicKey: hex(p.hostBoxPublic), pairingId: hex(p.pairingId), pairingKey: hex(p.pairingKey) });
+  const request = sealPairRequest(
+    { pairingId: hex(p.pairingId), devicePublicKey: deviceKeys.publicKey, label: p.label },
+    hex(p.pairingKey),
+    scriptedRandom([hex(p.requestNonce)]),
+  );
+  const replyBody = sealPairReply(p.reply, hex(p.pairingKey), scriptedRandom([hex(p.replyNonce)]));
+  const pairing = {
+    ...p,
+    link,
+    request,
+    replyBody,
+    confirmationCode: confirmationCode(hex(p.hostBoxPublic), deviceKeys.publicKey, hex(p.pairingKey)),
+  };
+
+  const h = v.handshake;
+  const hostKeys = boxKeyPairFromSecret(hex(h.hostSecret));
+  const device = boxKeyPairFromSecret(hex(h.deviceSecret));
+  const clock = new ManualClock(h.time);
+  const initiator = new HandshakeInitiator({
+    deviceId: h.deviceId,
+    deviceKeys: device,
+    hostBoxPublicKey: hostKeys.publicKey,
+    clock,
+    random: scriptedRandom([hex(h.deviceEphemeralSecret), hex(h.helloNonce)]),
+  });
+  const hello = initiator.hello();
+  const responder = new HandshakeResponder({
+    hostKeys,
+    lookupDevice: (d) => (d === h.deviceId ? device.publicKey : undefined),
+    clock,
+    random: scriptedRandom([hex(h.hostEphemeralSecret), hex(h.welcomeNonce)]),
+    replay: new ReplayCache(clock),
+  });
+  const accepted = responder.acceptHello(hello);
+  if (!accepted.ok) throw new Error(`handshake vector refused: ${accepted.error.code}`);
+  const handshake = {
+    ...h,
+    hello: toHex(hello),
+    welcome: toHex(accepted.value.welcome),
+    deviceToHost: toHex(accepted.value.keys.receive),
+    hostToDevice: toHex(accepted.value.keys.send),
+  };
+
+  const sealer = new FrameSealer(hex(v.frames.key));
+  const frames = {
+    ...v.frames,
+    frames: v.frames.plaintexts.map((t) => {
+      const r = sealer.seal(utf8Encode(t));
+      if (!r.ok) throw new Error(r.error.code);
+      return toHex(r.value);
+    }),
+  };
+
+  const o = v.oneShot;
+  const oClock = new ManualClock(o.time);
+  const sealed = sealCall(
+    {
+      deviceId: o.deviceId,
+      deviceKeys: boxKeyPairFromSecret(hex(o.deviceSecret)),
+      hostBoxPublicKey: boxKeyPairFromSecret(hex(o.hostSecret)).publicKey,
+      clock: oClock,
+      random: scriptedRandom([hex(o.ephemeralSecret), hex(o.nonce)]),
+    },
+    utf8Encode(o.body),
+  );
+  const reply = sealCallReply(sealed.replyKey, utf8Encode(o.replyBody), scriptedRandom([hex(o.replyNonce)]));
+  const oneShot = { ...o, call: toHex(sealed.message), reply: toHex(reply) };
+
+  return { base64url, identity, pairing, handshake, frames, oneShot };
+}
+
+export interface VectorCheck {
+  name: string;
+  ok: boolean;
+  detail?: string;
+}
+
+/** Recomputes the vectors and also opens every sealed output with the receiving side's code. */
+export function checkVectors(expected: Vectors): VectorCheck[] {
+  const checks: VectorCheck[] = [];
+  const same = (name: string, got: unknown, want: unknown) => {
+    const a = JSON.stringify(got);
+    const b = JSON.stringify(want);
+    checks.push(a === b ? { name, ok: true } : { name, ok: false, detail: `got ${a.slice(0, 200)} want ${b.slice(0, 200)}` });
+  };
+  let actual: Vectors;
+  try {
+    actual = computeVectors(expected);
+  } catch (error) {
+    return [{ name: 'compute', ok: false, detail: String(error) }];
+  }
+  same('base64url', actual.base64url, expected.base64url);
+  for (const { hex: h, text } of expected.base64url) same(`base64url decode ${text}`, toHex(fromBase64Url(text) ?? new Uint8Array()), h);
+  same('identity', actual.identity, expected.identity);
+  same('pairing link', actual.pairing.link, expected.pairing.link);
+  same('pairing request', actual.pairing.request, expected.pairing.request);
+  same('pairing reply', actual.pairing.replyBody, expected.pairing.replyBody);
+  same('confirmation code', actual.pairing.confirmationCode, expected.pairing.confirmationCode);
+  same('hello', actual.handshake.hello, expected.handshake.hello);
+  same('welcome', actual.handshake.welcome, expected.handshake.welcome);
+  same('session keys', [actual.handshake.deviceToHost, actual.handshake.hostToDevice], [expected.handshake.deviceToHost, expected.handshake.hostToDevice]);
+  same('frames', actual.frames.frames, expected.frames.frames);
+  same('one-shot call', actual.oneShot.call, expected.oneShot.call);
+  same('one-shot reply', actual.oneShot.reply, expected.oneShot.reply);
+
+  // The receiving side opens what the vectors hold.
+  const p = expected.pairing;
+  const parsedLink = parsePairingLink(p.link);
+  same('link parses', parsedLink.ok && toHex(parsedLink.value.pairingKey), p.pairingKey);
+  const body = decodePairRequestBody(p.request);
+  const opened = body.ok ? openPairRequest(body.value, hex(p.pairingKey)) : body;
+  same('request opens', opened.ok && opened.value.label, p.label);
+  const reply = openPairReply(p.replyBody, hex(p.pairingKey));
+  same('reply opens', reply.ok && reply.value, p.reply);
+  const opener = new FrameOpener(hex(expected.frames.key));
+  same(
+    'frames open',
+    expected.frames.frames.map((f) => {
+      const r = opener.open(hex(f));
+      return r.ok ? toHex(r.value) : r.error.code;
+    }),
+    expected.frames.plaintexts.map((t) => toHex(utf8Encode(t))),
+  );
+  const o = expected.oneShot;
+  const call = openCall(hex(o.call), {
+    hostKeys: boxKeyPairFromSecret(hex(o.hostSecret)),
+    lookupDevice: () => boxKeyPairFromSecret(hex(o.deviceSecret)).publicKey,
+    clock: new ManualClock(o.time),
+    replay: new ReplayCache(new ManualClock(o.time)),
+  });
+  same('one-shot opens', call.ok && toHex(call.value.body), toHex(utf8Encode(o.body)));
+  const callReply = call.ok ? openCallReply(hex(o.reply), call.value.replyKey) : call;
+  same('one-shot reply opens', callReply.ok && toHex(callReply.value), toHex(utf8Encode(o.replyBody)));
+  return checks;
+}
