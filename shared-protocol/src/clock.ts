@@ -10,8 +10,14 @@ export interface TimerHandle {
   readonly __timer: unique symbol;
 }
 
+/** Browsers return a number and Node a Timeout object from setTimeout; both are opaque here. */
+const timers = globalThis as unknown as {
+  setTimeout(callback: () => void, ms: number): TimerHandle;
+  clearTimeout(handle: TimerHandle): void;
+};
+
 export const systemClock: Clock = {
   now: () => Date.now(),
-  setTimeout: (callback, ms) => setTimeout(callback, ms) as TimerHandle,
-  clearTimeout: (handle) => clearTimeout(handle),
+  setTimeout: (callback, ms) => timers.setTimeout(callback, ms),
+  clearTimeout: (handle) => timers.clearTimeout(handle),
 };

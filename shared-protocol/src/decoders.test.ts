@@ -34,31 +34,52 @@ function expectTyped(r: Result<unknown>) {
 
 /** Valid messages of each kind, to be mutated. */
 const seeds = {
-  hello: new HandshakeInitiator({ deviceId, deviceKeys: device, hostBoxPublicKey: host.publicKey, clock, random }).hello(),
-  frame: (new FrameSealer(key).seal(encodeChannelMessage({ t: 'req', id: 1, method: 'host.info', params: {} })) as { value: Uint8Array }).value,
-  call: sealCall({ deviceId, deviceKeys: device, hostBoxPublicKey: host.publicKey, clock, random }, utf8Encode('{}')).message,
+  hello: new HandshakeInitiator({
+    deviceId,
+    deviceKeys: device,
+    hostBoxPublicKey: host.publicKey,
+    clock,
+    random,
+  }).hello(),
+  frame: (
+    new FrameSealer(key).seal(encodeChannelMessage({ t: 'req', id: 1, method: 'host.info', params: {} })) as {
+      value: Uint8Array;
+    }
+  ).value,
+  call: sealCall({ deviceId, deviceKeys: device, hostBoxPublicKey: host.publicKey, clock, random }, utf8Encode('{}'))
+    .message,
 };
 
 /** Arbitrary bytes, and valid messages with random bytes overwritten, inserted or cut. */
 const bytesLike = (seed: Uint8Array) =>
   fc.oneof(
     fc.uint8Array({ maxLength: 400 }),
-    fc.tuple(fc.nat({ max: seed.length }), fc.uint8Array({ minLength: 1, maxLength: 8 }), fc.constantFrom('overwrite', 'insert', 'cut')).map(
-      ([at, noise, how]) => {
+    fc
+      .tuple(
+        fc.nat({ max: seed.length }),
+        fc.uint8Array({ minLength: 1, maxLength: 8 }),
+        fc.constantFrom('overwrite', 'insert', 'cut'),
+      )
+      .map(([at, noise, how]) => {
         const copy = Array.from(seed);
         if (how === 'overwrite') copy.splice(at, noise.length, ...noise);
         else if (how === 'insert') copy.splice(at, 0, ...noise);
         else copy.splice(at, noise.length);
         return Uint8Array.from(copy);
-      },
-    ),
+      }),
   );
 
 describe('decoders under random and mutated input', () => {
   it('handshake responder', () => {
     fc.assert(
       fc.property(bytesLike(seeds.hello), (bytes) => {
-        const responder = new HandshakeResponder({ hostKeys: host, lookupDevice, clock, random, replay: new ReplayCache(clock) });
+        const responder = new HandshakeResponder({
+          hostKeys: host,
+          lookupDevice,
+          clock,
+          random,
+          replay: new ReplayCache(clock),
+        });
         const r = responder.acceptHello(bytes);
         expectTyped(r);
         if (r.ok) expect(bytes).toEqual(seeds.hello);
@@ -69,7 +90,13 @@ describe('decoders under random and mutated input', () => {
   it('handshake initiator', () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 200 }), (bytes) => {
-        const init = new HandshakeInitiator({ deviceId, deviceKeys: device, hostBoxPublicKey: host.publicKey, clock, random });
+        const init = new HandshakeInitiator({
+          deviceId,
+          deviceKeys: device,
+          hostBoxPublicKey: host.publicKey,
+          clock,
+          random,
+        });
         init.hello();
         const r = init.acceptWelcome(bytes);
         expectTyped(r);
@@ -102,7 +129,12 @@ describe('decoders under random and mutated input', () => {
   });
 
   it('pairing bodies, links and identity files', () => {
-    const link = formatPairingLink({ base: 'http://192.168.1.5:7420', hostBoxPublicKey: host.publicKey, pairingId: random(16), pairingKey: key });
+    const link = formatPairingLink({
+      base: 'http://192.168.1.5:7420',
+      hostBoxPublicKey: host.publicKey,
+      pairingId: random(16),
+      pairingKey: key,
+    });
     fc.assert(
       fc.property(fc.anything(), fc.string(), (value, text) => {
         const body = decodePairRequestBody(value);
@@ -118,10 +150,16 @@ describe('decoders under random and mutated input', () => {
 
   it('channel messages and events', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.uint8Array({ maxLength: 300 }), fc.jsonValue().map((j) => utf8Encode(JSON.stringify(j)))), (bytes) => {
-        const decoded = decodeChannelMessage(bytes);
-        if (decoded?.t === 'evt') expect(['event', 'unknown', 'invalid']).toContain(decodeEvent(decoded.event).kind);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.uint8Array({ maxLength: 300 }),
+          fc.jsonValue().map((j) => utf8Encode(JSON.stringify(j))),
+        ),
+        (bytes) => {
+          const decoded = decodeChannelMessage(bytes);
+          if (decoded?.t === 'evt') expect(['event', 'unknown', 'invalid']).toContain(decodeEvent(decoded.event).kind);
+        },
+      ),
     );
     fc.assert(
       fc.property(fc.anything(), (value) => {

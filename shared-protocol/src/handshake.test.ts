@@ -120,7 +120,13 @@ describe('handshake', () => {
     const s = setup();
     const small = new ReplayCache(s.clock, 1);
     const mk = () =>
-      new HandshakeResponder({ hostKeys: s.host, lookupDevice: (id) => s.devices.get(id), clock: s.clock, random: s.random, replay: small });
+      new HandshakeResponder({
+        hostKeys: s.host,
+        lookupDevice: (id) => s.devices.get(id),
+        clock: s.clock,
+        random: s.random,
+        replay: small,
+      });
     expect(code(mk().acceptHello(s.initiator().hello()))).toBe('ok');
     expect(code(mk().acceptHello(s.initiator().hello()))).toBe('busy');
   });

@@ -18,7 +18,8 @@ function setup() {
   const replay = new ReplayCache(clock);
   const seal = (body: string) =>
     sealCall({ deviceId, deviceKeys: device, hostBoxPublicKey: host.publicKey, clock, random }, utf8Encode(body));
-  const open = (message: Uint8Array) => openCall(message, { hostKeys: host, lookupDevice: (id) => devices.get(id), clock, replay });
+  const open = (message: Uint8Array) =>
+    openCall(message, { hostKeys: host, lookupDevice: (id) => devices.get(id), clock, replay });
   return { random, clock, devices, seal, open, replay };
 }
 
@@ -37,7 +38,9 @@ describe('one-shot calls', () => {
     // A reply to another call does not open with this call's key.
     const other = s.open(s.seal('x').message);
     if (!other.ok) throw new Error('refused');
-    expect(code(openCallReply(sealCallReply(other.value.replyKey, utf8Encode('{}'), s.random), call.replyKey))).toBe('frame-tampered');
+    expect(code(openCallReply(sealCallReply(other.value.replyKey, utf8Encode('{}'), s.random), call.replyKey))).toBe(
+      'frame-tampered',
+    );
   });
 
   it('refuses a replay, a stale call and an unknown device', () => {

@@ -18,7 +18,7 @@ import { MessageKind } from './wire.js';
  *
  *   call  = 0x04 | version | deviceId(16) | Ed(32) | nonce(24) | secretbox_kreq(timestamp(8) | body)
  *   reply = 0x05 | nonce(24) | secretbox_krep(body)
- *   kreq | krep = SHA-512(label | X25519(Sd, Sh) | X25519(Ed, Sh) | header)
+ *   kreq | krep = SHA-512(label | box.before(Sd, Sh) | X25519(Ed, Sh) | header)
  *
  * Both static keys authenticate the call; the fresh ephemeral key makes every call's keys
  * distinct and binds the reply to its call. The host refuses a timestamp outside the window and a
@@ -54,9 +54,9 @@ export function sealCall(
   const ephemeral = generateBoxKeyPair(options.random);
   const nonce = options.random(24);
   const header = concatBytes(Uint8Array.of(MessageKind.Call, PROTOCOL_VERSION), id, ephemeral.publicKey, nonce);
-  const ss = sharedSecret(options.deviceKeys.secretKey, options.hostBoxPublicKey);
+  const ss = nacl.box.before(options.hostBoxPublicKey, options.deviceKeys.secretKey);
   const es = sharedSecret(ephemeral.secretKey, options.hostBoxPublicKey);
-  if (!ss || !es) throw new BugError('host public key is a low-order point');
+  if (!es) throw new BugError('host public key is a low-order point');
   const keys = deriveCallKeys(ss, es, header);
   const box = nacl.secretbox(concatBytes(writeUint64(options.clock.now()), body), nonce, keys.request);
   return { message: concatBytes(header, box), replyKey: keys.reply };
@@ -79,7 +79,8 @@ export function openCall(
   },
 ): Result<OpenedCall> {
   if (message.length > MAX_ONE_SHOT_BODY) return fail('too-large', 'one-shot call is too large');
-  if (message.length < 2 || message[0] !== MessageKind.Call) return fail('handshake-malformed', 'expected a call message');
+  if (message.length < 2 || message[0] !== MessageKind.Call)
+    return fail('handshake-malformed', 'expected a call message');
   if (message[1] !== PROTOCOL_VERSION) {
     return fail('version-unsupported', `client speaks protocol ${message[1]}; this host speaks ${PROTOCOL_VERSION}`);
   }
@@ -91,7 +92,7 @@ export function openCall(
   const ephemeral = message.subarray(2 + DEVICE_ID_BYTES, 2 + DEVICE_ID_BYTES + KEY_BYTES);
   const nonce = message.subarray(HEADER_BYTES - 24, HEADER_BYTES);
   const devicePublicKey = options.lookupDevice(deviceId);
-  const ss = devicePublicKey && sharedSecret(options.hostKeys.secretKey, devicePublicKey);
+  const ss = devicePublicKey && nacl.box.before(devicePublicKey, options.hostKeys.secretKey);
   const es = sharedSecret(options.hostKeys.secretKey, ephemeral);
   const keys = ss && es ? deriveCallKeys(ss, es, header) : undefined;
   const plain = keys && nacl.secretbox.open(message.subarray(HEADER_BYTES), nonce, keys.request);

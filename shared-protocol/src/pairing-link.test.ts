@@ -20,7 +20,9 @@ function code(input: string): string {
 describe('pairing link', () => {
   it('round-trips, with and without a relay hint', () => {
     const text = formatPairingLink(link);
-    expect(text).toMatch(/^https:\/\/laptop\.tail1234\.ts\.net:7420\/#pair=1\.[A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}$/);
+    expect(text).toMatch(
+      /^https:\/\/laptop\.tail1234\.ts\.net:7420\/#pair=1\.[A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}$/,
+    );
     expect(parsePairingLink(text)).toEqual({ ok: true, value: link });
     const withRelay = { ...link, relay: { hostId: 'AAAAAAAAAAAAAAAAAAAAAA', url: 'https://relay.example.com' } };
     expect(parsePairingLink(formatPairingLink(withRelay))).toEqual({ ok: true, value: withRelay });

@@ -70,7 +70,10 @@ export function parsePairingLink(input: string): Result<PairingLink> {
   const version = Number(versionText);
   if (version !== PAIRING_LINK_VERSION) {
     return version > PAIRING_LINK_VERSION
-      ? fail('link-version', `this link is version ${version}; this app understands version ${PAIRING_LINK_VERSION}: update the app`)
+      ? fail(
+          'link-version',
+          `this link is version ${version}; this app understands version ${PAIRING_LINK_VERSION}: update the app`,
+        )
       : fail('link-malformed', `pairing link version ${version} is not valid`);
   }
   if (fields.length > 5) return fail('link-malformed', 'the pairing link has too many parts');
@@ -87,7 +90,11 @@ export function parsePairingLink(input: string): Result<PairingLink> {
     decoded.push(bytes);
   }
   const [hostBoxPublicKey, pairingId, pairingKey] = decoded as [Uint8Array, Uint8Array, Uint8Array];
-  if (hostBoxPublicKey.length !== KEY_BYTES || pairingId.length !== PAIRING_ID_BYTES || pairingKey.length !== KEY_BYTES) {
+  if (
+    hostBoxPublicKey.length !== KEY_BYTES ||
+    pairingId.length !== PAIRING_ID_BYTES ||
+    pairingKey.length !== KEY_BYTES
+  ) {
     return fail('link-malformed', 'the pairing link holds an invalid key');
   }
   const link: PairingLink = { base, hostBoxPublicKey, pairingId, pairingKey };

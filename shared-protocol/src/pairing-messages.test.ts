@@ -50,9 +50,16 @@ function* mutatedBodies(body: object): Generator<unknown> {
 
 describe('pairing messages', () => {
   it('seal and open a request and a reply', () => {
-    const body = sealPairRequest({ pairingId, devicePublicKey: device.publicKey, label: 'iPhone · Safari' }, pairingKey, random);
+    const body = sealPairRequest(
+      { pairingId, devicePublicKey: device.publicKey, label: 'iPhone · Safari' },
+      pairingKey,
+      random,
+    );
     const opened = openRequest(JSON.parse(JSON.stringify(body)));
-    expect(opened).toEqual({ ok: true, value: { pairingId, devicePublicKey: device.publicKey, label: 'iPhone · Safari' } });
+    expect(opened).toEqual({
+      ok: true,
+      value: { pairingId, devicePublicKey: device.publicKey, label: 'iPhone · Safari' },
+    });
     const sealed = sealPairReply(reply, pairingKey, random);
     expect(openPairReply(JSON.parse(JSON.stringify(sealed)), pairingKey)).toEqual({ ok: true, value: reply });
   });
@@ -91,7 +98,10 @@ describe('pairing messages', () => {
   });
 
   it('names a version mismatch', () => {
-    const body = { ...sealPairRequest({ pairingId, devicePublicKey: device.publicKey, label: 'x' }, pairingKey, random), v: 2 };
+    const body = {
+      ...sealPairRequest({ pairingId, devicePublicKey: device.publicKey, label: 'x' }, pairingKey, random),
+      v: 2,
+    };
     const r = decodePairRequestBody(body);
     expect(!r.ok && r.error.code).toBe('version-unsupported');
   });

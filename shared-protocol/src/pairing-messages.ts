@@ -147,7 +147,10 @@ export function openPairReply(input: unknown, pairingKey: Uint8Array): Result<Pa
   const json = parseJsonBytes(plain);
   const reply = json && v.safeParse(PairReplyPlainSchema, json.value);
   if (!reply?.success) return fail('pair-malformed', 'the pair reply holds the wrong shape');
-  if (!fromBase64UrlExact(reply.output.hostBoxPublicKey, KEY_BYTES) || !fromBase64UrlExact(reply.output.hostSignPublicKey, KEY_BYTES)) {
+  if (
+    !fromBase64UrlExact(reply.output.hostBoxPublicKey, KEY_BYTES) ||
+    !fromBase64UrlExact(reply.output.hostSignPublicKey, KEY_BYTES)
+  ) {
     return fail('pair-malformed', 'the pair reply holds an invalid key');
   }
   const { type: _type, ...rest } = reply.output;

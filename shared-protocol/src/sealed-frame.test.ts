@@ -101,7 +101,19 @@ describe('sealed frames', () => {
     const [frame] = sealAll(sealer, 'second');
     const nonce = new Uint8Array(24);
     nonce[23] = 1;
-    const expected = new Uint8Array([3, ...keyTag(key), 0, 0, 0, 0, 0, 0, 0, 1, ...nacl.secretbox(utf8Encode('second'), nonce, key)]);
+    const expected = new Uint8Array([
+      3,
+      ...keyTag(key),
+      0,
+      0,
+      0,
+      0,
+      0,
+      0,
+      0,
+      1,
+      ...nacl.secretbox(utf8Encode('second'), nonce, key),
+    ]);
     expect(frame).toEqual(expected);
   });
 });

@@ -93,7 +93,8 @@ export class FrameOpener {
     const counter = readUint64(frame, 5);
     if (counter === undefined) return fail('frame-malformed', 'frame counter out of range');
     if (counter < this.expected) return fail('frame-replayed', `frame ${counter} was already received`);
-    if (counter > this.expected) return fail('frame-reordered', `frame ${counter} arrived before frame ${this.expected}`);
+    if (counter > this.expected)
+      return fail('frame-reordered', `frame ${counter} arrived before frame ${this.expected}`);
     const plain = nacl.secretbox.open(frame.subarray(FRAME_HEADER_BYTES), counterNonce(counter), this.key);
     if (!plain) return fail('frame-tampered', 'frame failed authentication');
     this.expected++;

@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import vectorsFile from '../test-vectors/vectors.json' with { type: 'json' };
 import type { Vectors } from './testing/vectors.js';
 import { checkVectors } from './testing/vectors.js';
 
 // The same file is checked in Chromium by e2e/protocol-vectors.spec.ts.
-const vectors = JSON.parse(readFileSync(new URL('../test-vectors/vectors.json', import.meta.url), 'utf8')) as Vectors;
+const vectors = vectorsFile as Vectors;
 
 describe('fixed vectors (Node)', () => {
   const checks = checkVectors(vectors);
@@ -18,8 +18,12 @@ describe('fixed vectors (Node)', () => {
   }
 
   it('catch a changed byte', () => {
-    const broken = structuredClone(vectors);
+    const broken = JSON.parse(JSON.stringify(vectors)) as Vectors;
     broken.frames.frames[1] = broken.frames.frames[1]!.replace(/.$/, (c) => (c === '0' ? '1' : '0'));
-    expect(checkVectors(broken).filter((c) => !c.ok).map((c) => c.name)).toEqual(['frames', 'frames open']);
+    expect(
+      checkVectors(broken)
+        .filter((c) => !c.ok)
+        .map((c) => c.name),
+    ).toEqual(['frames', 'frames open']);
   });
 });

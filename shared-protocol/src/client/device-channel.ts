@@ -29,7 +29,8 @@ export class DeviceChannel {
     private readonly opener: FrameOpener,
   ) {
     transport.onMessage = (data) => this.receive(data);
-    transport.onClose = ({ code, reason }) => this.finish(protocolError(closeCodeToError(code), reason || 'connection closed'));
+    transport.onClose = ({ code, reason }) =>
+      this.finish(protocolError(closeCodeToError(code), reason || 'connection closed'));
   }
 
   /** Runs the handshake; resolves with an open channel or the reason it failed. */
@@ -40,19 +41,22 @@ export class DeviceChannel {
     return new Promise((resolve) => {
       const initiator = new HandshakeInitiator(options);
       let settled = false;
-      let timer: TimerHandle | undefined;
       const settle = (result: Result<DeviceChannel>) => {
         if (settled) return;
         settled = true;
-        if (timer !== undefined) options.clock.clearTimeout(timer);
+        options.clock.clearTimeout(timer);
         if (!result.ok) transport.close(1000, result.error.code);
         resolve(result);
       };
-      timer = options.clock.setTimeout(
+      const timer: TimerHandle = options.clock.setTimeout(
         () => settle(fail('timeout', 'the host did not answer the handshake')),
         options.timeoutMs ?? HANDSHAKE_TIMEOUT_MS,
       );
-      transport.onClose = ({ code, reason }) => settle({ ok: false, error: protocolError(closeCodeToError(code), reason || 'connection closed during handshake') });
+      transport.onClose = ({ code, reason }) =>
+        settle({
+          ok: false,
+          error: protocolError(closeCodeToError(code), reason || 'connection closed during handshake'),
+        });
       transport.onMessage = (data) => {
         const keys = initiator.acceptWelcome(data);
         if (!keys.ok) return settle(keys);

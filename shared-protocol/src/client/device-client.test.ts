@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { generateBoxKeyPair, generateDeviceId } from '../identity.js';
-import type { SessionEvent, TetherEvent } from '../rpc/events.js';
+import type { SessionEvent, SessionEventOf, TetherEvent } from '../rpc/events.js';
 import { FakeHost } from '../testing/fake-host.js';
 import { ManualClock } from '../testing/manual-clock.js';
 import { seededRandom } from '../testing/seeded-random.js';
@@ -9,7 +9,7 @@ import { DeviceClient } from './device-client.js';
 import { memoryPipe } from './memory-transport.js';
 
 /** Lets queued microtasks and in-memory deliveries run. */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+const settle = () => new Promise<void>((resolve) => setTimeout(() => resolve(), 0));
 
 function setup(seed = 'client') {
   const random = seededRandom(seed);
@@ -26,12 +26,12 @@ function setup(seed = 'client') {
     clock,
     random,
     jitter: () => 0.5,
-    connect: async () => {
+    connect: () => {
       network.connects++;
-      if (!network.up) throw new Error('network unreachable');
+      if (!network.up) return Promise.reject(new Error('network unreachable'));
       const [device, server] = memoryPipe();
       host.accept(server);
-      return device;
+      return Promise.resolve(device);
     },
   });
   const events: TetherEvent[] = [];
@@ -268,7 +268,7 @@ describe('DeviceClient', () => {
     // Deliver e3 without e2 reaching the device first: the host's log has all three.
     const watchers = [...s.host.connections];
     for (const c of watchers) c.watching.delete('s1');
-    s.host.logs.get('s1')!.push({ ...lost, seq: 3, messageId: 'm3' });
+    s.host.logs.get('s1')!.push({ ...(lost as SessionEventOf<'message'>), seq: 3, messageId: 'm3' });
     for (const c of watchers) c.send({ t: 'evt', event: s.host.logs.get('s1')![2]! });
     await settle();
     expect(s.events.map((e) => ('seq' in e ? e.seq : -1))).toEqual([1, 2, 3]);

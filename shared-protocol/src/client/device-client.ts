@@ -5,7 +5,13 @@ import { refusesForGood } from '../close-codes.js';
 import type { ProtocolError, Result } from '../errors.js';
 import { fail, ok } from '../errors.js';
 import type { BoxKeyPair } from '../identity.js';
-import { MAX_PENDING_CALLS, MAX_WATCHED_SESSIONS, PING_INTERVAL_MS, PONG_TIMEOUT_MS, RPC_TIMEOUT_MS } from '../limits.js';
+import {
+  MAX_PENDING_CALLS,
+  MAX_WATCHED_SESSIONS,
+  PING_INTERVAL_MS,
+  PONG_TIMEOUT_MS,
+  RPC_TIMEOUT_MS,
+} from '../limits.js';
 import type { RandomBytes } from '../random.js';
 import { secureRandom } from '../random.js';
 import type { ChannelMessage } from '../rpc/channel.js';
@@ -151,7 +157,14 @@ export class DeviceClient {
         () => this.settle(call, fail('timeout', `${method} got no reply in time`)),
         options.timeoutMs ?? this.options.rpcTimeoutMs ?? RPC_TIMEOUT_MS,
       );
-      const call: PendingCall = { id, method, params, sent: false, timer, resolve: resolve as (r: Result<unknown>) => void };
+      const call: PendingCall = {
+        id,
+        method,
+        params,
+        sent: false,
+        timer,
+        resolve: resolve as (r: Result<unknown>) => void,
+      };
       this.pending.set(id, call);
       if (this.stateValue.name === 'open') this.sendCall(call);
     });
@@ -257,7 +270,10 @@ export class DeviceClient {
         if (!call) return;
         if ('error' in message) return this.settle(call, { ok: false, error: message.error });
         const parsed = v.safeParse(METHODS[call.method].result, message.result);
-        this.settle(call, parsed.success ? ok(parsed.output) : fail('malformed', `${call.method} answered an invalid result`));
+        this.settle(
+          call,
+          parsed.success ? ok(parsed.output) : fail('malformed', `${call.method} answered an invalid result`),
+        );
         return;
       }
       case 'evt':

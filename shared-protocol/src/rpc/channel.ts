@@ -24,7 +24,11 @@ export const ChannelMessageSchema = v.variant('t', [
   v.object({ t: v.literal('evt'), event: v.unknown() }),
   v.object({ t: v.literal('ping'), n: RequestId }),
   v.object({ t: v.literal('pong'), n: RequestId }),
-  v.object({ t: v.literal('bye'), code: ProtocolErrorSchema.entries.code, message: v.pipe(v.string(), v.maxLength(2000)) }),
+  v.object({
+    t: v.literal('bye'),
+    code: ProtocolErrorSchema.entries.code,
+    message: v.pipe(v.string(), v.maxLength(2000)),
+  }),
 ]);
 
 export type ChannelMessage =
@@ -44,5 +48,5 @@ export function decodeChannelMessage(bytes: Uint8Array): ChannelMessage | undefi
   const json = parseJsonBytes(bytes);
   if (!json) return undefined;
   const parsed = v.safeParse(ChannelMessageSchema, json.value);
-  return parsed.success ? (parsed.output as ChannelMessage) : undefined;
+  return parsed.success ? parsed.output : undefined;
 }

@@ -100,9 +100,7 @@ export function isHostEventType(type: string): type is HostEventType {
 }
 
 export type DecodedEvent =
-  | { kind: 'event'; event: TetherEvent }
-  | { kind: 'unknown'; type: string }
-  | { kind: 'invalid'; type: string };
+  { kind: 'event'; event: TetherEvent } | { kind: 'unknown'; type: string } | { kind: 'invalid'; type: string };
 
 /** Decodes one event. An unknown type is reported as such (to be counted and skipped), never fatal. */
 export function decodeEvent(input: unknown): DecodedEvent {

@@ -62,4 +62,3 @@ export const SendResult = v.object({
 });
 
 export const ArchiveParams = v.object({ id: Id, archived: v.optional(v.boolean()) });
-

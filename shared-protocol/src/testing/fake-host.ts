@@ -11,7 +11,10 @@ import type { SessionEvent } from '../rpc/events.js';
 import { FrameOpener, FrameSealer } from '../sealed-frame.js';
 import type { Transport } from '../client/transport.js';
 
-type Handler = (params: unknown, connection: FakeConnection) => { result: unknown } | { error: ProtocolError } | 'no-reply';
+type Handler = (
+  params: unknown,
+  connection: FakeConnection,
+) => { result: unknown } | { error: ProtocolError } | 'no-reply';
 
 /**
  * A minimal host for client tests: the real handshake and frames over any transport, an in-memory
@@ -79,7 +82,8 @@ export class FakeHost {
       text,
     };
     log.push(event);
-    for (const connection of this.connections) if (connection.watching.has(sessionId)) connection.send({ t: 'evt', event });
+    for (const connection of this.connections)
+      if (connection.watching.has(sessionId)) connection.send({ t: 'evt', event });
     return event;
   }
 
@@ -119,9 +123,15 @@ export class FakeConnection {
     if (message.t !== 'req') return;
     this.host.calls.push({ method: message.method, params: message.params });
     const handler = this.host.handlers.get(message.method);
-    const answer = handler ? handler(message.params, this) : { error: { code: 'unknown-method' as const, message: message.method } };
+    const answer = handler
+      ? handler(message.params, this)
+      : { error: { code: 'unknown-method' as const, message: message.method } };
     if (answer === 'no-reply') return;
-    this.send('error' in answer ? { t: 'res', id: message.id, error: answer.error } : { t: 'res', id: message.id, result: answer.result });
+    this.send(
+      'error' in answer
+        ? { t: 'res', id: message.id, error: answer.error }
+        : { t: 'res', id: message.id, result: answer.result },
+    );
   }
 }
 

@@ -7,7 +7,9 @@ export function scriptedRandom(script: readonly Uint8Array[]): RandomBytes {
   return (length) => {
     const bytes = script[next++];
     if (!bytes || bytes.length !== length) {
-      throw new Error(`random script step ${next - 1}: asked for ${length} bytes, script has ${bytes?.length ?? 'none'}`);
+      throw new Error(
+        `random script step ${next - 1}: asked for ${length} bytes, script has ${bytes?.length ?? 'none'}`,
+      );
     }
     return bytes.slice();
   };

@@ -11,7 +11,8 @@ export function seededRandom(seed: string): RandomBytes {
   let counter = 0;
   let buffer: Uint8Array = new Uint8Array(0);
   return (length) => {
-    while (buffer.length < length) buffer = concatBytes(buffer, nacl.hash(concatBytes(seedBytes, writeUint64(counter++))));
+    while (buffer.length < length)
+      buffer = concatBytes(buffer, nacl.hash(concatBytes(seedBytes, writeUint64(counter++))));
     const out = buffer.slice(0, length);
     buffer = buffer.slice(length);
     return out;

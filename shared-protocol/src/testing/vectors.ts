@@ -4,7 +4,14 @@ import { boxKeyPairFromSecret, fingerprint, hostIdentityFromSeeds } from '../ide
 import { openCall, openCallReply, sealCall, sealCallReply } from '../one-shot.js';
 import { formatPairingLink, parsePairingLink } from '../pairing-link.js';
 import type { PairReply } from '../pairing-messages.js';
-import { confirmationCode, decodePairRequestBody, openPairReply, openPairRequest, sealPairReply, sealPairRequest } from '../pairing-messages.js';
+import {
+  confirmationCode,
+  decodePairRequestBody,
+  openPairReply,
+  openPairRequest,
+  sealPairReply,
+  sealPairRequest,
+} from '../pairing-messages.js';
 import { ReplayCache } from '../replay-cache.js';
 import { FrameOpener, FrameSealer } from '../sealed-frame.js';
 import { ManualClock } from './manual-clock.js';
@@ -18,7 +25,14 @@ import { scriptedRandom } from './scripted-random.js';
  */
 export interface Vectors {
   base64url: { hex: string; text: string }[];
-  identity: { boxSecret: string; signSeed: string; boxPublic: string; signPublic: string; hostId: string; fingerprint: string };
+  identity: {
+    boxSecret: string;
+    signSeed: string;
+    boxPublic: string;
+    signPublic: string;
+    hostId: string;
+    fingerprint: string;
+  };
   pairing: {
     base: string;
     hostBoxPublic: string;
@@ -85,7 +99,12 @@ export function computeVectors(v: Vectors): Vectors {
 
   const p = v.pairing;
   const deviceKeys = boxKeyPairFromSecret(hex(p.deviceSecret));
-  const link = formatPairingLink({ base: p.base, hostBoxPublicKey: hex(p.hostBoxPublic), pairingId: hex(p.pairingId), pairingKey: hex(p.pairingKey) });
+  const link = formatPairingLink({
+    base: p.base,
+    hostBoxPublicKey: hex(p.hostBoxPublic),
+    pairingId: hex(p.pairingId),
+    pairingKey: hex(p.pairingKey),
+  });
   const request = sealPairRequest(
     { pairingId: hex(p.pairingId), devicePublicKey: deviceKeys.publicKey, label: p.label },
     hex(p.pairingKey),
@@ -169,7 +188,9 @@ export function checkVectors(expected: Vectors): VectorCheck[] {
   const same = (name: string, got: unknown, want: unknown) => {
     const a = JSON.stringify(got);
     const b = JSON.stringify(want);
-    checks.push(a === b ? { name, ok: true } : { name, ok: false, detail: `got ${a.slice(0, 200)} want ${b.slice(0, 200)}` });
+    checks.push(
+      a === b ? { name, ok: true } : { name, ok: false, detail: `got ${a.slice(0, 200)} want ${b.slice(0, 200)}` },
+    );
   };
   let actual: Vectors;
   try {
@@ -178,7 +199,8 @@ export function checkVectors(expected: Vectors): VectorCheck[] {
     return [{ name: 'compute', ok: false, detail: String(error) }];
   }
   same('base64url', actual.base64url, expected.base64url);
-  for (const { hex: h, text } of expected.base64url) same(`base64url decode ${text}`, toHex(fromBase64Url(text) ?? new Uint8Array()), h);
+  for (const { hex: h, text } of expected.base64url)
+    same(`base64url decode ${text}`, toHex(fromBase64Url(text) ?? new Uint8Array()), h);
   same('identity', actual.identity, expected.identity);
   same('pairing link', actual.pairing.link, expected.pairing.link);
   same('pairing request', actual.pairing.request, expected.pairing.request);
@@ -186,7 +208,11 @@ export function checkVectors(expected: Vectors): VectorCheck[] {
   same('confirmation code', actual.pairing.confirmationCode, expected.pairing.confirmationCode);
   same('hello', actual.handshake.hello, expected.handshake.hello);
   same('welcome', actual.handshake.welcome, expected.handshake.welcome);
-  same('session keys', [actual.handshake.deviceToHost, actual.handshake.hostToDevice], [expected.handshake.deviceToHost, expected.handshake.hostToDevice]);
+  same(
+    'session keys',
+    [actual.handshake.deviceToHost, actual.handshake.hostToDevice],
+    [expected.handshake.deviceToHost, expected.handshake.hostToDevice],
+  );
   same('frames', actual.frames.frames, expected.frames.frames);
   same('one-shot call', actual.oneShot.call, expected.oneShot.call);
   same('one-shot reply', actual.oneShot.reply, expected.oneShot.reply);

@@ -1,0 +1,19 @@
+// npm run bench -- <name>: runs one benchmark (or all with no name) and prints its figures.
+import { bin, run } from './run.mjs';
+
+const BENCHES = {
+  protocol: 'shared-protocol/bench/protocol.ts',
+};
+
+const names = process.argv.slice(2);
+const unknown = names.filter((n) => !(n in BENCHES));
+if (unknown.length > 0) {
+  console.error(`unknown bench: ${unknown.join(', ')}. Known: ${Object.keys(BENCHES).join(', ')}`);
+  process.exit(2);
+}
+let failed = false;
+for (const name of names.length > 0 ? names : Object.keys(BENCHES)) {
+  console.log(`\n# bench ${name}`);
+  if (run(bin('tsx'), [BENCHES[name]]) !== 0) failed = true;
+}
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,78 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { PACKAGES, checkBoundaries, formatViolation } from './boundaries.js';
+
+const repo = new URL('..', import.meta.url).pathname;
+let fixture: string | undefined;
+
+afterEach(() => {
+  if (fixture) rmSync(fixture, { recursive: true, force: true });
+  fixture = undefined;
+});
+
+/** A minimal workspace with one extra file written into it. */
+function workspaceWith(files: Record<string, string>): string {
+  fixture = mkdtempSync(join(tmpdir(), 'tether-boundaries-'));
+  for (const pkg of PACKAGES) {
+    mkdirSync(join(fixture, pkg, 'src'), { recursive: true });
+    writeFileSync(join(fixture, pkg, 'package.json'), JSON.stringify({ name: `@tether/${pkg}` }));
+  }
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(fixture, path)), { recursive: true });
+    writeFileSync(join(fixture, path), text);
+  }
+  return fixture;
+}
+
+const rules = (files: Record<string, string>) => checkBoundaries(workspaceWith(files)).map((v) => v.rule);
+
+describe('package boundaries', () => {
+  it('hold in this repository', () => {
+    const violations = checkBoundaries(repo);
+    expect(violations.map(formatViolation).join('\n')).toBe('');
+  });
+
+  it('refuse an app importing another app, with the reason', () => {
+    const violations = checkBoundaries(
+      workspaceWith({ 'pwa/src/x.ts': "import { startHost } from '@tether/host';\n" }),
+    );
+    expect(violations).toHaveLength(1);
+    expect(formatViolation(violations[0]!)).toMatch(
+      /pwa\/src\/x\.ts:1 {2}appToApp: pwa imports @tether\/host\n {4}because apps depend only on shared-protocol/,
+    );
+  });
+
+  it('refuse reaching into another package by path or by deep import', () => {
+    expect(rules({ 'host/src/a.ts': "import x from '../../relay/src/server.js';\n" })).toEqual([
+      'escape: ../../relay/src/server.js',
+    ]);
+    expect(rules({ 'relay/src/a.ts': "export * from '@tether/shared-protocol/src/handshake.js';\n" })).toEqual([
+      'deepImport: @tether/shared-protocol/src/handshake.js',
+    ]);
+  });
+
+  it('refuse Node and DOM in shared-protocol, but not in prose', () => {
+    expect(rules({ 'shared-protocol/src/a.ts': "import { readFileSync } from 'node:fs';\n" })).toEqual([
+      'neutralImport: node:fs',
+    ]);
+    expect(rules({ 'shared-protocol/src/a.ts': "import crypto from 'crypto';\n" })).toEqual(['neutralImport: crypto']);
+    expect(rules({ 'shared-protocol/src/a.ts': 'export const b = Buffer.from([1]);\n' })).toEqual([
+      'neutralGlobal: Buffer',
+    ]);
+    expect(rules({ 'shared-protocol/src/a.ts': 'export const w = window.location;\n' })).toEqual([
+      'neutralGlobal: window',
+    ]);
+    expect(rules({ 'shared-protocol/src/a.ts': "import { z } from 'zod';\n" })).toEqual(['neutralDependency: zod']);
+    expect(
+      rules({ 'shared-protocol/src/a.ts': '// no Buffer here, nor window\nexport const x = { window: 1 }.window;\n' }),
+    ).toEqual([]);
+  });
+
+  it('refuse an app-to-app dependency in package.json', () => {
+    const root = workspaceWith({});
+    writeFileSync(join(root, 'relay', 'package.json'), JSON.stringify({ dependencies: { '@tether/host': '0.1.0' } }));
+    expect(checkBoundaries(root).map((v) => v.rule)).toEqual(['appToApp: depends on @tether/host']);
+  });
+});

@@ -1,0 +1,160 @@
+// Checks the dependency direction between the workspace packages (apps → shared-protocol, never
+// app → app) and that shared-protocol stays runtime-neutral (no Node, DOM or Buffer), so that the
+// PWA can bundle it. Each violation carries the rule it breaks and why the rule exists.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+
+export const PACKAGES = ['shared-protocol', 'host', 'machine', 'relay', 'pwa', 'e2e'] as const;
+const APPS = new Set(['host', 'machine', 'relay', 'pwa', 'e2e']);
+/** Subpaths shared-protocol exports besides its root (package.json#exports). */
+const PUBLIC_SUBPATHS = new Set(['/testing', '/test-vectors.json']);
+const NEUTRAL_DEPENDENCIES = new Set(['tweetnacl', 'valibot']);
+const NODE_BUILTINS = new Set([
+  'assert',
+  'buffer',
+  'child_process',
+  'crypto',
+  'dgram',
+  'dns',
+  'events',
+  'fs',
+  'fs/promises',
+  'http',
+  'http2',
+  'https',
+  'net',
+  'os',
+  'path',
+  'process',
+  'readline',
+  'stream',
+  'tls',
+  'url',
+  'util',
+  'worker_threads',
+  'zlib',
+]);
+/** Globals that exist only in a browser or only in Node. */
+const RUNTIME_GLOBALS = [
+  'Buffer',
+  'process',
+  'window',
+  'document',
+  'navigator',
+  'localStorage',
+  'sessionStorage',
+  'indexedDB',
+  'require',
+  '__dirname',
+];
+
+export interface Violation {
+  file: string;
+  line: number;
+  rule: string;
+  reason: string;
+}
+
+const REASONS = {
+  appToApp: 'apps depend only on shared-protocol; share code by moving it there, so no app grows into another',
+  deepImport: "a package's exports are its API: import '@tether/<name>', not its files",
+  escape: "a relative import may not leave its package: it would reach another package's internals",
+  neutralImport: 'shared-protocol must run in the browser and in Node: no Node built-ins',
+  neutralGlobal: 'shared-protocol must run in the browser and in Node: no Node or DOM globals',
+  neutralDependency: 'shared-protocol depends only on tweetnacl and valibot, which both runtimes load',
+};
+
+function sourceFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    if (name === 'node_modules' || name === 'dist' || name.startsWith('.')) continue;
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out.push(...sourceFiles(path));
+    else if (/\.(ts|tsx|mts|js|mjs)$/.test(name) && !name.endsWith('.d.ts')) out.push(path);
+  }
+  return out;
+}
+
+/** Blanks comments so that prose about `Buffer` or `window` does not count. Keeps line numbers. */
+function stripComments(text: string): string {
+  return text
+    .replace(/\/\*[\s\S]*?\*\//g, (m) => m.replace(/[^\n]/g, ' '))
+    .replace(/(^|[^:'"`])\/\/.*$/gm, (m, pre: string) => pre + ' '.repeat(m.length - pre.length));
+}
+
+const IMPORT =
+  /(?:import|export)\s[^'"`;]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|import\s+['"]([^'"]+)['"]|require\(\s*['"]([^'"]+)['"]\s*\)/g;
+
+export function checkBoundaries(root: string): Violation[] {
+  const violations: Violation[] = [];
+  for (const pkg of PACKAGES) {
+    const pkgDir = join(root, pkg);
+    let files: string[];
+    try {
+      files = sourceFiles(pkgDir);
+    } catch {
+      continue;
+    }
+    for (const file of files) {
+      const rel = relative(root, file);
+      const text = stripComments(readFileSync(file, 'utf8'));
+      const lineOf = (index: number) => text.slice(0, index).split('\n').length;
+      const add = (index: number, rule: keyof typeof REASONS, detail: string) =>
+        violations.push({ file: rel, line: lineOf(index), rule: `${rule}: ${detail}`, reason: REASONS[rule] });
+      const neutral = pkg === 'shared-protocol' && rel.startsWith('shared-protocol/src/');
+      for (const match of text.matchAll(IMPORT)) {
+        const spec = match[1] ?? match[2] ?? match[3] ?? match[4] ?? '';
+        const at = match.index;
+        const tether = /^@tether\/([^/]+)(\/.*)?$/.exec(spec);
+        if (tether) {
+          const [, target, sub] = tether;
+          if (APPS.has(pkg) && target !== 'shared-protocol') add(at, 'appToApp', `${pkg} imports ${spec}`);
+          if (sub && !PUBLIC_SUBPATHS.has(sub)) add(at, 'deepImport', spec);
+        } else if (spec.startsWith('.')) {
+          const target = resolve(file, '..', spec);
+          if (!target.startsWith(pkgDir + '/')) add(at, 'escape', spec);
+        } else if (neutral) {
+          const bare = spec.replace(/^node:/, '');
+          if (spec.startsWith('node:') || NODE_BUILTINS.has(bare)) add(at, 'neutralImport', spec);
+          else if (!NEUTRAL_DEPENDENCIES.has(spec.split('/')[0]!) && !rel.endsWith('.test.ts')) {
+            add(at, 'neutralDependency', spec);
+          }
+        }
+      }
+      if (neutral) {
+        for (const name of RUNTIME_GLOBALS) {
+          for (const m of text.matchAll(new RegExp(`(?<![.\\w$'"])${name}\\b(?!\\s*:)`, 'g')))
+            add(m.index, 'neutralGlobal', name);
+        }
+      }
+    }
+    const manifest = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as {
+      dependencies?: Record<string, string>;
+      devDependencies?: Record<string, string>;
+    };
+    for (const dep of Object.keys({ ...manifest.dependencies, ...manifest.devDependencies })) {
+      const target = /^@tether\/(.+)$/.exec(dep)?.[1];
+      if (target && APPS.has(pkg) && target !== 'shared-protocol') {
+        violations.push({
+          file: `${pkg}/package.json`,
+          line: 1,
+          rule: `appToApp: depends on ${dep}`,
+          reason: REASONS.appToApp,
+        });
+      }
+      if (pkg === 'shared-protocol' && !NEUTRAL_DEPENDENCIES.has(dep)) {
+        violations.push({
+          file: `${pkg}/package.json`,
+          line: 1,
+          rule: `neutralDependency: ${dep}`,
+          reason: REASONS.neutralDependency,
+        });
+      }
+    }
+  }
+  return violations;
+}
+
+export function formatViolation(v: Violation): string {
+  return `${v.file}:${v.line}  ${v.rule}\n    because ${v.reason}`;
+}
