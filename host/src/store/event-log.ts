@@ -1,0 +1,97 @@
+import type { Clock, SessionEvent, SessionEventBody } from '@tether/shared-protocol';
+import type { Db } from './database.js';
+
+type Listener = (event: SessionEvent) => void;
+
+/**
+ * The append-only event log: the source of truth for every transcript and for resume.
+ *
+ * Each session's events are numbered from 1 without gaps. `append` commits before it returns and
+ * then tells listeners synchronously, on the same thread: a reader that replays up to `lastSeq`
+ * and then subscribes, without yielding in between, sees every event exactly once.
+ */
+export class EventLog {
+  private readonly listeners = new Set<Listener>();
+  private readonly insert;
+  private readonly bump;
+  private readonly selectLast;
+  private readonly selectAfter;
+  /** Rows that could not be decoded (a damaged database): skipped, never fatal. */
+  corruptRows = 0;
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Pick<Clock, 'now'>,
+  ) {
+    this.insert = db.prepare('INSERT INTO events (session_id, seq, type, payload, at) VALUES (?, ?, ?, ?, ?)');
+    this.bump = db.prepare('UPDATE sessions SET last_seq = ?, updated_at = ? WHERE id = ?');
+    this.selectLast = db.prepare('SELECT last_seq FROM sessions WHERE id = ?').pluck();
+    this.selectAfter = db.prepare(
+      'SELECT seq, type, payload, at FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?',
+    );
+  }
+
+  /**
+   * Appends one event. `build` receives the sequence number the event will get, for events whose
+   * payload mentions it (a session summary carries its own `lastSeq`).
+   */
+  append(sessionId: string, body: SessionEventBody | ((seq: number) => SessionEventBody)): SessionEvent {
+    const at = this.clock.now();
+    const event = this.db.transaction(() => {
+      const last = this.selectLast.get(sessionId) as number | undefined;
+      if (last === undefined) throw new Error(`append to unknown session ${sessionId}`);
+      const seq = last + 1;
+      const resolved = typeof body === 'function' ? body(seq) : body;
+      const { type, ...payload } = resolved;
+      this.insert.run(sessionId, seq, type, JSON.stringify(payload), at);
+      this.bump.run(seq, at, sessionId);
+      return { ...resolved, sessionId, seq, at } as SessionEvent;
+    })();
+    for (const listener of this.listeners) listener(event);
+    return event;
+  }
+
+  /** Events with `seq > after`, oldest first, at most `limit`. */
+  read(sessionId: string, after: number, limit = 1000): SessionEvent[] {
+    return this.page(sessionId, after, limit).events;
+  }
+
+  /** Every event of a session, a page at a time. */
+  *readAll(sessionId: string, pageSize = 1000): Generator<SessionEvent> {
+    let after = 0;
+    for (;;) {
+      const page = this.page(sessionId, after, pageSize);
+      yield* page.events;
+      if (page.rows < pageSize) return;
+      after = page.lastSeq;
+    }
+  }
+
+  private page(sessionId: string, after: number, limit: number) {
+    const rows = this.selectAfter.all(sessionId, after, limit) as {
+      seq: number;
+      type: string;
+      payload: string;
+      at: number;
+    }[];
+    const events: SessionEvent[] = [];
+    for (const row of rows) {
+      try {
+        const payload = JSON.parse(row.payload) as Record<string, unknown>;
+        events.push({ ...payload, type: row.type, sessionId, seq: row.seq, at: row.at } as SessionEvent);
+      } catch {
+        this.corruptRows++;
+      }
+    }
+    return { events, rows: rows.length, lastSeq: rows.length > 0 ? rows[rows.length - 1]!.seq : after };
+  }
+
+  lastSeq(sessionId: string): number {
+    return (this.selectLast.get(sessionId) as number | undefined) ?? 0;
+  }
+
+  subscribe(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}

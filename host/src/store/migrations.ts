@@ -1,0 +1,104 @@
+/**
+ * Versioned schema migrations, applied in order inside one transaction each. `PRAGMA user_version`
+ * records how far a database has come. Never edit a released migration: add the next one.
+ */
+export const MIGRATIONS: readonly string[] = [
+  // 1: the core: sessions, their append-only event log, approvals, queued messages, settings,
+  // and the tables later parts fill (devices, push subscriptions, machines, tokens).
+  `
+  CREATE TABLE sessions (
+    id TEXT PRIMARY KEY,
+    title TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    place TEXT NOT NULL,
+    cwd TEXT NOT NULL,
+    model TEXT NOT NULL,
+    status TEXT NOT NULL,
+    archived INTEGER NOT NULL DEFAULT 0,
+    auto_approve INTEGER NOT NULL DEFAULT 0,
+    allow_rules TEXT NOT NULL DEFAULT '[]',
+    last_seq INTEGER NOT NULL DEFAULT 0,
+    last_line TEXT NOT NULL DEFAULT '',
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE INDEX sessions_updated ON sessions (updated_at DESC);
+
+  CREATE TABLE events (
+    session_id TEXT NOT NULL REFERENCES sessions (id),
+    seq INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    PRIMARY KEY (session_id, seq)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE approvals (
+    id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL REFERENCES sessions (id),
+    tool_call_id TEXT NOT NULL,
+    tool TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    action TEXT NOT NULL,
+    cwd TEXT NOT NULL,
+    place TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    decision TEXT,
+    note TEXT,
+    prefix TEXT,
+    answered_by TEXT,
+    answered_at INTEGER
+  );
+  CREATE INDEX approvals_pending ON approvals (status, session_id);
+
+  CREATE TABLE queued_messages (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id TEXT NOT NULL REFERENCES sessions (id),
+    text TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX queued_by_session ON queued_messages (session_id, id);
+
+  CREATE TABLE settings (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  );
+
+  CREATE TABLE devices (
+    id TEXT PRIMARY KEY,
+    public_key TEXT NOT NULL UNIQUE,
+    label TEXT NOT NULL,
+    scopes TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    last_seen_at INTEGER,
+    revoked_at INTEGER
+  );
+
+  CREATE TABLE push_subscriptions (
+    endpoint TEXT PRIMARY KEY,
+    device_id TEXT NOT NULL REFERENCES devices (id),
+    p256dh TEXT NOT NULL,
+    auth TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+
+  CREATE TABLE machines (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    token_id TEXT NOT NULL,
+    roots TEXT NOT NULL DEFAULT '[]',
+    created_at INTEGER NOT NULL,
+    last_seen_at INTEGER
+  );
+
+  CREATE TABLE tokens (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    scope TEXT NOT NULL,
+    hash TEXT NOT NULL UNIQUE,
+    created_at INTEGER NOT NULL,
+    revoked_at INTEGER
+  );
+  `,
+];

@@ -1,0 +1,174 @@
+import type { SessionStatus, SessionSummary } from '@tether/shared-protocol';
+import type { Db } from './database.js';
+
+/** What "allow for this session" has allowed: a tool, or for `shell` an exact command or a prefix. */
+export type AllowRule = { tool: string } | { tool: 'shell'; command: string } | { tool: 'shell'; prefix: string };
+
+export interface SessionRecord {
+  id: string;
+  title: string;
+  kind: 'agent';
+  place: string;
+  cwd: string;
+  model: string;
+  status: SessionStatus;
+  archived: boolean;
+  autoApprove: boolean;
+  allowRules: AllowRule[];
+  lastSeq: number;
+  lastLine: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+interface Row {
+  id: string;
+  title: string;
+  kind: string;
+  place: string;
+  cwd: string;
+  model: string;
+  status: string;
+  archived: number;
+  auto_approve: number;
+  allow_rules: string;
+  last_seq: number;
+  last_line: string;
+  created_at: number;
+  updated_at: number;
+}
+
+function fromRow(row: Row): SessionRecord {
+  let allowRules: AllowRule[] = [];
+  try {
+    allowRules = JSON.parse(row.allow_rules) as AllowRule[];
+  } catch {
+    // A damaged rule list allows nothing, which is the safe reading.
+  }
+  return {
+    id: row.id,
+    title: row.title,
+    kind: 'agent',
+    place: row.place,
+    cwd: row.cwd,
+    model: row.model,
+    status: row.status as SessionStatus,
+    archived: row.archived !== 0,
+    autoApprove: row.auto_approve !== 0,
+    allowRules,
+    lastSeq: row.last_seq,
+    lastLine: row.last_line,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+const COLUMNS = {
+  status: 'status',
+  archived: 'archived',
+  autoApprove: 'auto_approve',
+  allowRules: 'allow_rules',
+  lastLine: 'last_line',
+  title: 'title',
+} as const;
+type UpdatableField = keyof typeof COLUMNS;
+
+/** Sessions and their queued follow-up messages. */
+export class SessionStore {
+  constructor(private readonly db: Db) {}
+
+  insert(
+    record: Omit<SessionRecord, 'lastSeq' | 'archived' | 'allowRules' | 'lastLine' | 'autoApprove'>,
+  ): SessionRecord {
+    this.db
+      .prepare(
+        `INSERT INTO sessions (id, title, kind, place, cwd, model, status, created_at, updated_at)
+         VALUES (@id, @title, @kind, @place, @cwd, @model, @status, @createdAt, @updatedAt)`,
+      )
+      .run(record);
+    return this.get(record.id)!;
+  }
+
+  get(id: string): SessionRecord | undefined {
+    const row = this.db.prepare('SELECT * FROM sessions WHERE id = ?').get(id) as Row | undefined;
+    return row && fromRow(row);
+  }
+
+  list(includeArchived: boolean): SessionRecord[] {
+    const rows = this.db
+      .prepare(`SELECT * FROM sessions ${includeArchived ? '' : 'WHERE archived = 0'} ORDER BY created_at DESC`)
+      .all() as Row[];
+    return rows.map(fromRow);
+  }
+
+  /** Sessions whose last known status says a run was in flight. */
+  listInFlight(): SessionRecord[] {
+    const rows = this.db.prepare("SELECT * FROM sessions WHERE status IN ('running', 'waiting')").all() as Row[];
+    return rows.map(fromRow);
+  }
+
+  update(id: string, changes: Partial<Pick<SessionRecord, UpdatableField>>): void {
+    const sets: string[] = [];
+    const values: Record<string, unknown> = { id };
+    for (const [field, column] of Object.entries(COLUMNS) as [UpdatableField, string][]) {
+      const value = changes[field];
+      if (value === undefined) continue;
+      sets.push(`${column} = @${field}`);
+      values[field] = typeof value === 'boolean' ? Number(value) : Array.isArray(value) ? JSON.stringify(value) : value;
+    }
+    if (sets.length === 0) return;
+    this.db.prepare(`UPDATE sessions SET ${sets.join(', ')} WHERE id = @id`).run(values);
+  }
+
+  enqueue(sessionId: string, text: string, at: number): void {
+    this.db
+      .prepare('INSERT INTO queued_messages (session_id, text, created_at) VALUES (?, ?, ?)')
+      .run(sessionId, text, at);
+  }
+
+  /** Takes every queued message of a session, oldest first. */
+  takeQueued(sessionId: string): string[] {
+    return this.db.transaction(() => {
+      const rows = this.db
+        .prepare('SELECT id, text FROM queued_messages WHERE session_id = ? ORDER BY id')
+        .all(sessionId) as { id: number; text: string }[];
+      this.db.prepare('DELETE FROM queued_messages WHERE session_id = ?').run(sessionId);
+      return rows.map((r) => r.text);
+    })();
+  }
+
+  queuedCount(sessionId: string): number {
+    return this.db
+      .prepare('SELECT COUNT(*) FROM queued_messages WHERE session_id = ?')
+      .pluck()
+      .get(sessionId) as number;
+  }
+
+  pendingApprovals(sessionId: string): number {
+    return this.db
+      .prepare("SELECT COUNT(*) FROM approvals WHERE session_id = ? AND status = 'pending'")
+      .pluck()
+      .get(sessionId) as number;
+  }
+
+  /** The summary devices and the CLI see. `lastSeq` may be given for a summary inside an event. */
+  summary(record: SessionRecord, lastSeq = record.lastSeq): SessionSummary {
+    return {
+      id: record.id,
+      title: record.title,
+      kind: record.kind,
+      place: record.place,
+      cwd: record.cwd,
+      model: record.model,
+      status: record.status,
+      archived: record.archived,
+      autoApprove: record.autoApprove,
+      createdAt: record.createdAt,
+      updatedAt: record.updatedAt,
+      lastSeq,
+      pendingApprovals: this.pendingApprovals(record.id),
+      queued: this.queuedCount(record.id),
+      lastLine: record.lastLine,
+    };
+  }
+}

@@ -1,0 +1,200 @@
+import { MAX_ACTION_TEXT } from '@tether/shared-protocol';
+import * as v from 'valibot';
+import { displayPath } from '../exec/confine.js';
+import { parseInput } from './parse-input.js';
+import type { Tool, ToolContext } from './tool.js';
+import { unifiedDiff } from './unified-diff.js';
+
+/** Bytes of a file read_file returns, and the largest file edit_file and write_file touch. */
+const MAX_FILE_BYTES = 256 * 1024;
+const MAX_LIST_ENTRIES = 1000;
+
+const Path = v.pipe(v.string(), v.minLength(1), v.maxLength(4096));
+
+const ReadInput = v.object({
+  path: Path,
+  offset: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+  limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+});
+
+export const readFileTool: Tool<v.InferOutput<typeof ReadInput>> = {
+  spec: {
+    name: 'read_file',
+    description: `Read a text file in the session's folder (at most ${MAX_FILE_BYTES} bytes). Lines are numbered. Use offset and limit (1-based lines) for part of a file.`,
+    inputSchema: {
+      type: 'object',
+      properties: {
+        path: { type: 'string', description: "Path relative to the session's folder." },
+        offset: { type: 'integer', description: 'First line to return (1-based).' },
+        limit: { type: 'integer', description: 'Number of lines to return.' },
+      },
+      required: ['path'],
+    },
+  },
+  parse: (input) => parseInput(ReadInput, input),
+  title: (input) => input.path,
+  approval: () => Promise.resolve({ need: null }),
+  async run(input, context) {
+    const read = await context.exec.readFile(context.cwd, input.path, MAX_FILE_BYTES);
+    if (!read.ok) return { ok: false, output: read.message };
+    const lines = read.value.text.split('\n');
+    const start = (input.offset ?? 1) - 1;
+    const slice = lines.slice(start, input.limit ? start + input.limit : undefined);
+    const numbered = slice.map((line, i) => `${String(start + i + 1).padStart(6)}  ${line}`).join('\n');
+    return { ok: true, output: numbered };
+  },
+};
+
+const WriteInput = v.object({ path: Path, content: v.pipe(v.string(), v.maxLength(MAX_FILE_BYTES)) });
+
+async function currentText(
+  context: ToolContext,
+  path: string,
+): Promise<{ ok: true; text: string } | { ok: false; message: string }> {
+  const read = await context.exec.readFile(context.cwd, path, MAX_FILE_BYTES);
+  if (read.ok) return { ok: true, text: read.value.text };
+  return read.code === 'not-found' ? { ok: true, text: '' } : { ok: false, message: read.message };
+}
+
+/** The approval text for a change: the whole diff, or a refusal when it cannot be shown whole. */
+function changeAction(
+  path: string,
+  before: string,
+  after: string,
+  verb: string,
+): { need: { kind: 'write' | 'edit'; action: string } } | { refuse: string } {
+  const action = `${verb} ${path}\n${unifiedDiff(before, after, path)}`;
+  if (action.length > MAX_ACTION_TEXT) {
+    return {
+      refuse: `the change to ${path} is too large to show for approval (${action.length} characters); make smaller changes`,
+    };
+  }
+  return { need: { kind: verb === 'Write' ? 'write' : 'edit', action } };
+}
+
+export const writeFileTool: Tool<v.InferOutput<typeof WriteInput>> = {
+  spec: {
+    name: 'write_file',
+    description:
+      "Create or overwrite a text file in the session's folder with the given content. Needs the person's approval (they see the diff).",
+    inputSchema: {
+      type: 'object',
+      properties: {
+        path: { type: 'string', description: "Path relative to the session's folder." },
+        content: { type: 'string', description: 'The whole new content of the file.' },
+      },
+      required: ['path', 'content'],
+    },
+  },
+  parse: (input) => parseInput(WriteInput, input),
+  title: (input) => input.path,
+  async approval(input, context) {
+    const before = await currentText(context, input.path);
+    if (!before.ok) return { refuse: before.message };
+    return changeAction(input.path, before.text, input.content, 'Write');
+  },
+  async run(input, context) {
+    const written = await context.exec.writeFile(context.cwd, input.path, input.content);
+    if (!written.ok) return { ok: false, output: written.message };
+    const where = displayPath(context.cwd, written.value.path);
+    return {
+      ok: true,
+      output: `${written.value.created ? 'Created' : 'Wrote'} ${where} (${Buffer.byteLength(input.content)} bytes)`,
+    };
+  },
+};
+
+const EditInput = v.object({
+  path: Path,
+  old_text: v.pipe(v.string(), v.minLength(1)),
+  new_text: v.string(),
+  replace_all: v.optional(v.boolean()),
+});
+
+type EditPlan = { ok: true; before: string; after: string; count: number } | { ok: false; message: string };
+
+async function planEdit(input: v.InferOutput<typeof EditInput>, context: ToolContext): Promise<EditPlan> {
+  const read = await context.exec.readFile(context.cwd, input.path, MAX_FILE_BYTES);
+  if (!read.ok) return { ok: false, message: read.message };
+  const before = read.value.text;
+  const count = before.split(input.old_text).length - 1;
+  if (count === 0)
+    return { ok: false, message: `old_text was not found in ${input.path}; read the file and copy the text exactly` };
+  if (count > 1 && !input.replace_all) {
+    return {
+      ok: false,
+      message: `old_text occurs ${count} times in ${input.path}; add surrounding lines to make it unique, or set replace_all`,
+    };
+  }
+  const after = input.replace_all
+    ? before.split(input.old_text).join(input.new_text)
+    : before.replace(input.old_text, () => input.new_text);
+  return { ok: true, before, after, count };
+}
+
+export const editFileTool: Tool<v.InferOutput<typeof EditInput>> = {
+  spec: {
+    name: 'edit_file',
+    description:
+      "Replace exact text in a file in the session's folder. old_text must occur exactly once unless replace_all is set. Needs the person's approval (they see the diff).",
+    inputSchema: {
+      type: 'object',
+      properties: {
+        path: { type: 'string', description: "Path relative to the session's folder." },
+        old_text: { type: 'string', description: 'The exact text to replace, including whitespace.' },
+        new_text: { type: 'string', description: 'The text to put in its place.' },
+        replace_all: { type: 'boolean', description: 'Replace every occurrence instead of requiring exactly one.' },
+      },
+      required: ['path', 'old_text', 'new_text'],
+    },
+  },
+  parse: (input) => parseInput(EditInput, input),
+  title: (input) => input.path,
+  async approval(input, context) {
+    const plan = await planEdit(input, context);
+    if (!plan.ok) return { refuse: plan.message };
+    return changeAction(input.path, plan.before, plan.after, 'Edit');
+  },
+  async run(input, context) {
+    // Planned again: the file may have changed while the approval waited.
+    const plan = await planEdit(input, context);
+    if (!plan.ok) return { ok: false, output: plan.message };
+    const written = await context.exec.writeFile(context.cwd, input.path, plan.after);
+    if (!written.ok) return { ok: false, output: written.message };
+    return {
+      ok: true,
+      output: `Edited ${input.path}: replaced ${plan.count} occurrence${plan.count === 1 ? '' : 's'}`,
+    };
+  },
+};
+
+const ListInput = v.object({ path: v.optional(Path) });
+
+export const listDirTool: Tool<v.InferOutput<typeof ListInput>> = {
+  spec: {
+    name: 'list_dir',
+    description: `List a folder in the session's folder (at most ${MAX_LIST_ENTRIES} entries): name, type and size.`,
+    inputSchema: {
+      type: 'object',
+      properties: {
+        path: { type: 'string', description: "Folder relative to the session's folder (default: the folder itself)." },
+      },
+    },
+  },
+  parse: (input) => parseInput(ListInput, input ?? {}),
+  title: (input) => input.path ?? '.',
+  approval: () => Promise.resolve({ need: null }),
+  async run(input, context) {
+    const listed = await context.exec.listDir(context.cwd, input.path ?? '.', MAX_LIST_ENTRIES);
+    if (!listed.ok) return { ok: false, output: listed.message };
+    const lines = listed.value.entries.map((e) =>
+      e.type === 'dir' ? `${e.name}/` : e.type === 'file' ? `${e.name}  (${e.size} bytes)` : `${e.name}  (${e.type})`,
+    );
+    if (listed.value.truncated) lines.push(`… more than ${MAX_LIST_ENTRIES} entries`);
+    return {
+      ok: true,
+      output: lines.length > 0 ? lines.join('\n') : '(empty folder)',
+      truncated: listed.value.truncated,
+    };
+  },
+};

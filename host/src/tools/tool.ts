@@ -1,0 +1,49 @@
+import type { Approval } from '@tether/shared-protocol';
+import type { ExecutionContext } from '../exec/execution-context.js';
+import type { ToolSpec } from '../models/types.js';
+
+export interface ToolContext {
+  sessionId: string;
+  /** The session's folder: every file tool is confined to it. */
+  cwd: string;
+  exec: ExecutionContext;
+  signal: AbortSignal;
+}
+
+/** What a tool asks the person before it runs. */
+export interface ApprovalNeed {
+  kind: Approval['kind'];
+  /** The complete action: the whole command, the whole diff. Never shortened. */
+  action: string;
+  /** For `shell`: the command, which "allow for this session" rules match against. */
+  command?: string;
+}
+
+export type ApprovalCheck = { need: ApprovalNeed | null } | { refuse: string };
+
+export interface ToolOutcome {
+  ok: boolean;
+  output: string;
+  truncated?: boolean;
+  exitCode?: number | null;
+}
+
+export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
+
+export interface Tool<I = unknown> {
+  spec: ToolSpec;
+  /** Decodes the model's arguments; a message the model can act on when they are wrong. */
+  parse(input: unknown): Parsed<I>;
+  /** One line for a collapsed row: the command, the file, the pattern. */
+  title(input: I): string;
+  /** Whether running `input` needs the person's approval (null: it runs without asking). */
+  approval(input: I, context: ToolContext): Promise<ApprovalCheck>;
+  run(input: I, context: ToolContext): Promise<ToolOutcome>;
+}
+
+/** Erases the input type, for registries that hold tools of every kind. */
+export type AnyTool = Tool<never> & { parse(input: unknown): Parsed<unknown> };
+
+export function asAnyTool<I>(tool: Tool<I>): AnyTool {
+  return tool as unknown as AnyTool;
+}
