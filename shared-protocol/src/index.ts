@@ -31,3 +31,4 @@ export * from './client/memory-transport.js';
 export * from './client/backoff.js';
 export * from './client/device-channel.js';
 export * from './client/device-client.js';
+export * from './control/control-methods.js';

@@ -1,13 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { parseArgs } from './args.js';
 import type { Command } from './command.js';
 import { Exit } from './command.js';
 import { commandUsage, optionsWithHelp, overview } from './help.js';
 import { COMMANDS } from './registry.js';
-
-const VERSION = (
-  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
-).version;
+import { VERSION } from '../version.js';
 
 /** Picks the command whose path is the longest prefix of argv. */
 function findCommand(argv: readonly string[]): { command: Command; rest: string[] } | undefined {

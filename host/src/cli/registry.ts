@@ -1,4 +1,28 @@
 import type { Command } from './command.js';
+import { approvalsCommand, approveCommand } from './commands/approvals.js';
+import {
+  sessionsArchiveCommand,
+  sessionsAutoApproveCommand,
+  sessionsInterruptCommand,
+  sessionsListCommand,
+  sessionsNewCommand,
+  sessionsSendCommand,
+  sessionsShowCommand,
+} from './commands/sessions.js';
+import { startCommand } from './commands/start.js';
+import { statusCommand } from './commands/status.js';
 
 /** Every `tether …` command, in the order `tether --help` lists them. */
-export const COMMANDS: Command[] = [];
+export const COMMANDS: Command[] = [
+  startCommand,
+  statusCommand,
+  sessionsListCommand,
+  sessionsNewCommand,
+  sessionsShowCommand,
+  sessionsSendCommand,
+  sessionsInterruptCommand,
+  sessionsArchiveCommand,
+  sessionsAutoApproveCommand,
+  approvalsCommand,
+  approveCommand,
+];

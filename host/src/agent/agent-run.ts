@@ -1,0 +1,212 @@
+import type { Clock, SessionEventBody } from '@tether/shared-protocol';
+import { MAX_TOOL_OUTPUT_EVENT } from '@tether/shared-protocol';
+import type { ExecutionContext } from '../exec/execution-context.js';
+import type { ChatMessage, ModelProvider, ToolCall, ToolResultMessage } from '../models/types.js';
+import { ProviderError } from '../models/types.js';
+import type { AllowRule, SessionRecord } from '../store/session-store.js';
+import type { AnyTool, ApprovalNeed, ToolOutcome } from '../tools/tool.js';
+import { isAllowedByRules, ruleForAnswer } from './approval-policy.js';
+import type { ApprovalBroker } from './approval-broker.js';
+import { DeltaCoalescer } from './delta-coalescer.js';
+
+/** Model calls in one run before it stops and says so: a guard against a model that never ends. */
+export const MAX_MODEL_CALLS_PER_RUN = 100;
+/** Output tokens a model may produce per call. */
+const MAX_TOKENS = 8192;
+
+/** What a run needs from the session manager that owns it. */
+export interface RunHost {
+  clock: Clock;
+  newId: (prefix: string) => string;
+  append(body: SessionEventBody): void;
+  setStatus(status: 'running' | 'waiting'): void;
+  /** The session as stored now (rules and auto-approve may change during a run). */
+  record(): SessionRecord;
+  addAllowRule(rule: AllowRule): void;
+  /** Follow-up messages sent while the run was busy, oldest first (taken, so delivered once). */
+  takeQueued(): string[];
+  approvals: ApprovalBroker;
+  context: ExecutionContext;
+  tools: () => readonly AnyTool[];
+  system: string;
+}
+
+export interface RunResult {
+  status: 'done' | 'interrupted' | 'error';
+  error?: string;
+  usage: { inputTokens: number; outputTokens: number };
+}
+
+/**
+ * One run of the agent loop: model turn, tools (with approvals), again, until the model stops
+ * and no follow-up is queued. Every step is an event in the session's log. An interrupt aborts
+ * the model stream, kills a running tool's process group and cancels a pending approval.
+ */
+export async function runAgent(
+  host: RunHost,
+  provider: ModelProvider,
+  model: string,
+  history: ChatMessage[],
+  signal: AbortSignal,
+): Promise<RunResult> {
+  const usage = { inputTokens: 0, outputTokens: 0 };
+  try {
+    for (let call = 0; call < MAX_MODEL_CALLS_PER_RUN; call++) {
+      const turn = await modelTurn(host, provider, model, history, signal, usage);
+      history.push({ role: 'assistant', text: turn.text, toolCalls: turn.toolCalls });
+      if (turn.toolCalls.length > 0) {
+        const results: ToolResultMessage[] = [];
+        for (const toolCall of turn.toolCalls) results.push(await runToolCall(host, toolCall, signal));
+        history.push({ role: 'tool', results });
+        if (signal.aborted) return { status: 'interrupted', usage };
+        continue;
+      }
+      const queued = host.takeQueued();
+      if (queued.length === 0) return { status: 'done', usage };
+      for (const text of queued) {
+        host.append({ type: 'message', messageId: host.newId('m'), role: 'user', text });
+        history.push({ role: 'user', text });
+      }
+    }
+    host.append({ type: 'notice', level: 'warning', text: `Stopped after ${MAX_MODEL_CALLS_PER_RUN} model calls in one run; send a message to go on.` });
+    return { status: 'done', usage };
+  } catch (error) {
+    if (signal.aborted || (error instanceof ProviderError && error.kind === 'aborted')) return { status: 'interrupted', usage };
+    const message = error instanceof Error ? error.message : String(error);
+    return { status: 'error', error: message, usage };
+  }
+}
+
+async function modelTurn(
+  host: RunHost,
+  provider: ModelProvider,
+  model: string,
+  history: ChatMessage[],
+  signal: AbortSignal,
+  usage: RunResult['usage'],
+): Promise<{ text: string; toolCalls: ToolCall[] }> {
+  const messageId = host.newId('m');
+  let text = '';
+  const toolCalls: ToolCall[] = [];
+  const deltas = new DeltaCoalescer(host.clock, (piece) => host.append({ type: 'message.delta', messageId, text: piece }));
+  const finishText = () => {
+    deltas.flush();
+    if (text !== '') host.append({ type: 'message', messageId, role: 'assistant', text });
+  };
+  let ended = false;
+  try {
+    const stream = provider.stream({
+      model,
+      system: host.system,
+      messages: history,
+      tools: host.tools().map((t) => t.spec),
+      maxTokens: MAX_TOKENS,
+      signal,
+    });
+    for await (const event of stream) {
+      switch (event.type) {
+        case 'text':
+          text += event.text;
+          deltas.push(event.text);
+          break;
+        case 'tool-call':
+          toolCalls.push(event.call);
+          break;
+        case 'usage':
+          usage.inputTokens += event.inputTokens;
+          usage.outputTokens += event.outputTokens;
+          break;
+        case 'end':
+          ended = true;
+          if (event.stopReason === 'max-tokens' && toolCalls.length === 0) {
+            host.append({ type: 'notice', level: 'warning', text: 'The reply reached the output token limit and was cut off.' });
+          }
+          break;
+      }
+    }
+  } finally {
+    // Whatever streamed before an interrupt or an error stays in the transcript as a message.
+    finishText();
+  }
+  if (!ended) throw new ProviderError('the model stream ended without finishing the turn', 'protocol');
+  return { text, toolCalls };
+}
+
+async function runToolCall(host: RunHost, call: ToolCall, signal: AbortSignal): Promise<ToolResultMessage> {
+  const tool = host.tools().find((t) => t.spec.name === call.name);
+  let input: unknown = call.arguments;
+  let parsedJson = true;
+  try {
+    input = call.arguments.trim() === '' ? {} : (JSON.parse(call.arguments) as unknown);
+  } catch {
+    parsedJson = false;
+  }
+  const parsed = tool?.parse(input);
+  const title = tool && parsed?.ok ? tool.title(parsed.value as never) : call.name;
+  host.append({ type: 'tool.started', toolCallId: call.id, tool: call.name, title: title.slice(0, 1000), input });
+  const outcome = await (async (): Promise<ToolOutcome> => {
+    if (!tool) return { ok: false, output: `There is no tool named ${call.name}.` };
+    if (!parsedJson) return { ok: false, output: `The arguments are not valid JSON: ${call.arguments.slice(0, 200)}` };
+    if (!parsed!.ok) return { ok: false, output: parsed!.message };
+    if (signal.aborted) return { ok: false, output: 'Not run: the run was interrupted.' };
+    const context = { sessionId: host.record().id, cwd: host.record().cwd, exec: host.context, signal };
+    const value = parsed!.value as never;
+    const check = await tool.approval(value, context);
+    if ('refuse' in check) return { ok: false, output: check.refuse };
+    if (check.need) {
+      const gate = await askApproval(host, call, check.need, signal);
+      if (gate) return gate;
+    }
+    try {
+      return await tool.run(value, context);
+    } catch (error) {
+      return { ok: false, output: `The tool failed: ${error instanceof Error ? error.message : String(error)}` };
+    }
+  })();
+  const output = outcome.output.length > MAX_TOOL_OUTPUT_EVENT ? `${outcome.output.slice(0, MAX_TOOL_OUTPUT_EVENT - 40)}\n… [output cut]` : outcome.output;
+  host.append({
+    type: 'tool.finished',
+    toolCallId: call.id,
+    tool: call.name,
+    ok: outcome.ok,
+    output,
+    truncated: (outcome.truncated ?? false) || output !== outcome.output,
+    ...(outcome.exitCode !== undefined ? { exitCode: outcome.exitCode } : {}),
+  });
+  return { toolCallId: call.id, name: call.name, output, isError: !outcome.ok };
+}
+
+/** Asks for approval unless rules or auto-approve cover it. Returns an outcome when not allowed. */
+async function askApproval(
+  host: RunHost,
+  call: ToolCall,
+  need: ApprovalNeed,
+  signal: AbortSignal,
+): Promise<ToolOutcome | undefined> {
+  const record = host.record();
+  if (record.autoApprove || isAllowedByRules(record.allowRules, call.name, need)) return undefined;
+  const raised = host.approvals.request(
+    { sessionId: record.id, toolCallId: call.id, tool: call.name, need, cwd: record.cwd, place: host.context.place },
+    signal,
+    (a) => {
+      if (a.decision !== 'allow-session') return undefined;
+      const rule = ruleForAnswer(call.name, need, a.prefix);
+      return 'error' in rule ? rule.error : undefined;
+    },
+  );
+  // Announced after the approval exists, so the summary counts it.
+  host.setStatus('waiting');
+  const answer = await raised.outcome;
+  if (!signal.aborted) host.setStatus('running');
+  if (answer.status === 'cancelled') return { ok: false, output: 'Not run: the approval was cancelled because the run was interrupted.' };
+  if (answer.status === 'denied') {
+    const note = answer.note ? ` Their note: ${answer.note}` : '';
+    return { ok: false, output: `The person denied this action.${note}` };
+  }
+  if (answer.decision === 'allow-session') {
+    const rule = ruleForAnswer(call.name, need, answer.prefix);
+    if (!('error' in rule)) host.addAllowRule(rule);
+  }
+  return undefined;
+}
+

@@ -1,0 +1,244 @@
+import type { Clock, Result, SessionEventBody, SessionSummary } from '@tether/shared-protocol';
+import { fail, ok } from '@tether/shared-protocol';
+import type { ExecutionContext } from '../exec/execution-context.js';
+import type { ModelProvider } from '../models/types.js';
+import type { EventLog } from '../store/event-log.js';
+import type { AllowRule, SessionRecord, SessionStore } from '../store/session-store.js';
+import type { AnyTool } from '../tools/tool.js';
+import type { RunHost, RunResult } from './agent-run.js';
+import { runAgent } from './agent-run.js';
+import type { ApprovalBroker } from './approval-broker.js';
+import { buildHistory } from './history.js';
+import { systemPrompt } from './system-prompt.js';
+
+/** Resolves a model spec to a provider ready to stream (with retries that post notices). */
+export type ProviderFactory = (
+  spec: string,
+  onNotice: (text: string) => void,
+) => Result<{ provider: ModelProvider; model: string }>;
+
+export interface SessionManagerDeps {
+  sessions: SessionStore;
+  log: EventLog;
+  approvals: ApprovalBroker;
+  providers: ProviderFactory;
+  contexts: (place: string) => ExecutionContext | undefined;
+  tools: () => readonly AnyTool[];
+  clock: Clock;
+  newId: (prefix: string) => string;
+  defaultModel: string;
+  /** Notices every session should see once, at its next run (an MCP server that failed). */
+  startNotices?: () => readonly string[];
+}
+
+interface ActiveRun {
+  controller: AbortController;
+  done: Promise<void>;
+}
+
+const TITLE_CHARS = 80;
+const LAST_LINE_CHARS = 200;
+
+/**
+ * Sessions and their runs: creates sessions, starts a run per message (queuing follow-ups while
+ * one is busy), interrupts, and recovers after a crash. The session's status and summary follow
+ * every change and are announced as `session.updated` events.
+ */
+export class SessionManager {
+  private readonly runs = new Map<string, ActiveRun>();
+  /** How many of the start notices each session has been shown. */
+  private readonly noticesShown = new Map<string, number>();
+
+  constructor(private readonly deps: SessionManagerDeps) {}
+
+  list(includeArchived = false): SessionSummary[] {
+    return this.deps.sessions.list(includeArchived).map((r) => this.deps.sessions.summary(r));
+  }
+
+  get(id: string): SessionSummary | undefined {
+    const record = this.deps.sessions.get(id);
+    return record && this.deps.sessions.summary(record);
+  }
+
+  async create(input: { cwd: string; text: string; model?: string; place?: string }): Promise<Result<SessionSummary>> {
+    const place = input.place ?? 'local';
+    const context = this.deps.contexts(place);
+    if (!context) return fail('not-found', `no machine named ${place}`);
+    const folder = await context.checkFolder(input.cwd);
+    if (!folder.ok) return fail('invalid-params', folder.message);
+    const model = input.model ?? this.deps.defaultModel;
+    const provider = this.deps.providers(model, () => undefined);
+    if (!provider.ok) return provider;
+    const now = this.deps.clock.now();
+    const record = this.deps.sessions.insert({
+      id: this.deps.newId('s'),
+      title: titleOf(input.text),
+      kind: 'agent',
+      place,
+      cwd: folder.value,
+      model,
+      status: 'idle',
+      createdAt: now,
+      updatedAt: now,
+    });
+    this.startRun(record.id, input.text);
+    return ok(this.get(record.id)!);
+  }
+
+  /** Sends a message: starts a run, or queues it for the end of the current run's turn. */
+  send(id: string, text: string): Result<{ queued: boolean }> {
+    const record = this.deps.sessions.get(id);
+    if (!record) return fail('not-found', `no session ${id}`);
+    if (this.runs.has(id)) {
+      this.deps.sessions.enqueue(id, text, this.deps.clock.now());
+      this.announce(id);
+      return ok({ queued: true });
+    }
+    this.startRun(id, text);
+    return ok({ queued: false });
+  }
+
+  interrupt(id: string): Result<Record<string, never>> {
+    if (!this.deps.sessions.get(id)) return fail('not-found', `no session ${id}`);
+    this.runs.get(id)?.controller.abort();
+    return ok({});
+  }
+
+  archive(id: string, archived: boolean): Result<Record<string, never>> {
+    if (!this.deps.sessions.get(id)) return fail('not-found', `no session ${id}`);
+    this.deps.sessions.update(id, { archived });
+    this.announce(id);
+    return ok({});
+  }
+
+  setAutoApprove(id: string, enabled: boolean): Result<Record<string, never>> {
+    if (!this.deps.sessions.get(id)) return fail('not-found', `no session ${id}`);
+    this.deps.sessions.update(id, { autoApprove: enabled });
+    this.deps.log.append(id, {
+      type: 'notice',
+      level: enabled ? 'warning' : 'info',
+      text: enabled ? 'Auto-approve is on: actions run without asking.' : 'Auto-approve is off.',
+    });
+    this.announce(id);
+    return ok({});
+  }
+
+  isRunning(id: string): boolean {
+    return this.runs.has(id);
+  }
+
+  /**
+   * After a restart: every run that was in flight is marked interrupted, with a notice, and
+   * anything it was waiting for is cancelled. Nothing that was recorded is lost.
+   */
+  recover(): number {
+    const stale = this.deps.sessions.listInFlight();
+    for (const record of stale) {
+      this.deps.approvals.cancelOrphans(record.id);
+      this.deps.log.append(record.id, {
+        type: 'notice',
+        level: 'warning',
+        text: 'The host stopped while this session was running; the run was interrupted. Send a message to go on.',
+      });
+      this.deps.log.append(record.id, { type: 'run.finished', runId: this.deps.newId('r'), status: 'interrupted', usage: { inputTokens: 0, outputTokens: 0 } });
+      this.deps.sessions.update(record.id, { status: 'interrupted' });
+      this.announce(record.id);
+    }
+    return stale.length;
+  }
+
+  /** Interrupts every run and waits (up to `timeoutMs`) for them to record how they ended. */
+  async shutdown(timeoutMs = 5000): Promise<void> {
+    const runs = [...this.runs.values()];
+    for (const run of runs) run.controller.abort();
+    await Promise.race([Promise.all(runs.map((r) => r.done)), new Promise((resolve) => setTimeout(resolve, timeoutMs))]);
+  }
+
+  private startRun(id: string, text: string): void {
+    const { log, sessions } = this.deps;
+    const record = sessions.get(id)!;
+    const controller = new AbortController();
+    const runId = this.deps.newId('r');
+    this.appendEvent(id, { type: 'message', messageId: this.deps.newId('m'), role: 'user', text });
+    const notices = this.deps.startNotices?.() ?? [];
+    for (const notice of notices.slice(this.noticesShown.get(id) ?? 0)) {
+      this.appendEvent(id, { type: 'notice', level: 'warning', text: notice });
+    }
+    this.noticesShown.set(id, notices.length);
+    const history = buildHistory(log.readAll(id));
+    sessions.update(id, { status: 'running' });
+    this.announce(id);
+    const done = this.execute(record, runId, history, controller).finally(() => this.runs.delete(id));
+    this.runs.set(id, { controller, done });
+  }
+
+  private async execute(record: SessionRecord, runId: string, history: ReturnType<typeof buildHistory>, controller: AbortController): Promise<void> {
+    const id = record.id;
+    let result: RunResult;
+    const context = this.deps.contexts(record.place);
+    const resolved = this.deps.providers(record.model, (text) => this.appendEvent(id, { type: 'notice', level: 'warning', text }));
+    if (!context) {
+      result = { status: 'error', error: `the machine ${record.place} is not known`, usage: { inputTokens: 0, outputTokens: 0 } };
+    } else if (!resolved.ok) {
+      result = { status: 'error', error: resolved.error.message, usage: { inputTokens: 0, outputTokens: 0 } };
+    } else {
+      const host: RunHost = {
+        clock: this.deps.clock,
+        newId: this.deps.newId,
+        append: (body) => this.appendEvent(id, body),
+        setStatus: (status) => {
+          this.deps.sessions.update(id, { status });
+          this.announce(id);
+        },
+        record: () => this.deps.sessions.get(id)!,
+        addAllowRule: (rule: AllowRule) => {
+          const current = this.deps.sessions.get(id)!.allowRules;
+          this.deps.sessions.update(id, { allowRules: [...current, rule] });
+        },
+        takeQueued: () => {
+          const queued = this.deps.sessions.takeQueued(id);
+          if (queued.length > 0) this.announce(id);
+          return queued;
+        },
+        approvals: this.deps.approvals,
+        context,
+        tools: this.deps.tools,
+        system: systemPrompt({ cwd: record.cwd, place: record.place, date: new Date(this.deps.clock.now()).toDateString() }),
+      };
+      result = await runAgent(host, resolved.value.provider, resolved.value.model, history, controller.signal);
+    }
+    if (result.status === 'error') this.appendEvent(id, { type: 'notice', level: 'error', text: result.error ?? 'the run failed' });
+    this.appendEvent(id, {
+      type: 'run.finished',
+      runId,
+      status: result.status,
+      ...(result.error !== undefined ? { error: result.error.slice(0, 4000) } : {}),
+      usage: result.usage,
+    });
+    this.deps.sessions.update(id, { status: result.status === 'done' ? 'idle' : result.status });
+    this.announce(id);
+  }
+
+  /** Appends an event and keeps the session's last line current. */
+  private appendEvent(id: string, body: SessionEventBody): void {
+    this.deps.log.append(id, body);
+    if (body.type === 'message') {
+      const line = body.text.trim().split('\n').pop() ?? '';
+      this.deps.sessions.update(id, { lastLine: line.slice(0, LAST_LINE_CHARS) });
+      if (body.role === 'assistant') this.announce(id);
+    }
+  }
+
+  /** Appends a `session.updated` carrying the summary as of that very event. */
+  private announce(id: string): void {
+    const record = this.deps.sessions.get(id);
+    if (!record) return;
+    this.deps.log.append(id, (seq) => ({ type: 'session.updated', session: this.deps.sessions.summary(record, seq) }));
+  }
+}
+
+function titleOf(text: string): string {
+  const first = text.trim().split('\n')[0] ?? '';
+  return first.length > TITLE_CHARS ? `${first.slice(0, TITLE_CHARS - 1)}…` : first || 'New session';
+}
+

@@ -1,0 +1,171 @@
+import type { SessionSummary } from '@tether/shared-protocol';
+import { decodeEvent, isSessionEvent } from '@tether/shared-protocol';
+import { resolve } from 'node:path';
+import { flag, stringOption } from '../args.js';
+import type { Command } from '../command.js';
+import { Exit } from '../command.js';
+import { DATA_DIR_OPTION, JSON_OPTION, ago, failed, printJson, table, withClient } from '../common.js';
+import { TranscriptPrinter } from '../transcript-printer.js';
+
+const STATUS_MARK: Record<SessionSummary['status'], string> = {
+  idle: 'idle',
+  running: 'running',
+  waiting: 'WAITING',
+  error: 'error',
+  interrupted: 'interrupted',
+};
+
+export const sessionsListCommand: Command = {
+  path: ['sessions'],
+  summary: 'list sessions, newest first',
+  options: [DATA_DIR_OPTION, JSON_OPTION, { name: 'all', type: 'boolean', description: 'include archived sessions' }],
+  arity: [0, 0],
+  run: (context) =>
+    withClient(context, async (client) => {
+      const result = await client.call('sessions.list', { includeArchived: flag(context.args, 'all') });
+      if (failed(context, result)) return Exit.Error;
+      const { sessions } = result.value;
+      if (flag(context.args, 'json')) printJson(context, sessions);
+      else if (sessions.length === 0) context.stdout.write('No sessions yet. Start one: tether sessions new "…"\n');
+      else {
+        const rows = sessions.map((s) => [
+          s.id,
+          STATUS_MARK[s.status] + (s.pendingApprovals > 0 ? ` (${s.pendingApprovals})` : ''),
+          ago(s.updatedAt),
+          s.title,
+        ]);
+        context.stdout.write(table([['ID', 'STATUS', 'UPDATED', 'TITLE'], ...rows]));
+      }
+      return Exit.Ok;
+    }),
+};
+
+export const sessionsNewCommand: Command = {
+  path: ['sessions', 'new'],
+  usage: '"prompt"',
+  summary: 'start a session with a first message',
+  options: [
+    DATA_DIR_OPTION,
+    { name: 'cwd', type: 'string', value: 'DIR', description: 'the folder it works in (default: the current folder)' },
+    { name: 'model', type: 'string', value: 'SPEC', description: "a model for this session (default: the host's)" },
+    JSON_OPTION,
+  ],
+  arity: [1, 1],
+  run: (context) =>
+    withClient(context, async (client) => {
+      const model = stringOption(context.args, 'model');
+      const result = await client.call('sessions.create', {
+        cwd: resolve(stringOption(context.args, 'cwd') ?? process.cwd()),
+        text: context.args.positionals[0]!,
+        ...(model !== undefined ? { model } : {}),
+      });
+      if (failed(context, result)) return Exit.Error;
+      if (flag(context.args, 'json')) printJson(context, result.value.session);
+      else context.stdout.write(`${result.value.session.id}\nFollow it: tether sessions show ${result.value.session.id} --follow\n`);
+      return Exit.Ok;
+    }),
+};
+
+export const sessionsShowCommand: Command = {
+  path: ['sessions', 'show'],
+  usage: 'ID',
+  summary: 'print a transcript; --follow streams it live until Ctrl-C',
+  options: [DATA_DIR_OPTION, { name: 'follow', type: 'boolean', description: 'keep streaming new events' }, JSON_OPTION],
+  arity: [1, 1],
+  run: (context) =>
+    withClient(context, async (client) => {
+      const id = context.args.positionals[0]!;
+      const json = flag(context.args, 'json');
+      const printer = new TranscriptPrinter(context.stdout, flag(context.args, 'follow'));
+      const print = (event: Parameters<TranscriptPrinter['print']>[0]) =>
+        json ? context.stdout.write(`${JSON.stringify(event)}\n`) : printer.print(event);
+      if (flag(context.args, 'follow')) {
+        client.onEvent(print);
+        const result = await client.call('sessions.follow', { id, after: 0 });
+        if (failed(context, result)) return Exit.Error;
+        await new Promise<void>((done) => {
+          client.onClose(done);
+          process.once('SIGINT', done);
+        });
+        return Exit.Ok;
+      }
+      let after = 0;
+      for (;;) {
+        const page = await client.call('sessions.events', { id, after, limit: 1000 });
+        if (failed(context, page)) return Exit.Error;
+        for (const raw of page.value.events) {
+          const decoded = decodeEvent(raw);
+          if (decoded.kind === 'event' && isSessionEvent(decoded.event)) {
+            print(decoded.event);
+            after = decoded.event.seq;
+          }
+        }
+        if (page.value.events.length < 1000) return Exit.Ok;
+      }
+    }),
+};
+
+export const sessionsSendCommand: Command = {
+  path: ['sessions', 'send'],
+  usage: 'ID "text"',
+  summary: 'send a message (queued until the current turn ends if a run is busy)',
+  options: [DATA_DIR_OPTION],
+  arity: [2, 2],
+  run: (context) =>
+    withClient(context, async (client) => {
+      const [id, text] = context.args.positionals as [string, string];
+      const result = await client.call('sessions.send', { id, text });
+      if (failed(context, result)) return Exit.Error;
+      context.stdout.write(result.value.queued ? 'Queued: it goes in when the current turn ends.\n' : 'Sent.\n');
+      return Exit.Ok;
+    }),
+};
+
+export const sessionsInterruptCommand: Command = {
+  path: ['sessions', 'interrupt'],
+  usage: 'ID',
+  summary: 'stop the running turn (the model stream and any running command)',
+  options: [DATA_DIR_OPTION],
+  arity: [1, 1],
+  run: (context) =>
+    withClient(context, async (client) => {
+      const result = await client.call('sessions.interrupt', { id: context.args.positionals[0]! });
+      if (failed(context, result)) return Exit.Error;
+      context.stdout.write('Interrupted.\n');
+      return Exit.Ok;
+    }),
+};
+
+export const sessionsArchiveCommand: Command = {
+  path: ['sessions', 'archive'],
+  usage: 'ID',
+  summary: 'hide a session from lists (--undo shows it again)',
+  options: [DATA_DIR_OPTION, { name: 'undo', type: 'boolean', description: 'unarchive' }],
+  arity: [1, 1],
+  run: (context) =>
+    withClient(context, async (client) => {
+      const result = await client.call('sessions.archive', { id: context.args.positionals[0]!, archived: !flag(context.args, 'undo') });
+      if (failed(context, result)) return Exit.Error;
+      return Exit.Ok;
+    }),
+};
+
+export const sessionsAutoApproveCommand: Command = {
+  path: ['sessions', 'auto-approve'],
+  usage: 'ID on|off',
+  summary: 'let a session act without asking (off by default; shown in its state)',
+  options: [DATA_DIR_OPTION],
+  arity: [2, 2],
+  run: (context) =>
+    withClient(context, async (client) => {
+      const [id, value] = context.args.positionals as [string, string];
+      if (value !== 'on' && value !== 'off') {
+        context.stderr.write('tether sessions auto-approve: say on or off\n');
+        return Exit.Usage;
+      }
+      const result = await client.call('sessions.autoApprove', { id, enabled: value === 'on' });
+      if (failed(context, result)) return Exit.Error;
+      context.stdout.write(value === 'on' ? 'Auto-approve is on for this session: actions run without asking.\n' : 'Auto-approve is off.\n');
+      return Exit.Ok;
+    }),
+};

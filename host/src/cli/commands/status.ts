@@ -1,0 +1,29 @@
+import { flag } from '../args.js';
+import type { Command } from '../command.js';
+import { Exit } from '../command.js';
+import { DATA_DIR_OPTION, JSON_OPTION, ago, failed, printJson, withClient } from '../common.js';
+
+export const statusCommand: Command = {
+  path: ['status'],
+  summary: 'show whether a host is running, and what it is doing',
+  options: [DATA_DIR_OPTION, JSON_OPTION],
+  arity: [0, 0],
+  run: (context) =>
+    withClient(context, async (client) => {
+      const result = await client.call('host.status', {});
+      if (failed(context, result)) return Exit.Error;
+      const s = result.value;
+      if (flag(context.args, 'json')) printJson(context, s);
+      else {
+        context.stdout.write(
+          [
+            `host ${s.hostId} (${s.name}), Tether ${s.version}, pid ${s.pid}, up since ${ago(s.startedAt)}`,
+            `data dir ${s.dataDir}; default model ${s.defaultModel}`,
+            `${s.sessions} sessions, ${s.runningSessions} running, ${s.pendingApprovals} approvals waiting`,
+            '',
+          ].join('\n'),
+        );
+      }
+      return Exit.Ok;
+    }),
+};

@@ -1,0 +1,190 @@
+import type {
+  ChannelMessage,
+  ControlMethodName,
+  ControlParams,
+  ControlResult,
+  ProtocolError,
+  Result,
+  SessionEvent,
+} from '@tether/shared-protocol';
+import { CONTROL_METHODS, MAX_CONTROL_LINE, decodeChannelMessage, isControlMethod, protocolError } from '@tether/shared-protocol';
+import { chmodSync, existsSync, unlinkSync } from 'node:fs';
+import type { Server, Socket } from 'node:net';
+import { connect, createServer } from 'node:net';
+import * as v from 'valibot';
+import { LineSplitter } from './line-splitter.js';
+
+/** Bytes queued to one client before it is cut off as too slow (a stuck `--follow` reader). */
+const MAX_PENDING_WRITE = 8 * 1024 * 1024;
+
+export type ControlHandlers = {
+  [M in ControlMethodName]: (
+    params: ControlParams<M>,
+    connection: ControlConnection,
+  ) => Result<ControlResult<M>> | Promise<Result<ControlResult<M>>>;
+};
+
+/** One client of the control socket. */
+export class ControlConnection {
+  /** Sessions this client follows; the host sends their events as they are appended. */
+  readonly following = new Set<string>();
+  private closed = false;
+
+  constructor(private readonly socket: Socket) {}
+
+  /** Sends a message; a live event to a reader this far behind closes it instead (`bounded`). */
+  send(message: ChannelMessage, bounded = true): void {
+    if (this.closed) return;
+    if (bounded && this.socket.writableLength > MAX_PENDING_WRITE) {
+      this.close();
+      return;
+    }
+    this.socket.write(`${JSON.stringify(message)}\n`);
+  }
+
+  /** `replay`: part of a paged replay, which waits for the socket to drain between pages. */
+  sendEvent(event: SessionEvent, replay = false): void {
+    this.send({ t: 'evt', event }, !replay);
+  }
+
+  /** Resolves once the socket's buffer has room again (or at once if it has). */
+  drained(): Promise<void> {
+    if (this.closed || this.socket.writableLength < MAX_PENDING_WRITE / 4) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.socket.once('drain', resolve);
+      this.socket.once('close', resolve);
+    });
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.socket.destroy();
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+}
+
+/**
+ * The local control server: JSON lines over an owner-only Unix socket in the data dir. Refuses
+ * to start when another host already answers on the socket; replaces a stale socket file left
+ * by a host that died.
+ */
+export class ControlServer {
+  private readonly server: Server;
+  readonly connections = new Set<ControlConnection>();
+
+  private constructor(
+    private readonly path: string,
+    private readonly handlers: ControlHandlers,
+  ) {
+    this.server = createServer((socket) => this.accept(socket));
+  }
+
+  static async listen(path: string, handlers: ControlHandlers): Promise<Result<ControlServer>> {
+    if (path.length > 100) {
+      return { ok: false, error: protocolError('unavailable', `the control socket path is too long for a Unix socket (${path.length} > 100 characters): choose a shorter --data-dir`) };
+    }
+    if (existsSync(path)) {
+      if (await answers(path)) {
+        return { ok: false, error: protocolError('conflict', `a Tether host is already running with this data dir (${path})`) };
+      }
+      unlinkSync(path);
+    }
+    const control = new ControlServer(path, handlers);
+    await new Promise<void>((resolve, reject) => {
+      control.server.once('error', reject);
+      // The umask makes the socket owner-only from its first moment; chmod makes sure.
+      const umask = process.umask(0o177);
+      control.server.listen(path, () => {
+        process.umask(umask);
+        resolve();
+      });
+    });
+    chmodSync(path, 0o600);
+    return { ok: true, value: control };
+  }
+
+  /** Sends an appended event to every client following its session. */
+  broadcast(event: SessionEvent): void {
+    for (const connection of this.connections) if (connection.following.has(event.sessionId)) connection.sendEvent(event);
+  }
+
+  async close(): Promise<void> {
+    for (const connection of this.connections) connection.close();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    if (existsSync(this.path)) unlinkSync(this.path);
+  }
+
+  private accept(socket: Socket): void {
+    const connection = new ControlConnection(socket);
+    this.connections.add(connection);
+    const lines = new LineSplitter(MAX_CONTROL_LINE);
+    socket.on('data', (chunk: Buffer) => {
+      const complete = lines.push(chunk);
+      if (complete === 'too-long') {
+        connection.send({ t: 'res', id: 0, error: protocolError('too-large', 'request line too long') });
+        connection.close();
+        return;
+      }
+      for (const line of complete) void this.handle(line, connection);
+    });
+    socket.on('error', () => connection.close());
+    socket.on('close', () => {
+      connection.close();
+      this.connections.delete(connection);
+    });
+  }
+
+  private async handle(line: Buffer, connection: ControlConnection): Promise<void> {
+    const message = decodeChannelMessage(line);
+    if (!message || message.t !== 'req') {
+      connection.send({ t: 'res', id: 0, error: protocolError('bad-request', 'expected {"t":"req","id":…,"method":…,"params":{…}}') });
+      return;
+    }
+    const reply = (result: Result<unknown>) =>
+      connection.send(result.ok ? { t: 'res', id: message.id, result: result.value } : { t: 'res', id: message.id, error: result.error });
+    if (!isControlMethod(message.method)) {
+      return reply({ ok: false, error: protocolError('unknown-method', `unknown method ${message.method}`) });
+    }
+    const spec = CONTROL_METHODS[message.method];
+    const params = v.safeParse(spec.params, message.params);
+    if (!params.success) {
+      return reply({ ok: false, error: protocolError('invalid-params', describeIssues(params.issues)) });
+    }
+    try {
+      const handler = this.handlers[message.method] as (p: unknown, c: ControlConnection) => Result<unknown> | Promise<Result<unknown>>;
+      reply(await handler(params.output, connection));
+    } catch (error) {
+      reply({ ok: false, error: internalError(error) });
+    }
+  }
+}
+
+function internalError(error: unknown): ProtocolError {
+  return protocolError('internal', error instanceof Error ? error.message : String(error));
+}
+
+export function describeIssues(issues: readonly v.BaseIssue<unknown>[]): string {
+  return issues
+    .slice(0, 5)
+    .map((i) => {
+      const path = i.path?.map((p) => String(p.key)).join('.');
+      return path ? `${path}: ${i.message}` : i.message;
+    })
+    .join('; ');
+}
+
+/** True when something accepts connections on the socket: a live host, not a stale file. */
+function answers(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(path);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}

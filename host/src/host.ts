@@ -1,0 +1,157 @@
+import type { Clock, HostIdentity, Result } from '@tether/shared-protocol';
+import { fail, ok, systemClock } from '@tether/shared-protocol';
+import { hostname } from 'node:os';
+import { ApprovalBroker } from './agent/approval-broker.js';
+import type { ProviderFactory } from './agent/session-manager.js';
+import { SessionManager } from './agent/session-manager.js';
+import type { DataPaths } from './config/data-dir.js';
+import { dataPaths, prepareDataDir } from './config/data-dir.js';
+import { loadOrCreateIdentity } from './config/host-identity.js';
+import { ControlServer } from './control/control-server.js';
+import { controlHandlers } from './control/control-handlers.js';
+import { LocalContext } from './exec/local-context.js';
+import { newId } from './ids.js';
+import { loadMcpConfig } from './mcp/mcp-config.js';
+import { McpManager } from './mcp/mcp-manager.js';
+import type { McpNotice } from './mcp/types.js';
+import { defaultModelSpec, formatModelSpec, parseModelSpec } from './models/model-spec.js';
+import { createProvider } from './models/registry.js';
+import type { Db } from './store/database.js';
+import { openDatabase } from './store/database.js';
+import { EventLog } from './store/event-log.js';
+import { ApprovalStore } from './store/approval-store.js';
+import { SessionStore } from './store/session-store.js';
+import { BUILTIN_TOOLS } from './tools/builtin-tools.js';
+import { mcpAgentTool } from './tools/mcp-tool.js';
+import { VERSION } from './version.js';
+
+export interface HostOptions {
+  dataDir: string;
+  /** `--model`; the default follows the API keys in `env`. */
+  model?: string;
+  /** `--mcp-config`; otherwise `<data-dir>/mcp.json` when it exists. */
+  mcpConfig?: string;
+  env: NodeJS.ProcessEnv;
+  clock?: Clock;
+  /** Things the person at the computer should see (MCP failures, retries). */
+  onNotice?: (notice: McpNotice) => void;
+  /** Milliseconds between the demo model's words (tests make it fast). */
+  demoDelayMs?: number;
+}
+
+/**
+ * The host: its identity, store, sessions and agent loop, MCP servers and the local control
+ * socket. Later parts (the remote-control server, machines, push, the relay link) attach to the
+ * same event log and session manager.
+ */
+export class Host {
+  readonly startedAt: number;
+  readonly name = hostname();
+  private closed = false;
+
+  private constructor(
+    readonly identity: HostIdentity,
+    readonly paths: DataPaths,
+    readonly db: Db,
+    readonly log: EventLog,
+    readonly sessionStore: SessionStore,
+    readonly approvals: ApprovalBroker,
+    readonly sessions: SessionManager,
+    readonly mcp: McpManager,
+    readonly defaultModel: string,
+    readonly clock: Clock,
+    private control: ControlServer | undefined,
+  ) {
+    this.startedAt = clock.now();
+  }
+
+  static async start(options: HostOptions): Promise<Result<Host>> {
+    const clock = options.clock ?? systemClock;
+    const paths = dataPaths(options.dataDir);
+    const dir = prepareDataDir(paths.dir);
+    if (!dir.ok) return fail('unavailable', dir.message);
+    const identity = loadOrCreateIdentity(paths.identity);
+    if (!identity.ok) return fail('unavailable', identity.message);
+
+    const defaultModel = options.model ?? formatModelSpec(defaultModelSpec(options.env));
+    const parsedDefault = parseModelSpec(defaultModel);
+    if (!parsedDefault.ok) return fail('invalid-params', parsedDefault.message);
+    const checked = createProvider(parsedDefault.value, options.env);
+    if (!checked.ok) return fail('invalid-params', checked.message);
+
+    const mcpConfig = loadMcpConfig(options.mcpConfig ?? paths.mcpConfig, { required: options.mcpConfig !== undefined });
+    if (!mcpConfig.ok) return fail('invalid-params', mcpConfig.message);
+
+    const db = openDatabase(paths.database);
+    const log = new EventLog(db, clock);
+    const sessionStore = new SessionStore(db);
+    const approvals = new ApprovalBroker(new ApprovalStore(db), log, clock, () => newId('a'));
+    const mcpFailures: string[] = [];
+    let sessions: SessionManager | undefined;
+    const onMcpNotice = (notice: McpNotice) => {
+      options.onNotice?.(notice);
+      if (notice.level === 'info') return;
+      mcpFailures.push(notice.text);
+      // Sessions running now hear of it at once; others when their next run starts.
+      for (const summary of sessions?.list() ?? []) {
+        if (sessions?.isRunning(summary.id)) log.append(summary.id, { type: 'notice', level: notice.level, text: notice.text });
+      }
+    };
+    const mcp = await McpManager.start(mcpConfig.value, { onNotice: onMcpNotice, clientVersion: VERSION });
+
+    const providers: ProviderFactory = (spec, onNotice) => {
+      const parsed = parseModelSpec(spec);
+      if (!parsed.ok) return fail('invalid-params', parsed.message);
+      const made = createProvider(parsed.value, options.env, {
+        clock,
+        ...(options.demoDelayMs !== undefined ? { demo: { delayMs: options.demoDelayMs } } : {}),
+        retry: {
+          clock,
+          onRetry: ({ attempt, maxAttempts, delayMs, error }) =>
+            onNotice(`The model API failed (${error.message}); trying again in ${Math.ceil(delayMs / 1000)} s (attempt ${attempt + 1} of ${maxAttempts}).`),
+        },
+      });
+      if (!made.ok) return fail('invalid-params', made.message);
+      return ok({ provider: made.value, model: parsed.value.model });
+    };
+    const local = new LocalContext();
+    sessions = new SessionManager({
+      sessions: sessionStore,
+      log,
+      approvals,
+      providers,
+      contexts: (place) => (place === 'local' ? local : undefined),
+      tools: () => [...BUILTIN_TOOLS, ...mcp.tools().map(mcpAgentTool)],
+      clock,
+      newId,
+      defaultModel,
+      startNotices: () => mcpFailures,
+    });
+    sessions.recover();
+
+    const host = new Host(identity.identity, paths, db, log, sessionStore, approvals, sessions, mcp, defaultModel, clock, undefined);
+    const control = await ControlServer.listen(paths.controlSocket, controlHandlers(host));
+    if (!control.ok) {
+      await mcp.close();
+      db.close();
+      return control;
+    }
+    host.control = control.value;
+    log.subscribe((event) => host.control?.broadcast(event));
+    return ok(host);
+  }
+
+  get hostId(): string {
+    return this.identity.hostId;
+  }
+
+  /** Stops cleanly: runs are interrupted and recorded as such, servers closed, the store closed. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.sessions.shutdown();
+    await this.control?.close();
+    await this.mcp.close();
+    this.db.close();
+  }
+}

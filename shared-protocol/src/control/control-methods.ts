@@ -1,0 +1,87 @@
+import * as v from 'valibot';
+import { MAX_MESSAGE_TEXT } from '../limits.js';
+import { AnswerApprovalParams, AnswerApprovalResult, ListApprovalsParams, ListApprovalsResult } from '../rpc/approvals.js';
+import { Count, Empty, Id, Name, Path, Seq, Timestamp } from '../rpc/common.js';
+import {
+  ArchiveParams,
+  ListSessionsParams,
+  ListSessionsResult,
+  SendParams,
+  SendResult,
+  SessionIdParams,
+  SessionResult,
+  WatchSessionParams,
+} from '../rpc/sessions.js';
+
+/**
+ * The local control socket: what `tether …` commands ask the running host, over an owner-only
+ * Unix socket in the data dir. Same message shapes as the sealed channel (`{t:"req"}`,
+ * `{t:"res"}`, `{t:"evt"}`), one JSON object per line, no crypto: the socket's file mode is the
+ * access control. Only the person at the computer reaches it, so it can also do what devices
+ * never may (allow a pairing, mint tokens).
+ */
+
+export const HostStatusResult = v.object({
+  hostId: Id,
+  name: Name,
+  version: Name,
+  pid: Count,
+  dataDir: Path,
+  startedAt: Timestamp,
+  defaultModel: Name,
+  sessions: Count,
+  runningSessions: Count,
+  pendingApprovals: Count,
+});
+
+export const ControlCreateSessionParams = v.object({
+  cwd: Path,
+  text: v.pipe(v.string(), v.minLength(1), v.maxLength(MAX_MESSAGE_TEXT)),
+  model: v.optional(Name),
+});
+
+export const SessionEventsParams = v.object({
+  id: Id,
+  after: Seq,
+  limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(5000))),
+});
+
+export const SessionEventsResult = v.object({
+  /** Decoded by the caller with decodeEvent: an unknown type is skipped, not fatal. */
+  events: v.array(v.unknown()),
+  lastSeq: Seq,
+});
+
+export const AutoApproveParams = v.object({ id: Id, enabled: v.boolean() });
+
+function control<P extends v.GenericSchema, R extends v.GenericSchema>(params: P, result: R) {
+  return { params, result };
+}
+
+export const CONTROL_METHODS = {
+  'host.status': control(Empty, HostStatusResult),
+  'sessions.list': control(ListSessionsParams, ListSessionsResult),
+  'sessions.create': control(ControlCreateSessionParams, SessionResult),
+  'sessions.get': control(SessionIdParams, SessionResult),
+  'sessions.events': control(SessionEventsParams, SessionEventsResult),
+  /** Replays events after `after`, then streams live ones as `{t:"evt"}` lines. */
+  'sessions.follow': control(WatchSessionParams, SessionResult),
+  'sessions.send': control(SendParams, SendResult),
+  'sessions.interrupt': control(SessionIdParams, Empty),
+  'sessions.archive': control(ArchiveParams, Empty),
+  'sessions.autoApprove': control(AutoApproveParams, Empty),
+  'approvals.list': control(ListApprovalsParams, ListApprovalsResult),
+  'approvals.answer': control(AnswerApprovalParams, AnswerApprovalResult),
+} as const;
+
+export type ControlMethods = typeof CONTROL_METHODS;
+export type ControlMethodName = keyof ControlMethods;
+export type ControlParams<M extends ControlMethodName> = v.InferOutput<ControlMethods[M]['params']>;
+export type ControlResult<M extends ControlMethodName> = v.InferOutput<ControlMethods[M]['result']>;
+
+export function isControlMethod(name: string): name is ControlMethodName {
+  return Object.prototype.hasOwnProperty.call(CONTROL_METHODS, name);
+}
+
+/** Bytes of one line on the control socket: a frame's worth plus room for the envelope. */
+export const MAX_CONTROL_LINE = 2 * 1024 * 1024;
