@@ -16,7 +16,10 @@ export const DATA_DIR_OPTION: OptionSpec = {
 export const JSON_OPTION: OptionSpec = { name: 'json', type: 'boolean', description: 'print JSON instead of text' };
 
 /** Runs `body` with a client of the running host, or explains that none is running. */
-export async function withClient(context: CommandContext, body: (client: ControlClient) => Promise<number>): Promise<number> {
+export async function withClient(
+  context: CommandContext,
+  body: (client: ControlClient) => Promise<number>,
+): Promise<number> {
   const dir = resolveDataDir(stringOption(context.args, 'data-dir'), context.env);
   const client = await ControlClient.connect(dataPaths(dir).controlSocket);
   if (!client.ok) {

@@ -40,7 +40,10 @@ export class TranscriptPrinter {
       case 'tool.finished': {
         this.endStream();
         const lines = event.output.split('\n');
-        const shown = lines.slice(0, 12).map((l) => `  │ ${l}`).join('\n');
+        const shown = lines
+          .slice(0, 12)
+          .map((l) => `  │ ${l}`)
+          .join('\n');
         const more = lines.length > 12 ? `\n  │ … ${lines.length - 12} more lines` : '';
         this.out.write(`  ${event.ok ? '✓' : '✗'} ${event.tool}\n${shown}${more}\n`);
         return;
@@ -67,7 +70,9 @@ export class TranscriptPrinter {
       case 'run.finished': {
         this.endStream();
         const err = event.error ? `: ${event.error}` : '';
-        this.out.write(`\n— run ${event.status}${err} (${event.usage.inputTokens} in / ${event.usage.outputTokens} out tokens)\n`);
+        this.out.write(
+          `\n— run ${event.status}${err} (${event.usage.inputTokens} in / ${event.usage.outputTokens} out tokens)\n`,
+        );
         return;
       }
       case 'notice':

@@ -7,7 +7,11 @@ import { DATA_DIR_OPTION, JSON_OPTION, ago, failed, printJson, withClient } from
 export const approvalsCommand: Command = {
   path: ['approvals'],
   summary: 'list approvals waiting for an answer, each with its complete action',
-  options: [DATA_DIR_OPTION, JSON_OPTION, { name: 'session', type: 'string', value: 'ID', description: 'only this session' }],
+  options: [
+    DATA_DIR_OPTION,
+    JSON_OPTION,
+    { name: 'session', type: 'string', value: 'ID', description: 'only this session' },
+  ],
   arity: [0, 0],
   run: (context) =>
     withClient(context, async (client) => {
@@ -38,27 +42,42 @@ export const approveCommand: Command = {
   summary: 'answer an approval (the first answer from anywhere wins)',
   options: [
     DATA_DIR_OPTION,
-    { name: 'for-session', type: 'boolean', description: 'allow this for the rest of the session (for shell: this command)' },
-    { name: 'prefix', type: 'string', value: 'TEXT', description: 'with --for-session on a shell command: allow commands starting with TEXT' },
-    { name: 'note', type: 'string', value: 'TEXT', description: 'a note for the model (with deny: what to do instead)' },
+    {
+      name: 'for-session',
+      type: 'boolean',
+      description: 'allow this for the rest of the session (for shell: this command)',
+    },
+    {
+      name: 'prefix',
+      type: 'string',
+      value: 'TEXT',
+      description: 'with --for-session on a shell command: allow commands starting with TEXT',
+    },
+    {
+      name: 'note',
+      type: 'string',
+      value: 'TEXT',
+      description: 'a note for the model (with deny: what to do instead)',
+    },
     JSON_OPTION,
   ],
   arity: [2, 2],
-  run: (context) =>
-    withClient(context, async (client) => {
-      const [id, answer] = context.args.positionals as [string, string];
-      if (answer !== 'allow' && answer !== 'deny') {
-        context.stderr.write('tether approve: answer allow or deny\n');
-        return Exit.Usage;
-      }
-      const forSession = flag(context.args, 'for-session');
-      const prefix = stringOption(context.args, 'prefix');
-      if ((forSession || prefix !== undefined) && answer === 'deny') {
-        context.stderr.write('tether approve: --for-session and --prefix go with allow\n');
-        return Exit.Usage;
-      }
-      const decision: Decision = answer === 'deny' ? 'deny' : forSession || prefix !== undefined ? 'allow-session' : 'allow-once';
-      const note = stringOption(context.args, 'note');
+  run: (context) => {
+    const [id, answer] = context.args.positionals as [string, string];
+    if (answer !== 'allow' && answer !== 'deny') {
+      context.stderr.write('tether approve: answer allow or deny\n');
+      return Promise.resolve(Exit.Usage);
+    }
+    const forSession = flag(context.args, 'for-session');
+    const prefix = stringOption(context.args, 'prefix');
+    if ((forSession || prefix !== undefined) && answer === 'deny') {
+      context.stderr.write('tether approve: --for-session and --prefix go with allow\n');
+      return Promise.resolve(Exit.Usage);
+    }
+    const decision: Decision =
+      answer === 'deny' ? 'deny' : forSession || prefix !== undefined ? 'allow-session' : 'allow-once';
+    const note = stringOption(context.args, 'note');
+    return withClient(context, async (client) => {
       const result = await client.call('approvals.answer', {
         id,
         decision,
@@ -67,7 +86,11 @@ export const approveCommand: Command = {
       });
       if (failed(context, result)) return Exit.Error;
       if (flag(context.args, 'json')) printJson(context, result.value.approval);
-      else context.stdout.write(`${answer === 'allow' ? 'Allowed' : 'Denied'}${decision === 'allow-session' ? ' for this session' : ''}.\n`);
+      else
+        context.stdout.write(
+          `${answer === 'allow' ? 'Allowed' : 'Denied'}${decision === 'allow-session' ? ' for this session' : ''}.\n`,
+        );
       return Exit.Ok;
-    }),
+    });
+  },
 };

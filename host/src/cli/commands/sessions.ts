@@ -1,4 +1,4 @@
-import type { SessionSummary } from '@tether/shared-protocol';
+import type { SessionEvent, SessionSummary } from '@tether/shared-protocol';
 import { decodeEvent, isSessionEvent } from '@tether/shared-protocol';
 import { resolve } from 'node:path';
 import { flag, stringOption } from '../args.js';
@@ -61,7 +61,10 @@ export const sessionsNewCommand: Command = {
       });
       if (failed(context, result)) return Exit.Error;
       if (flag(context.args, 'json')) printJson(context, result.value.session);
-      else context.stdout.write(`${result.value.session.id}\nFollow it: tether sessions show ${result.value.session.id} --follow\n`);
+      else
+        context.stdout.write(
+          `${result.value.session.id}\nFollow it: tether sessions show ${result.value.session.id} --follow\n`,
+        );
       return Exit.Ok;
     }),
 };
@@ -70,16 +73,22 @@ export const sessionsShowCommand: Command = {
   path: ['sessions', 'show'],
   usage: 'ID',
   summary: 'print a transcript; --follow streams it live until Ctrl-C',
-  options: [DATA_DIR_OPTION, { name: 'follow', type: 'boolean', description: 'keep streaming new events' }, JSON_OPTION],
+  details: 'With --json: an array of events, or with --follow one event per line.',
+  options: [
+    DATA_DIR_OPTION,
+    { name: 'follow', type: 'boolean', description: 'keep streaming new events' },
+    JSON_OPTION,
+  ],
   arity: [1, 1],
   run: (context) =>
     withClient(context, async (client) => {
       const id = context.args.positionals[0]!;
       const json = flag(context.args, 'json');
       const printer = new TranscriptPrinter(context.stdout, flag(context.args, 'follow'));
-      const print = (event: Parameters<TranscriptPrinter['print']>[0]) =>
-        json ? context.stdout.write(`${JSON.stringify(event)}\n`) : printer.print(event);
       if (flag(context.args, 'follow')) {
+        // Following, --json prints one event per line as it comes.
+        const print = (event: SessionEvent) =>
+          json ? context.stdout.write(`${JSON.stringify(event)}\n`) : printer.print(event);
         client.onEvent(print);
         const result = await client.call('sessions.follow', { id, after: 0 });
         if (failed(context, result)) return Exit.Error;
@@ -89,19 +98,21 @@ export const sessionsShowCommand: Command = {
         });
         return Exit.Ok;
       }
+      const events: SessionEvent[] = [];
       let after = 0;
       for (;;) {
         const page = await client.call('sessions.events', { id, after, limit: 1000 });
         if (failed(context, page)) return Exit.Error;
         for (const raw of page.value.events) {
           const decoded = decodeEvent(raw);
-          if (decoded.kind === 'event' && isSessionEvent(decoded.event)) {
-            print(decoded.event);
-            after = decoded.event.seq;
-          }
+          if (decoded.kind === 'event' && isSessionEvent(decoded.event)) events.push(decoded.event);
         }
-        if (page.value.events.length < 1000) return Exit.Ok;
+        if (page.value.events.length < 1000) break;
+        after = events[events.length - 1]?.seq ?? after;
       }
+      if (json) printJson(context, events);
+      else for (const event of events) printer.print(event);
+      return Exit.Ok;
     }),
 };
 
@@ -144,7 +155,10 @@ export const sessionsArchiveCommand: Command = {
   arity: [1, 1],
   run: (context) =>
     withClient(context, async (client) => {
-      const result = await client.call('sessions.archive', { id: context.args.positionals[0]!, archived: !flag(context.args, 'undo') });
+      const result = await client.call('sessions.archive', {
+        id: context.args.positionals[0]!,
+        archived: !flag(context.args, 'undo'),
+      });
       if (failed(context, result)) return Exit.Error;
       return Exit.Ok;
     }),
@@ -156,16 +170,21 @@ export const sessionsAutoApproveCommand: Command = {
   summary: 'let a session act without asking (off by default; shown in its state)',
   options: [DATA_DIR_OPTION],
   arity: [2, 2],
-  run: (context) =>
-    withClient(context, async (client) => {
-      const [id, value] = context.args.positionals as [string, string];
-      if (value !== 'on' && value !== 'off') {
-        context.stderr.write('tether sessions auto-approve: say on or off\n');
-        return Exit.Usage;
-      }
+  run: (context) => {
+    const [id, value] = context.args.positionals as [string, string];
+    if (value !== 'on' && value !== 'off') {
+      context.stderr.write('tether sessions auto-approve: say on or off\n');
+      return Promise.resolve(Exit.Usage);
+    }
+    return withClient(context, async (client) => {
       const result = await client.call('sessions.autoApprove', { id, enabled: value === 'on' });
       if (failed(context, result)) return Exit.Error;
-      context.stdout.write(value === 'on' ? 'Auto-approve is on for this session: actions run without asking.\n' : 'Auto-approve is off.\n');
+      context.stdout.write(
+        value === 'on'
+          ? 'Auto-approve is on for this session: actions run without asking.\n'
+          : 'Auto-approve is off.\n',
+      );
       return Exit.Ok;
-    }),
+    });
+  },
 };

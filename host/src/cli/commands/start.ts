@@ -20,7 +20,12 @@ export const startCommand: Command = {
       value: 'SPEC',
       description: 'default model: anthropic:<model>, openai:<model>, openai-compatible:<model>@<url>, or demo',
     },
-    { name: 'mcp-config', type: 'string', value: 'FILE', description: 'MCP servers ({"mcpServers":{…}}); default <data-dir>/mcp.json' },
+    {
+      name: 'mcp-config',
+      type: 'string',
+      value: 'FILE',
+      description: 'MCP servers ({"mcpServers":{…}}); default <data-dir>/mcp.json',
+    },
     JSON_OPTION,
   ],
   arity: [0, 0],
@@ -40,7 +45,10 @@ async function runStart(context: CommandContext): Promise<number> {
     ...(model !== undefined ? { model } : {}),
     ...(mcpConfig !== undefined ? { mcpConfig } : {}),
     ...(demoDelay !== undefined && Number.isFinite(demoDelay) ? { demoDelayMs: demoDelay } : {}),
-    onNotice: (notice) => (json ? emit({ event: 'notice', level: notice.level, text: notice.text }) : stderr.write(`[${notice.level}] ${notice.text}\n`)),
+    onNotice: (notice) =>
+      json
+        ? emit({ event: 'notice', level: notice.level, text: notice.text })
+        : stderr.write(`[${notice.level}] ${notice.text}\n`),
   });
   if (!started.ok) {
     stderr.write(`tether start: ${started.error.message}\n`);
@@ -48,7 +56,14 @@ async function runStart(context: CommandContext): Promise<number> {
   }
   const host = started.value;
   if (json) {
-    emit({ event: 'ready', hostId: host.hostId, dataDir: host.paths.dir, controlSocket: host.paths.controlSocket, model: host.defaultModel, version: VERSION });
+    emit({
+      event: 'ready',
+      hostId: host.hostId,
+      dataDir: host.paths.dir,
+      controlSocket: host.paths.controlSocket,
+      model: host.defaultModel,
+      version: VERSION,
+    });
   } else {
     stdout.write(
       [
@@ -63,7 +78,9 @@ async function runStart(context: CommandContext): Promise<number> {
       if (event.type === 'approval.requested') {
         const a = event.approval;
         const first = a.action.split('\n')[0] ?? '';
-        stdout.write(`approval ${a.id} (${a.kind}) in session ${a.sessionId}: ${first}\n  answer: tether approve ${a.id} allow|deny\n`);
+        stdout.write(
+          `approval ${a.id} (${a.kind}) in session ${a.sessionId}: ${first}\n  answer: tether approve ${a.id} allow|deny\n`,
+        );
       }
     });
   }

@@ -1,0 +1,139 @@
+import type { ChildProcess } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+/** The built `tether` command, as a newcomer runs it. */
+export const TETHER_BIN = fileURLToPath(new URL('../../host/bin/tether.js', import.meta.url));
+
+export interface HostProcess {
+  child: ChildProcess;
+  dataDir: string;
+  ready: Record<string, unknown>;
+  /** Every JSON line the host printed so far. */
+  lines: Record<string, unknown>[];
+  /** Waits for a JSON line matching `predicate`. */
+  waitFor(predicate: (line: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export function makeDataDir(): string {
+  return mkdtempSync(join(tmpdir(), 'tether-e2e-'));
+}
+
+export function removeDataDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** Starts `tether start --json` on a data dir and waits for its ready line. */
+export async function startHost(
+  dataDir: string,
+  extraArgs: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): Promise<HostProcess> {
+  const child = spawn(process.execPath, [TETHER_BIN, 'start', '--json', '--data-dir', dataDir, ...extraArgs], {
+    env: { ...cleanEnv(), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: Record<string, unknown>[] = [];
+  const waiters: {
+    predicate: (l: Record<string, unknown>) => boolean;
+    resolve: (l: Record<string, unknown>) => void;
+  }[] = [];
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  createInterface({ input: child.stdout }).on('line', (text) => {
+    let line: Record<string, unknown>;
+    try {
+      line = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      return;
+    }
+    lines.push(line);
+    for (const w of [...waiters]) {
+      if (w.predicate(line)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(line);
+      }
+    }
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const waitFor = (predicate: (l: Record<string, unknown>) => boolean, timeoutMs = 15_000) => {
+    const found = lines.find(predicate);
+    if (found) return Promise.resolve(found);
+    return new Promise<Record<string, unknown>>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`host did not print the expected line; stderr: ${stderr}`)),
+        timeoutMs,
+      );
+      waiters.push({ predicate, resolve: (l) => (clearTimeout(timer), resolve(l)) });
+      void exited.then((code) => reject(new Error(`host exited (${code}); stderr: ${stderr}`)));
+    });
+  };
+  const ready = await waitFor((l) => l.event === 'ready');
+  return {
+    child,
+    dataDir,
+    ready,
+    lines,
+    waitFor,
+    stop: async (signal = 'SIGTERM') => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** The environment without keys that would make the host use a real model. */
+function cleanEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.ANTHROPIC_API_KEY;
+  delete env.OPENAI_API_KEY;
+  delete env.TETHER_DATA_DIR;
+  return env;
+}
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `tether …` against a data dir. */
+export function tether(dataDir: string, args: string[], options: { cwd?: string } = {}): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [TETHER_BIN, ...args, ...(args.includes('--data-dir') ? [] : ['--data-dir', dataDir])],
+      { env: cleanEnv(), cwd: options.cwd ?? dataDir, timeout: 30_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+export async function tetherJson<T>(dataDir: string, args: string[], options: { cwd?: string } = {}): Promise<T> {
+  const result = await tether(dataDir, [...args, '--json'], options);
+  if (result.code !== 0) throw new Error(`tether ${args.join(' ')} failed (${result.code}): ${result.stderr}`);
+  return JSON.parse(result.stdout) as T;
+}
+
+/** Polls until `check` returns a value (not undefined), or fails after `timeoutMs`. */
+export async function eventually<T>(
+  check: () => Promise<T | undefined>,
+  timeoutMs = 15_000,
+  what = 'condition',
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
