@@ -79,7 +79,9 @@ export class Host {
     const checked = createProvider(parsedDefault.value, options.env);
     if (!checked.ok) return fail('invalid-params', checked.message);
 
-    const mcpConfig = loadMcpConfig(options.mcpConfig ?? paths.mcpConfig, { required: options.mcpConfig !== undefined });
+    const mcpConfig = loadMcpConfig(options.mcpConfig ?? paths.mcpConfig, {
+      required: options.mcpConfig !== undefined,
+    });
     if (!mcpConfig.ok) return fail('invalid-params', mcpConfig.message);
 
     const db = openDatabase(paths.database);
@@ -94,7 +96,8 @@ export class Host {
       mcpFailures.push(notice.text);
       // Sessions running now hear of it at once; others when their next run starts.
       for (const summary of sessions?.list() ?? []) {
-        if (sessions?.isRunning(summary.id)) log.append(summary.id, { type: 'notice', level: notice.level, text: notice.text });
+        if (sessions?.isRunning(summary.id))
+          log.append(summary.id, { type: 'notice', level: notice.level, text: notice.text });
       }
     };
     const mcp = await McpManager.start(mcpConfig.value, { onNotice: onMcpNotice, clientVersion: VERSION });
@@ -108,7 +111,9 @@ export class Host {
         retry: {
           clock,
           onRetry: ({ attempt, maxAttempts, delayMs, error }) =>
-            onNotice(`The model API failed (${error.message}); trying again in ${Math.ceil(delayMs / 1000)} s (attempt ${attempt + 1} of ${maxAttempts}).`),
+            onNotice(
+              `The model API failed (${error.message}); trying again in ${Math.ceil(delayMs / 1000)} s (attempt ${attempt + 1} of ${maxAttempts}).`,
+            ),
         },
       });
       if (!made.ok) return fail('invalid-params', made.message);
@@ -129,7 +134,19 @@ export class Host {
     });
     sessions.recover();
 
-    const host = new Host(identity.identity, paths, db, log, sessionStore, approvals, sessions, mcp, defaultModel, clock, undefined);
+    const host = new Host(
+      identity.identity,
+      paths,
+      db,
+      log,
+      sessionStore,
+      approvals,
+      sessions,
+      mcp,
+      defaultModel,
+      clock,
+      undefined,
+    );
     const control = await ControlServer.listen(paths.controlSocket, controlHandlers(host));
     if (!control.ok) {
       await mcp.close();

@@ -68,10 +68,15 @@ export async function runAgent(
         history.push({ role: 'user', text });
       }
     }
-    host.append({ type: 'notice', level: 'warning', text: `Stopped after ${MAX_MODEL_CALLS_PER_RUN} model calls in one run; send a message to go on.` });
+    host.append({
+      type: 'notice',
+      level: 'warning',
+      text: `Stopped after ${MAX_MODEL_CALLS_PER_RUN} model calls in one run; send a message to go on.`,
+    });
     return { status: 'done', usage };
   } catch (error) {
-    if (signal.aborted || (error instanceof ProviderError && error.kind === 'aborted')) return { status: 'interrupted', usage };
+    if (signal.aborted || (error instanceof ProviderError && error.kind === 'aborted'))
+      return { status: 'interrupted', usage };
     const message = error instanceof Error ? error.message : String(error);
     return { status: 'error', error: message, usage };
   }
@@ -88,7 +93,9 @@ async function modelTurn(
   const messageId = host.newId('m');
   let text = '';
   const toolCalls: ToolCall[] = [];
-  const deltas = new DeltaCoalescer(host.clock, (piece) => host.append({ type: 'message.delta', messageId, text: piece }));
+  const deltas = new DeltaCoalescer(host.clock, (piece) =>
+    host.append({ type: 'message.delta', messageId, text: piece }),
+  );
   const finishText = () => {
     deltas.flush();
     if (text !== '') host.append({ type: 'message', messageId, role: 'assistant', text });
@@ -119,7 +126,11 @@ async function modelTurn(
         case 'end':
           ended = true;
           if (event.stopReason === 'max-tokens' && toolCalls.length === 0) {
-            host.append({ type: 'notice', level: 'warning', text: 'The reply reached the output token limit and was cut off.' });
+            host.append({
+              type: 'notice',
+              level: 'warning',
+              text: 'The reply reached the output token limit and was cut off.',
+            });
           }
           break;
       }
@@ -163,7 +174,10 @@ async function runToolCall(host: RunHost, call: ToolCall, signal: AbortSignal): 
       return { ok: false, output: `The tool failed: ${error instanceof Error ? error.message : String(error)}` };
     }
   })();
-  const output = outcome.output.length > MAX_TOOL_OUTPUT_EVENT ? `${outcome.output.slice(0, MAX_TOOL_OUTPUT_EVENT - 40)}\n… [output cut]` : outcome.output;
+  const output =
+    outcome.output.length > MAX_TOOL_OUTPUT_EVENT
+      ? `${outcome.output.slice(0, MAX_TOOL_OUTPUT_EVENT - 40)}\n… [output cut]`
+      : outcome.output;
   host.append({
     type: 'tool.finished',
     toolCallId: call.id,
@@ -198,7 +212,8 @@ async function askApproval(
   host.setStatus('waiting');
   const answer = await raised.outcome;
   if (!signal.aborted) host.setStatus('running');
-  if (answer.status === 'cancelled') return { ok: false, output: 'Not run: the approval was cancelled because the run was interrupted.' };
+  if (answer.status === 'cancelled')
+    return { ok: false, output: 'Not run: the approval was cancelled because the run was interrupted.' };
   if (answer.status === 'denied') {
     const note = answer.note ? ` Their note: ${answer.note}` : '';
     return { ok: false, output: `The person denied this action.${note}` };
@@ -209,4 +224,3 @@ async function askApproval(
   }
   return undefined;
 }
-

@@ -15,7 +15,15 @@ describe('approval policy', () => {
     expect(isAllowedByRules(rules, 'shell', shell('npm test'))).toBe(true);
     expect(isAllowedByRules(rules, 'shell', shell('npm test -- auth'))).toBe(true);
     expect(isAllowedByRules(rules, 'shell', shell('npm testx'))).toBe(false);
-    for (const sneaky of ['npm test && rm -rf ~', 'npm test; rm x', 'npm test | sh', 'npm test $(rm x)', 'npm test `rm x`', 'npm test > /etc/x', 'npm test\nrm x']) {
+    for (const sneaky of [
+      'npm test && rm -rf ~',
+      'npm test; rm x',
+      'npm test | sh',
+      'npm test $(rm x)',
+      'npm test `rm x`',
+      'npm test > /etc/x',
+      'npm test\nrm x',
+    ]) {
       expect(isAllowedByRules(rules, 'shell', shell(sneaky)), sneaky).toBe(false);
     }
   });
@@ -28,7 +36,10 @@ describe('approval policy', () => {
   });
 
   it('makes rules from answers and checks chosen prefixes', () => {
-    expect(ruleForAnswer('shell', shell('make -j4 test'), undefined)).toEqual({ tool: 'shell', command: 'make -j4 test' });
+    expect(ruleForAnswer('shell', shell('make -j4 test'), undefined)).toEqual({
+      tool: 'shell',
+      command: 'make -j4 test',
+    });
     expect(ruleForAnswer('shell', shell('make -j4 test'), 'make')).toEqual({ tool: 'shell', prefix: 'make' });
     expect(ruleForAnswer('shell', shell('make test'), 'npm')).toHaveProperty('error');
     expect(ruleForAnswer('shell', shell('a; b'), 'a;')).toHaveProperty('error');

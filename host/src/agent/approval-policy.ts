@@ -28,7 +28,11 @@ export function isAllowedByRules(rules: readonly AllowRule[], tool: string, need
  * The rule an "allow for this session" answer adds: for `shell`, that exact command, or the
  * prefix the person chose (which must start the command); for other tools, the tool.
  */
-export function ruleForAnswer(tool: string, need: ApprovalNeed, prefix: string | undefined): AllowRule | { error: string } {
+export function ruleForAnswer(
+  tool: string,
+  need: ApprovalNeed,
+  prefix: string | undefined,
+): AllowRule | { error: string } {
   if (tool !== 'shell') {
     return prefix === undefined ? { tool } : { error: 'a prefix applies only to shell commands' };
   }

@@ -7,8 +7,19 @@ function log(...bodies: SessionEventBody[]): SessionEvent[] {
 }
 
 const user = (text: string): SessionEventBody => ({ type: 'message', messageId: `u${text}`, role: 'user', text });
-const assistant = (text: string): SessionEventBody => ({ type: 'message', messageId: `a${text}`, role: 'assistant', text });
-const started = (id: string, input: unknown): SessionEventBody => ({ type: 'tool.started', toolCallId: id, tool: 'shell', title: '', input });
+const assistant = (text: string): SessionEventBody => ({
+  type: 'message',
+  messageId: `a${text}`,
+  role: 'assistant',
+  text,
+});
+const started = (id: string, input: unknown): SessionEventBody => ({
+  type: 'tool.started',
+  toolCallId: id,
+  tool: 'shell',
+  title: '',
+  input,
+});
 const finished = (id: string, output: string, ok = true): SessionEventBody => ({
   type: 'tool.finished',
   toolCallId: id,
@@ -65,7 +76,9 @@ describe('buildHistory', () => {
   });
 
   it('starts a new turn for tool calls after results without assistant text', () => {
-    const history = buildHistory(log(user('go'), started('t1', {}), finished('t1', 'x'), started('t2', {}), finished('t2', 'y')));
+    const history = buildHistory(
+      log(user('go'), started('t1', {}), finished('t1', 'x'), started('t2', {}), finished('t2', 'y')),
+    );
     expect(history.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool']);
   });
 });

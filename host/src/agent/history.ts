@@ -28,7 +28,13 @@ export function buildHistory(events: Iterable<SessionEvent>): ChatMessage[] {
       messages.push({
         role: 'tool',
         results: assistant.toolCalls.map(
-          (call) => byId.get(call.id) ?? { toolCallId: call.id, name: call.name, output: UNFINISHED_TOOL_OUTPUT, isError: true },
+          (call) =>
+            byId.get(call.id) ?? {
+              toolCallId: call.id,
+              name: call.name,
+              output: UNFINISHED_TOOL_OUTPUT,
+              isError: true,
+            },
         ),
       });
     }

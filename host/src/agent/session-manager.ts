@@ -140,7 +140,12 @@ export class SessionManager {
         level: 'warning',
         text: 'The host stopped while this session was running; the run was interrupted. Send a message to go on.',
       });
-      this.deps.log.append(record.id, { type: 'run.finished', runId: this.deps.newId('r'), status: 'interrupted', usage: { inputTokens: 0, outputTokens: 0 } });
+      this.deps.log.append(record.id, {
+        type: 'run.finished',
+        runId: this.deps.newId('r'),
+        status: 'interrupted',
+        usage: { inputTokens: 0, outputTokens: 0 },
+      });
       this.deps.sessions.update(record.id, { status: 'interrupted' });
       this.announce(record.id);
     }
@@ -151,7 +156,10 @@ export class SessionManager {
   async shutdown(timeoutMs = 5000): Promise<void> {
     const runs = [...this.runs.values()];
     for (const run of runs) run.controller.abort();
-    await Promise.race([Promise.all(runs.map((r) => r.done)), new Promise((resolve) => setTimeout(resolve, timeoutMs))]);
+    await Promise.race([
+      Promise.all(runs.map((r) => r.done)),
+      new Promise((resolve) => setTimeout(resolve, timeoutMs)),
+    ]);
   }
 
   private startRun(id: string, text: string): void {
@@ -172,13 +180,24 @@ export class SessionManager {
     this.runs.set(id, { controller, done });
   }
 
-  private async execute(record: SessionRecord, runId: string, history: ReturnType<typeof buildHistory>, controller: AbortController): Promise<void> {
+  private async execute(
+    record: SessionRecord,
+    runId: string,
+    history: ReturnType<typeof buildHistory>,
+    controller: AbortController,
+  ): Promise<void> {
     const id = record.id;
     let result: RunResult;
     const context = this.deps.contexts(record.place);
-    const resolved = this.deps.providers(record.model, (text) => this.appendEvent(id, { type: 'notice', level: 'warning', text }));
+    const resolved = this.deps.providers(record.model, (text) =>
+      this.appendEvent(id, { type: 'notice', level: 'warning', text }),
+    );
     if (!context) {
-      result = { status: 'error', error: `the machine ${record.place} is not known`, usage: { inputTokens: 0, outputTokens: 0 } };
+      result = {
+        status: 'error',
+        error: `the machine ${record.place} is not known`,
+        usage: { inputTokens: 0, outputTokens: 0 },
+      };
     } else if (!resolved.ok) {
       result = { status: 'error', error: resolved.error.message, usage: { inputTokens: 0, outputTokens: 0 } };
     } else {
@@ -203,11 +222,16 @@ export class SessionManager {
         approvals: this.deps.approvals,
         context,
         tools: this.deps.tools,
-        system: systemPrompt({ cwd: record.cwd, place: record.place, date: new Date(this.deps.clock.now()).toDateString() }),
+        system: systemPrompt({
+          cwd: record.cwd,
+          place: record.place,
+          date: new Date(this.deps.clock.now()).toDateString(),
+        }),
       };
       result = await runAgent(host, resolved.value.provider, resolved.value.model, history, controller.signal);
     }
-    if (result.status === 'error') this.appendEvent(id, { type: 'notice', level: 'error', text: result.error ?? 'the run failed' });
+    if (result.status === 'error')
+      this.appendEvent(id, { type: 'notice', level: 'error', text: result.error ?? 'the run failed' });
     this.appendEvent(id, {
       type: 'run.finished',
       runId,
@@ -241,4 +265,3 @@ function titleOf(text: string): string {
   const first = text.trim().split('\n')[0] ?? '';
   return first.length > TITLE_CHARS ? `${first.slice(0, TITLE_CHARS - 1)}…` : first || 'New session';
 }
-

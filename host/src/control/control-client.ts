@@ -1,5 +1,12 @@
 import type { ControlMethodName, ControlParams, ControlResult, Result, SessionEvent } from '@tether/shared-protocol';
-import { CONTROL_METHODS, MAX_CONTROL_LINE, decodeChannelMessage, decodeEvent, fail, isSessionEvent } from '@tether/shared-protocol';
+import {
+  CONTROL_METHODS,
+  MAX_CONTROL_LINE,
+  decodeChannelMessage,
+  decodeEvent,
+  fail,
+  isSessionEvent,
+} from '@tether/shared-protocol';
 import { connect } from 'node:net';
 import type { Socket } from 'node:net';
 import * as v from 'valibot';
@@ -74,7 +81,8 @@ export class ControlClient {
     if (!message) return;
     if (message.t === 'evt') {
       const decoded = decodeEvent(message.event);
-      if (decoded.kind === 'event' && isSessionEvent(decoded.event)) for (const l of this.eventListeners) l(decoded.event);
+      if (decoded.kind === 'event' && isSessionEvent(decoded.event))
+        for (const l of this.eventListeners) l(decoded.event);
       return;
     }
     if (message.t !== 'res') return;
@@ -83,6 +91,10 @@ export class ControlClient {
     this.pending.delete(message.id);
     if ('error' in message) return call.resolve({ ok: false, error: message.error });
     const parsed = v.safeParse(CONTROL_METHODS[call.method].result, message.result);
-    call.resolve(parsed.success ? { ok: true, value: parsed.output } : fail('malformed', `the host answered ${call.method} with an invalid result`));
+    call.resolve(
+      parsed.success
+        ? { ok: true, value: parsed.output }
+        : fail('malformed', `the host answered ${call.method} with an invalid result`),
+    );
   }
 }

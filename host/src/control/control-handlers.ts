@@ -26,7 +26,11 @@ export function controlHandlers(host: Host): ControlHandlers {
     },
     'sessions.list': (p) => ok({ sessions: sessions.list(p.includeArchived ?? false) }),
     'sessions.create': async (p) => {
-      const created = await sessions.create({ cwd: p.cwd, text: p.text, ...(p.model !== undefined ? { model: p.model } : {}) });
+      const created = await sessions.create({
+        cwd: p.cwd,
+        text: p.text,
+        ...(p.model !== undefined ? { model: p.model } : {}),
+      });
       return created.ok ? ok({ session: created.value }) : created;
     },
     'sessions.get': (p) => {
@@ -59,7 +63,11 @@ export function controlHandlers(host: Host): ControlHandlers {
     'approvals.answer': (p) => {
       const answered = approvals.answer(
         p.id,
-        { decision: p.decision, ...(p.note !== undefined ? { note: p.note } : {}), ...(p.prefix !== undefined ? { prefix: p.prefix } : {}) },
+        {
+          decision: p.decision,
+          ...(p.note !== undefined ? { note: p.note } : {}),
+          ...(p.prefix !== undefined ? { prefix: p.prefix } : {}),
+        },
         local,
       );
       return answered.ok ? ok({ approval: answered.value }) : answered;

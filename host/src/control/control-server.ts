@@ -7,7 +7,13 @@ import type {
   Result,
   SessionEvent,
 } from '@tether/shared-protocol';
-import { CONTROL_METHODS, MAX_CONTROL_LINE, decodeChannelMessage, isControlMethod, protocolError } from '@tether/shared-protocol';
+import {
+  CONTROL_METHODS,
+  MAX_CONTROL_LINE,
+  decodeChannelMessage,
+  isControlMethod,
+  protocolError,
+} from '@tether/shared-protocol';
 import { chmodSync, existsSync, unlinkSync } from 'node:fs';
 import type { Server, Socket } from 'node:net';
 import { connect, createServer } from 'node:net';
@@ -85,11 +91,20 @@ export class ControlServer {
 
   static async listen(path: string, handlers: ControlHandlers): Promise<Result<ControlServer>> {
     if (path.length > 100) {
-      return { ok: false, error: protocolError('unavailable', `the control socket path is too long for a Unix socket (${path.length} > 100 characters): choose a shorter --data-dir`) };
+      return {
+        ok: false,
+        error: protocolError(
+          'unavailable',
+          `the control socket path is too long for a Unix socket (${path.length} > 100 characters): choose a shorter --data-dir`,
+        ),
+      };
     }
     if (existsSync(path)) {
       if (await answers(path)) {
-        return { ok: false, error: protocolError('conflict', `a Tether host is already running with this data dir (${path})`) };
+        return {
+          ok: false,
+          error: protocolError('conflict', `a Tether host is already running with this data dir (${path})`),
+        };
       }
       unlinkSync(path);
     }
@@ -109,7 +124,8 @@ export class ControlServer {
 
   /** Sends an appended event to every client following its session. */
   broadcast(event: SessionEvent): void {
-    for (const connection of this.connections) if (connection.following.has(event.sessionId)) connection.sendEvent(event);
+    for (const connection of this.connections)
+      if (connection.following.has(event.sessionId)) connection.sendEvent(event);
   }
 
   async close(): Promise<void> {
@@ -141,11 +157,19 @@ export class ControlServer {
   private async handle(line: Buffer, connection: ControlConnection): Promise<void> {
     const message = decodeChannelMessage(line);
     if (!message || message.t !== 'req') {
-      connection.send({ t: 'res', id: 0, error: protocolError('bad-request', 'expected {"t":"req","id":…,"method":…,"params":{…}}') });
+      connection.send({
+        t: 'res',
+        id: 0,
+        error: protocolError('bad-request', 'expected {"t":"req","id":…,"method":…,"params":{…}}'),
+      });
       return;
     }
     const reply = (result: Result<unknown>) =>
-      connection.send(result.ok ? { t: 'res', id: message.id, result: result.value } : { t: 'res', id: message.id, error: result.error });
+      connection.send(
+        result.ok
+          ? { t: 'res', id: message.id, result: result.value }
+          : { t: 'res', id: message.id, error: result.error },
+      );
     if (!isControlMethod(message.method)) {
       return reply({ ok: false, error: protocolError('unknown-method', `unknown method ${message.method}`) });
     }
@@ -155,7 +179,10 @@ export class ControlServer {
       return reply({ ok: false, error: protocolError('invalid-params', describeIssues(params.issues)) });
     }
     try {
-      const handler = this.handlers[message.method] as (p: unknown, c: ControlConnection) => Result<unknown> | Promise<Result<unknown>>;
+      const handler = this.handlers[message.method] as (
+        p: unknown,
+        c: ControlConnection,
+      ) => Result<unknown> | Promise<Result<unknown>>;
       reply(await handler(params.output, connection));
     } catch (error) {
       reply({ ok: false, error: internalError(error) });
