@@ -37,6 +37,8 @@ export interface HostOptions {
   onNotice?: (notice: McpNotice) => void;
   /** Milliseconds between the demo model's words (tests make it fast). */
   demoDelayMs?: number;
+  /** Milliseconds of the first retry wait after a 429/5xx (tests make it short). */
+  retryBaseDelayMs?: number;
 }
 
 /**
@@ -89,14 +91,15 @@ export class Host {
     const sessionStore = new SessionStore(db);
     const approvals = new ApprovalBroker(new ApprovalStore(db), log, clock, () => newId('a'));
     const mcpFailures: string[] = [];
-    let sessions: SessionManager | undefined;
+    // Made after the MCP servers start, which may already report failures to it.
+    const late: { sessions?: SessionManager } = {};
     const onMcpNotice = (notice: McpNotice) => {
       options.onNotice?.(notice);
       if (notice.level === 'info') return;
       mcpFailures.push(notice.text);
       // Sessions running now hear of it at once; others when their next run starts.
-      for (const summary of sessions?.list() ?? []) {
-        if (sessions?.isRunning(summary.id))
+      for (const summary of late.sessions?.list() ?? []) {
+        if (late.sessions?.isRunning(summary.id))
           log.append(summary.id, { type: 'notice', level: notice.level, text: notice.text });
       }
     };
@@ -110,6 +113,7 @@ export class Host {
         ...(options.demoDelayMs !== undefined ? { demo: { delayMs: options.demoDelayMs } } : {}),
         retry: {
           clock,
+          ...(options.retryBaseDelayMs !== undefined ? { baseDelayMs: options.retryBaseDelayMs } : {}),
           onRetry: ({ attempt, maxAttempts, delayMs, error }) =>
             onNotice(
               `The model API failed (${error.message}); trying again in ${Math.ceil(delayMs / 1000)} s (attempt ${attempt + 1} of ${maxAttempts}).`,
@@ -120,7 +124,7 @@ export class Host {
       return ok({ provider: made.value, model: parsed.value.model });
     };
     const local = new LocalContext();
-    sessions = new SessionManager({
+    const sessions = new SessionManager({
       sessions: sessionStore,
       log,
       approvals,
@@ -132,6 +136,7 @@ export class Host {
       defaultModel,
       startNotices: () => mcpFailures,
     });
+    late.sessions = sessions;
     sessions.recover();
 
     const host = new Host(

@@ -152,16 +152,16 @@ async function runToolCall(host: RunHost, call: ToolCall, signal: AbortSignal): 
   } catch {
     parsedJson = false;
   }
-  const parsed = tool?.parse(input);
-  const title = tool && parsed?.ok ? tool.title(parsed.value as never) : call.name;
+  const parsed = tool?.parse(input) ?? { ok: false as const, message: `There is no tool named ${call.name}.` };
+  const title = tool && parsed.ok ? tool.title(parsed.value) : call.name;
   host.append({ type: 'tool.started', toolCallId: call.id, tool: call.name, title: title.slice(0, 1000), input });
   const outcome = await (async (): Promise<ToolOutcome> => {
     if (!tool) return { ok: false, output: `There is no tool named ${call.name}.` };
     if (!parsedJson) return { ok: false, output: `The arguments are not valid JSON: ${call.arguments.slice(0, 200)}` };
-    if (!parsed!.ok) return { ok: false, output: parsed!.message };
+    if (!parsed.ok) return { ok: false, output: parsed.message };
     if (signal.aborted) return { ok: false, output: 'Not run: the run was interrupted.' };
     const context = { sessionId: host.record().id, cwd: host.record().cwd, exec: host.context, signal };
-    const value = parsed!.value as never;
+    const value = parsed.value;
     const check = await tool.approval(value, context);
     if ('refuse' in check) return { ok: false, output: check.refuse };
     if (check.need) {

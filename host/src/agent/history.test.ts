@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { UNFINISHED_TOOL_OUTPUT, buildHistory } from './history.js';
 
 function log(...bodies: SessionEventBody[]): SessionEvent[] {
-  return bodies.map((body, i) => ({ ...body, sessionId: 's', seq: i + 1, at: 0 }) as SessionEvent);
+  return bodies.map((body, i): SessionEvent => ({ ...body, sessionId: 's', seq: i + 1, at: 0 }));
 }
 
 const user = (text: string): SessionEventBody => ({ type: 'message', messageId: `u${text}`, role: 'user', text });

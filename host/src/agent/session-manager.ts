@@ -81,7 +81,7 @@ export class SessionManager {
       createdAt: now,
       updatedAt: now,
     });
-    this.startRun(record.id, input.text);
+    this.startRun(record.id, [input.text]);
     return ok(this.get(record.id)!);
   }
 
@@ -94,7 +94,8 @@ export class SessionManager {
       this.announce(id);
       return ok({ queued: true });
     }
-    this.startRun(id, text);
+    // Messages still queued from an interrupted run go first, in the order they were sent.
+    this.startRun(id, [...this.deps.sessions.takeQueued(id), text]);
     return ok({ queued: false });
   }
 
@@ -162,12 +163,13 @@ export class SessionManager {
     ]);
   }
 
-  private startRun(id: string, text: string): void {
+  private startRun(id: string, texts: readonly string[]): void {
     const { log, sessions } = this.deps;
     const record = sessions.get(id)!;
     const controller = new AbortController();
     const runId = this.deps.newId('r');
-    this.appendEvent(id, { type: 'message', messageId: this.deps.newId('m'), role: 'user', text });
+    for (const text of texts)
+      this.appendEvent(id, { type: 'message', messageId: this.deps.newId('m'), role: 'user', text });
     const notices = this.deps.startNotices?.() ?? [];
     for (const notice of notices.slice(this.noticesShown.get(id) ?? 0)) {
       this.appendEvent(id, { type: 'notice', level: 'warning', text: notice });
@@ -176,7 +178,7 @@ export class SessionManager {
     const history = buildHistory(log.readAll(id));
     sessions.update(id, { status: 'running' });
     this.announce(id);
-    const done = this.execute(record, runId, history, controller).finally(() => this.runs.delete(id));
+    const done = this.execute(record, runId, history, controller);
     this.runs.set(id, { controller, done });
   }
 
@@ -230,6 +232,8 @@ export class SessionManager {
       };
       result = await runAgent(host, resolved.value.provider, resolved.value.model, history, controller.signal);
     }
+    // No longer busy from here on: a message sent now starts a run (below, if it was queued).
+    this.runs.delete(id);
     if (result.status === 'error')
       this.appendEvent(id, { type: 'notice', level: 'error', text: result.error ?? 'the run failed' });
     this.appendEvent(id, {
@@ -241,6 +245,9 @@ export class SessionManager {
     });
     this.deps.sessions.update(id, { status: result.status === 'done' ? 'idle' : result.status });
     this.announce(id);
+    // A follow-up queued just as the run ended goes out now rather than waiting for another message.
+    const leftover = result.status === 'done' ? this.deps.sessions.takeQueued(id) : [];
+    if (leftover.length > 0) this.startRun(id, leftover);
   }
 
   /** Appends an event and keeps the session's last line current. */

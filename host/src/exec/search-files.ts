@@ -72,10 +72,9 @@ export async function searchFiles(
       break;
     }
     const dir = stack.pop()!;
-    let entries: Dirent[] = [];
+    const entries: Dirent[] = [];
     try {
       const handle = await opendir(dir);
-      entries = [];
       for await (const entry of handle) entries.push(entry);
     } catch {
       continue;

@@ -45,7 +45,8 @@ export class EventLog {
       const { type, ...payload } = resolved;
       this.insert.run(sessionId, seq, type, JSON.stringify(payload), at);
       this.bump.run(seq, at, sessionId);
-      return { ...resolved, sessionId, seq, at } as SessionEvent;
+      const event: SessionEvent = { ...resolved, sessionId, seq, at };
+      return event;
     })();
     for (const listener of this.listeners) listener(event);
     return event;

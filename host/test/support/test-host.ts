@@ -1,0 +1,67 @@
+import type { SessionEvent } from '@tether/shared-protocol';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { HostOptions } from '../../src/host.js';
+import { Host } from '../../src/host.js';
+
+/** A real host in this process, on a fresh data dir with a project folder, stopped by `close`. */
+export interface TestHost {
+  host: Host;
+  dir: string;
+  project: string;
+  /** Resolves with the first event (already logged or to come) matching `predicate`. */
+  waitFor(sessionId: string, predicate: (event: SessionEvent) => boolean, timeoutMs?: number): Promise<SessionEvent>;
+  events(sessionId: string): SessionEvent[];
+  close(): Promise<void>;
+}
+
+export async function startTestHost(
+  options: Partial<HostOptions> & { env?: NodeJS.ProcessEnv } = {},
+): Promise<TestHost> {
+  const dir = mkdtempSync(join(tmpdir(), 'tether-host-'));
+  const project = join(dir, 'project');
+  mkdirSync(project);
+  writeFileSync(join(project, 'notes.txt'), 'first line\nsecond line\n');
+  const started = await Host.start({
+    dataDir: join(dir, 'data'),
+    demoDelayMs: 0,
+    retryBaseDelayMs: 10,
+    ...options,
+    env: options.env ?? {},
+  });
+  if (!started.ok) throw new Error(started.error.message);
+  const host = started.value;
+  const events = (sessionId: string) => [...host.log.readAll(sessionId)];
+  return {
+    host,
+    dir,
+    project,
+    events,
+    waitFor: (sessionId, predicate, timeoutMs = 10_000) =>
+      new Promise((resolve, reject) => {
+        const found = events(sessionId).find(predicate);
+        if (found) return resolve(found);
+        const timer = setTimeout(() => {
+          stop();
+          reject(
+            new Error(
+              `timed out; events so far: ${events(sessionId)
+                .map((e) => e.type)
+                .join(', ')}`,
+            ),
+          );
+        }, timeoutMs);
+        const stop = host.log.subscribe((event) => {
+          if (event.sessionId !== sessionId || !predicate(event)) return;
+          clearTimeout(timer);
+          stop();
+          resolve(event);
+        });
+      }),
+    close: async () => {
+      await host.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
