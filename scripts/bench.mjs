@@ -3,6 +3,7 @@ import { bin, run } from './run.mjs';
 
 const BENCHES = {
   protocol: 'shared-protocol/bench/protocol.ts',
+  host: 'host/bench/host.ts',
 };
 
 const names = process.argv.slice(2);

@@ -10,6 +10,7 @@ const projects = [
   'shared-protocol/scripts/tsconfig.json',
   'shared-protocol/bench/tsconfig.json',
   'shared-protocol/fuzz/tsconfig.json',
+  'host/bench/tsconfig.json',
   'host/tsconfig.json',
   'machine/tsconfig.json',
   'relay/tsconfig.json',

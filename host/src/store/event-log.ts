@@ -12,6 +12,8 @@ type Listener = (event: SessionEvent) => void;
  */
 export class EventLog {
   private readonly listeners = new Set<Listener>();
+  /** Last sequence number per session: this log is the only writer, so it need not be read back. */
+  private readonly last = new Map<string, number>();
   private readonly insert;
   private readonly bump;
   private readonly selectLast;
@@ -38,13 +40,12 @@ export class EventLog {
   append(sessionId: string, body: SessionEventBody | ((seq: number) => SessionEventBody)): SessionEvent {
     const at = this.clock.now();
     const event = this.db.transaction(() => {
-      const last = this.selectLast.get(sessionId) as number | undefined;
-      if (last === undefined) throw new Error(`append to unknown session ${sessionId}`);
-      const seq = last + 1;
+      const seq = this.lastSeq(sessionId, true) + 1;
       const resolved = typeof body === 'function' ? body(seq) : body;
       const { type, ...payload } = resolved;
       this.insert.run(sessionId, seq, type, JSON.stringify(payload), at);
       this.bump.run(seq, at, sessionId);
+      this.last.set(sessionId, seq);
       const event: SessionEvent = { ...resolved, sessionId, seq, at };
       return event;
     })();
@@ -87,8 +88,16 @@ export class EventLog {
     return { events, rows: rows.length, lastSeq: rows.length > 0 ? rows[rows.length - 1]!.seq : after };
   }
 
-  lastSeq(sessionId: string): number {
-    return (this.selectLast.get(sessionId) as number | undefined) ?? 0;
+  lastSeq(sessionId: string, mustExist = false): number {
+    const cached = this.last.get(sessionId);
+    if (cached !== undefined) return cached;
+    const stored = this.selectLast.get(sessionId) as number | undefined;
+    if (stored === undefined) {
+      if (mustExist) throw new Error(`append to unknown session ${sessionId}`);
+      return 0;
+    }
+    this.last.set(sessionId, stored);
+    return stored;
   }
 
   subscribe(listener: Listener): () => void {
