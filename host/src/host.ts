@@ -1,5 +1,5 @@
 import type { Clock, HostIdentity, Result } from '@tether/shared-protocol';
-import { fail, ok, systemClock } from '@tether/shared-protocol';
+import { fail, ok, secureRandom, systemClock } from '@tether/shared-protocol';
 import { hostname } from 'node:os';
 import { ApprovalBroker } from './agent/approval-broker.js';
 import type { ProviderFactory } from './agent/session-manager.js';
@@ -24,6 +24,14 @@ import { SessionStore } from './store/session-store.js';
 import { BUILTIN_TOOLS } from './tools/builtin-tools.js';
 import { mcpAgentTool } from './tools/mcp-tool.js';
 import { VERSION } from './version.js';
+import type { ModelSpec } from './models/model-spec.js';
+import { DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL, isSet } from './models/model-spec.js';
+import { DEFAULT_APP_DIR, loadAppFiles } from './remote/app-files.js';
+import type { PairRequestInfo } from './remote/pairing-service.js';
+import { RemoteServer } from './remote/remote-server.js';
+import type { ListenOptions } from './remote/start-remote.js';
+import { needsRenewal, planListen } from './remote/start-remote.js';
+import { DeviceStore } from './store/device-store.js';
 
 export interface HostOptions {
   dataDir: string;
@@ -39,6 +47,21 @@ export interface HostOptions {
   demoDelayMs?: number;
   /** Milliseconds of the first retry wait after a 429/5xx (tests make it short). */
   retryBaseDelayMs?: number;
+  /** The remote-control server for phones; none when absent (the local CLI still works). */
+  remote?: RemoteOptions;
+  /** A pair request waits at the computer for the person's answer. */
+  onPairRequest?: (request: PairRequestInfo) => void;
+  /** It was answered, or gave up. */
+  onPairSettled?: (id: string) => void;
+}
+
+export interface RemoteOptions extends ListenOptions {
+  /** Folders devices may start sessions in. */
+  roots: string[];
+  /** The built app; `<repo>/pwa/dist` by default. */
+  appDir?: string;
+  /** More origins allowed to call the remote endpoints (a relay's app origin). */
+  extraOrigins?: string[];
 }
 
 /**
@@ -50,6 +73,12 @@ export class Host {
   readonly startedAt: number;
   readonly name = hostname();
   private closed = false;
+  /** The remote-control server, when phones can reach this host. */
+  remote: RemoteServer | undefined;
+  /** Why phones can or cannot reach this host, in words for the person. */
+  remoteMessage = 'remote control is off';
+  private renewTimer: NodeJS.Timeout | undefined;
+  readonly devices: DeviceStore;
 
   private constructor(
     readonly identity: HostIdentity,
@@ -65,6 +94,7 @@ export class Host {
     private control: ControlServer | undefined,
   ) {
     this.startedAt = clock.now();
+    this.devices = new DeviceStore(db);
   }
 
   static async start(options: HostOptions): Promise<Result<Host>> {
@@ -160,7 +190,76 @@ export class Host {
     }
     host.control = control.value;
     log.subscribe((event) => host.control?.broadcast(event));
+    if (options.remote) {
+      const started = await host.startRemote(options.remote, options, options.env, parsedDefault.value);
+      if (!started.ok) {
+        await host.close();
+        return started;
+      }
+    }
     return ok(host);
+  }
+
+  private async startRemote(
+    remote: RemoteOptions,
+    options: HostOptions,
+    environment: NodeJS.ProcessEnv,
+    defaultSpec: ModelSpec,
+  ): Promise<Result<void>> {
+    const plan = await planListen(remote, this.paths.dir, this.identity);
+    if (!plan.ok) return { ok: false, error: { code: plan.error.code, message: plan.error.message } };
+    if (!plan.value) {
+      this.remoteMessage = 'message' in plan ? plan.message : 'remote control is off';
+      return ok(undefined);
+    }
+    const listen = plan.value;
+    const server = await RemoteServer.start({
+      address: listen.address,
+      port: remote.port,
+      ...(listen.tls ? { tls: listen.tls } : {}),
+      identity: this.identity,
+      hostName: this.name,
+      version: VERSION,
+      devices: this.devices,
+      log: this.log,
+      sessions: this.sessions,
+      approvals: this.approvals,
+      roots: remote.roots,
+      models: offeredModels(defaultSpec, environment),
+      app: loadAppFiles(remote.appDir ?? DEFAULT_APP_DIR),
+      ...(remote.extraOrigins ? { extraOrigins: remote.extraOrigins } : {}),
+      clock: this.clock,
+      random: secureRandom,
+      newId,
+      onPairRequest: (request) => options.onPairRequest?.(request),
+      onPairSettled: (id) => options.onPairSettled?.(id),
+      onWarning: (text) => options.onNotice?.({ level: 'warning', text }),
+    });
+    if (!server.ok) return server;
+    this.remote = server.value;
+    this.remoteMessage = `phones reach this host at ${server.value.url} (${listen.kind}${listen.tls ? ', HTTPS' : ', plain HTTP'})`;
+    if (listen.renew && listen.tls) {
+      let validTo = listen.tls.validTo;
+      const renew = listen.renew;
+      // Checked twice a day; renewed two weeks before expiry, without dropping connections.
+      this.renewTimer = setInterval(
+        () => {
+          if (!needsRenewal(validTo, new Date(this.clock.now()))) return;
+          void renew().then((tls) => {
+            if (!tls)
+              return options.onNotice?.({
+                level: 'warning',
+                text: 'renewing the Tailscale certificate failed; will try again',
+              });
+            validTo = tls.validTo;
+            this.remote?.setTls(tls);
+          });
+        },
+        12 * 3600 * 1000,
+      );
+      this.renewTimer.unref();
+    }
+    return ok(undefined);
   }
 
   get hostId(): string {
@@ -171,9 +270,19 @@ export class Host {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    if (this.renewTimer) clearInterval(this.renewTimer);
+    await this.remote?.close();
     await this.sessions.shutdown();
     await this.control?.close();
     await this.mcp.close();
     this.db.close();
   }
+}
+
+/** Models a device may pick: the default first, then the demo, then each provider with a key. */
+export function offeredModels(defaultSpec: ModelSpec, environment: NodeJS.ProcessEnv): string[] {
+  const models = [formatModelSpec(defaultSpec), 'demo'];
+  if (isSet(environment.ANTHROPIC_API_KEY)) models.push(`anthropic:${DEFAULT_ANTHROPIC_MODEL}`);
+  if (isSet(environment.OPENAI_API_KEY)) models.push(`openai:${DEFAULT_OPENAI_MODEL}`);
+  return [...new Set(models)];
 }

@@ -9,6 +9,9 @@ import {
   sessionsSendCommand,
   sessionsShowCommand,
 } from './commands/sessions.js';
+import { devicesCommand, devicesRevokeCommand } from './commands/devices.js';
+import { doctorCommand } from './commands/doctor.js';
+import { pairAllowCommand, pairCommand, pairDenyCommand, pairRequestsCommand } from './commands/pair.js';
 import { startCommand } from './commands/start.js';
 import { statusCommand } from './commands/status.js';
 
@@ -25,4 +28,11 @@ export const COMMANDS: Command[] = [
   sessionsAutoApproveCommand,
   approvalsCommand,
   approveCommand,
+  pairCommand,
+  pairRequestsCommand,
+  pairAllowCommand,
+  pairDenyCommand,
+  devicesCommand,
+  devicesRevokeCommand,
+  doctorCommand,
 ];

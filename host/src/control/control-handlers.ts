@@ -22,6 +22,14 @@ export function controlHandlers(host: Host): ControlHandlers {
         sessions: all.length,
         runningSessions: all.filter((s) => s.status === 'running' || s.status === 'waiting').length,
         pendingApprovals: approvals.pending().length,
+        remote: {
+          listening: host.remote !== undefined,
+          url: host.remote?.url ?? null,
+          mode: host.remote?.mode ?? null,
+          message: host.remoteMessage,
+          connectedDevices: host.remote?.hub.connectedDevices().size ?? 0,
+          refused: host.remote?.stats.snapshot() ?? {},
+        },
       });
     },
     'sessions.list': (p) => ok({ sessions: sessions.list(p.includeArchived ?? false) }),
@@ -71,6 +79,25 @@ export function controlHandlers(host: Host): ControlHandlers {
         local,
       );
       return answered.ok ? ok({ approval: answered.value }) : answered;
+    },
+    'pair.create': () => {
+      if (!host.remote) return fail('unavailable', `no phone can reach this host: ${host.remoteMessage}`);
+      host.remote.pairing.mint();
+      return ok(host.remote.pairLink());
+    },
+    'pair.requests': () => ok({ requests: host.remote?.pairing.requests() ?? [] }),
+    'pair.allow': (p) => {
+      if (!host.remote) return fail('not-found', `no pair request ${p.id} is waiting`);
+      const allowed = host.remote.pairing.allow(p.id, p.scopes);
+      return allowed.ok ? ok({ device: allowed.value }) : allowed;
+    },
+    'pair.deny': (p) => host.remote?.pairing.deny(p.id) ?? fail('not-found', `no pair request ${p.id} is waiting`),
+    'devices.list': () => ok({ devices: host.devices.list().map(({ publicKey: _key, ...info }) => info) }),
+    'devices.revoke': (p) => {
+      const device = host.devices.get(p.id);
+      if (!device) return fail('not-found', `no device ${p.id}`);
+      host.devices.revoke(p.id, host.clock.now());
+      return ok({ closedConnections: host.remote?.hub.disconnectDevice(p.id) ?? 0 });
     },
   };
 }

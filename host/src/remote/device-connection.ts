@@ -3,7 +3,6 @@ import type {
   Clock,
   ErrorCode,
   HostIdentity,
-  ProtocolError,
   RandomBytes,
   ReplayCache,
   Result,
@@ -16,19 +15,17 @@ import {
   FrameOpener,
   FrameSealer,
   HandshakeResponder,
-  METHODS,
   MAX_WATCHED_SESSIONS,
   decodeChannelMessage,
   encodeChannelMessage,
   errorToCloseCode,
-  isMethodName,
   protocolError,
 } from '@tether/shared-protocol';
-import * as v from 'valibot';
-import { describeIssues } from '../control/control-server.js';
 import type { EventLog } from '../store/event-log.js';
 import { replayThenFollow } from '../store/replay.js';
 import type { DeviceRecord } from '../store/device-store.js';
+import type { MethodHandlers } from './dispatch.js';
+import { dispatch } from './dispatch.js';
 import type { ServerTransport } from './server-transport.js';
 import type { Counters } from './stats.js';
 
@@ -57,7 +54,7 @@ export interface ConnectionDeps {
   random: RandomBytes;
   stats: Counters;
   log: EventLog;
-  handlers: Partial<Record<string, MethodHandler>>;
+  handlers: MethodHandlers;
   /** Called once the handshake succeeded and once the connection closed. */
   onOpen: (connection: DeviceConnection) => void;
   onClose: (connection: DeviceConnection) => void;
@@ -201,33 +198,22 @@ export class DeviceConnection {
   }
 
   private async request(id: number, method: string, params: unknown): Promise<void> {
-    const reply = (result: Result<unknown>) =>
-      this.send(result.ok ? { t: 'res', id, result: result.value } : { t: 'res', id, error: result.error });
-    const refuse = (code: ErrorCode, message: string) => {
-      this.deps.stats.add(`request:${code}`);
-      reply({ ok: false, error: protocolError(code, message) });
-    };
-    if (!isMethodName(method)) return refuse('unknown-method', `unknown method ${method.slice(0, 100)}`);
-    const spec = METHODS[method];
-    if (spec.scope !== null && !this.scopes.includes(spec.scope)) {
-      return refuse('forbidden', `${method} needs the ${spec.scope} scope, which this device was not given`);
+    if (!this.device) return;
+    if (this.inFlight >= MAX_IN_FLIGHT) {
+      this.deps.stats.add('request:busy');
+      this.send({ t: 'res', id, error: protocolError('busy', 'too many requests in progress') });
+      return;
     }
-    const parsed = v.safeParse(spec.params, params);
-    if (!parsed.success) return refuse('invalid-params', describeIssues(parsed.issues));
-    const handler = this.deps.handlers[method];
-    if (!handler) return refuse('unsupported', `this host does not offer ${method} yet`);
-    if (this.inFlight >= MAX_IN_FLIGHT) return refuse('busy', 'too many requests in progress');
     this.inFlight++;
     try {
-      const result = await handler(parsed.output, this);
-      if (!result.ok) this.deps.stats.add(`request:${result.error.code}`);
-      else {
-        const checked = v.safeParse(spec.result, result.value);
-        if (!checked.success) return reply({ ok: false, error: internal(`${method} produced an invalid result`) });
-      }
-      reply(result);
-    } catch (error) {
-      reply({ ok: false, error: internal(error instanceof Error ? error.message : String(error)) });
+      const result = await dispatch(
+        method,
+        params,
+        { device: this.device, connection: this },
+        this.deps.handlers,
+        this.deps.stats,
+      );
+      this.send(result.ok ? { t: 'res', id, result: result.value } : { t: 'res', id, error: result.error });
     } finally {
       this.inFlight--;
     }
@@ -279,8 +265,4 @@ export class DeviceConnection {
     this.watches.clear();
     if (this.device) this.deps.onClose(this);
   }
-}
-
-function internal(message: string): ProtocolError {
-  return protocolError('internal', message);
 }

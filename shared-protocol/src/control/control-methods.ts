@@ -1,7 +1,14 @@
 import * as v from 'valibot';
 import { MAX_MESSAGE_TEXT } from '../limits.js';
-import { AnswerApprovalParams, AnswerApprovalResult, ListApprovalsParams, ListApprovalsResult } from '../rpc/approvals.js';
+import {
+  AnswerApprovalParams,
+  AnswerApprovalResult,
+  ListApprovalsParams,
+  ListApprovalsResult,
+} from '../rpc/approvals.js';
 import { Count, Empty, Id, Name, Path, Seq, Timestamp } from '../rpc/common.js';
+import { DeviceInfoSchema, ListDevicesResult, RevokeDeviceParams } from '../rpc/devices.js';
+import { ScopeSchema } from '../scopes.js';
 import {
   ArchiveParams,
   ListSessionsParams,
@@ -21,6 +28,17 @@ import {
  * never may (allow a pairing, mint tokens).
  */
 
+export const RemoteStatusSchema = v.object({
+  /** Whether phones can reach this host now, and if not, why and what would fix it. */
+  listening: v.boolean(),
+  url: v.nullable(v.pipe(v.string(), v.maxLength(2048))),
+  mode: v.nullable(v.picklist(['http', 'https'])),
+  message: v.pipe(v.string(), v.maxLength(2000)),
+  connectedDevices: Count,
+  /** Refused connections, frames and requests, by reason. */
+  refused: v.record(v.string(), Count),
+});
+
 export const HostStatusResult = v.object({
   hostId: Id,
   name: Name,
@@ -32,7 +50,23 @@ export const HostStatusResult = v.object({
   sessions: Count,
   runningSessions: Count,
   pendingApprovals: Count,
+  remote: RemoteStatusSchema,
 });
+
+export const PairLinkResult = v.object({
+  link: v.pipe(v.string(), v.maxLength(2048)),
+  expiresAt: Timestamp,
+});
+
+export const PairRequestSchema = v.object({
+  id: Id,
+  label: Name,
+  code: v.pipe(v.string(), v.length(6)),
+  fingerprint: Name,
+  createdAt: Timestamp,
+});
+
+export const PairAllowParams = v.object({ id: Id, scopes: v.optional(v.array(ScopeSchema)) });
 
 export const ControlCreateSessionParams = v.object({
   cwd: Path,
@@ -72,6 +106,13 @@ export const CONTROL_METHODS = {
   'sessions.autoApprove': control(AutoApproveParams, Empty),
   'approvals.list': control(ListApprovalsParams, ListApprovalsResult),
   'approvals.answer': control(AnswerApprovalParams, AnswerApprovalResult),
+  /** Mints a new pairing link (the old one stops working). */
+  'pair.create': control(Empty, PairLinkResult),
+  'pair.requests': control(Empty, v.object({ requests: v.array(PairRequestSchema) })),
+  'pair.allow': control(PairAllowParams, v.object({ device: DeviceInfoSchema })),
+  'pair.deny': control(v.object({ id: Id }), Empty),
+  'devices.list': control(Empty, ListDevicesResult),
+  'devices.revoke': control(RevokeDeviceParams, v.object({ closedConnections: Count })),
 } as const;
 
 export type ControlMethods = typeof CONTROL_METHODS;

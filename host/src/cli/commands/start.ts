@@ -1,17 +1,25 @@
+import { formatConfirmationCode } from '@tether/shared-protocol';
+import { homedir } from 'node:os';
+import { resolve } from 'node:path';
 import { resolveDataDir } from '../../config/data-dir.js';
 import { Host } from '../../host.js';
+import type { PairRequestInfo } from '../../remote/pairing-service.js';
+import { DEFAULT_PORT } from '../../remote/start-remote.js';
 import { VERSION } from '../../version.js';
-import { flag, stringOption } from '../args.js';
+import { flag, listOption, stringOption } from '../args.js';
 import type { Command, CommandContext } from '../command.js';
 import { Exit } from '../command.js';
 import { DATA_DIR_OPTION, JSON_OPTION } from '../common.js';
+import { PairPrompt } from '../pair-prompt.js';
+import { terminalQr } from '../terminal-qr.js';
 
 export const startCommand: Command = {
   path: ['start'],
   summary: 'run the host in the foreground (Ctrl-C stops it)',
   details:
     'Without --model: Anthropic if ANTHROPIC_API_KEY is set, else OpenAI if OPENAI_API_KEY is set, else the built-in demo model.\n' +
-    'With --json, prints one JSON object per line, the first {"event":"ready",…}.',
+    'It listens for phones on one address: Tailscale first, else a private LAN address (never a public one).\n' +
+    'With --json, prints one JSON object per line: {"event":"ready",…}, then {"event":"listening",…}, then events.',
   options: [
     DATA_DIR_OPTION,
     {
@@ -26,6 +34,37 @@ export const startCommand: Command = {
       value: 'FILE',
       description: 'MCP servers ({"mcpServers":{…}}); default <data-dir>/mcp.json',
     },
+    {
+      name: 'bind',
+      type: 'string',
+      value: 'WHERE',
+      description: 'auto (default), tailscale, lan, or one private or loopback address',
+    },
+    {
+      name: 'port',
+      type: 'string',
+      value: 'N',
+      description: `port for phones (default ${DEFAULT_PORT}; 0 picks a free one)`,
+    },
+    { name: 'tls-cert', type: 'string', value: 'FILE', description: 'serve HTTPS with this certificate (PEM)' },
+    { name: 'tls-key', type: 'string', value: 'FILE', description: 'and this key (PEM)' },
+    {
+      name: 'tailscale-cert',
+      type: 'boolean',
+      description: "serve HTTPS with this computer's Tailscale certificate (renewed automatically)",
+    },
+    {
+      name: 'root',
+      type: 'list',
+      value: 'DIR',
+      description: 'a folder phones may start sessions in (default: your home folder)',
+    },
+    {
+      name: 'app-dir',
+      type: 'string',
+      value: 'DIR',
+      description: 'serve the app from DIR instead of the built pwa/dist',
+    },
     JSON_OPTION,
   ],
   arity: [0, 0],
@@ -36,25 +75,66 @@ async function runStart(context: CommandContext): Promise<number> {
   const { args, stdout, stderr, env } = context;
   const json = flag(args, 'json');
   const emit = (event: Record<string, unknown>) => stdout.write(`${JSON.stringify(event)}\n`);
+  const portText = stringOption(args, 'port') ?? String(DEFAULT_PORT);
+  const port = Number(portText);
+  if (!/^\d+$/.test(portText) || port > 65535) {
+    stderr.write(`tether start: --port takes a number from 0 to 65535\n`);
+    return Exit.Usage;
+  }
   const model = stringOption(args, 'model');
   const mcpConfig = stringOption(args, 'mcp-config');
+  const tlsCert = stringOption(args, 'tls-cert');
+  const tlsKey = stringOption(args, 'tls-key');
+  const appDir = stringOption(args, 'app-dir');
+  const roots = listOption(args, 'root').map((r) => resolve(r));
   const demoDelay = env.TETHER_DEMO_DELAY_MS ? Number(env.TETHER_DEMO_DELAY_MS) : undefined;
+  const prompt = !json && process.stdin.isTTY === true ? new PairPrompt(process.stdin, stdout) : undefined;
+  // The prompt answers through the host, which exists only once start returns.
+  const late: { host?: Host } = {};
+  const onPairRequest = (request: PairRequestInfo) => {
+    if (json)
+      return emit({
+        event: 'pair.request',
+        id: request.id,
+        label: request.label,
+        code: request.code,
+        fingerprint: request.fingerprint,
+      });
+    if (prompt && late.host) return prompt.ask(request, late.host);
+    stdout.write(
+      `Pair request ${request.id} from '${request.label}', code ${formatConfirmationCode(request.code)}. Check the phone shows the same code, then: tether pair allow ${request.id}\n`,
+    );
+  };
   const started = await Host.start({
     dataDir: resolveDataDir(stringOption(args, 'data-dir'), env),
     env,
     ...(model !== undefined ? { model } : {}),
     ...(mcpConfig !== undefined ? { mcpConfig } : {}),
     ...(demoDelay !== undefined && Number.isFinite(demoDelay) ? { demoDelayMs: demoDelay } : {}),
+    remote: {
+      bind: stringOption(args, 'bind') ?? 'auto',
+      port,
+      ...(tlsCert !== undefined ? { tlsCert } : {}),
+      ...(tlsKey !== undefined ? { tlsKey } : {}),
+      tailscaleCert: flag(args, 'tailscale-cert'),
+      roots: roots.length > 0 ? roots : [homedir()],
+      ...(appDir !== undefined ? { appDir: resolve(appDir) } : {}),
+    },
     onNotice: (notice) =>
       json
         ? emit({ event: 'notice', level: notice.level, text: notice.text })
         : stderr.write(`[${notice.level}] ${notice.text}\n`),
+    onPairRequest,
+    onPairSettled: (id) => (json ? emit({ event: 'pair.settled', id }) : prompt?.cancel(id)),
   });
   if (!started.ok) {
     stderr.write(`tether start: ${started.error.message}\n`);
     return started.error.code === 'invalid-params' ? Exit.Usage : Exit.Error;
   }
   const host = started.value;
+  late.host = host;
+  const remote = host.remote;
+  const pair = remote?.pairLink();
   if (json) {
     emit({
       event: 'ready',
@@ -64,27 +144,43 @@ async function runStart(context: CommandContext): Promise<number> {
       model: host.defaultModel,
       version: VERSION,
     });
+    if (remote && pair)
+      emit({ event: 'listening', url: remote.url, pairUrl: pair.link, mode: remote.mode, expiresAt: pair.expiresAt });
+    else emit({ event: 'not-listening', reason: host.remoteMessage });
   } else {
     stdout.write(
       [
         `Tether ${VERSION}: host ${host.hostId} is running.`,
         `  data dir   ${host.paths.dir}`,
         `  model      ${host.defaultModel}${host.defaultModel === 'demo' ? ' (built in; set ANTHROPIC_API_KEY or OPENAI_API_KEY, or use --model, for a real one)' : ''}`,
-        `  try        tether sessions new "hello"   then   tether sessions show <id> --follow`,
+        `  phones     ${remote ? remote.url : 'none can reach this host yet'}`,
         '',
       ].join('\n'),
     );
-    host.log.subscribe((event) => {
-      if (event.type === 'approval.requested') {
-        const a = event.approval;
-        const first = a.action.split('\n')[0] ?? '';
+    if (!remote) stdout.write(`${host.remoteMessage}\nSessions and the local CLI work: tether sessions new "hello"\n`);
+    else {
+      if (remote.mode === 'http' && !remote.url.includes('127.0.0.1') && !remote.url.includes('[::1]')) {
         stdout.write(
-          `approval ${a.id} (${a.kind}) in session ${a.sessionId}: ${first}\n  answer: tether approve ${a.id} allow|deny\n`,
+          'Plain HTTP: the phone can pair, follow sessions and answer approvals in its browser, but cannot install the app,\n' +
+            "get lock-screen notifications or scan with the app's camera. For those, serve HTTPS: --tailscale-cert (with\n" +
+            'Tailscale), --tls-cert/--tls-key (your own certificate), or a relay. See docs/security.md.\n\n',
         );
       }
+      stdout.write(
+        `Scan with your phone's camera to pair (one device, valid 10 minutes; \`tether pair\` for another):\n\n`,
+      );
+      stdout.write(`${terminalQr(pair!.link, process.stdout.isTTY === true)}\n${pair!.link}\n\n`);
+    }
+    host.log.subscribe((event) => {
+      if (event.type !== 'approval.requested') return;
+      const a = event.approval;
+      stdout.write(
+        `approval ${a.id} (${a.kind}) in session ${a.sessionId}: ${a.action.split('\n')[0] ?? ''}\n  answer: tether approve ${a.id} allow|deny\n`,
+      );
     });
   }
-  await new Promise<void>((resolve) => {
+  const running = host;
+  await new Promise<void>((done) => {
     let stopping = false;
     const stop = (signal: NodeJS.Signals) => {
       if (stopping) {
@@ -92,10 +188,11 @@ async function runStart(context: CommandContext): Promise<number> {
         process.exit(Exit.Error);
       }
       stopping = true;
+      prompt?.close();
       if (!json) stdout.write(`\nStopping (${signal}): interrupting runs and closing the store…\n`);
-      void host.close().then(() => {
+      void running.close().then(() => {
         if (json) emit({ event: 'stopped' });
-        resolve();
+        done();
       });
     };
     process.on('SIGINT', stop);

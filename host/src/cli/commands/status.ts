@@ -20,6 +20,14 @@ export const statusCommand: Command = {
             `host ${s.hostId} (${s.name}), Tether ${s.version}, pid ${s.pid}, up since ${ago(s.startedAt)}`,
             `data dir ${s.dataDir}; default model ${s.defaultModel}`,
             `${s.sessions} sessions, ${s.runningSessions} running, ${s.pendingApprovals} approvals waiting`,
+            `phones: ${s.remote.message}; ${s.remote.connectedDevices} connected`,
+            ...(Object.keys(s.remote.refused).length > 0
+              ? [
+                  `remote counters: ${Object.entries(s.remote.refused)
+                    .map(([k, n]) => `${k}=${n}`)
+                    .join(', ')}`,
+                ]
+              : []),
             '',
           ].join('\n'),
         );

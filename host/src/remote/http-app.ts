@@ -1,0 +1,150 @@
+import type { ErrorCode, PairReplyBody, ProtocolError, Result } from '@tether/shared-protocol';
+import { MAX_ONE_SHOT_BODY, MAX_PAIR_BODY } from '@tether/shared-protocol';
+import { getConnInfo } from '@hono/node-server/conninfo';
+import type { Context } from 'hono';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { AppFile } from './app-files.js';
+import type { Counters } from './stats.js';
+
+/** The strict policy every page gets: only this origin, no inline script, no framing. */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data: blob:",
+  "connect-src 'self'",
+  "worker-src 'self'",
+  "manifest-src 'self'",
+  "media-src 'self' blob:",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const STATUS: Partial<Record<ErrorCode, ContentfulStatusCode>> = {
+  'pair-denied': 403,
+  'pair-limit': 403,
+  forbidden: 403,
+  'pair-timeout': 408,
+  'pair-expired': 410,
+  'too-large': 413,
+  'rate-limited': 429,
+  busy: 503,
+  unavailable: 503,
+  'handshake-failed': 401,
+  'handshake-stale': 401,
+  'handshake-replayed': 401,
+  internal: 500,
+};
+
+export interface HttpAppDeps {
+  /** `Host` header values this server answers to (lowercase `host:port`). */
+  allowedHosts: () => ReadonlySet<string>;
+  /** `Origin` values allowed to call `/rc/*`: this server's own origin, and configured ones. */
+  allowedOrigins: () => ReadonlySet<string>;
+  pair: (body: unknown, source: string, signal: AbortSignal) => Promise<Result<PairReplyBody>>;
+  oneShot: (body: Uint8Array) => Promise<Result<Uint8Array>>;
+  app: ReadonlyMap<string, AppFile> | undefined;
+  stats: Counters;
+}
+
+function errorResponse(error: ProtocolError): Response {
+  return new Response(JSON.stringify({ error }), {
+    status: STATUS[error.code] ?? 400,
+    headers: { 'Content-Type': 'application/json' },
+  });
+}
+
+function sourceOf(c: Context): string {
+  try {
+    return getConnInfo(c).remote.address ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+/**
+ * The remote-control HTTP routes: the app's files, `POST /rc/pair` and `POST /rc/call`. Every
+ * response carries strict security headers; `/rc/*` answers are never cached; a request for
+ * another Host (DNS rebinding) or from another Origin is refused before any route runs.
+ */
+export function createHttpApp(deps: HttpAppDeps): Hono {
+  const app = new Hono();
+  const refuse = (reason: string, code: ErrorCode, message: string) => {
+    deps.stats.add(`http:${reason}`);
+    return errorResponse({ code, message });
+  };
+
+  app.use('*', async (c, next) => {
+    const host = c.req.header('host')?.toLowerCase();
+    const origin = c.req.header('origin');
+    if (!host || !deps.allowedHosts().has(host)) {
+      c.res = refuse('bad-host', 'forbidden', 'this server does not answer to that host name');
+    } else if (origin !== undefined && c.req.path.startsWith('/rc/') && !deps.allowedOrigins().has(origin)) {
+      c.res = refuse('bad-origin', 'forbidden', 'requests from that origin are not allowed');
+    } else {
+      await next();
+    }
+    const headers = c.res.headers;
+    headers.set('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+    headers.set('X-Content-Type-Options', 'nosniff');
+    headers.set('Referrer-Policy', 'no-referrer');
+    headers.set('X-Frame-Options', 'DENY');
+    headers.set('Cross-Origin-Opener-Policy', 'same-origin');
+    headers.set('Cross-Origin-Resource-Policy', 'same-origin');
+    headers.set('Permissions-Policy', 'camera=(self), microphone=(), geolocation=()');
+    if (c.req.path.startsWith('/rc/')) headers.set('Cache-Control', 'no-store');
+  });
+
+  const limit = (maxSize: number) =>
+    bodyLimit({ maxSize, onError: () => refuse('too-large', 'too-large', `the body is over ${maxSize} bytes`) });
+
+  app.post('/rc/pair', limit(MAX_PAIR_BODY), async (c) => {
+    if (!c.req.header('content-type')?.startsWith('application/json')) {
+      return refuse('bad-content-type', 'bad-request', 'expected application/json');
+    }
+    let body: unknown;
+    try {
+      body = await c.req.json();
+    } catch {
+      return refuse('bad-json', 'pair-malformed', 'the body is not JSON');
+    }
+    const result = await deps.pair(body, sourceOf(c), c.req.raw.signal);
+    if (!result.ok) {
+      deps.stats.add(`pair:${result.error.code}`);
+      return errorResponse(result.error);
+    }
+    deps.stats.add('pair:allowed');
+    return c.json(result.value);
+  });
+
+  app.post('/rc/call', limit(MAX_ONE_SHOT_BODY), async (c) => {
+    const body = new Uint8Array(await c.req.arrayBuffer());
+    const result = await deps.oneShot(body);
+    if (!result.ok) return errorResponse(result.error);
+    return c.body(result.value as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': 'application/octet-stream' });
+  });
+
+  app.all('/rc/*', () => refuse('not-found', 'not-found', 'no such endpoint'));
+
+  app.get('*', (c) => {
+    const files = deps.app;
+    if (!files) {
+      return c.text('The Tether app is not built. In the Tether repository run: npm run build', 503);
+    }
+    const path = c.req.path === '/' ? '/index.html' : c.req.path;
+    const file = files.get(path);
+    if (!file) return c.text('Not found', 404);
+    return c.body(file.body as Uint8Array<ArrayBuffer>, 200, {
+      'Content-Type': file.type,
+      // Hashed assets never change; everything else is checked every time (the service worker
+      // keeps its own copy for offline use).
+      'Cache-Control': file.immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
+    });
+  });
+
+  return app;
+}
