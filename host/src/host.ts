@@ -62,6 +62,8 @@ export interface RemoteOptions extends ListenOptions {
   appDir?: string;
   /** More origins allowed to call the remote endpoints (a relay's app origin). */
   extraOrigins?: string[];
+  /** Milliseconds a pair request waits for the person's answer (tests shorten it). */
+  pairAnswerWaitMs?: number;
 }
 
 /**
@@ -228,6 +230,7 @@ export class Host {
       models: offeredModels(defaultSpec, environment),
       app: loadAppFiles(remote.appDir ?? DEFAULT_APP_DIR),
       ...(remote.extraOrigins ? { extraOrigins: remote.extraOrigins } : {}),
+      ...(remote.pairAnswerWaitMs !== undefined ? { pairAnswerWaitMs: remote.pairAnswerWaitMs } : {}),
       clock: this.clock,
       random: secureRandom,
       newId,

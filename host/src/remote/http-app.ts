@@ -28,6 +28,7 @@ const STATUS: Partial<Record<ErrorCode, ContentfulStatusCode>> = {
   'pair-denied': 403,
   'pair-limit': 403,
   forbidden: 403,
+  'not-found': 404,
   'pair-timeout': 408,
   'pair-expired': 410,
   'too-large': 413,

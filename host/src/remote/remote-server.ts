@@ -58,6 +58,8 @@ export interface RemoteServerOptions {
   onPairRequest: (request: PairRequestInfo) => void;
   onPairSettled?: (id: string) => void;
   onWarning: (text: string) => void;
+  /** Milliseconds a pair request waits for the person (tests shorten it). */
+  pairAnswerWaitMs?: number;
 }
 
 /**
@@ -89,6 +91,7 @@ export class RemoteServer {
       onRequest: options.onPairRequest,
       ...(options.onPairSettled ? { onSettled: options.onPairSettled } : {}),
       onWarning: options.onWarning,
+      ...(options.pairAnswerWaitMs !== undefined ? { answerWaitMs: options.pairAnswerWaitMs } : {}),
     });
     this.wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_PLAINTEXT + FRAME_OVERHEAD });
   }

@@ -16,6 +16,9 @@ export interface TestHost {
   close(): Promise<void>;
 }
 
+/** Remote control on 127.0.0.1, a free port, roots = the test's temp folder. */
+export const LOCAL_REMOTE = { bind: '127.0.0.1', port: 0, roots: [] as string[] };
+
 export async function startTestHost(
   options: Partial<HostOptions> & { env?: NodeJS.ProcessEnv } = {},
 ): Promise<TestHost> {
@@ -28,6 +31,9 @@ export async function startTestHost(
     demoDelayMs: 0,
     retryBaseDelayMs: 10,
     ...options,
+    ...(options.remote
+      ? { remote: { ...options.remote, roots: options.remote.roots.length > 0 ? options.remote.roots : [dir] } }
+      : {}),
     env: options.env ?? {},
   });
   if (!started.ok) throw new Error(started.error.message);

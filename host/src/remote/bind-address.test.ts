@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import type { Interface } from './bind-address.js';
+import { chooseBindAddress, classifyAddress, hostPort } from './bind-address.js';
+
+const iface = (name: string, address: string, internal = false): Interface => ({
+  name,
+  address,
+  family: address.includes(':') ? 'IPv6' : 'IPv4',
+  internal,
+});
+
+describe('address classes', () => {
+  it.each([
+    ['100.64.0.1', 'tailscale'],
+    ['100.127.255.254', 'tailscale'],
+    ['100.128.0.1', 'public'],
+    ['fd7a:115c:a1e0::1', 'tailscale'],
+    ['fd7a:115c:a1e0:ab12:4843:cd96:626b:430b', 'tailscale'],
+    ['10.1.2.3', 'lan'],
+    ['172.16.0.1', 'lan'],
+    ['172.32.0.1', 'public'],
+    ['192.168.1.20', 'lan'],
+    ['fd12:3456::1', 'lan'],
+    ['fc00::1', 'lan'],
+    ['127.0.0.1', 'loopback'],
+    ['::1', 'loopback'],
+    ['0.0.0.0', 'unspecified'],
+    ['::', 'unspecified'],
+    ['169.254.1.1', 'link-local'],
+    ['fe80::1', 'link-local'],
+    ['8.8.8.8', 'public'],
+    ['2001:4860:4860::8888', 'public'],
+    ['192.0.2.2', 'public'],
+    ['::ffff:192.168.1.2', 'lan'],
+    ['not an address', 'public'],
+  ])('%s is %s', (address, kind) => {
+    expect(classifyAddress(address)).toBe(kind);
+  });
+});
+
+describe('choosing where to listen', () => {
+  const lo = iface('lo', '127.0.0.1', true);
+  const publicOnly = [lo, iface('eth0', '203.0.113.5'), iface('eth0', '2001:db8::5')];
+  const both = [
+    lo,
+    iface('eth0', '192.168.1.20'),
+    iface('tailscale0', 'fd7a:115c:a1e0::7'),
+    iface('tailscale0', '100.101.102.103'),
+  ];
+
+  it('prefers Tailscale (IPv4 first), then the LAN', () => {
+    expect(chooseBindAddress('auto', both)).toMatchObject({
+      ok: true,
+      address: '100.101.102.103',
+      kind: 'tailscale',
+      interface: 'tailscale0',
+    });
+    expect(chooseBindAddress('lan', both)).toMatchObject({ ok: true, address: '192.168.1.20', kind: 'lan' });
+    expect(chooseBindAddress('auto', [lo, iface('eth0', 'fd00::2')])).toMatchObject({
+      ok: true,
+      address: 'fd00::2',
+      kind: 'lan',
+    });
+  });
+
+  it('never picks a public address, and says what would fix it', () => {
+    const r = chooseBindAddress('auto', publicOnly);
+    expect(r).toMatchObject({ ok: false, reason: 'none' });
+    expect(!r.ok && r.message).toMatch(/Tailscale/);
+    expect(chooseBindAddress('tailscale', [lo, iface('eth0', '192.168.1.20')])).toMatchObject({
+      ok: false,
+      reason: 'none',
+    });
+    expect(chooseBindAddress('auto', [])).toMatchObject({ ok: false, reason: 'none' });
+  });
+
+  it('refuses every interface and public addresses by name, with the reason', () => {
+    for (const address of ['0.0.0.0', '::']) {
+      const r = chooseBindAddress(address, both);
+      expect(r).toMatchObject({ ok: false, reason: 'refused' });
+      expect(!r.ok && r.message).toMatch(/every interface/);
+    }
+    expect(chooseBindAddress('8.8.8.8', both)).toMatchObject({ ok: false, reason: 'refused' });
+  });
+
+  it('allows loopback only when named', () => {
+    expect(chooseBindAddress('127.0.0.1', [])).toMatchObject({ ok: true, kind: 'loopback' });
+    expect(chooseBindAddress('auto', [lo])).toMatchObject({ ok: false });
+  });
+
+  it('writes IPv6 hosts in brackets', () => {
+    expect(hostPort('fd00::2', 7420)).toBe('[fd00::2]:7420');
+    expect(hostPort('10.0.0.1', 80)).toBe('10.0.0.1:80');
+  });
+});

@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { CONTENT_SECURITY_POLICY, createHttpApp } from './http-app.js';
+import { Counters } from './stats.js';
+
+const HOST = '10.0.0.2:7420';
+const ORIGIN = `http://${HOST}`;
+
+function app(options: { app?: boolean } = {}) {
+  const stats = new Counters();
+  const files = new Map([
+    [
+      '/index.html',
+      { body: new TextEncoder().encode('<!doctype html>app'), type: 'text/html; charset=utf-8', immutable: false },
+    ],
+    [
+      '/assets/app-abc123.js',
+      { body: new TextEncoder().encode('console.log(1)'), type: 'text/javascript; charset=utf-8', immutable: true },
+    ],
+  ]);
+  const pairs: unknown[] = [];
+  const hono = createHttpApp({
+    allowedHosts: () => new Set([HOST]),
+    allowedOrigins: () => new Set([ORIGIN]),
+    pair: (body) => {
+      pairs.push(body);
+      return Promise.resolve({ ok: false, error: { code: 'pair-denied', message: 'no' } });
+    },
+    oneShot: () => Promise.resolve({ ok: false, error: { code: 'handshake-failed', message: 'call refused' } }),
+    app: options.app === false ? undefined : files,
+    stats,
+  });
+  const request = (path: string, init: RequestInit & { host?: string } = {}) =>
+    hono.request(path, { ...init, headers: { host: init.host ?? HOST, ...(init.headers as Record<string, string>) } });
+  return { request, stats, pairs };
+}
+
+describe('HTTP routes', () => {
+  it('serves the app with strict headers and sensible caching', async () => {
+    const { request } = app();
+    const index = await request('/');
+    expect(index.status).toBe(200);
+    expect(await index.text()).toBe('<!doctype html>app');
+    expect(index.headers.get('content-security-policy')).toBe(CONTENT_SECURITY_POLICY);
+    expect(index.headers.get('x-frame-options')).toBe('DENY');
+    expect(index.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(index.headers.get('cache-control')).toBe('no-cache');
+    const asset = await request('/assets/app-abc123.js');
+    expect(asset.headers.get('cache-control')).toContain('immutable');
+    expect((await request('/../../etc/passwd')).status).toBe(404);
+    expect((await request('/nope.js')).status).toBe(404);
+  });
+
+  it('says so when the app is not built', async () => {
+    const { request } = app({ app: false });
+    const r = await request('/');
+    expect(r.status).toBe(503);
+    expect(await r.text()).toContain('npm run build');
+  });
+
+  it('refuses another Host (DNS rebinding) everywhere, with headers still set', async () => {
+    const { request, stats } = app();
+    for (const path of ['/', '/rc/pair']) {
+      const r = await request(path, { host: 'evil.example' });
+      expect(r.status).toBe(403);
+      expect(r.headers.get('content-security-policy')).toBe(CONTENT_SECURITY_POLICY);
+    }
+    expect(stats.get('http:bad-host')).toBe(2);
+  });
+
+  it('refuses /rc calls from another Origin, and never caches /rc answers', async () => {
+    const { request, pairs } = app();
+    const evil = await request('/rc/pair', {
+      method: 'POST',
+      body: '{}',
+      headers: { origin: 'https://evil.example', 'content-type': 'application/json' },
+    });
+    expect(evil.status).toBe(403);
+    expect(pairs).toHaveLength(0);
+    const same = await request('/rc/pair', {
+      method: 'POST',
+      body: '{}',
+      headers: { origin: ORIGIN, 'content-type': 'application/json' },
+    });
+    expect(same.status).toBe(403);
+    expect(await same.json()).toEqual({ error: { code: 'pair-denied', message: 'no' } });
+    expect(same.headers.get('cache-control')).toBe('no-store');
+    expect(pairs).toHaveLength(1);
+  });
+
+  it('caps bodies and checks content types', async () => {
+    const { request } = app();
+    const big = await request('/rc/pair', {
+      method: 'POST',
+      body: 'x'.repeat(20_000),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(big.status).toBe(413);
+    const text = await request('/rc/pair', { method: 'POST', body: '{}', headers: { 'content-type': 'text/plain' } });
+    expect(text.status).toBe(400);
+    const call = await request('/rc/call', { method: 'POST', body: new Uint8Array(70_000) });
+    expect(call.status).toBe(413);
+    const refused = await request('/rc/call', { method: 'POST', body: new Uint8Array(100) });
+    expect(refused.status).toBe(401);
+    expect((await request('/rc/unknown')).status).toBe(404);
+  });
+});

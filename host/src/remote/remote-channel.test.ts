@@ -1,0 +1,338 @@
+import type { SessionEvent, TetherEvent } from '@tether/shared-protocol';
+import {
+  CloseCode,
+  FrameSealer,
+  HandshakeInitiator,
+  encodeChannelMessage,
+  generateBoxKeyPair,
+  systemClock,
+  secureRandom,
+} from '@tether/shared-protocol';
+import fc from 'fast-check';
+import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import type { PairedDevice } from '../../test/support/remote-device.js';
+import { connectDevice, pairDevice, pauseReading, until, waitForState } from '../../test/support/remote-device.js';
+import type { TestHost } from '../../test/support/test-host.js';
+import { LOCAL_REMOTE, startTestHost } from '../../test/support/test-host.js';
+
+let t: TestHost | undefined;
+const cleanups: (() => void)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0)) c();
+  await t?.close();
+  t = undefined;
+});
+
+async function setup() {
+  t = await startTestHost({ remote: LOCAL_REMOTE, demoDelayMs: 0 });
+  return t;
+}
+
+function wsUrl(t: TestHost): string {
+  return `${t.host.remote!.url.replace('http', 'ws')}/rc/ws`;
+}
+
+/** A raw socket: sends `messages` in order and resolves with what came back and how it closed. */
+function raw(t: TestHost, headers: Record<string, string> = {}) {
+  const ws = new WebSocket(wsUrl(t), { headers });
+  const received: Uint8Array[] = [];
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => {
+    ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() }));
+    ws.on('error', () => resolve({ code: -1, reason: 'error' }));
+  });
+  const opened = new Promise<void>((resolve) => ws.on('open', () => resolve()));
+  ws.on('message', (data: Buffer) => received.push(new Uint8Array(data)));
+  cleanups.push(() => ws.terminate());
+  return { ws, received, closed, opened };
+}
+
+function initiator(device: PairedDevice, clock = systemClock) {
+  return new HandshakeInitiator({
+    deviceId: device.reply.deviceId,
+    deviceKeys: device.keys,
+    hostBoxPublicKey: device.hostBoxPublicKey,
+    clock,
+    random: secureRandom,
+  });
+}
+
+async function handshakeRaw(t: TestHost, device: PairedDevice) {
+  const socket = raw(t);
+  await socket.opened;
+  const init = initiator(device);
+  const hello = init.hello();
+  socket.ws.send(hello);
+  await until(() => socket.received.length > 0, 5000, 'the welcome');
+  const keys = init.acceptWelcome(socket.received.shift()!);
+  if (!keys.ok) throw new Error(keys.error.code);
+  return { ...socket, hello, keys: keys.value, sealer: new FrameSealer(keys.value.send) };
+}
+
+async function healthy(t: TestHost, device: PairedDevice) {
+  const { client } = connectDevice(t, device);
+  cleanups.push(() => client.stop());
+  const info = await client.call('host.info', {});
+  expect(info.ok).toBe(true);
+  client.stop();
+}
+
+const sessionEvents = (events: TetherEvent[], id: string) =>
+  events.filter((e): e is SessionEvent => 'seq' in e && e.sessionId === id);
+
+describe('the sealed channel', () => {
+  it('lets a paired device create a session, watch it stream, and answer its approval', async () => {
+    const t = await setup();
+    const device = await pairDevice(t);
+    const { client, events } = connectDevice(t, device);
+    cleanups.push(() => client.stop());
+    const info = await client.call('host.info', {});
+    expect(info.ok && info.value).toMatchObject({
+      hostId: t.host.hostId,
+      deviceId: device.reply.deviceId,
+      models: ['demo'],
+    });
+    const created = await client.call('sessions.create', { cwd: t.project, text: 'hello' });
+    if (!created.ok) throw new Error(created.error.message);
+    const id = created.value.session.id;
+    expect(client.watch(id, 0).ok).toBe(true);
+    // From here the session's events come in order from 1; what came before was the list stream.
+    events.length = 0;
+    const requested = await until(() => sessionEvents(events, id).find((e) => e.type === 'approval.requested'));
+    if (requested.type !== 'approval.requested') throw new Error('unreachable');
+    const answered = await client.call('approvals.answer', { id: requested.approval.id, decision: 'allow-once' });
+    expect(answered.ok && answered.value.approval.answeredBy).toMatchObject({
+      kind: 'device',
+      id: device.reply.deviceId,
+    });
+    await until(() => sessionEvents(events, id).find((e) => e.type === 'run.finished'));
+    const seen = sessionEvents(events, id).map((e) => e.seq);
+    expect(seen).toEqual(t.events(id).map((e) => e.seq));
+  });
+
+  it('refuses an unknown device and a revoked one alike, and stays healthy', async () => {
+    const t = await setup();
+    const device = await pairDevice(t);
+    const stranger: PairedDevice = {
+      ...device,
+      keys: generateBoxKeyPair(),
+      reply: { ...device.reply, deviceId: 'AAAAAAAAAAAAAAAAAAAAAA' },
+    };
+    const a = raw(t);
+    await a.opened;
+    a.ws.send(initiator(stranger).hello());
+    expect((await a.closed).code).toBe(CloseCode.HandshakeFailed);
+
+    t.host.devices.revoke(device.reply.deviceId, Date.now());
+    const b = raw(t);
+    await b.opened;
+    b.ws.send(initiator(device).hello());
+    const closed = await b.closed;
+    expect(closed.code).toBe(CloseCode.HandshakeFailed);
+    expect(closed.reason).toBe('handshake-failed');
+    const other = await pairDevice(t, { label: 'other' });
+    await healthy(t, other);
+  });
+
+  it('refuses a stale timestamp and a replayed hello', async () => {
+    const t = await setup();
+    const device = await pairDevice(t);
+    const stale = raw(t);
+    await stale.opened;
+    stale.ws.send(initiator(device, { ...systemClock, now: () => Date.now() - 10 * 60_000 }).hello());
+    expect((await stale.closed).code).toBe(CloseCode.HandshakeStale);
+
+    const first = await handshakeRaw(t, device);
+    const replay = raw(t);
+    await replay.opened;
+    replay.ws.send(first.hello);
+    expect((await replay.closed).code).toBe(CloseCode.HandshakeFailed);
+    expect(t.host.remote!.stats.get('handshake:handshake-replayed')).toBe(1);
+    await healthy(t, device);
+  });
+
+  it('closes on a tampered frame and acts on nothing after it', async () => {
+    const t = await setup();
+    const device = await pairDevice(t);
+    const s = await handshakeRaw(t, device);
+    const frame = s.sealer.seal(
+      encodeChannelMessage({ t: 'req', id: 1, method: 'sessions.create', params: { cwd: t.project, text: 'x' } }),
+    );
+    if (!frame.ok) throw new Error('seal');
+    const tampered = frame.value.slice();
+    tampered[tampered.length - 3]! ^= 0x10;
+    s.ws.send(tampered);
+    expect((await s.closed).code).toBe(CloseCode.ProtocolError);
+    expect(t.host.sessions.list()).toEqual([]);
+    expect(t.host.remote!.stats.get('frame:frame-tampered')).toBe(1);
+    await healthy(t, device);
+  });
+
+  it('refuses text messages and garbage before the handshake', async () => {
+    const t = await setup();
+    const s = raw(t);
+    await s.opened;
+    s.ws.send('hello');
+    expect((await s.closed).code).toBe(CloseCode.ProtocolError);
+    const g = raw(t);
+    await g.opened;
+    g.ws.send(Buffer.from([9, 9, 9]));
+    expect((await g.closed).code).toBe(CloseCode.HandshakeFailed);
+  });
+
+  it('checks scopes: a watch,approve device can follow and answer but not chat', async () => {
+    const t = await setup();
+    const owner = await pairDevice(t);
+    const watcher = await pairDevice(t, { scopes: ['watch', 'approve'] });
+    const { client: ownerClient } = connectDevice(t, owner);
+    const { client } = connectDevice(t, watcher);
+    cleanups.push(
+      () => ownerClient.stop(),
+      () => client.stop(),
+    );
+    const created = await ownerClient.call('sessions.create', { cwd: t.project, text: 'hello' });
+    if (!created.ok) throw new Error(created.error.message);
+    expect((await client.call('sessions.list', {})).ok).toBe(true);
+    const send = await client.call('sessions.send', { id: created.value.session.id, text: 'x' });
+    expect(!send.ok && send.error.code).toBe('forbidden');
+    const create = await client.call('sessions.create', { cwd: t.project, text: 'x' });
+    expect(!create.ok && create.error.code).toBe('forbidden');
+    const approval = await until(() => t.host.approvals.pending()[0]);
+    expect((await client.call('approvals.answer', { id: approval.id, decision: 'deny' })).ok).toBe(true);
+    const list = await client.call('devices.list', {});
+    expect(!list.ok && list.error.code).toBe('forbidden');
+    const terminal = await ownerClient.call('terminals.open', { cols: 80, rows: 24 });
+    expect(!terminal.ok && terminal.error.code).toBe('unsupported');
+  });
+
+  it('answers bad params and outside folders with stable codes', async () => {
+    const t = await setup();
+    const { client } = connectDevice(t, await pairDevice(t));
+    cleanups.push(() => client.stop());
+    const bad = await client.call('sessions.create', { cwd: '', text: 'x' });
+    expect(!bad.ok && bad.error.code).toBe('invalid-params');
+    const outside = await client.call('sessions.create', { cwd: '/etc', text: 'x' });
+    expect(!outside.ok && outside.error.code).toBe('forbidden');
+    const model = await client.call('sessions.create', {
+      cwd: t.project,
+      text: 'x',
+      model: 'openai-compatible:x@http://10.0.0.1/v1',
+    });
+    expect(!model.ok && model.error.code).toBe('invalid-params');
+    const dirs = await client.call('fs.listDirs', {});
+    expect(dirs.ok && dirs.value.dirs.length).toBe(1);
+    const sub = await client.call('fs.listDirs', { path: dirs.ok ? dirs.value.dirs[0]!.path : '' });
+    expect(sub.ok && sub.value.dirs.map((d) => d.name)).toEqual(expect.arrayContaining(['project']));
+    const up = await client.call('fs.listDirs', { path: '/' });
+    expect(!up.ok && up.error.code).toBe('forbidden');
+  });
+
+  it('closes a revoked device within a second and tells it why', async () => {
+    const t = await setup();
+    const device = await pairDevice(t);
+    const { client } = connectDevice(t, device);
+    cleanups.push(() => client.stop());
+    await waitForState(client, 'open');
+    const started = Date.now();
+    t.host.devices.revoke(device.reply.deviceId, Date.now());
+    expect(t.host.remote!.hub.disconnectDevice(device.reply.deviceId)).toBe(1);
+    await waitForState(client, 'refused', 1000);
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(client.state.name === 'refused' && client.state.error.code).toBe('revoked');
+  });
+
+  it('lets a device unpair itself, and only admins revoke others', async () => {
+    const t = await setup();
+    const a = await pairDevice(t);
+    const b = await pairDevice(t, { label: 'b' });
+    const { client } = connectDevice(t, a);
+    cleanups.push(() => client.stop());
+    const other = await client.call('devices.revoke', { id: b.reply.deviceId });
+    expect(!other.ok && other.error.code).toBe('forbidden');
+    expect((await client.call('devices.revoke', { id: a.reply.deviceId })).ok).toBe(true);
+    await waitForState(client, 'refused', 2000);
+    expect(t.host.devices.get(a.reply.deviceId)?.revoked).toBe(true);
+  });
+
+  it('refuses a WebSocket for another Host or from another Origin', async () => {
+    const t = await setup();
+    const badOrigin = raw(t, { Origin: 'https://evil.example' });
+    expect((await badOrigin.closed).code).not.toBe(1000);
+    const badHost = raw(t, { Host: 'evil.example:80' });
+    expect((await badHost.closed).code).not.toBe(1000);
+    expect(t.host.remote!.stats.get('ws:bad-origin')).toBe(1);
+    expect(t.host.remote!.stats.get('ws:bad-host')).toBe(1);
+    const goodOrigin = raw(t, { Origin: t.host.remote!.url });
+    await goodOrigin.opened;
+  });
+});
+
+describe('resume and backpressure', () => {
+  it('resumes after disconnects at random points with every event exactly once', async () => {
+    const t = await setup();
+    const device = await pairDevice(t);
+    const created = await t.host.sessions.create({ cwd: t.project, text: 'hello' });
+    if (!created.ok) throw new Error(created.error.message);
+    const id = created.value.id;
+    t.host.sessions.interrupt(id);
+    await t.waitFor(id, (e) => e.type === 'run.finished');
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.integer({ min: 0, max: 12 }), { minLength: 3, maxLength: 8 }), async (bursts) => {
+        const { client, events } = connectDevice(t, device);
+        try {
+          client.watch(id, 0);
+          for (const burst of bursts) {
+            for (let i = 0; i < burst; i++)
+              t.host.log.append(id, { type: 'notice', level: 'info', text: `burst ${i}` });
+            // Cut the connection from the host side at a random moment.
+            for (const ws of (t.host.remote as unknown as { wss: { clients: Set<WebSocket> } }).wss.clients)
+              ws.terminate();
+            await new Promise((r) => setTimeout(r, Math.random() * 30));
+          }
+          const last = t.host.log.lastSeq(id);
+          await until(() => client.lastSeq(id) === last, 10_000, 'the device to catch up');
+          const seqs = sessionEvents(events, id).map((e) => e.seq);
+          expect(seqs).toEqual(Array.from({ length: last }, (_, i) => i + 1));
+        } finally {
+          client.stop();
+        }
+      }),
+      { numRuns: 8 },
+    );
+  });
+
+  it('cuts off a device that does not read, while a fast one keeps streaming, and the slow one resumes', async () => {
+    const t = await setup();
+    const created = await t.host.sessions.create({ cwd: t.project, text: 'hello' });
+    if (!created.ok) throw new Error(created.error.message);
+    const id = created.value.id;
+    t.host.sessions.interrupt(id);
+    await t.waitFor(id, (e) => e.type === 'run.finished');
+    const fast = connectDevice(t, await pairDevice(t, { label: 'fast' }));
+    const slow = connectDevice(t, await pairDevice(t, { label: 'slow' }));
+    cleanups.push(
+      () => fast.client.stop(),
+      () => slow.client.stop(),
+    );
+    fast.client.watch(id, 0);
+    slow.client.watch(id, 0);
+    await until(
+      () => fast.client.lastSeq(id) === t.host.log.lastSeq(id) && slow.client.lastSeq(id) === t.host.log.lastSeq(id),
+    );
+    expect(t.host.remote!.hub.connectedDevices().size).toBe(2);
+    const paused = pauseReading(slow.sockets);
+    const big = 'x'.repeat(200_000);
+    // A busy session: big events, a few milliseconds apart (the fast device drains in between).
+    for (let i = 0; i < 120; i++) {
+      t.host.log.append(id, { type: 'message', messageId: `m${i}`, role: 'assistant', text: big });
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await until(() => t.host.remote!.stats.get('closed:slow-consumer') === 1, 10_000, 'the slow device to be cut off');
+    await until(() => fast.client.lastSeq(id) === t.host.log.lastSeq(id), 10_000, 'the fast device to get everything');
+    paused.resume();
+    await until(() => slow.client.lastSeq(id) === t.host.log.lastSeq(id), 20_000, 'the slow device to resume');
+    const seqs = sessionEvents(slow.events, id).map((e) => e.seq);
+    expect(seqs).toEqual(Array.from({ length: t.host.log.lastSeq(id) }, (_, i) => i + 1));
+    expect(slow.sockets.length).toBeGreaterThan(1);
+  });
+});

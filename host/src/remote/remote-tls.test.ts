@@ -1,0 +1,150 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { WebSocketConstructor } from '@tether/shared-protocol';
+import {
+  DeviceClient,
+  generateBoxKeyPair,
+  openPairReply,
+  parsePairingLink,
+  sealPairRequest,
+  fromBase64UrlExact,
+  webSocketConnect,
+} from '@tether/shared-protocol';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { until } from '../../test/support/remote-device.js';
+import type { TestHost } from '../../test/support/test-host.js';
+import { startTestHost } from '../../test/support/test-host.js';
+import { loadTls } from './tls.js';
+
+let dir: string;
+let cert: string;
+let key: string;
+let t: TestHost | undefined;
+
+/** A self-signed certificate for 127.0.0.1 and localhost, made with openssl. */
+function selfSigned(name: string): { cert: string; key: string } {
+  const c = join(dir, `${name}.crt`);
+  const k = join(dir, `${name}.key`);
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=tether test',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost',
+      '-keyout',
+      k,
+      '-out',
+      c,
+    ],
+    { stdio: 'ignore' },
+  );
+  return { cert: c, key: k };
+}
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'tether-tls-'));
+  ({ cert, key } = selfSigned('host'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(async () => {
+  await t?.close();
+  t = undefined;
+});
+
+function httpsJson(url: string, body: unknown, ca: Buffer): Promise<{ status: number; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', ca, headers: { 'content-type': 'application/json' } }, (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as unknown }));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+describe('TLS', () => {
+  it('serves HTTPS and WSS with a certificate of its own, and pairs and connects over it', async () => {
+    t = await startTestHost({ remote: { bind: '127.0.0.1', port: 0, roots: [], tlsCert: cert, tlsKey: key } });
+    const remote = t.host.remote!;
+    expect(remote.mode).toBe('https');
+    expect(remote.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    const ca = readFileSync(cert);
+    const link = parsePairingLink(remote.pairLink().link);
+    if (!link.ok) throw new Error('link');
+    const keys = generateBoxKeyPair();
+    const posted = httpsJson(
+      `${remote.url}/rc/pair`,
+      sealPairRequest(
+        { pairingId: link.value.pairingId, devicePublicKey: keys.publicKey, label: 'tls phone' },
+        link.value.pairingKey,
+      ),
+      ca,
+    );
+    const waiting = await until(() => remote.pairing.requests()[0]);
+    remote.pairing.allow(waiting.id);
+    const response = await posted;
+    const reply = openPairReply(response.body, link.value.pairingKey);
+    if (!reply.ok) throw new Error(reply.error.message);
+
+    class TrustingWebSocket extends WebSocket {
+      constructor(url: string) {
+        super(url, { ca });
+      }
+    }
+    const client = new DeviceClient({
+      deviceId: reply.value.deviceId,
+      deviceKeys: keys,
+      hostBoxPublicKey: fromBase64UrlExact(reply.value.hostBoxPublicKey, 32)!,
+      connect: webSocketConnect(
+        `${remote.url.replace('https', 'wss')}/rc/ws`,
+        TrustingWebSocket as unknown as WebSocketConstructor,
+      ),
+    });
+    client.start();
+    try {
+      const info = await client.call('host.info', {});
+      expect(info.ok && info.value.hostId).toBe(t.host.hostId);
+    } finally {
+      client.stop();
+    }
+  });
+
+  it('refuses a key that is not the certificate’s, and files that are not PEM', () => {
+    const other = selfSigned('other');
+    expect(loadTls(cert, other.key, '127.0.0.1')).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('is not the key of') as string,
+    });
+    const junk = join(dir, 'junk.pem');
+    writeFileSync(junk, 'not a certificate');
+    expect(loadTls(junk, key, '127.0.0.1').ok).toBe(false);
+    expect(loadTls(join(dir, 'missing.crt'), key, '127.0.0.1').ok).toBe(false);
+  });
+
+  it('names the URL after the certificate: the bound address when listed, else its DNS name', () => {
+    expect(loadTls(cert, key, '127.0.0.1')).toMatchObject({ ok: true, value: { name: '127.0.0.1' } });
+    expect(loadTls(cert, key, '10.1.1.1')).toMatchObject({ ok: true, value: { name: 'localhost' } });
+  });
+
+  it('refuses --tls-cert without --tls-key, and a bind to every interface', async () => {
+    await expect(startTestHost({ remote: { bind: '127.0.0.1', port: 0, roots: [], tlsCert: cert } })).rejects.toThrow(
+      /go together/,
+    );
+    await expect(startTestHost({ remote: { bind: '0.0.0.0', port: 0, roots: [] } })).rejects.toThrow(/every interface/);
+  });
+});

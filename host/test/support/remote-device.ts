@@ -1,0 +1,125 @@
+import type { BoxKeyPair, PairReply, Scope, TetherEvent } from '@tether/shared-protocol';
+import {
+  DeviceClient,
+  fromBase64UrlExact,
+  generateBoxKeyPair,
+  openPairReply,
+  parsePairingLink,
+  sealPairRequest,
+  webSocketConnect,
+} from '@tether/shared-protocol';
+import type { WebSocketConstructor } from '@tether/shared-protocol';
+import { WebSocket } from 'ws';
+import type { TestHost } from './test-host.js';
+
+export interface PairedDevice {
+  keys: BoxKeyPair;
+  reply: PairReply;
+  hostBoxPublicKey: Uint8Array;
+}
+
+/** POSTs a sealed pair request for `link`; resolves with the HTTP status and body. */
+export async function postPair(
+  baseUrl: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: unknown }> {
+  const response = await fetch(`${baseUrl}/rc/pair`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  return { status: response.status, body: await response.json().catch(() => undefined) };
+}
+
+/** Pairs a device the way the app does, allowing it at the host (with `scopes`). */
+export async function pairDevice(
+  t: TestHost,
+  options: { label?: string; scopes?: Scope[] } = {},
+): Promise<PairedDevice> {
+  const remote = t.host.remote!;
+  const parsed = parsePairingLink(remote.pairLink().link);
+  if (!parsed.ok) throw new Error(parsed.error.message);
+  const keys = generateBoxKeyPair();
+  const body = sealPairRequest(
+    { pairingId: parsed.value.pairingId, devicePublicKey: keys.publicKey, label: options.label ?? 'Test phone' },
+    parsed.value.pairingKey,
+  );
+  const answered = new Promise<void>((resolve, reject) => {
+    const poll = () => {
+      const [request] = remote.pairing.requests();
+      if (!request) return setTimeout(poll, 5);
+      const allowed = remote.pairing.allow(request.id, options.scopes);
+      if (allowed.ok) resolve();
+      else reject(new Error(allowed.error.message));
+    };
+    poll();
+  });
+  const posted = postPair(remote.url, body);
+  await answered;
+  const response = await posted;
+  if (response.status !== 200) throw new Error(`pairing failed: ${JSON.stringify(response.body)}`);
+  const reply = openPairReply(response.body, parsed.value.pairingKey);
+  if (!reply.ok) throw new Error(reply.error.message);
+  return { keys, reply: reply.value, hostBoxPublicKey: fromBase64UrlExact(reply.value.hostBoxPublicKey, 32)! };
+}
+
+/** A DeviceClient for a paired device over a real WebSocket, with its events collected. */
+export function connectDevice(t: TestHost, device: PairedDevice, options: { rpcTimeoutMs?: number } = {}) {
+  // Every socket the client opens, newest last (tests pause one to play a slow reader).
+  const sockets: WebSocket[] = [];
+  class TrackedWebSocket extends WebSocket {
+    constructor(url: string) {
+      super(url);
+      sockets.push(this);
+    }
+  }
+  const client = new DeviceClient({
+    deviceId: device.reply.deviceId,
+    deviceKeys: device.keys,
+    hostBoxPublicKey: device.hostBoxPublicKey,
+    connect: webSocketConnect(
+      `${t.host.remote!.url.replace(/^http/, 'ws')}/rc/ws`,
+      TrackedWebSocket as unknown as WebSocketConstructor,
+    ),
+    backoff: { baseMs: 20, maxMs: 200 },
+    ...(options.rpcTimeoutMs !== undefined ? { rpcTimeoutMs: options.rpcTimeoutMs } : {}),
+  });
+  const events: TetherEvent[] = [];
+  client.onEvent((e) => events.push(e));
+  client.start();
+  return { client, events, sockets };
+}
+
+/** Stops reading from the client's newest socket, so the host's queue for it grows. */
+export function pauseReading(sockets: WebSocket[]): { resume(): void } {
+  const socket = (sockets[sockets.length - 1] as unknown as { _socket: { pause(): void; resume(): void } })._socket;
+  socket.pause();
+  return { resume: () => socket.resume() };
+}
+
+export function waitForState(client: DeviceClient, name: string, timeoutMs = 5000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (client.state.name === name) return resolve();
+    const timer = setTimeout(() => {
+      stop();
+      reject(new Error(`client stayed ${client.state.name}, expected ${name}`));
+    }, timeoutMs);
+    const stop = client.onState((state) => {
+      if (state.name !== name) return;
+      clearTimeout(timer);
+      stop();
+      resolve();
+    });
+  });
+}
+
+export async function until<T>(check: () => T | undefined, timeoutMs = 5000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
