@@ -3,7 +3,10 @@ import { bin, run } from './run.mjs';
 
 const BENCHES = {
   protocol: 'shared-protocol/bench/protocol.ts',
+  'app-size': 'pwa/bench/bundle-size.ts',
+  'app-render': 'e2e/bench/first-render.ts',
   host: 'host/bench/host.ts',
+  remote: 'host/bench/remote.ts',
 };
 
 const names = process.argv.slice(2);

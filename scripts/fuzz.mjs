@@ -3,6 +3,7 @@ import { bin, run } from './run.mjs';
 
 const TARGETS = {
   protocol: 'shared-protocol/fuzz/protocol.ts',
+  remote: 'host/fuzz/remote.ts',
 };
 
 const [target = 'protocol', ...rest] = process.argv.slice(2);

@@ -11,6 +11,7 @@ const projects = [
   'shared-protocol/bench/tsconfig.json',
   'shared-protocol/fuzz/tsconfig.json',
   'host/bench/tsconfig.json',
+  'host/fuzz/tsconfig.json',
   'host/tsconfig.json',
   'machine/tsconfig.json',
   'relay/tsconfig.json',

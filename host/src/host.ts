@@ -64,6 +64,8 @@ export interface RemoteOptions extends ListenOptions {
   extraOrigins?: string[];
   /** Milliseconds a pair request waits for the person's answer (tests shorten it). */
   pairAnswerWaitMs?: number;
+  /** Pair attempts per source address per minute (default 10; the fuzzer raises it). */
+  pairAttemptsPerMinute?: number;
 }
 
 /**
@@ -231,6 +233,7 @@ export class Host {
       app: loadAppFiles(remote.appDir ?? DEFAULT_APP_DIR),
       ...(remote.extraOrigins ? { extraOrigins: remote.extraOrigins } : {}),
       ...(remote.pairAnswerWaitMs !== undefined ? { pairAnswerWaitMs: remote.pairAnswerWaitMs } : {}),
+      ...(remote.pairAttemptsPerMinute !== undefined ? { pairAttemptsPerMinute: remote.pairAttemptsPerMinute } : {}),
       clock: this.clock,
       random: secureRandom,
       newId,

@@ -75,6 +75,8 @@ export interface PairingServiceDeps {
   onSettled?: (id: string) => void;
   onWarning: (text: string) => void;
   answerWaitMs?: number;
+  /** Pair attempts per source address per minute (the fuzzer raises it to reach the decoders). */
+  attemptsPerMinute?: number;
 }
 
 /**
@@ -89,7 +91,7 @@ export class PairingService {
   private readonly limiter: RateLimiter;
 
   constructor(private readonly deps: PairingServiceDeps) {
-    this.limiter = new RateLimiter(deps.clock, PAIR_ATTEMPTS_PER_MINUTE, 60_000);
+    this.limiter = new RateLimiter(deps.clock, deps.attemptsPerMinute ?? PAIR_ATTEMPTS_PER_MINUTE, 60_000);
   }
 
   /** The current link for an app served at `base` (a new one if none is valid). */

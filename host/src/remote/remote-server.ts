@@ -60,6 +60,8 @@ export interface RemoteServerOptions {
   onWarning: (text: string) => void;
   /** Milliseconds a pair request waits for the person (tests shorten it). */
   pairAnswerWaitMs?: number;
+  /** Pair attempts per source address per minute (default 10). */
+  pairAttemptsPerMinute?: number;
 }
 
 /**
@@ -92,6 +94,7 @@ export class RemoteServer {
       ...(options.onPairSettled ? { onSettled: options.onPairSettled } : {}),
       onWarning: options.onWarning,
       ...(options.pairAnswerWaitMs !== undefined ? { answerWaitMs: options.pairAnswerWaitMs } : {}),
+      ...(options.pairAttemptsPerMinute !== undefined ? { attemptsPerMinute: options.pairAttemptsPerMinute } : {}),
     });
     this.wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_PLAINTEXT + FRAME_OVERHEAD });
   }

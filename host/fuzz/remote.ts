@@ -1,0 +1,159 @@
+// npm run fuzz -- remote [--seconds N]
+// A bounded run against a real host on 127.0.0.1: random and mutated bodies at /rc/pair and
+// /rc/call, and random and mutated frames at /rc/ws (before the handshake, and after a valid one).
+// Fails on a crash, an unhandled rejection, a server that stops answering, or an accepted forgery
+// (the mutated messages all carry sessions.create or a pair request; none may take effect).
+import type { WebSocketConstructor } from '@tether/shared-protocol';
+import {
+  DeviceClient,
+  FrameSealer,
+  HandshakeInitiator,
+  encodeChannelMessage,
+  generateBoxKeyPair,
+  parsePairingLink,
+  sealCall,
+  sealPairRequest,
+  secureRandom,
+  systemClock,
+  utf8Encode,
+  webSocketConnect,
+} from '@tether/shared-protocol';
+import { WebSocket } from 'ws';
+import { pairDevice } from '../test/support/remote-device.js';
+import { startTestHost } from '../test/support/test-host.js';
+
+const secondsArg = process.argv.indexOf('--seconds');
+const seconds = secondsArg > 0 ? Number(process.argv[secondsArg + 1]) : 30;
+const failures: string[] = [];
+process.on('unhandledRejection', (reason) => failures.push(`unhandled rejection: ${String(reason)}`));
+process.on('uncaughtException', (error) => failures.push(`uncaught exception: ${error.message}`));
+
+function mutate(seed: Uint8Array): Uint8Array {
+  if (Math.random() < 0.1) return secureRandom(Math.floor(Math.random() * 400));
+  const copy = Array.from(seed);
+  for (let i = 0, edits = 1 + Math.floor(Math.random() * 3); i < edits; i++) {
+    const at = Math.floor(Math.random() * Math.max(1, copy.length));
+    const r = Math.random();
+    if (r < 0.6 && copy.length > 0) copy[at]! ^= 1 << Math.floor(Math.random() * 8);
+    else if (r < 0.8) copy.splice(at, 0, Math.floor(Math.random() * 256));
+    else copy.splice(at, 1 + Math.floor(Math.random() * 4));
+  }
+  return Uint8Array.from(copy);
+}
+
+const t = await startTestHost({
+  remote: { bind: '127.0.0.1', port: 0, roots: [], pairAttemptsPerMinute: 1_000_000, pairAnswerWaitMs: 50 },
+});
+const remote = t.host.remote!;
+const device = await pairDevice(t);
+const wsUrl = `${remote.url.replace('http', 'ws')}/rc/ws`;
+const create = encodeChannelMessage({
+  t: 'req',
+  id: 1,
+  method: 'sessions.create',
+  params: { cwd: t.project, text: 'forged' },
+});
+let tried = 0;
+
+async function fuzzPair(): Promise<void> {
+  const link = parsePairingLink(remote.pairLink().link);
+  if (!link.ok) throw new Error('link');
+  const valid = utf8Encode(
+    JSON.stringify(
+      sealPairRequest(
+        { pairingId: link.value.pairingId, devicePublicKey: generateBoxKeyPair().publicKey, label: 'fuzz' },
+        link.value.pairingKey,
+      ),
+    ),
+  );
+  for (let i = 0; i < 20; i++) {
+    tried++;
+    const body = mutate(valid);
+    await fetch(`${remote.url}/rc/pair`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    }).then((r) => r.arrayBuffer());
+  }
+}
+
+async function fuzzCall(): Promise<void> {
+  const valid = sealCall(
+    {
+      deviceId: device.reply.deviceId,
+      deviceKeys: device.keys,
+      hostBoxPublicKey: device.hostBoxPublicKey,
+      clock: systemClock,
+      random: secureRandom,
+    },
+    create,
+  ).message;
+  for (let i = 0; i < 20; i++) {
+    tried++;
+    await fetch(`${remote.url}/rc/call`, { method: 'POST', body: mutate(valid) }).then((r) => r.arrayBuffer());
+  }
+}
+
+/** Opens a socket; with `handshake`, completes a real handshake first. Then sends `frames`. */
+async function fuzzSocket(handshake: boolean): Promise<void> {
+  const ws = new WebSocket(wsUrl);
+  const received: Uint8Array[] = [];
+  ws.on('message', (data: Buffer) => received.push(new Uint8Array(data)));
+  const closed = new Promise<void>((resolve) => ws.on('close', () => resolve()));
+  ws.on('error', () => undefined);
+  await new Promise<void>((resolve) => ws.on('open', () => resolve()));
+  let sealer: FrameSealer | undefined;
+  const init = new HandshakeInitiator({
+    deviceId: device.reply.deviceId,
+    deviceKeys: device.keys,
+    hostBoxPublicKey: device.hostBoxPublicKey,
+    clock: systemClock,
+    random: secureRandom,
+  });
+  const hello = init.hello();
+  if (handshake) {
+    ws.send(hello);
+    for (let i = 0; i < 200 && received.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    const keys = received[0] && init.acceptWelcome(received[0]);
+    if (!keys?.ok) throw new Error('handshake failed in the fuzzer');
+    sealer = new FrameSealer(keys.value.send);
+  }
+  for (let i = 0; i < 10 && ws.readyState === ws.OPEN; i++) {
+    tried++;
+    const seed = sealer ? (sealer.seal(create) as { value: Uint8Array }).value : hello;
+    ws.send(Math.random() < 0.2 ? secureRandom(Math.floor(Math.random() * 200)) : mutate(seed));
+    await new Promise((r) => setImmediate(r));
+  }
+  ws.terminate();
+  await closed;
+}
+
+const deadline = Date.now() + seconds * 1000;
+while (Date.now() < deadline && failures.length === 0) {
+  await Promise.all([fuzzPair(), fuzzCall(), fuzzSocket(false), fuzzSocket(true)]);
+  for (const request of remote.pairing.requests()) remote.pairing.deny(request.id);
+  if (t.host.sessions.list().length > 0) failures.push('a forged sessions.create took effect');
+}
+
+// The server still answers a real client.
+const client = new DeviceClient({
+  deviceId: device.reply.deviceId,
+  deviceKeys: device.keys,
+  hostBoxPublicKey: device.hostBoxPublicKey,
+  connect: webSocketConnect(wsUrl, WebSocket as unknown as WebSocketConstructor),
+});
+client.start();
+const info = await client.call('host.info', {}, { timeoutMs: 5000 });
+client.stop();
+if (!info.ok) failures.push(`the server stopped answering: ${info.error.code}`);
+
+const refused = remote.stats.snapshot();
+await t.close();
+console.log(`fuzz remote: ${tried} inputs in ${seconds} s, ${failures.length} failures`);
+console.log(
+  `  refused by reason: ${Object.entries(refused)
+    .map(([k, n]) => `${k}=${n}`)
+    .join(', ')}`,
+);
+for (const f of failures.slice(0, 10)) console.log(`  ${f}`);
+process.exit(failures.length > 0 ? 1 : 0);
