@@ -55,7 +55,7 @@ const id = created.value.id;
 t.host.sessions.interrupt(id);
 await t.waitFor(id, (e) => e.type === 'run.finished');
 
-const devices = [];
+const devices: ReturnType<typeof connectDevice>[] = [];
 for (let i = 0; i < 10; i++) devices.push(connectDevice(t, await pairDevice(t, { label: `bench ${i}` })));
 const first = devices[0]!;
 first.client.watch(id, t.host.log.lastSeq(id));
