@@ -19,6 +19,8 @@ export class PairPrompt {
     private readonly output: NodeJS.WritableStream,
   ) {
     this.rl = createInterface({ input, output });
+    // Under readline the terminal is raw, so Ctrl-C arrives here rather than as a signal: pass it on.
+    this.rl.on('SIGINT', () => process.kill(process.pid, 'SIGINT'));
   }
 
   ask(request: PairRequestInfo, host: Host): void {

@@ -1,0 +1,53 @@
+import { spawn } from 'node:child_process';
+import { generateBoxKeyPair, openPairReply, parsePairingLink, sealPairRequest } from '@tether/shared-protocol';
+import { expect, test } from '@playwright/test';
+import { TETHER_BIN, eventually, makeDataDir, removeDataDir, tetherJson } from '../support/host-process.js';
+
+/** `tether start` on a real terminal (a pty from `script`), answering its pairing prompt. */
+test('on a terminal, tether start asks "Pair …? code … [y/N]" and pairs on y', async () => {
+  const dataDir = makeDataDir();
+  const command = `'${process.execPath}' '${TETHER_BIN}' start --data-dir '${dataDir}' --bind 127.0.0.1 --port 0`;
+  const child = spawn('script', ['-qfec', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  try {
+    const link = await eventually(
+      async () => /(http:\/\/127\.0\.0\.1:\d+\/#pair=\S+)/.exec(out)?.[1],
+      15_000,
+      'the pairing link',
+    );
+    const parsed = parsePairingLink(link);
+    if (!parsed.ok) throw new Error(parsed.error.message);
+    const keys = generateBoxKeyPair();
+    const posted = fetch(`${link.split('/#')[0]}/rc/pair`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(
+        sealPairRequest(
+          { pairingId: parsed.value.pairingId, devicePublicKey: keys.publicKey, label: 'Pixel · Chrome' },
+          parsed.value.pairingKey,
+        ),
+      ),
+    });
+    const question = await eventually(
+      async () => /Pair 'Pixel · Chrome'\? code (\d{3} \d{3}).*\[y\/N\]/.exec(out),
+      15_000,
+      'the prompt',
+    );
+    // Typed a moment after the question appears, as a person would.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    child.stdin.write('y\r');
+    const response = await posted;
+    expect(response.status).toBe(200);
+    expect(openPairReply(await response.json(), parsed.value.pairingKey).ok).toBe(true);
+    await eventually(async () => (out.includes("Paired 'Pixel · Chrome'") ? true : undefined));
+    const devices = await tetherJson<{ label: string }[]>(dataDir, ['devices']);
+    expect(devices.map((d) => d.label)).toEqual(['Pixel · Chrome']);
+    expect(question[1]).toMatch(/^\d{3} \d{3}$/);
+  } finally {
+    child.stdin.write('\x03');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    child.kill();
+    removeDataDir(dataDir);
+  }
+});
