@@ -28,13 +28,18 @@ export function removeDataDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }
 
-/** Starts `tether start --json` on a data dir and waits for its ready line. */
+/**
+ * Starts `tether start --json` on a data dir and waits for its ready line. It listens on
+ * 127.0.0.1 and a free port unless `extraArgs` names a `--bind`: tests never take the LAN address
+ * or a fixed port (parallel workers would collide).
+ */
 export async function startHost(
   dataDir: string,
   extraArgs: string[] = [],
   env: NodeJS.ProcessEnv = {},
 ): Promise<HostProcess> {
-  const child = spawn(process.execPath, [TETHER_BIN, 'start', '--json', '--data-dir', dataDir, ...extraArgs], {
+  const bind = extraArgs.includes('--bind') ? [] : ['--bind', '127.0.0.1', '--port', '0'];
+  const child = spawn(process.execPath, [TETHER_BIN, 'start', '--json', '--data-dir', dataDir, ...bind, ...extraArgs], {
     env: { ...cleanEnv(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -123,16 +128,16 @@ export async function tetherJson<T>(dataDir: string, args: string[], options: { 
   return JSON.parse(result.stdout) as T;
 }
 
-/** Polls until `check` returns a value (not undefined), or fails after `timeoutMs`. */
+/** Polls until `check` returns a value (not undefined or null), or fails after `timeoutMs`. */
 export async function eventually<T>(
-  check: () => Promise<T | undefined>,
+  check: () => T | Promise<T>,
   timeoutMs = 15_000,
   what = 'condition',
-): Promise<T> {
+): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
-    if (value !== undefined) return value;
+    if (value !== undefined && value !== null) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }

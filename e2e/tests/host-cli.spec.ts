@@ -57,7 +57,7 @@ test('a new session streams a reply, stops on the shell command, and goes on aft
   follow.stdout.on('data', (c: Buffer) => (out += c.toString()));
   try {
     await eventually(
-      async () => (out.includes('tether approve ') ? true : undefined),
+      () => (out.includes('tether approve ') ? true : undefined),
       15_000,
       'the approval in the followed transcript',
     );
@@ -69,7 +69,7 @@ test('a new session streams a reply, stops on the shell command, and goes on aft
     const answered = await tether(dataDir, ['approve', approval.id, 'allow']);
     expect(answered).toMatchObject({ code: 0, stdout: 'Allowed.\n' });
 
-    await eventually(async () => (out.includes('— run done') ? true : undefined), 15_000, 'the run to finish');
+    await eventually(() => (out.includes('— run done') ? true : undefined), 15_000, 'the run to finish');
     expect(out).toContain('README.md');
     const again = await tether(dataDir, ['approve', approval.id, 'deny']);
     expect(again.code).toBe(1);

@@ -12,7 +12,7 @@ test('on a terminal, tether start asks "Pair …? code … [y/N]" and pairs on y
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   try {
     const link = await eventually(
-      async () => /(http:\/\/127\.0\.0\.1:\d+\/#pair=\S+)/.exec(out)?.[1],
+      () => /(http:\/\/127\.0\.0\.1:\d+\/#pair=\S+)/.exec(out)?.[1],
       15_000,
       'the pairing link',
     );
@@ -30,7 +30,7 @@ test('on a terminal, tether start asks "Pair …? code … [y/N]" and pairs on y
       ),
     });
     const question = await eventually(
-      async () => /Pair 'Pixel · Chrome'\? code (\d{3} \d{3}).*\[y\/N\]/.exec(out),
+      () => /Pair 'Pixel · Chrome'\? code (\d{3} \d{3}).*\[y\/N\]/.exec(out),
       15_000,
       'the prompt',
     );
@@ -40,7 +40,7 @@ test('on a terminal, tether start asks "Pair …? code … [y/N]" and pairs on y
     const response = await posted;
     expect(response.status).toBe(200);
     expect(openPairReply(await response.json(), parsed.value.pairingKey).ok).toBe(true);
-    await eventually(async () => (out.includes("Paired 'Pixel · Chrome'") ? true : undefined));
+    await eventually(() => (out.includes("Paired 'Pixel · Chrome'") ? true : undefined));
     const devices = await tetherJson<{ label: string }[]>(dataDir, ['devices']);
     expect(devices.map((d) => d.label)).toEqual(['Pixel · Chrome']);
     expect(question[1]).toMatch(/^\d{3} \d{3}$/);

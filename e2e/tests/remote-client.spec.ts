@@ -74,16 +74,16 @@ test('a Node client pairs (allowed from the CLI), follows a session, answers its
     const ofSession = () => events.filter((e): e is SessionEvent => 'seq' in e && e.sessionId === id);
 
     // Cut the connection while the reply streams; the client reconnects and resumes.
-    await eventually(async () => (ofSession().some((e) => e.type === 'message.delta') ? true : undefined));
+    await eventually(() => (ofSession().some((e) => e.type === 'message.delta') ? true : undefined));
     sockets[sockets.length - 1]!.terminate();
-    const approval = await eventually(async () => {
+    const approval = await eventually(() => {
       const found = ofSession().find((e) => e.type === 'approval.requested');
       return found?.type === 'approval.requested' ? found.approval : undefined;
     });
     expect(sockets.length).toBeGreaterThan(1);
     const answered = await client.call('approvals.answer', { id: approval.id, decision: 'allow-once' });
     expect(answered.ok).toBe(true);
-    await eventually(async () => (ofSession().some((e) => e.type === 'run.finished') ? true : undefined));
+    await eventually(() => (ofSession().some((e) => e.type === 'run.finished') ? true : undefined));
 
     const log = await tetherJson<SessionEvent[]>(dataDir, ['sessions', 'show', id]);
     const lastDelivered = client.lastSeq(id)!;
