@@ -11,7 +11,7 @@ import {
   streamEventFailure,
   transportFailure,
 } from './provider-failure.js';
-import { DEFAULT_IDLE_TIMEOUT_MS, TurnGuard } from './turn-guard.js';
+import { DEFAULT_IDLE_TIMEOUT_MS, TurnGuard, guardedEvents } from './turn-guard.js';
 import { ProviderError, type ModelEvent, type ModelProvider, type ModelRequest, type StopReason } from './types.js';
 
 const API = 'Anthropic API';
@@ -64,17 +64,9 @@ export class AnthropicProvider implements ModelProvider {
         throw guard.stopError() ?? this.failure(error);
       }
       const reader = new AnthropicTurnReader();
-      while (!reader.finished) {
-        guard.arm();
-        let step: IteratorResult<RawMessageStreamEvent>;
-        try {
-          step = await events.next();
-        } catch (error) {
-          throw guard.stopError() ?? this.failure(error);
-        }
-        guard.disarm();
-        if (step.done === true) break;
-        yield* reader.read(step.value);
+      for await (const event of guardedEvents(events, guard, (error) => this.failure(error))) {
+        yield* reader.read(event);
+        if (reader.finished) break;
       }
       // The SDK ends the iteration quietly when its signal fires, so silence is checked here.
       const stopped = guard.stopError();

@@ -14,7 +14,7 @@ import {
   streamEventFailure,
   transportFailure,
 } from './provider-failure.js';
-import { DEFAULT_IDLE_TIMEOUT_MS, TurnGuard } from './turn-guard.js';
+import { DEFAULT_IDLE_TIMEOUT_MS, TurnGuard, guardedEvents } from './turn-guard.js';
 import { ProviderError, type ModelEvent, type ModelProvider, type ModelRequest, type StopReason } from './types.js';
 
 export interface OpenAIProviderOptions {
@@ -74,18 +74,7 @@ export class OpenAIProvider implements ModelProvider {
         throw guard.stopError() ?? this.failure(error);
       }
       const reader = new OpenAITurnReader();
-      for (;;) {
-        guard.arm();
-        let step: IteratorResult<ChatCompletionChunk>;
-        try {
-          step = await chunks.next();
-        } catch (error) {
-          throw guard.stopError() ?? this.failure(error);
-        }
-        guard.disarm();
-        if (step.done === true) break;
-        yield* reader.read(step.value);
-      }
+      for await (const chunk of guardedEvents(chunks, guard, (error) => this.failure(error))) yield* reader.read(chunk);
       // The SDK ends the iteration quietly when its signal fires, and also when the body just
       // stops (it does not insist on [DONE]): only a finish_reason proves the turn complete.
       const stopped = guard.stopError();

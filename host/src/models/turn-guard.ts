@@ -71,3 +71,27 @@ export class TurnGuard {
     this.controller.abort();
   }
 }
+
+/**
+ * The events of an SDK stream, each read under the guard: the idle watchdog runs while waiting
+ * for the next one, and a failure comes out as a ProviderError (the guard's own reason first:
+ * an abort or a silent connection).
+ */
+export async function* guardedEvents<T>(
+  events: AsyncIterator<T>,
+  guard: TurnGuard,
+  failure: (error: unknown) => ProviderError,
+): AsyncGenerator<T> {
+  for (;;) {
+    guard.arm();
+    let step: IteratorResult<T>;
+    try {
+      step = await events.next();
+    } catch (error) {
+      throw guard.stopError() ?? failure(error);
+    }
+    guard.disarm();
+    if (step.done === true) return;
+    yield step.value;
+  }
+}
