@@ -48,9 +48,13 @@ export class ControlConnection {
     this.socket.write(`${JSON.stringify(message)}\n`);
   }
 
-  /** `replay`: part of a paged replay, which waits for the socket to drain between pages. */
-  sendEvent(event: SessionEvent, replay = false): void {
+  /**
+   * `replay`: part of a paged replay, which waits for the socket to drain when this returns
+   * false (the socket holds a quarter of its limit).
+   */
+  sendEvent(event: SessionEvent, replay = false): boolean {
     this.send({ t: 'evt', event }, !replay);
+    return !this.closed && this.socket.writableLength < MAX_PENDING_WRITE / 4;
   }
 
   /** Resolves once the socket's buffer has room again (or at once if it has). */

@@ -61,7 +61,6 @@ export interface ConnectionDeps {
 }
 
 interface Watch {
-  generation: number;
   /** True once the replay caught up and live events flow. */
   live: boolean;
 }
@@ -76,7 +75,6 @@ export class DeviceConnection {
   private sealer: FrameSealer | undefined;
   private opener: FrameOpener | undefined;
   private readonly watches = new Map<string, Watch>();
-  private generation = 0;
   private inFlight = 0;
   private closed = false;
   private helloTimer: TimerHandle | undefined;
@@ -113,19 +111,26 @@ export class DeviceConnection {
     }
   }
 
-  /** `sessions.watch`: replay after `after`, then live. A second watch restarts from its `after`. */
-  async watch(sessionId: string, after: number): Promise<Result<void>> {
+  /**
+   * `sessions.watch`: replays after `after`, then live. It returns at once (the answer goes out
+   * while the replay runs: a long one must not outlast the client's request timeout). A second
+   * watch of the same session restarts from its own `after`; the first replay stops.
+   */
+  watch(sessionId: string, after: number): Result<void> {
     if (!this.watches.has(sessionId) && this.watches.size >= MAX_WATCHED_SESSIONS) {
       return { ok: false, error: protocolError('busy', `watching at most ${MAX_WATCHED_SESSIONS} sessions`) };
     }
-    const watch: Watch = { generation: ++this.generation, live: false };
+    const watch: Watch = { live: false };
     this.watches.set(sessionId, watch);
     const current = () => !this.closed && this.watches.get(sessionId) === watch;
-    await replayThenFollow(
+    void replayThenFollow(
       this.deps.log,
       sessionId,
       after,
-      (event) => this.send({ t: 'evt', event }),
+      (event) => {
+        this.send({ t: 'evt', event });
+        return this.transport.bufferedAmount() < LOW_WATER_BYTES;
+      },
       () => (watch.live = true),
       () => this.drained(),
       current,

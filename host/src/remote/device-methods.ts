@@ -67,13 +67,13 @@ export function deviceMethods(deps: DeviceMethodDeps): MethodHandlers {
       const created = await deps.sessions.create({ cwd: folder, text, ...(model !== undefined ? { model } : {}) });
       return created.ok ? ok({ session: created.value }) : created;
     },
-    'sessions.watch': async (params, caller) => {
+    'sessions.watch': (params, caller) => {
       const { id, after } = p<{ id: string; after: number }>(params);
       if (!caller.connection) return fail('unsupported', 'watching needs a connection, not a one-shot call');
       const session = deps.sessions.get(id);
       if (!session) return fail('not-found', `no session ${id}`);
-      const watched = await caller.connection.watch(id, after);
-      return watched.ok ? ok({ session: deps.sessions.get(id) ?? session }) : watched;
+      const watched = caller.connection.watch(id, after);
+      return watched.ok ? ok({ session }) : watched;
     },
     'sessions.unwatch': (params, caller) => {
       caller.connection?.unwatch(p<{ id: string }>(params).id);

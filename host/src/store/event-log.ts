@@ -69,7 +69,8 @@ export class EventLog {
     }
   }
 
-  private page(sessionId: string, after: number, limit: number) {
+  /** A page of rows after `after`: its decodable events, how many rows it read, and the last row's seq. */
+  page(sessionId: string, after: number, limit: number): { events: SessionEvent[]; rows: number; lastSeq: number } {
     const rows = this.selectAfter.all(sessionId, after, limit) as {
       seq: number;
       type: string;
