@@ -1,0 +1,109 @@
+import { chromium, expect, test } from '@playwright/test';
+import type { AppHost } from '../support/app-host.js';
+import {
+  allowPairRequest,
+  device,
+  listDevices,
+  mintPairLink,
+  nextPairRequest,
+  openHost,
+  pairThroughLink,
+  startAppHost,
+} from '../support/app-host.js';
+import { writeQrVideo } from '../support/app-qr-video.js';
+import { snap } from '../support/app-snap.js';
+import { chromiumLaunchOptions } from '../support/chromium.js';
+import { tether } from '../support/host-process.js';
+
+let host: AppHost;
+
+test.beforeEach(async () => {
+  host = await startAppHost();
+});
+
+test.afterEach(async () => {
+  await host.stop();
+});
+
+test.describe('pairing on a phone', () => {
+  test.use(device('iPhone 15'));
+
+  test('opening the pairing link pairs once allowed at the computer', async ({ page }, testInfo) => {
+    // Nothing leaves for a CDN or a font service: every request stays on the host's origin.
+    const elsewhere: string[] = [];
+    page.on('request', (r) => {
+      if (!r.url().startsWith(`${host.url}/`) && !/^(data|blob):/.test(r.url())) elsewhere.push(r.url());
+    });
+    const request = await pairThroughLink(page, host);
+    expect(request.label).toBe('iPhone · Safari');
+    // The pairing key lives in the fragment only until the app has taken it.
+    expect(new URL(page.url()).hash).toBe('#/pair');
+    await snap(page, testInfo, 'phone-paired');
+    await openHost(page);
+    await page.getByRole('button', { name: 'Back' }).click();
+    await expect(page.locator('[data-host-id] [data-host-status="connected"]')).toBeVisible();
+    await snap(page, testInfo, 'phone-hosts');
+    expect(elsewhere).toEqual([]);
+  });
+
+  test('a denied pairing says so and can be tried again', async ({ page }) => {
+    await page.goto(host.pairUrl);
+    const first = await nextPairRequest(host);
+    await expect(page.locator('[data-pairing-code]')).toHaveAttribute('data-pairing-code', first.code);
+    await expect(page.getByText('Confirm on your computer.')).toBeVisible();
+    expect((await tether(host.dataDir, ['pair', 'deny', first.id])).code).toBe(0);
+    await expect(page.locator('[data-pairing-error="pair-denied"]')).toBeVisible();
+    await page.getByRole('button', { name: 'Try again' }).click();
+    const second = await nextPairRequest(host);
+    await expect(page.locator('[data-pairing-code]')).toHaveAttribute('data-pairing-code', second.code);
+    await allowPairRequest(host, second.id);
+    await expect(page.locator('[data-paired-host]')).toBeVisible();
+  });
+
+  test('a revoked device is told so and returns to pairing', async ({ page }, testInfo) => {
+    await pairThroughLink(page, host);
+    await openHost(page);
+    const [paired] = (await listDevices(host)).filter((d) => !d.revoked);
+    expect((await tether(host.dataDir, ['devices', 'revoke', paired!.id])).code).toBe(0);
+    await expect(page.locator('[data-screen="add"]')).toBeVisible();
+    await expect(page.getByRole('alert')).toContainText('This device was removed from this computer');
+    await expect(page.getByRole('heading', { name: /^Pair .+ again$/ })).toBeVisible();
+    await snap(page, testInfo, 'phone-revoked');
+    // Pairing again with a new link brings the computer back.
+    const link = await mintPairLink(host);
+    await page.getByLabel('Or paste the pairing link').fill(link);
+    await page.getByRole('button', { name: 'Pair', exact: true }).click();
+    const request = await nextPairRequest(host);
+    await allowPairRequest(host, request.id);
+    await openHost(page);
+  });
+});
+
+// Playwright reads the fixtures a test uses from its first parameter's pattern; this one launches its own browser.
+// eslint-disable-next-line no-empty-pattern
+test('"Add a computer" scans the QR code with the camera', async ({}, testInfo) => {
+  const video = testInfo.outputPath('pairing-qr.y4m');
+  writeQrVideo(host.pairUrl, video);
+  const browser = await chromium.launch(
+    chromiumLaunchOptions([
+      '--use-fake-ui-for-media-stream',
+      '--use-fake-device-for-media-stream',
+      `--use-file-for-fake-video-capture=${video}`,
+    ]),
+  );
+  try {
+    const context = await browser.newContext({ ...device('iPhone 15'), permissions: ['camera'] });
+    const page = await context.newPage();
+    await page.goto(host.url);
+    await snap(page, testInfo, 'phone-welcome');
+    await page.getByRole('button', { name: 'Add a computer' }).click();
+    await page.getByRole('button', { name: 'Scan QR code' }).click();
+    const request = await nextPairRequest(host);
+    await expect(page.locator('[data-pairing-code]')).toHaveAttribute('data-pairing-code', request.code);
+    await allowPairRequest(host, request.id);
+    await expect(page.locator('[data-paired-host]')).toBeVisible();
+    await openHost(page);
+  } finally {
+    await browser.close();
+  }
+});

@@ -1,0 +1,155 @@
+import type { Connect } from '@tether/shared-protocol';
+import {
+  generateBoxKeyPair,
+  generateHostIdentity,
+  memoryPipe,
+  systemClock,
+  toBase64Url,
+} from '@tether/shared-protocol';
+import { FakeHost, seededRandom } from '@tether/shared-protocol/testing';
+import { describe, expect, it } from 'vitest';
+import type { HostRecord } from '../data/records.js';
+import { MemoryCache } from '../net/cache-port.js';
+import { AppModel } from './app-model.js';
+
+const settle = async () => {
+  for (let i = 0; i < 5; i++) await new Promise<void>((resolve) => setTimeout(resolve, 0));
+};
+
+class MemoryDb extends MemoryCache {
+  readonly rows = new Map<string, HostRecord>();
+  hosts() {
+    return Promise.resolve([...this.rows.values()].map((r) => structuredClone(r)));
+  }
+  putHost(host: HostRecord) {
+    this.rows.set(host.hostId, structuredClone(host));
+    return Promise.resolve();
+  }
+  deleteHost(hostId: string) {
+    this.rows.delete(hostId);
+    return Promise.resolve();
+  }
+}
+
+const random = seededRandom('app-model');
+
+/** A fake host that knows one device, and the record the app would have after pairing with it. */
+function pairedHost(name: string, pairedAt: number) {
+  const identity = generateHostIdentity(random);
+  const host = new FakeHost(identity.box, systemClock, random);
+  const device = generateBoxKeyPair(random);
+  const deviceId = toBase64Url(random(16));
+  host.devices.set(deviceId, device.publicKey);
+  host.handlers.set('host.info', () => ({
+    result: {
+      hostId: identity.hostId,
+      name,
+      version: '1',
+      protocolVersion: 1,
+      deviceId,
+      scopes: ['watch'],
+      features: [],
+      models: ['demo'],
+      defaultModel: 'demo',
+      roots: ['/'],
+    },
+  }));
+  host.handlers.set('sessions.list', () => ({ result: { sessions: [] } }));
+  host.handlers.set('approvals.list', () => ({ result: { approvals: [] } }));
+  host.handlers.set('devices.revoke', (params) => {
+    host.devices.delete((params as { id: string }).id);
+    return { result: {} };
+  });
+  const record: HostRecord = {
+    hostId: identity.hostId,
+    name: 'unnamed',
+    apiBase: 'http://127.0.0.1:1',
+    deviceId,
+    deviceSecretKey: toBase64Url(device.secretKey),
+    hostBoxPublicKey: toBase64Url(identity.box.publicKey),
+    hostSignPublicKey: toBase64Url(identity.sign.publicKey),
+    scopes: ['watch', 'approve'],
+    pairedAt,
+    lastSeenAt: null,
+    recentFolders: [],
+  };
+  return { host, record };
+}
+
+function model(db: MemoryDb, hosts: Map<string, FakeHost>) {
+  return new AppModel({
+    db,
+    now: () => 1,
+    connectTo:
+      (record): Connect =>
+      () => {
+        const [device, server] = memoryPipe();
+        hosts.get(record.hostId)!.accept(server);
+        return Promise.resolve(device);
+      },
+  });
+}
+
+describe('AppModel', () => {
+  it('keeps several hosts, each with its own connection, across restarts', async () => {
+    const db = new MemoryDb();
+    const a = pairedHost('laptop', 1);
+    const b = pairedHost('desktop', 2);
+    const fakes = new Map([
+      [a.record.hostId, a.host],
+      [b.record.hostId, b.host],
+    ]);
+    const app = model(db, fakes);
+    await app.init();
+    await app.addHost(a.record);
+    await app.addHost(b.record);
+    await settle();
+    expect(app.hosts.get().map((h) => h.name)).toEqual(['laptop', 'desktop']);
+    expect(app.allConnections().map((c) => c.status.get().name)).toEqual(['open', 'open']);
+    await app.rename(a.record.hostId, 'work laptop');
+    await app.rememberFolder(a.record.hostId, '/src/x');
+    await app.rememberFolder(a.record.hostId, '/src/y');
+    await app.rememberFolder(a.record.hostId, '/src/x');
+    for (const c of app.allConnections()) c.stop();
+
+    const again = model(db, fakes);
+    await again.init();
+    expect(again.host(a.record.hostId)).toMatchObject({
+      customName: 'work laptop',
+      recentFolders: ['/src/x', '/src/y'],
+    });
+    await settle();
+    expect(again.allConnections().map((c) => c.status.get().name)).toEqual(['open', 'open']);
+    for (const c of again.allConnections()) c.stop();
+  });
+
+  it('unpairs by revoking itself on the host, then forgets the host', async () => {
+    const db = new MemoryDb();
+    const a = pairedHost('laptop', 1);
+    const app = model(db, new Map([[a.record.hostId, a.host]]));
+    await app.init();
+    await app.addHost(a.record);
+    await settle();
+    const told = await app.unpair(a.record.hostId);
+    expect(told.ok).toBe(true);
+    expect(a.host.devices.size).toBe(0);
+    expect(app.hosts.get()).toEqual([]);
+    expect(db.rows.size).toBe(0);
+  });
+
+  it('marks a host that refuses this device, and does not dial it after a restart', async () => {
+    const db = new MemoryDb();
+    const a = pairedHost('laptop', 1);
+    a.host.devices.clear();
+    const fakes = new Map([[a.record.hostId, a.host]]);
+    const app = model(db, fakes);
+    await app.init();
+    await app.addHost(a.record);
+    await settle();
+    expect(app.host(a.record.hostId)?.refused?.code).toBe('handshake-failed');
+    const again = model(db, fakes);
+    await again.init();
+    await settle();
+    expect(again.connection(a.record.hostId)?.status.get().name).toBe('idle');
+  });
+});

@@ -1,0 +1,147 @@
+import type { Connect, PairingLink, Result } from '@tether/shared-protocol';
+import { fail, ok } from '@tether/shared-protocol';
+import type { AppDb } from '../data/app-db.js';
+import type { HostRecord } from '../data/records.js';
+import { MAX_RECENT_FOLDERS } from '../data/records.js';
+import { Store } from '../lib/store.js';
+import type { CachePort } from '../net/cache-port.js';
+import { HostConnection } from '../net/host-connection.js';
+
+export interface AppModelDeps {
+  db: Pick<AppDb, 'hosts' | 'putHost' | 'deleteHost'> & CachePort;
+  /** Opens the sealed channel's transport to a host (a WebSocket to `<apiBase>/rc/ws`). */
+  connectTo: (host: HostRecord) => Connect;
+  now: () => number;
+}
+
+/** How long (ms) unpairing waits for the host to confirm before forgetting the host anyway. */
+const UNPAIR_TIMEOUT_MS = 5000;
+
+/**
+ * The app's state outside any screen: the paired hosts (records in IndexedDB), one connection to
+ * each, and the pairing link being worked on. Screens read its stores and call its methods.
+ */
+export class AppModel {
+  readonly hosts = new Store<HostRecord[]>([]);
+  /** False until the hosts have been read from IndexedDB. */
+  readonly ready = new Store(false);
+  /** Bumped whenever a connection is made or dropped, for screens that list them. */
+  readonly connectionsVersion = new Store(0);
+  /** The pairing link taken from the address, a scan or a paste (or why it did not parse). */
+  readonly pairingLink = new Store<Result<PairingLink> | null>(null);
+  private readonly connections = new Map<string, HostConnection>();
+
+  constructor(private readonly deps: AppModelDeps) {}
+
+  async init(): Promise<void> {
+    const hosts = await this.deps.db.hosts();
+    this.hosts.set(sortHosts(hosts));
+    for (const host of hosts) this.connect(host);
+    this.ready.set(true);
+  }
+
+  host(hostId: string): HostRecord | undefined {
+    return this.hosts.get().find((h) => h.hostId === hostId);
+  }
+
+  connection(hostId: string): HostConnection | undefined {
+    return this.connections.get(hostId);
+  }
+
+  allConnections(): HostConnection[] {
+    return [...this.connections.values()];
+  }
+
+  /** A freshly paired host (or one paired again): replaces any earlier record and connection. */
+  async addHost(record: HostRecord): Promise<void> {
+    const previous = this.host(record.hostId);
+    const merged: HostRecord = previous
+      ? { ...record, customName: previous.customName, recentFolders: previous.recentFolders }
+      : record;
+    if (!merged.customName) delete merged.customName;
+    this.connections.get(record.hostId)?.stop();
+    this.connections.delete(record.hostId);
+    await this.deps.db.putHost(merged);
+    this.hosts.update((list) => sortHosts([...list.filter((h) => h.hostId !== record.hostId), merged]));
+    this.connect(merged);
+  }
+
+  async rename(hostId: string, name: string): Promise<void> {
+    const trimmed = name.trim().slice(0, 256);
+    await this.change(hostId, (host) => {
+      const next = { ...host };
+      if (trimmed === '' || trimmed === host.name) delete next.customName;
+      else next.customName = trimmed;
+      return next;
+    });
+  }
+
+  async rememberFolder(hostId: string, path: string): Promise<void> {
+    await this.change(hostId, (host) => ({
+      ...host,
+      recentFolders: [path, ...host.recentFolders.filter((p) => p !== path)].slice(0, MAX_RECENT_FOLDERS),
+    }));
+  }
+
+  /**
+   * Tells the host to forget this device (a device may always revoke itself), then forgets the
+   * host here, with its keys and caches. Returns an error when the host could not be told: it is
+   * forgotten here all the same, and still lists the device until revoked at the computer.
+   */
+  async unpair(hostId: string): Promise<Result<void>> {
+    const connection = this.connections.get(hostId);
+    const host = this.host(hostId);
+    let told: Result<void> = fail('unavailable', 'not connected');
+    if (connection && host && connection.status.get().name === 'open') {
+      const result = await connection.client.call(
+        'devices.revoke',
+        { id: host.deviceId },
+        { timeoutMs: UNPAIR_TIMEOUT_MS },
+      );
+      told = result.ok ? ok(undefined) : result;
+    }
+    connection?.stop();
+    this.connections.delete(hostId);
+    this.connectionsVersion.update((n) => n + 1);
+    await this.deps.db.deleteHost(hostId);
+    this.hosts.update((list) => list.filter((h) => h.hostId !== hostId));
+    return told;
+  }
+
+  /** Back online or back in front: dial every host now rather than after its backoff. */
+  reconnectAll(): void {
+    for (const connection of this.connections.values()) connection.reconnectNow();
+  }
+
+  /** The device went offline: drop sockets that are surely dead, so the reconnect starts clean. */
+  redialAll(): void {
+    for (const connection of this.connections.values()) connection.redial();
+  }
+
+  async flushAll(): Promise<void> {
+    await Promise.all([...this.connections.values()].map((c) => c.flush()));
+  }
+
+  private connect(host: HostRecord): void {
+    const connection = new HostConnection(host, {
+      cache: this.deps.db,
+      connect: this.deps.connectTo(host),
+      saveRecord: (change) => void this.change(host.hostId, (current) => ({ ...current, ...change })),
+    });
+    this.connections.set(host.hostId, connection);
+    this.connectionsVersion.update((n) => n + 1);
+    void connection.start();
+  }
+
+  private async change(hostId: string, edit: (host: HostRecord) => HostRecord): Promise<void> {
+    const current = this.host(hostId);
+    if (!current) return;
+    const next = edit(current);
+    this.hosts.update((list) => sortHosts(list.map((h) => (h.hostId === hostId ? next : h))));
+    await this.deps.db.putHost(next);
+  }
+}
+
+function sortHosts(hosts: HostRecord[]): HostRecord[] {
+  return [...hosts].sort((a, b) => a.pairedAt - b.pairedAt);
+}

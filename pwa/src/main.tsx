@@ -1,0 +1,38 @@
+import type { WebSocketConstructor } from '@tether/shared-protocol';
+import { parsePairingLink, webSocketConnect } from '@tether/shared-protocol';
+import { render } from 'preact';
+import { AppModel } from './app/app-model.js';
+import { watchLifecycle } from './app/lifecycle.js';
+import { registerServiceWorker } from './app/service-worker.js';
+import { AppDb } from './data/app-db.js';
+import { webSocketUrl } from './lib/api-urls.js';
+import { App } from './ui/app.js';
+import { formatRoute, parseRoute } from './ui/route.js';
+import './styles/base.css';
+import './styles/layout.css';
+import './styles/transcript.css';
+import './styles/forms.css';
+
+const db = new AppDb();
+const app = new AppModel({
+  db,
+  connectTo: (host) => webSocketConnect(webSocketUrl(host.apiBase), WebSocket as unknown as WebSocketConstructor),
+  now: () => Date.now(),
+});
+
+// Opened from a pairing link: take the link, then drop it from the address bar and the history
+// (the fragment holds the pairing key, which is for this page alone).
+if (location.hash.startsWith('#pair=')) {
+  app.pairingLink.set(parsePairingLink(`${location.origin}${location.pathname}${location.hash}`));
+  history.replaceState(null, '', formatRoute({ name: 'pair' }));
+}
+
+const opening = parseRoute(location.hash);
+if (opening.name === 'session') db.prefetchTranscript(opening.hostId, opening.sessionId);
+
+const { online } = watchLifecycle(app);
+const root = document.getElementById('app')!;
+root.textContent = '';
+render(<App app={app} online={online} />, root);
+void app.init();
+registerServiceWorker();

@@ -1,0 +1,174 @@
+import type { HostInfo, SessionSummary } from '@tether/shared-protocol';
+import { generateBoxKeyPair, generateDeviceId, memoryPipe, toBase64Url } from '@tether/shared-protocol';
+import { FakeHost, ManualClock, seededRandom } from '@tether/shared-protocol/testing';
+import { describe, expect, it } from 'vitest';
+import type { HostRecord } from '../data/records.js';
+import { MemoryCache } from './cache-port.js';
+import { HostConnection } from './host-connection.js';
+import { SAVE_DELAY_MS } from './session-feed.js';
+
+const settle = async () => {
+  for (let i = 0; i < 5; i++) await new Promise<void>((resolve) => setTimeout(resolve, 0));
+};
+
+const summary = (id: string, lastSeq: number): SessionSummary => ({
+  id,
+  title: `title ${id}`,
+  kind: 'agent',
+  place: 'local',
+  cwd: '/w',
+  model: 'demo',
+  status: 'idle',
+  archived: false,
+  autoApprove: false,
+  createdAt: 1,
+  updatedAt: 1,
+  lastSeq,
+  pendingApprovals: 0,
+  queued: 0,
+  lastLine: '',
+});
+
+function setup() {
+  const random = seededRandom('host-connection');
+  const clock = new ManualClock();
+  const host = new FakeHost(generateBoxKeyPair(random), clock, random);
+  const deviceKeys = generateBoxKeyPair(random);
+  const deviceId = generateDeviceId(random);
+  host.devices.set(deviceId, deviceKeys.publicKey);
+  const info: HostInfo = {
+    hostId: 'h'.repeat(22),
+    name: 'laptop',
+    version: '0.1.0',
+    protocolVersion: 1,
+    deviceId,
+    scopes: ['watch', 'chat', 'approve'],
+    features: [],
+    models: ['demo'],
+    defaultModel: 'demo',
+    roots: ['/w'],
+  };
+  host.handlers.set('host.info', () => ({ result: info }));
+  host.handlers.set('sessions.list', () => ({
+    result: { sessions: [summary('s1', host.logs.get('s1')?.length ?? 0)] },
+  }));
+  host.handlers.set('approvals.list', () => ({ result: { approvals: [] } }));
+  const network = { up: true };
+  const record: HostRecord = {
+    hostId: 'h'.repeat(22),
+    name: 'old name',
+    apiBase: 'http://127.0.0.1:1',
+    deviceId,
+    deviceSecretKey: toBase64Url(deviceKeys.secretKey),
+    hostBoxPublicKey: toBase64Url(host.keys.publicKey),
+    hostSignPublicKey: toBase64Url(random(32)),
+    scopes: ['watch'],
+    pairedAt: 0,
+    lastSeenAt: null,
+    recentFolders: [],
+  };
+  const cache = new MemoryCache();
+  const changes: Partial<HostRecord>[] = [];
+  const connection = new HostConnection(record, {
+    cache,
+    clock,
+    random,
+    jitter: () => 0.5,
+    saveRecord: (change) => changes.push(change),
+    connect: () => {
+      if (!network.up) return Promise.reject(new Error('offline'));
+      const [device, server] = memoryPipe();
+      host.accept(server);
+      return Promise.resolve(device);
+    },
+  });
+  return { clock, host, cache, connection, changes, network, record };
+}
+
+describe('HostConnection', () => {
+  it('shows the cached list at once, then the host list once connected', async () => {
+    const s = setup();
+    await s.cache.putSessionList({ hostId: s.record.hostId, sessions: [summary('old', 3)], savedAt: 0 });
+    const started = s.connection.start();
+    await started;
+    expect(s.connection.sessions.get()).toMatchObject({ fresh: false, loaded: true, list: [{ id: 'old' }] });
+    await settle();
+    expect(s.connection.status.get().name).toBe('open');
+    expect(s.connection.sessions.get()).toMatchObject({ fresh: true, list: [{ id: 's1' }] });
+    expect(s.changes).toContainEqual(expect.objectContaining({ name: 'laptop' }));
+    s.connection.stop();
+  });
+
+  it('follows a session from its cache and resumes after a redial with nothing doubled', async () => {
+    const s = setup();
+    for (let i = 1; i <= 3; i++) s.host.append('s1', `m${i}`);
+    await s.connection.start();
+    await settle();
+    const feed = s.connection.feed('s1');
+    await settle();
+    expect(feed.view.get().transcript.lastSeq).toBe(3);
+    s.clock.advance(SAVE_DELAY_MS);
+    await settle();
+    expect(feed.view.get().savedSeq).toBe(3);
+
+    // Offline: the connection is dropped while the host goes on.
+    s.network.up = false;
+    s.connection.redial();
+    await settle();
+    expect(s.connection.status.get().name).toBe('waiting');
+    expect(s.connection.sessions.get().fresh).toBe(false);
+    for (let i = 4; i <= 6; i++) s.host.append('s1', `m${i}`);
+    s.network.up = true;
+    s.connection.reconnectNow();
+    await settle();
+    const transcript = feed.view.get().transcript;
+    expect(transcript.lastSeq).toBe(6);
+    expect(transcript.applied).toBe(6);
+    expect(transcript.items.map((i) => (i.kind === 'message' ? i.text : i.kind))).toEqual([
+      'm1',
+      'm2',
+      'm3',
+      'm4',
+      'm5',
+      'm6',
+    ]);
+    s.connection.stop();
+  });
+
+  it('opens a new feed from the cache and asks the host only for what it lacks', async () => {
+    const s = setup();
+    for (let i = 1; i <= 4; i++) s.host.append('s1', `m${i}`);
+    await s.connection.start();
+    await settle();
+    const first = s.connection.feed('s1');
+    await settle();
+    await first.flush();
+    s.connection.stop();
+
+    const again = new HostConnection(s.record, {
+      cache: s.cache,
+      clock: s.clock,
+      saveRecord: () => {},
+      connect: () => {
+        const [device, server] = memoryPipe();
+        s.host.accept(server);
+        return Promise.resolve(device);
+      },
+    });
+    await again.start();
+    const feed = again.feed('s1');
+    await settle();
+    expect(s.host.calls.filter((c) => c.method === 'sessions.watch').at(-1)?.params).toEqual({ id: 's1', after: 4 });
+    expect(feed.view.get().transcript.applied).toBe(4);
+    again.stop();
+  });
+
+  it('records a refusal for good and stops dialling', async () => {
+    const s = setup();
+    s.host.devices.clear();
+    await s.connection.start();
+    await settle();
+    expect(s.connection.status.get()).toMatchObject({ name: 'refused', error: { code: 'handshake-failed' } });
+    expect(s.changes).toContainEqual({ refused: expect.objectContaining({ code: 'handshake-failed' }) as unknown });
+  });
+});

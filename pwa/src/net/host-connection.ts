@@ -1,0 +1,264 @@
+import type {
+  Approval,
+  ClientState,
+  Clock,
+  Connect,
+  Decision,
+  HostInfo,
+  ProtocolError,
+  RandomBytes,
+  Result,
+  SessionSummary,
+  TetherEvent,
+  TimerHandle,
+} from '@tether/shared-protocol';
+import {
+  DeviceClient,
+  boxKeyPairFromSecret,
+  fromBase64UrlExact,
+  isSessionEvent,
+  systemClock,
+} from '@tether/shared-protocol';
+import type { HostRecord } from '../data/records.js';
+import { Store } from '../lib/store.js';
+import { mergeSummary, replaceList } from '../lib/session-list.js';
+import type { CachePort } from './cache-port.js';
+import { SessionFeed } from './session-feed.js';
+
+export interface SessionsView {
+  list: SessionSummary[];
+  /** True once the host's own list arrived on the current connection; false means cached. */
+  fresh: boolean;
+  /** False until the cached list has been read. */
+  loaded: boolean;
+}
+
+export interface HostConnectionDeps {
+  cache: CachePort;
+  connect: Connect;
+  /** Persists a change to the host's record (name, info, last seen, refusal). */
+  saveRecord: (change: Partial<HostRecord>) => void;
+  clock?: Clock;
+  random?: RandomBytes;
+  jitter?: () => number;
+}
+
+/** Sessions followed at once per host; past it the one viewed longest ago stops being watched. */
+export const MAX_FEEDS = 8;
+/** Session lists are written at most this often (ms) while summaries stream in. */
+const LIST_SAVE_DELAY_MS = 1000;
+/** "Last seen" is written at most this often (ms): it is shown in minutes. */
+const LAST_SEEN_EVERY_MS = 30_000;
+/** Approval counts change in bursts (raise, answer); one refresh covers a burst (ms). */
+const APPROVALS_REFRESH_DELAY_MS = 150;
+
+/**
+ * Everything the app does with one paired host: the DeviceClient (handshake, sealed RPC,
+ * reconnects with jittered backoff, resumable watches), the host's session list, its waiting
+ * approvals and the sessions being followed. Screens read its stores.
+ */
+export class HostConnection {
+  readonly client: DeviceClient;
+  readonly status: Store<ClientState>;
+  readonly sessions = new Store<SessionsView>({ list: [], fresh: false, loaded: false });
+  readonly info = new Store<HostInfo | null>(null);
+  /** Approvals waiting for an answer, in every session of this host. */
+  readonly approvals = new Store<Approval[]>([]);
+  private readonly feeds = new Map<string, SessionFeed>();
+  private readonly clock: Clock;
+  private listTimer: TimerHandle | undefined;
+  private approvalsTimer: TimerHandle | undefined;
+  private lastSeenSaved = 0;
+  private readonly unsubscribe: (() => void)[] = [];
+
+  constructor(
+    readonly record: HostRecord,
+    private readonly deps: HostConnectionDeps,
+  ) {
+    this.clock = deps.clock ?? systemClock;
+    const secret = fromBase64UrlExact(record.deviceSecretKey, 32);
+    const hostKey = fromBase64UrlExact(record.hostBoxPublicKey, 32);
+    if (!secret || !hostKey) throw new Error('host record holds invalid keys'); // decoded by schema: a bug
+    this.client = new DeviceClient({
+      deviceId: record.deviceId,
+      deviceKeys: boxKeyPairFromSecret(secret),
+      hostBoxPublicKey: hostKey,
+      connect: deps.connect,
+      clock: this.clock,
+      ...(deps.random ? { random: deps.random } : {}),
+      ...(deps.jitter ? { jitter: deps.jitter } : {}),
+    });
+    this.status = new Store<ClientState>(this.client.state);
+    this.unsubscribe.push(
+      this.client.onState((state) => this.stateChanged(state)),
+      this.client.onEvent((event) => this.received(event)),
+      this.client.onWatchError((sessionId, error) => this.feeds.get(sessionId)?.watchFailed(error)),
+    );
+  }
+
+  get hostId(): string {
+    return this.record.hostId;
+  }
+
+  /** Shows the cached list, then connects. A host that refused this device is not dialled. */
+  async start(): Promise<void> {
+    const cached = await this.deps.cache.sessionList(this.hostId);
+    this.sessions.update((view) => ({
+      list: view.loaded ? view.list : replaceList(view.list, cached?.sessions ?? []),
+      fresh: view.fresh,
+      loaded: true,
+    }));
+    if (!this.record.refused) this.client.start();
+  }
+
+  stop(): void {
+    for (const feed of this.feeds.values()) feed.close();
+    this.feeds.clear();
+    this.client.stop();
+    for (const off of this.unsubscribe) off();
+    void this.saveList();
+  }
+
+  /** Dials at once (back online, back in front) instead of waiting out the backoff. */
+  reconnectNow(): void {
+    this.client.reconnectNow();
+  }
+
+  /**
+   * Drops the connection and dials again. Used when the device goes offline: the socket is dead
+   * but may take a ping timeout to notice; the watches survive and resume from their sequence.
+   */
+  redial(): void {
+    const state = this.client.state.name;
+    if (state === 'refused' || state === 'idle') return;
+    this.client.stop();
+    this.client.start();
+  }
+
+  /** The feed of a session, opened on first use; the least recently used beyond MAX_FEEDS closes. */
+  feed(sessionId: string): SessionFeed {
+    let feed = this.feeds.get(sessionId);
+    if (feed) {
+      this.feeds.delete(sessionId);
+      this.feeds.set(sessionId, feed);
+      return feed;
+    }
+    feed = new SessionFeed(this.hostId, sessionId, this.client, this.deps.cache, this.clock);
+    this.feeds.set(sessionId, feed);
+    void feed.open();
+    for (const [id, old] of this.feeds) {
+      if (this.feeds.size <= MAX_FEEDS) break;
+      old.close();
+      this.feeds.delete(id);
+    }
+    return feed;
+  }
+
+  /** Writes every open transcript now (the page is going to the background). */
+  async flush(): Promise<void> {
+    await Promise.all([...this.feeds.values()].map((feed) => feed.flush()));
+    await this.saveList();
+  }
+
+  async answer(approvalId: string, decision: Decision, note?: string): Promise<Result<Approval>> {
+    const result = await this.client.call('approvals.answer', {
+      id: approvalId,
+      decision,
+      ...(note ? { note } : {}),
+    });
+    if (result.ok) this.approvalChanged(result.value.approval);
+    else if (result.error.code === 'already-resolved') this.scheduleApprovalsRefresh();
+    return result.ok ? { ok: true, value: result.value.approval } : result;
+  }
+
+  private stateChanged(state: ClientState): void {
+    this.status.set(state);
+    if (state.name !== 'open') {
+      if (this.sessions.get().fresh) this.sessions.update((view) => ({ ...view, fresh: false }));
+      if (state.name === 'refused') this.deps.saveRecord({ refused: refusal(state.error, this.clock.now()) });
+      return;
+    }
+    this.seen(true);
+    void this.refreshOnOpen();
+  }
+
+  private async refreshOnOpen(): Promise<void> {
+    const [info, list] = await Promise.all([
+      this.client.call('host.info', {}),
+      this.client.call('sessions.list', {}),
+      this.refreshApprovals(),
+    ]);
+    if (info.ok) {
+      this.info.set(info.value);
+      const { version, models, defaultModel, roots, features } = info.value;
+      this.deps.saveRecord({ name: info.value.name, info: { version, models, defaultModel, roots, features } });
+    }
+    if (list.ok && this.client.state.name === 'open') {
+      this.sessions.update((view) => ({
+        list: replaceList(view.list, list.value.sessions),
+        fresh: true,
+        loaded: true,
+      }));
+      void this.saveList();
+    }
+  }
+
+  private received(event: TetherEvent): void {
+    if (!isSessionEvent(event)) return;
+    this.seen(false);
+    if (event.type === 'session.updated') {
+      const before = this.sessions.get().list.find((s) => s.id === event.session.id);
+      this.sessions.update((view) => ({ ...view, list: mergeSummary(view.list, event.session) }));
+      this.scheduleListSave();
+      if (before?.pendingApprovals !== event.session.pendingApprovals) this.scheduleApprovalsRefresh();
+    } else if (event.type === 'approval.requested' || event.type === 'approval.resolved') {
+      this.approvalChanged(event.approval);
+    }
+    this.feeds.get(event.sessionId)?.apply(event);
+  }
+
+  private approvalChanged(approval: Approval): void {
+    this.approvals.update((list) => {
+      const others = list.filter((a) => a.id !== approval.id);
+      return approval.status === 'pending' ? [...others, approval] : others;
+    });
+  }
+
+  private scheduleApprovalsRefresh(): void {
+    if (this.approvalsTimer !== undefined) return;
+    this.approvalsTimer = this.clock.setTimeout(() => {
+      this.approvalsTimer = undefined;
+      void this.refreshApprovals();
+    }, APPROVALS_REFRESH_DELAY_MS);
+  }
+
+  private async refreshApprovals(): Promise<void> {
+    const result = await this.client.call('approvals.list', {});
+    if (result.ok) this.approvals.set(result.value.approvals.filter((a) => a.status === 'pending'));
+  }
+
+  private seen(force: boolean): void {
+    const now = this.clock.now();
+    if (!force && now - this.lastSeenSaved < LAST_SEEN_EVERY_MS) return;
+    this.lastSeenSaved = now;
+    this.deps.saveRecord({ lastSeenAt: now });
+  }
+
+  private scheduleListSave(): void {
+    if (this.listTimer !== undefined) return;
+    this.listTimer = this.clock.setTimeout(() => {
+      this.listTimer = undefined;
+      void this.saveList();
+    }, LIST_SAVE_DELAY_MS);
+  }
+
+  private async saveList(): Promise<void> {
+    const view = this.sessions.get();
+    if (!view.loaded) return;
+    await this.deps.cache.putSessionList({ hostId: this.hostId, sessions: view.list, savedAt: this.clock.now() });
+  }
+}
+
+function refusal(error: ProtocolError, at: number): NonNullable<HostRecord['refused']> {
+  return { code: error.code, message: error.message, at };
+}

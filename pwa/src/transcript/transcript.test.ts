@@ -1,0 +1,108 @@
+import type { Approval, SessionEvent, SessionEventBody } from '@tether/shared-protocol';
+import * as v from 'valibot';
+import { describe, expect, it } from 'vitest';
+import { EMPTY_TRANSCRIPT, MAX_ITEMS, applyEvent, foldEvents, pendingApprovals } from './transcript.js';
+import { TranscriptStateSchema } from './transcript-schema.js';
+
+function log(bodies: SessionEventBody[], from = 1): SessionEvent[] {
+  return bodies.map((body, i): SessionEvent => ({ ...body, sessionId: 's1', seq: from + i, at: 1000 + i }));
+}
+
+const approval = (status: Approval['status']): Approval => ({
+  id: 'a1',
+  sessionId: 's1',
+  toolCallId: 't1',
+  tool: 'shell',
+  kind: 'shell',
+  action: 'ls -la',
+  cwd: '/work',
+  place: 'local',
+  createdAt: 1,
+  status,
+  ...(status === 'allowed'
+    ? { decision: 'allow-once' as const, answeredBy: { kind: 'device' as const, id: 'd1', label: 'iPhone' } }
+    : {}),
+});
+
+const demoRun: SessionEventBody[] = [
+  { type: 'message', messageId: 'u1', role: 'user', text: 'hello' },
+  { type: 'message.delta', messageId: 'm1', text: 'Hi ' },
+  { type: 'message.delta', messageId: 'm1', text: 'there' },
+  { type: 'message', messageId: 'm1', role: 'assistant', text: 'Hi there' },
+  { type: 'tool.started', toolCallId: 't1', tool: 'shell', title: 'ls -la', input: { command: 'ls -la' } },
+  { type: 'approval.requested', approval: approval('pending') },
+  { type: 'approval.resolved', approval: approval('allowed') },
+  { type: 'tool.finished', toolCallId: 't1', tool: 'shell', ok: true, output: 'a\nb\n', truncated: false, exitCode: 0 },
+  { type: 'run.finished', runId: 'r1', status: 'done', usage: { inputTokens: 1, outputTokens: 2 } },
+];
+
+describe('transcript folding', () => {
+  it('folds a run into messages, a tool row, an approval card and the run end', () => {
+    const state = foldEvents(EMPTY_TRANSCRIPT, log(demoRun));
+    expect(state.lastSeq).toBe(9);
+    expect(state.applied).toBe(9);
+    expect(state.items.map((i) => i.kind)).toEqual(['message', 'message', 'tool', 'approval', 'run']);
+    expect(state.items[1]).toMatchObject({ text: 'Hi there', streaming: false });
+    expect(state.items[2]).toMatchObject({ status: 'ok', output: 'a\nb\n', exitCode: 0, title: 'ls -la' });
+    expect(state.items[3]).toMatchObject({ approval: { status: 'allowed' } });
+    expect(pendingApprovals(state)).toEqual([]);
+  });
+
+  it('shows streaming text from deltas until the whole message arrives', () => {
+    const state = foldEvents(EMPTY_TRANSCRIPT, log(demoRun.slice(0, 3)));
+    expect(state.items[1]).toMatchObject({ kind: 'message', text: 'Hi there', streaming: true });
+  });
+
+  it('drops duplicates and refuses gaps, so nothing is doubled or skipped', () => {
+    const events = log(demoRun);
+    let state = foldEvents(EMPTY_TRANSCRIPT, events.slice(0, 4));
+    const dup = applyEvent(state, events[2]!);
+    expect(dup.outcome).toBe('duplicate');
+    expect(dup.state).toBe(state);
+    const gap = applyEvent(state, events[6]!);
+    expect(gap.outcome).toBe('gap');
+    expect(gap.state).toBe(state);
+    state = foldEvents(state, events);
+    expect(state).toEqual(foldEvents(EMPTY_TRANSCRIPT, events));
+  });
+
+  it('resumes from a cached state exactly as if folded in one go', () => {
+    const events = log(demoRun);
+    for (let cut = 0; cut <= events.length; cut++) {
+      const cached = v.parse(
+        TranscriptStateSchema,
+        JSON.parse(JSON.stringify(foldEvents(EMPTY_TRANSCRIPT, events.slice(0, cut)))),
+      );
+      expect(foldEvents(cached, events.slice(cut))).toEqual(foldEvents(EMPTY_TRANSCRIPT, events));
+    }
+  });
+
+  it('ends a message cut short by an interrupt', () => {
+    const state = foldEvents(
+      EMPTY_TRANSCRIPT,
+      log([
+        { type: 'message.delta', messageId: 'm1', text: 'half a' },
+        { type: 'run.finished', runId: 'r1', status: 'interrupted', usage: { inputTokens: 0, outputTokens: 0 } },
+      ]),
+    );
+    expect(state.items[0]).toMatchObject({ text: 'half a', streaming: false });
+    expect(state.items[1]).toMatchObject({ kind: 'run', status: 'interrupted' });
+  });
+
+  it('keeps a bounded number of items and counts what it dropped', () => {
+    const notices = Array.from({ length: MAX_ITEMS + 5 }, (_, i) => ({
+      type: 'notice' as const,
+      level: 'info' as const,
+      text: `n${i}`,
+    }));
+    const state = foldEvents(EMPTY_TRANSCRIPT, log(notices));
+    expect(state.items).toHaveLength(MAX_ITEMS);
+    expect(state.dropped).toBe(5);
+    expect(state.items[0]).toMatchObject({ text: 'n5' });
+  });
+
+  it('refuses a damaged cache', () => {
+    const damaged = { ...foldEvents(EMPTY_TRANSCRIPT, log(demoRun)), items: [{ kind: 'message', text: 1 }] };
+    expect(v.safeParse(TranscriptStateSchema, damaged).success).toBe(false);
+  });
+});

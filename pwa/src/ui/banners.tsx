@@ -1,0 +1,30 @@
+import { useApp } from './app-context.js';
+import { useStore } from './use-store.js';
+
+/** What the app cannot do right now, across the top: offline, or not a secure context. */
+export function Banners() {
+  const { online } = useApp();
+  const isOnline = useStore(online);
+  return (
+    <>
+      {!isOnline && (
+        <p class="banner offline" role="status" data-banner="offline">
+          You are offline. Showing what this device saved; it catches up when the connection is back.
+        </p>
+      )}
+      {!window.isSecureContext && (
+        <details class="banner" data-banner="insecure">
+          <summary>
+            Plain HTTP: no install to the Home Screen, no notifications, no in-app camera. Pairing, following sessions
+            and approvals work.
+          </summary>
+          <p>
+            Those need HTTPS. Reach this computer over Tailscale HTTPS (<code>tailscale cert</code>), give{' '}
+            <code>tether start</code> your own certificate (<code>--tls-cert</code>, <code>--tls-key</code>), or go
+            through a relay. To pair now, open the QR code with this device's camera app.
+          </p>
+        </details>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,92 @@
+import type { ProtocolError } from '@tether/shared-protocol';
+import { useState } from 'preact/hooks';
+import { useApp } from './app-context.js';
+import { FolderPicker } from './folder-picker.js';
+import { formatRoute } from './route.js';
+import { TopBar } from './top-bar.js';
+import { useStore } from './use-store.js';
+
+/** A new session: a folder, a model, and the first message. */
+export function NewSessionScreen({ hostId, back }: { hostId: string; back?: string }) {
+  const { app, navigate } = useApp();
+  useStore(app.connectionsVersion);
+  const ready = useStore(app.ready);
+  const record = useStore(app.hosts).find((h) => h.hostId === hostId);
+  const connection = app.connection(hostId);
+  const liveInfo = useStore(connection?.info, null);
+  const info = liveInfo ?? record?.info;
+  const [cwd, setCwd] = useState(record?.recentFolders[0] ?? '');
+  const [model, setModel] = useState('');
+  const [text, setText] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ProtocolError | null>(null);
+
+  if (!record || !connection) {
+    return (
+      <div class="screen">
+        <TopBar title="New session" back={back} />
+        <p class="placeholder">{ready ? 'This computer is not paired with this device.' : 'Loading…'}</p>
+      </div>
+    );
+  }
+  const chosenModel = model || info?.defaultModel || '';
+
+  const create = async () => {
+    setBusy(true);
+    setError(null);
+    const result = await connection.client.call('sessions.create', {
+      cwd: cwd.trim(),
+      text: text.trim(),
+      ...(chosenModel ? { model: chosenModel } : {}),
+    });
+    setBusy(false);
+    if (!result.ok) return setError(result.error);
+    await app.rememberFolder(hostId, cwd.trim());
+    navigate(formatRoute({ name: 'session', hostId, sessionId: result.value.session.id }), { replace: true });
+  };
+
+  return (
+    <div class="screen" data-screen="new-session">
+      <TopBar title="New session" back={back} />
+      <form
+        class="scroll"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void create();
+        }}
+      >
+        <FolderPicker connection={connection} recent={record.recentFolders} value={cwd} onChange={setCwd} />
+        <label for="session-folder">Folder</label>
+        <input
+          id="session-folder"
+          type="text"
+          value={cwd}
+          autoComplete="off"
+          spellcheck={false}
+          placeholder={info?.roots[0] ?? '/path/to/project'}
+          onInput={(e) => setCwd(e.currentTarget.value)}
+        />
+        <label for="session-model">Model</label>
+        <select id="session-model" value={chosenModel} onChange={(e) => setModel(e.currentTarget.value)}>
+          {(info?.models.length ? info.models : [chosenModel || 'default']).map((name) => (
+            <option key={name} value={name}>
+              {name}
+            </option>
+          ))}
+        </select>
+        <label for="session-text">First message</label>
+        <textarea id="session-text" rows={4} value={text} onInput={(e) => setText(e.currentTarget.value)} />
+        {error && (
+          <p class="error-text" role="alert">
+            Could not start the session: {error.message}
+          </p>
+        )}
+        <div class="form-actions">
+          <button type="submit" class="primary" disabled={busy || cwd.trim() === '' || text.trim() === ''}>
+            {busy ? 'Starting…' : 'Start session'}
+          </button>
+        </div>
+      </form>
+    </div>
+  );
+}

@@ -1,0 +1,155 @@
+import type { PairingLink, ProtocolError } from '@tether/shared-protocol';
+import { formatConfirmationCode } from '@tether/shared-protocol';
+import { useEffect, useState } from 'preact/hooks';
+import type { HostRecord } from '../data/records.js';
+import { hostDisplayName } from '../data/records.js';
+import { apiBaseFor, sameOrigin } from '../lib/api-urls.js';
+import { deviceLabel } from '../lib/device-label.js';
+import { describePairingError, startPairing } from '../net/pairing.js';
+import { useApp } from './app-context.js';
+import { linkErrorText } from './link-error-text.js';
+import { formatRoute } from './route.js';
+import { TopBar } from './top-bar.js';
+import { useStore } from './use-store.js';
+
+type Phase =
+  | { name: 'waiting'; code: string }
+  | { name: 'paired'; host: HostRecord }
+  | { name: 'failed'; error: ProtocolError; code?: string }
+  | { name: 'elsewhere'; apiBase: string };
+
+/**
+ * Pairing with a link: the code to compare, "confirm on your computer", then the host's name;
+ * a deny or a timeout says so and offers to try again.
+ */
+export function PairScreen({ back }: { back?: string }) {
+  const { app, navigate } = useApp();
+  const target = useStore(app.pairingLink);
+  const [attempt, setAttempt] = useState(0);
+  const [phase, setPhase] = useState<Phase | null>(null);
+
+  useEffect(() => {
+    if (!target?.ok) return undefined;
+    return pair(
+      target.value,
+      (next) => setPhase(next),
+      (host) => app.addHost(host),
+    );
+  }, [target, attempt, app]);
+
+  if (!target) {
+    return (
+      <div class="screen" data-screen="pair">
+        <TopBar title="Pairing" back={back} />
+        <p class="placeholder">
+          No pairing link. <a href={formatRoute({ name: 'add' })}>Add a computer</a>
+        </p>
+      </div>
+    );
+  }
+  if (!target.ok) {
+    return (
+      <div class="screen" data-screen="pair">
+        <TopBar title="Pairing" back={back} />
+        <div class="scroll">
+          <p class="error-text" role="alert">
+            {linkErrorText(target.error)}
+          </p>
+          <a href={formatRoute({ name: 'add' })}>Scan or paste another link</a>
+        </div>
+      </div>
+    );
+  }
+  const code = phase && 'code' in phase ? phase.code : undefined;
+  return (
+    <div class="screen" data-screen="pair">
+      <TopBar title="Pairing" back={back} />
+      <div class="scroll center" aria-live="polite">
+        {code && phase?.name !== 'paired' && (
+          <>
+            <p>Your code</p>
+            <p class="code" data-pairing-code={code} aria-label={`Pairing code ${code.split('').join(' ')}`}>
+              {formatConfirmationCode(code)}
+            </p>
+          </>
+        )}
+        {phase?.name === 'waiting' && (
+          <p role="status">
+            <strong>Confirm on your computer.</strong> Check that it shows the same code, then allow it there.
+          </p>
+        )}
+        {phase?.name === 'paired' && (
+          <>
+            <p role="status">
+              Paired with <strong data-paired-host>{hostDisplayName(phase.host)}</strong>.
+            </p>
+            <button
+              type="button"
+              class="primary"
+              onClick={() => {
+                app.pairingLink.set(null);
+                navigate(formatRoute({ name: 'host', hostId: phase.host.hostId }), { replace: true });
+              }}
+            >
+              Open {hostDisplayName(phase.host)}
+            </button>
+          </>
+        )}
+        {phase?.name === 'failed' && <Failure error={phase.error} onRetry={() => setAttempt((n) => n + 1)} />}
+        {phase?.name === 'elsewhere' && (
+          <p class="error-text" role="alert">
+            This link is for the computer at {phase.apiBase}, and this page can only reach the computer it was opened
+            from. Open the link with this device's camera app (or paste it into the address bar) instead.
+          </p>
+        )}
+      </div>
+    </div>
+  );
+}
+
+function Failure({ error, onRetry }: { error: ProtocolError; onRetry: () => void }) {
+  const { text, retry } = describePairingError(error);
+  return (
+    <>
+      <p class="error-text" role="alert" data-pairing-error={error.code}>
+        {text}
+      </p>
+      <div class="form-actions center-actions">
+        {retry && (
+          <button type="button" class="primary" onClick={onRetry}>
+            Try again
+          </button>
+        )}
+        <a href={formatRoute({ name: 'add' })}>Scan another code</a>
+      </div>
+    </>
+  );
+}
+
+/** Runs one pairing attempt; returns a cancel for when the screen goes away first. */
+function pair(link: PairingLink, show: (phase: Phase) => void, save: (host: HostRecord) => Promise<void>): () => void {
+  const apiBase = apiBaseFor(link.base, location.origin);
+  if (!sameOrigin(apiBase, location.origin)) {
+    // The page's CSP (connect-src 'self') lets it reach only the computer it was opened from.
+    show({ name: 'elsewhere', apiBase });
+    return () => {};
+  }
+  const attempt = startPairing(link, {
+    apiBase,
+    label: deviceLabel(navigator.userAgent, navigator.maxTouchPoints),
+    fetch: (input, init) => fetch(input, init),
+    now: () => Date.now(),
+  });
+  let live = true;
+  show({ name: 'waiting', code: attempt.code });
+  void attempt.done.then(async (result) => {
+    if (!live) return;
+    if (!result.ok) return show({ name: 'failed', error: result.error, code: attempt.code });
+    await save(result.value);
+    if (live) show({ name: 'paired', host: result.value });
+  });
+  return () => {
+    live = false;
+    attempt.cancel();
+  };
+}

@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import type { Route } from './route.js';
+import { formatRoute, parentRoute, parseRoute } from './route.js';
+
+describe('routes', () => {
+  it('round-trips every screen', () => {
+    const routes: Route[] = [
+      { name: 'home' },
+      { name: 'add' },
+      { name: 'add', hostId: 'abc' },
+      { name: 'pair' },
+      { name: 'waiting' },
+      { name: 'host', hostId: 'h1' },
+      { name: 'new', hostId: 'h1' },
+      { name: 'session', hostId: 'h-_1', sessionId: 's:1.2' },
+    ];
+    for (const route of routes) expect(parseRoute(formatRoute(route))).toEqual(route);
+  });
+
+  it('treats anything unknown as home and stacks screens for back', () => {
+    expect(parseRoute('')).toEqual({ name: 'home' });
+    expect(parseRoute('#/nowhere/%E0')).toEqual({ name: 'home' });
+    expect(parentRoute({ name: 'session', hostId: 'h', sessionId: 's' })).toEqual({ name: 'host', hostId: 'h' });
+    expect(parentRoute({ name: 'host', hostId: 'h' })).toEqual({ name: 'home' });
+  });
+});

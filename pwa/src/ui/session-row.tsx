@@ -1,0 +1,43 @@
+import type { SessionSummary } from '@tether/shared-protocol';
+import { relativeTime } from './relative-time.js';
+import { formatRoute } from './route.js';
+import { SESSION_STATUS_TEXT } from './session-status.js';
+
+/** A session in a host's list: title, state, place and folder, the last line, waiting approvals. */
+export function SessionRow({
+  hostId,
+  session,
+  current,
+  now,
+}: {
+  hostId: string;
+  session: SessionSummary;
+  current: boolean;
+  now: number;
+}) {
+  return (
+    <li>
+      <a
+        class="row"
+        href={formatRoute({ name: 'session', hostId, sessionId: session.id })}
+        aria-current={current ? 'page' : undefined}
+        data-session-id={session.id}
+      >
+        <span class="row-head">
+          <span class="row-title">{session.title}</span>
+          {session.pendingApprovals > 0 && (
+            <span class="badge" aria-label={`${session.pendingApprovals} waiting for approval`}>
+              {session.pendingApprovals}
+            </span>
+          )}
+          <span class={`chip ${session.status}`}>{SESSION_STATUS_TEXT[session.status]}</span>
+        </span>
+        <span class="row-meta" title={session.cwd}>
+          {session.place === 'local' ? 'this computer' : session.place} · {session.cwd} ·{' '}
+          {relativeTime(session.updatedAt, now)}
+        </span>
+        {session.lastLine && <span class="row-line">{session.lastLine}</span>}
+      </a>
+    </li>
+  );
+}

@@ -1,0 +1,107 @@
+import type { ClientState } from '@tether/shared-protocol';
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import type { FeedView } from '../net/session-feed.js';
+import type { SessionsView } from '../net/host-connection.js';
+import { EMPTY_TRANSCRIPT } from '../transcript/transcript.js';
+import { useApp } from './app-context.js';
+import { Composer } from './composer.js';
+import { markOnce } from './perf-marks.js';
+import { SESSION_STATUS_TEXT, isBusy } from './session-status.js';
+import { TopBar } from './top-bar.js';
+import { TranscriptView } from './transcript-view.js';
+import { useStore } from './use-store.js';
+
+const NO_FEED: FeedView = { transcript: EMPTY_TRANSCRIPT, loaded: false, savedSeq: 0, watchError: null };
+const NO_SESSIONS: SessionsView = { list: [], fresh: false, loaded: false };
+const IDLE: ClientState = { name: 'idle' };
+
+/** One session: its transcript, live; the composer; and Stop while a run is going. */
+export function SessionScreen({ hostId, sessionId, back }: { hostId: string; sessionId: string; back?: string }) {
+  const { app } = useApp();
+  useStore(app.connectionsVersion);
+  const ready = useStore(app.ready);
+  const hosts = useStore(app.hosts);
+  const record = hosts.find((h) => h.hostId === hostId);
+  const connection = app.connection(hostId);
+  const feed = useMemo(() => connection?.feed(sessionId), [connection, sessionId]);
+  const view = useStore(feed?.view, NO_FEED);
+  const status = useStore(connection?.status, IDLE);
+  const sessions = useStore(connection?.sessions, NO_SESSIONS);
+  const [stopping, setStopping] = useState(false);
+
+  const summary = sessions.list.find((s) => s.id === sessionId) ?? view.transcript.summary;
+  const live =
+    status.name === 'open' && sessions.fresh && view.loaded && view.transcript.lastSeq >= (summary?.lastSeq ?? 0);
+  const busy = isBusy(summary?.status);
+  const canChat = record?.scopes.includes('chat') ?? false;
+  const canApprove = record?.scopes.includes('approve') ?? false;
+
+  useEffect(() => {
+    if (view.loaded) markOnce('tether:transcript-shown');
+  }, [view.loaded]);
+  useEffect(() => {
+    if (!busy) setStopping(false);
+  }, [busy]);
+
+  if (!record || !connection) {
+    return (
+      <div class="screen">
+        <TopBar title="Session" back={back} />
+        <p class="placeholder">{ready ? 'This computer is not paired with this device.' : 'Loading…'}</p>
+      </div>
+    );
+  }
+
+  const stop = async () => {
+    setStopping(true);
+    const result = await connection.client.call('sessions.interrupt', { id: sessionId });
+    if (!result.ok) setStopping(false);
+  };
+
+  return (
+    <div class="screen" data-screen="session">
+      <TopBar
+        back={back}
+        title={summary?.title ?? 'Session'}
+        sub={
+          <>
+            <span class={`chip ${summary?.status ?? 'idle'}`} data-session-status={summary?.status ?? ''}>
+              {summary ? SESSION_STATUS_TEXT[summary.status] : '…'}
+            </span>{' '}
+            {summary && `${summary.place === 'local' ? 'this computer' : summary.place} · ${summary.cwd}`}
+            {!live && view.loaded && <span class="stale"> · not live</span>}
+          </>
+        }
+      >
+        {busy && canChat && (
+          <button type="button" class="danger" disabled={stopping} onClick={() => void stop()}>
+            {stopping ? 'Stopping…' : 'Stop'}
+          </button>
+        )}
+      </TopBar>
+      {view.watchError && (
+        <p class="banner error-text" role="alert">
+          {view.watchError.code === 'not-found'
+            ? 'This session no longer exists on the computer.'
+            : `This session cannot be followed: ${view.watchError.message}`}
+        </p>
+      )}
+      {view.loaded ? (
+        <TranscriptView
+          transcript={view.transcript}
+          live={live}
+          savedSeq={view.savedSeq}
+          deviceId={record.deviceId}
+          onAnswer={canApprove ? (id, decision, note) => connection.answer(id, decision, note) : undefined}
+        />
+      ) : (
+        <p class="placeholder">Loading…</p>
+      )}
+      <Composer
+        busy={busy}
+        disabledReason={canChat ? undefined : 'This device may only watch'}
+        onSend={(text) => connection.client.call('sessions.send', { id: sessionId, text })}
+      />
+    </div>
+  );
+}

@@ -1,0 +1,88 @@
+import type { ClientState } from '@tether/shared-protocol';
+import { hostDisplayName } from '../data/records.js';
+import type { SessionsView } from '../net/host-connection.js';
+import { useApp } from './app-context.js';
+import { hostStatus } from './host-status.js';
+import { formatRoute } from './route.js';
+import { SessionRow } from './session-row.js';
+import { TopBar } from './top-bar.js';
+import { useNow } from './use-now.js';
+import { useStore } from './use-store.js';
+
+const NO_SESSIONS: SessionsView = { list: [], fresh: false, loaded: false };
+const IDLE: ClientState = { name: 'idle' };
+
+/** A host's sessions, newest first, with "New session". */
+export function SessionsScreen({
+  hostId,
+  currentSessionId,
+  back,
+}: {
+  hostId: string;
+  currentSessionId?: string;
+  back?: string;
+}) {
+  const { app, online, navigate } = useApp();
+  useStore(app.connectionsVersion);
+  const ready = useStore(app.ready);
+  const isOnline = useStore(online);
+  const hosts = useStore(app.hosts);
+  const now = useNow();
+  const record = hosts.find((h) => h.hostId === hostId);
+  const connection = app.connection(hostId);
+  const sessions = useStore(connection?.sessions, NO_SESSIONS);
+  const state = useStore(connection?.status, IDLE);
+
+  if (!record) {
+    return (
+      <div class="screen">
+        <TopBar title="Computer" back={back ?? formatRoute({ name: 'home' })} />
+        <p class="placeholder">{ready ? 'This computer is not paired with this device.' : 'Loading…'}</p>
+      </div>
+    );
+  }
+  const status = hostStatus(state, record, isOnline, now);
+  return (
+    <div class="screen" data-screen="sessions">
+      <TopBar
+        title={hostDisplayName(record)}
+        sub={
+          <>
+            <span class={`chip ${status.kind}`} data-host-status={status.kind}>
+              {status.text}
+            </span>
+            {sessions.loaded && !sessions.fresh && sessions.list.length > 0 && <span class="stale"> · not live</span>}
+          </>
+        }
+        back={back ?? formatRoute({ name: 'home' })}
+      >
+        {record.scopes.includes('chat') && status.kind !== 'refused' && (
+          <button type="button" class="primary" onClick={() => navigate(formatRoute({ name: 'new', hostId }))}>
+            New session
+          </button>
+        )}
+      </TopBar>
+      <div class="scroll">
+        {status.kind === 'refused' ? (
+          <p class="placeholder">
+            {status.text}. <a href={formatRoute({ name: 'add', hostId })}>Pair again</a>
+          </p>
+        ) : sessions.list.length === 0 ? (
+          <p class="placeholder">{sessions.loaded && sessions.fresh ? 'No sessions yet.' : 'Loading sessions…'}</p>
+        ) : (
+          <ul class="rows" aria-label="Sessions">
+            {sessions.list.map((session) => (
+              <SessionRow
+                key={session.id}
+                hostId={hostId}
+                session={session}
+                current={session.id === currentSessionId}
+                now={now}
+              />
+            ))}
+          </ul>
+        )}
+      </div>
+    </div>
+  );
+}
