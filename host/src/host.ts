@@ -210,7 +210,7 @@ export class Host {
     environment: NodeJS.ProcessEnv,
     defaultSpec: ModelSpec,
   ): Promise<Result<void>> {
-    const plan = await planListen(remote, this.paths.dir, this.identity);
+    const plan = await planListen(remote, this.paths.dir);
     if (!plan.ok) return { ok: false, error: { code: plan.error.code, message: plan.error.message } };
     if (!plan.value) {
       this.remoteMessage = 'message' in plan ? plan.message : 'remote control is off';

@@ -1,12 +1,10 @@
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generateHostIdentity } from '@tether/shared-protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { needsRenewal, planListen } from './start-remote.js';
 
 let dir: string;
-const identity = generateHostIdentity();
 const tailscaleIface = { name: 'tailscale0', address: '100.100.1.2', family: 'IPv4' as const, internal: false };
 
 beforeEach(() => {
@@ -44,7 +42,6 @@ describe('planning where to listen', () => {
     const plan = await planListen(
       { bind: 'auto', port: 0, tailscaleCert: true, tailscaleBinary: binary, interfaces: () => [tailscaleIface] },
       dir,
-      identity,
     );
     if (!plan.ok || !plan.value) throw new Error(JSON.stringify(plan));
     expect(plan.value).toMatchObject({
@@ -61,7 +58,6 @@ describe('planning where to listen', () => {
     const plan = await planListen(
       { bind: 'auto', port: 0, tailscaleCert: true, tailscaleBinary: binary, interfaces: () => [tailscaleIface] },
       dir,
-      identity,
     );
     expect(plan.ok).toBe(false);
     expect(!plan.ok && plan.error.message).toMatch(/HTTPS Certificates/);
@@ -71,7 +67,6 @@ describe('planning where to listen', () => {
     const plan = await planListen(
       { bind: 'auto', port: 0, tailscaleCert: true, tailscaleBinary: join(dir, 'nope'), interfaces: () => [] },
       dir,
-      identity,
     );
     expect(!plan.ok && plan.error.message).toMatch(/not installed/);
   });
@@ -84,7 +79,6 @@ describe('planning where to listen', () => {
         interfaces: () => [{ name: 'eth0', address: '203.0.113.9', family: 'IPv4', internal: false }],
       },
       dir,
-      identity,
     );
     expect(plan).toMatchObject({
       ok: true,

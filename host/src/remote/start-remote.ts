@@ -1,4 +1,3 @@
-import type { HostIdentity, Result } from '@tether/shared-protocol';
 import { fail, ok } from '@tether/shared-protocol';
 import { networkInterfaces } from 'node:os';
 import type { Interface } from './bind-address.js';
@@ -37,11 +36,7 @@ export type PlanResult =
   | { ok: false; error: { code: 'invalid-params' | 'unavailable'; message: string } };
 
 /** Decides where and how the remote-control server listens, before anything is opened. */
-export async function planListen(
-  options: ListenOptions,
-  dataDir: string,
-  _identity: HostIdentity,
-): Promise<PlanResult> {
+export async function planListen(options: ListenOptions, dataDir: string): Promise<PlanResult> {
   const interfaces = options.interfaces ?? (() => interfacesFrom(networkInterfaces()));
   if (options.tailscaleCert) {
     if (options.tlsCert || options.tlsKey)
@@ -94,5 +89,3 @@ export function needsRenewal(validTo: Date, now: Date): boolean {
 function invalid(message: string): { ok: false; error: { code: 'invalid-params'; message: string } } {
   return { ok: false, error: { code: 'invalid-params', message } };
 }
-
-export type { Result };
