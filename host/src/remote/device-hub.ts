@@ -57,10 +57,6 @@ export class DeviceHub {
       connection.sendBye('unavailable', 'the host is stopping', CloseCode.GoingAway);
   }
 
-  get size(): number {
-    return this.connections.size;
-  }
-
   connectedDevices(): Set<string> {
     return new Set([...this.connections].flatMap((c) => (c.device ? [c.device.id] : [])));
   }

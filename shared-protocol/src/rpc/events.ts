@@ -89,8 +89,6 @@ export type SessionEventBody = SessionEvent extends infer E
     : never
   : never;
 
-export const SESSION_EVENT_TYPES = Object.keys(SESSION_EVENT_SCHEMAS) as SessionEventType[];
-
 export function isSessionEventType(type: string): type is SessionEventType {
   return Object.prototype.hasOwnProperty.call(SESSION_EVENT_SCHEMAS, type);
 }

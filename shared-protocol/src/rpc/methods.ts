@@ -87,8 +87,6 @@ export type MethodName = keyof Methods;
 export type MethodParams<M extends MethodName> = v.InferInput<Methods[M]['params']>;
 export type MethodResult<M extends MethodName> = v.InferOutput<Methods[M]['result']>;
 
-export const METHOD_NAMES = Object.keys(METHODS) as MethodName[];
-
 export function isMethodName(name: string): name is MethodName {
   return Object.prototype.hasOwnProperty.call(METHODS, name);
 }
