@@ -18,6 +18,7 @@ import { chmodSync, existsSync, unlinkSync } from 'node:fs';
 import type { Server, Socket } from 'node:net';
 import { connect, createServer } from 'node:net';
 import * as v from 'valibot';
+import { describeIssues } from '../schema-issues.js';
 import { LineSplitter } from './line-splitter.js';
 
 /** Bytes queued to one client before it is cut off as too slow (a stuck `--follow` reader). */
@@ -196,16 +197,6 @@ export class ControlServer {
 
 function internalError(error: unknown): ProtocolError {
   return protocolError('internal', error instanceof Error ? error.message : String(error));
-}
-
-export function describeIssues(issues: readonly v.BaseIssue<unknown>[]): string {
-  return issues
-    .slice(0, 5)
-    .map((i) => {
-      const path = i.path?.map((p) => String(p.key)).join('.');
-      return path ? `${path}: ${i.message}` : i.message;
-    })
-    .join('; ');
 }
 
 /** True when something accepts connections on the socket: a live host, not a stale file. */

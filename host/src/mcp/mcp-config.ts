@@ -7,6 +7,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import * as v from 'valibot';
+import { describeIssues } from '../schema-issues.js';
 
 /** Server names become part of tool names (`mcp__<name>__<tool>`, at most 64 characters). */
 export const MCP_SERVER_NAME = /^[A-Za-z0-9_-]{1,40}$/;
@@ -123,13 +124,7 @@ export function decodeMcpConfig(text: string, baseDir: string): McpConfigLoad {
   }
   const parsed = v.safeParse(FileSchema, json);
   if (!parsed.success) {
-    // Every issue at once, so one edit fixes the file; capped so a huge bad file stays readable.
-    const shown = parsed.issues.slice(0, 5).map((issue) => {
-      const path = issuePath(issue.path);
-      return path === '' ? issue.message : `${path}: ${issue.message}`;
-    });
-    const more = parsed.issues.length - shown.length;
-    return { ok: false, message: shown.join('; ') + (more > 0 ? ` (and ${more} more)` : '') };
+    return { ok: false, message: describeIssues(parsed.issues) };
   }
   const servers = Object.entries(parsed.output.mcpServers).map(([name, entry]) => {
     const trusted = entry.trusted ?? false;
@@ -147,16 +142,4 @@ export function decodeMcpConfig(text: string, baseDir: string): McpConfigLoad {
     return { name, config };
   });
   return { ok: true, value: { servers } };
-}
-
-/** `mcpServers.github.args[0]`; keys that are not plain words are quoted. */
-function issuePath(path: readonly { key: unknown }[] | undefined): string {
-  let out = '';
-  for (const item of path ?? []) {
-    const key = item.key;
-    if (typeof key === 'number') out += `[${key}]`;
-    else if (typeof key === 'string' && /^[A-Za-z0-9_$-]+$/.test(key)) out += out === '' ? key : `.${key}`;
-    else out += `[${JSON.stringify(String(key))}]`;
-  }
-  return out;
 }

@@ -1,7 +1,7 @@
 import type { ErrorCode, Result } from '@tether/shared-protocol';
 import { METHODS, isMethodName, protocolError } from '@tether/shared-protocol';
 import * as v from 'valibot';
-import { describeIssues } from '../control/control-server.js';
+import { describeIssues } from '../schema-issues.js';
 import type { DeviceRecord } from '../store/device-store.js';
 import type { DeviceConnection } from './device-connection.js';
 import type { Counters } from './stats.js';

@@ -1,13 +1,10 @@
 import * as v from 'valibot';
+import { describeIssues } from '../schema-issues.js';
 import type { Parsed } from './tool.js';
 
 /** Decodes tool arguments with a schema; the message names each wrong field for the model. */
 export function parseInput<S extends v.GenericSchema>(schema: S, input: unknown): Parsed<v.InferOutput<S>> {
   const result = v.safeParse(schema, input);
   if (result.success) return { ok: true, value: result.output };
-  const problems = result.issues.map((issue) => {
-    const path = issue.path?.map((p) => String(p.key)).join('.') ?? '';
-    return path ? `${path}: ${issue.message}` : issue.message;
-  });
-  return { ok: false, message: `invalid arguments: ${problems.join('; ')}` };
+  return { ok: false, message: `invalid arguments: ${describeIssues(result.issues, Infinity)}` };
 }
