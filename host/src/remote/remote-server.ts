@@ -77,6 +77,10 @@ export class RemoteServer {
   private pingTimer: NodeJS.Timeout | undefined;
   private unsubscribe: (() => void) | undefined;
   private boundPort = 0;
+  /** `Host` values this server answers to (lowercase `host:port`); set once it listens. */
+  private readonly allowedHosts = new Set<string>();
+  /** Its own origins and the configured extra ones. */
+  private readonly allowedOrigins: Set<string>;
 
   private constructor(
     private readonly options: RemoteServerOptions,
@@ -96,6 +100,7 @@ export class RemoteServer {
       ...(options.pairAnswerWaitMs !== undefined ? { answerWaitMs: options.pairAnswerWaitMs } : {}),
       ...(options.pairAttemptsPerMinute !== undefined ? { attemptsPerMinute: options.pairAttemptsPerMinute } : {}),
     });
+    this.allowedOrigins = new Set(options.extraOrigins ?? []);
     this.wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_PLAINTEXT + FRAME_OVERHEAD });
   }
 
@@ -124,8 +129,8 @@ export class RemoteServer {
       clock: options.clock,
     });
     const app = createHttpApp({
-      allowedHosts: () => remote.allowedHosts(),
-      allowedOrigins: () => remote.allowedOrigins(),
+      allowedHosts: () => remote.allowedHosts,
+      allowedOrigins: () => remote.allowedOrigins,
       pair: (body, source, signal) => remote.pairing.pair(body, source, signal),
       oneShot: oneShotEndpoint({
         identity: options.identity,
@@ -173,7 +178,7 @@ export class RemoteServer {
       });
     });
     if (!listening.ok) return listening;
-    remote.boundPort = listening.value;
+    remote.listened(listening.value);
     remote.unsubscribe = options.log.subscribe((event) => remote.hub.deliver(event));
     remote.pingTimer = setInterval(() => remote.pingAll(), WS_PING_MS);
     remote.pingTimer.unref();
@@ -214,21 +219,16 @@ export class RemoteServer {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
-  private allowedHosts(): Set<string> {
-    const hosts = new Set<string>();
+  /** Fixes the port, and with it the Host and Origin values every request is checked against. */
+  private listened(port: number): void {
+    this.boundPort = port;
     const defaultPort = this.mode === 'https' ? 443 : 80;
     for (const host of [this.options.address, this.options.tls?.name]) {
       if (!host) continue;
-      hosts.add(hostPort(host, this.boundPort).toLowerCase());
-      if (this.boundPort === defaultPort) hosts.add((host.includes(':') ? `[${host}]` : host).toLowerCase());
+      this.allowedHosts.add(hostPort(host, port).toLowerCase());
+      if (port === defaultPort) this.allowedHosts.add((host.includes(':') ? `[${host}]` : host).toLowerCase());
     }
-    return hosts;
-  }
-
-  private allowedOrigins(): Set<string> {
-    const origins = new Set(this.options.extraOrigins ?? []);
-    for (const host of this.allowedHosts()) origins.add(`${this.mode}://${host}`);
-    return origins;
+    for (const host of this.allowedHosts) this.allowedOrigins.add(`${this.mode}://${host}`);
   }
 
   private upgrade(request: IncomingMessage, socket: Duplex, head: Buffer, accept: (ws: WebSocket) => void): void {
@@ -239,9 +239,9 @@ export class RemoteServer {
     const path = (request.url ?? '').split('?')[0];
     if (path !== '/rc/ws') return refuse(404, 'not-found');
     const host = request.headers.host?.toLowerCase();
-    if (!host || !this.allowedHosts().has(host)) return refuse(403, 'bad-host');
+    if (!host || !this.allowedHosts.has(host)) return refuse(403, 'bad-host');
     const origin = request.headers.origin;
-    if (origin !== undefined && !this.allowedOrigins().has(origin)) return refuse(403, 'bad-origin');
+    if (origin !== undefined && !this.allowedOrigins.has(origin)) return refuse(403, 'bad-origin');
     if (this.wss.clients.size >= MAX_CONNECTIONS) return refuse(503, 'too-many-connections');
     this.wss.handleUpgrade(request, socket, head, (ws) => {
       this.alive.set(ws, true);
