@@ -42,9 +42,11 @@ function mutate(seed: Uint8Array): Uint8Array {
 }
 
 const t = await startTestHost({
-  remote: { bind: '127.0.0.1', port: 0, roots: [], pairAttemptsPerMinute: 1_000_000, pairAnswerWaitMs: 50 },
+  remote: { bind: '127.0.0.1', port: 0, roots: [] },
+  pairAttemptsPerMinute: 1_000_000,
+  pairAnswerWaitMs: 50,
 });
-const remote = t.host.remote!;
+const remote = { url: t.url, pairing: t.host.gateway.pairing, stats: t.host.gateway.stats };
 const device = await pairDevice(t);
 const wsUrl = `${remote.url.replace('http', 'ws')}/rc/ws`;
 const create = encodeChannelMessage({
@@ -56,7 +58,7 @@ const create = encodeChannelMessage({
 let tried = 0;
 
 async function fuzzPair(): Promise<void> {
-  const link = parsePairingLink(remote.pairLink().link);
+  const link = parsePairingLink(t.pairLink());
   if (!link.ok) throw new Error('link');
   const valid = utf8Encode(
     JSON.stringify(

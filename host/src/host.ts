@@ -1,15 +1,17 @@
 import type { Clock, HostIdentity, Result } from '@tether/shared-protocol';
-import { fail, ok, secureRandom, systemClock } from '@tether/shared-protocol';
-import { hostname } from 'node:os';
+import { CONTROL_METHODS, fail, ok, secureRandom, systemClock } from '@tether/shared-protocol';
+import { homedir, hostname } from 'node:os';
 import { ApprovalBroker } from './agent/approval-broker.js';
-import type { ProviderFactory } from './agent/session-manager.js';
+import type { ProviderFactory } from './agent/builtin-backend.js';
+import { BuiltinBackend } from './agent/builtin-backend.js';
 import { SessionManager } from './agent/session-manager.js';
 import type { DataPaths } from './config/data-dir.js';
 import { dataPaths, prepareDataDir } from './config/data-dir.js';
 import { loadOrCreateIdentity } from './config/host-identity.js';
 import { ControlServer } from './control/control-server.js';
-import { controlHandlers } from './control/control-handlers.js';
 import { LocalContext } from './exec/local-context.js';
+import { DeviceGateway } from './gateway/device-gateway.js';
+import type { PairRequestInfo } from './gateway/pairing-service.js';
 import { newId } from './ids.js';
 import { loadMcpConfig } from './mcp/mcp-config.js';
 import { McpManager } from './mcp/mcp-manager.js';
@@ -27,10 +29,13 @@ import { VERSION } from './version.js';
 import type { ModelSpec } from './models/model-spec.js';
 import { DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL, isSet } from './models/model-spec.js';
 import { DEFAULT_APP_DIR, loadAppFiles } from './remote/app-files.js';
-import type { PairRequestInfo } from './remote/pairing-service.js';
-import { RemoteServer } from './remote/remote-server.js';
+import { LanListener } from './remote/lan-listener.js';
 import type { ListenOptions } from './remote/start-remote.js';
 import { needsRenewal, planListen } from './remote/start-remote.js';
+import { controlHandlers } from './rpc/control-handlers.js';
+import type { Reach } from './rpc/control-handlers.js';
+import { deviceHandlers } from './rpc/device-handlers.js';
+import { createDispatch } from './rpc/dispatch.js';
 import { DeviceStore } from './store/device-store.js';
 
 export interface HostOptions {
@@ -47,8 +52,14 @@ export interface HostOptions {
   demoDelayMs?: number;
   /** Milliseconds of the first retry wait after a 429/5xx (tests make it short). */
   retryBaseDelayMs?: number;
-  /** The remote-control server for phones; none when absent (the local CLI still works). */
+  /** Folders devices may start sessions in (`--root`); the home folder when absent. */
+  roots?: string[];
+  /** The LAN or Tailscale listener for phones; none when absent (the local CLI still works). */
   remote?: RemoteOptions;
+  /** Milliseconds a pair request waits for the person's answer (tests shorten it). */
+  pairAnswerWaitMs?: number;
+  /** Pair attempts per source address per minute (default 10; the fuzzer raises it). */
+  pairAttemptsPerMinute?: number;
   /** A pair request waits at the computer for the person's answer. */
   onPairRequest?: (request: PairRequestInfo) => void;
   /** It was answered, or gave up. */
@@ -62,27 +73,28 @@ export interface RemoteOptions extends ListenOptions {
   appDir?: string;
   /** More origins allowed to call the remote endpoints (a relay's app origin). */
   extraOrigins?: string[];
-  /** Milliseconds a pair request waits for the person's answer (tests shorten it). */
-  pairAnswerWaitMs?: number;
-  /** Pair attempts per source address per minute (default 10; the fuzzer raises it). */
-  pairAttemptsPerMinute?: number;
 }
 
+/** Milliseconds between checks of a Tailscale certificate's expiry: twice a day. */
+const RENEW_CHECK_MS = 12 * 3600 * 1000;
+
 /**
- * The host: its identity, store, sessions and agent loop, MCP servers and the local control
- * socket. Later parts (the remote-control server, machines, push, the relay link) attach to the
- * same event log and session manager.
+ * The host: its identity, store, sessions and agent loop, MCP servers, the local control
+ * socket, and the device gateway that phones reach through the listener (and later a relay).
  */
 export class Host {
   readonly startedAt: number;
   readonly name = hostname();
   private closed = false;
-  /** The remote-control server, when phones can reach this host. */
-  remote: RemoteServer | undefined;
+  /** The LAN or Tailscale listener, when phones can reach this host directly. */
+  listener: LanListener | undefined;
   /** Why phones can or cannot reach this host, in words for the person. */
-  remoteMessage = 'remote control is off';
+  reachMessage = 'remote control is off';
   private renewTimer: NodeJS.Timeout | undefined;
   readonly devices: DeviceStore;
+  readonly gateway: DeviceGateway;
+  private control: ControlServer | undefined;
+  private readonly unsubscribe: () => void;
 
   private constructor(
     readonly identity: HostIdentity,
@@ -95,10 +107,41 @@ export class Host {
     readonly mcp: McpManager,
     readonly defaultModel: string,
     readonly clock: Clock,
-    private control: ControlServer | undefined,
+    options: HostOptions,
+    models: readonly string[],
   ) {
     this.startedAt = clock.now();
     this.devices = new DeviceStore(db);
+    const roots = options.remote?.roots ?? options.roots ?? [homedir()];
+    this.gateway = new DeviceGateway({
+      identity,
+      devices: this.devices,
+      log,
+      clock,
+      random: secureRandom,
+      newId,
+      hostName: this.name,
+      onRequest: (request) => options.onPairRequest?.(request),
+      onSettled: (id) => options.onPairSettled?.(id),
+      onWarning: (text) => options.onNotice?.({ level: 'warning', text }),
+      ...(options.pairAnswerWaitMs !== undefined ? { answerWaitMs: options.pairAnswerWaitMs } : {}),
+      ...(options.pairAttemptsPerMinute !== undefined ? { attemptsPerMinute: options.pairAttemptsPerMinute } : {}),
+      handlers: (gateway) =>
+        deviceHandlers({
+          hostId: identity.hostId,
+          hostName: this.name,
+          version: VERSION,
+          sessions,
+          approvals,
+          devices: this.devices,
+          disconnectDevice: (id) => gateway.hub.disconnectDevice(id),
+          roots,
+          models,
+          features: () => [],
+          clock,
+        }),
+    });
+    this.unsubscribe = log.subscribe('devices', (event) => this.gateway.publish(event));
   }
 
   static async start(options: HostOptions): Promise<Result<Host>> {
@@ -162,9 +205,14 @@ export class Host {
       sessions: sessionStore,
       log,
       approvals,
-      providers,
+      backends: {
+        agent: new BuiltinBackend({
+          log,
+          providers,
+          tools: () => [...BUILTIN_TOOLS, ...mcp.tools().map(mcpAgentTool)],
+        }),
+      },
       contexts: (place) => (place === 'local' ? local : undefined),
-      tools: () => [...BUILTIN_TOOLS, ...mcp.tools().map(mcpAgentTool)],
       clock,
       newId,
       defaultModel,
@@ -184,18 +232,21 @@ export class Host {
       mcp,
       defaultModel,
       clock,
-      undefined,
+      options,
+      offeredModels(parsedDefault.value, options.env),
     );
-    const control = await ControlServer.listen(paths.controlSocket, controlHandlers(host));
+    const control = await ControlServer.listen(
+      paths.controlSocket,
+      createDispatch(CONTROL_METHODS, host.controlHandlers()),
+    );
     if (!control.ok) {
-      await mcp.close();
-      db.close();
+      await host.close();
       return control;
     }
     host.control = control.value;
-    log.subscribe((event) => host.control?.broadcast(event));
+    log.subscribe('control', (event) => host.control?.broadcast(event));
     if (options.remote) {
-      const started = await host.startRemote(options.remote, options, options.env, parsedDefault.value);
+      const started = await host.listen(options.remote, options);
       if (!started.ok) {
         await host.close();
         return started;
@@ -204,72 +255,24 @@ export class Host {
     return ok(host);
   }
 
-  private async startRemote(
-    remote: RemoteOptions,
-    options: HostOptions,
-    environment: NodeJS.ProcessEnv,
-    defaultSpec: ModelSpec,
-  ): Promise<Result<void>> {
-    const plan = await planListen(remote, this.paths.dir);
-    if (!plan.ok) return { ok: false, error: { code: plan.error.code, message: plan.error.message } };
-    if (!plan.value) {
-      this.remoteMessage = 'message' in plan ? plan.message : 'remote control is off';
-      return ok(undefined);
-    }
-    const listen = plan.value;
-    const server = await RemoteServer.start({
-      address: listen.address,
-      port: remote.port,
-      ...(listen.tls ? { tls: listen.tls } : {}),
-      identity: this.identity,
-      hostName: this.name,
-      version: VERSION,
-      devices: this.devices,
-      log: this.log,
-      sessions: this.sessions,
-      approvals: this.approvals,
-      roots: remote.roots,
-      models: offeredModels(defaultSpec, environment),
-      app: loadAppFiles(remote.appDir ?? DEFAULT_APP_DIR),
-      ...(remote.extraOrigins ? { extraOrigins: remote.extraOrigins } : {}),
-      ...(remote.pairAnswerWaitMs !== undefined ? { pairAnswerWaitMs: remote.pairAnswerWaitMs } : {}),
-      ...(remote.pairAttemptsPerMinute !== undefined ? { pairAttemptsPerMinute: remote.pairAttemptsPerMinute } : {}),
-      clock: this.clock,
-      random: secureRandom,
-      newId,
-      onPairRequest: (request) => options.onPairRequest?.(request),
-      onPairSettled: (id) => options.onPairSettled?.(id),
-      onWarning: (text) => options.onNotice?.({ level: 'warning', text }),
-    });
-    if (!server.ok) return server;
-    this.remote = server.value;
-    this.remoteMessage = `phones reach this host at ${server.value.url} (${listen.kind}${listen.tls ? ', HTTPS' : ', plain HTTP'})`;
-    if (listen.renew && listen.tls) {
-      let validTo = listen.tls.validTo;
-      const renew = listen.renew;
-      // Checked twice a day; renewed two weeks before expiry, without dropping connections.
-      this.renewTimer = setInterval(
-        () => {
-          if (!needsRenewal(validTo, new Date(this.clock.now()))) return;
-          void renew().then((tls) => {
-            if (!tls)
-              return options.onNotice?.({
-                level: 'warning',
-                text: 'renewing the Tailscale certificate failed; will try again',
-              });
-            validTo = tls.validTo;
-            this.remote?.setTls(tls);
-          });
-        },
-        12 * 3600 * 1000,
-      );
-      this.renewTimer.unref();
-    }
-    return ok(undefined);
-  }
-
   get hostId(): string {
     return this.identity.hostId;
+  }
+
+  /** Whether and where phones reach this host. */
+  reach(): Reach {
+    return {
+      listening: this.listener !== undefined,
+      url: this.listener?.url ?? null,
+      mode: this.listener?.mode ?? null,
+      message: this.reachMessage,
+    };
+  }
+
+  /** The current pairing link, on the origin phones load the app from. */
+  pairLink(): Result<{ link: string; expiresAt: number }> {
+    if (!this.listener) return fail('unavailable', `no phone can reach this host: ${this.reachMessage}`);
+    return ok(this.gateway.pairing.currentLink(this.listener.url));
   }
 
   /** Stops cleanly: runs are interrupted and recorded as such, servers closed, the store closed. */
@@ -277,11 +280,75 @@ export class Host {
     if (this.closed) return;
     this.closed = true;
     if (this.renewTimer) clearInterval(this.renewTimer);
-    await this.remote?.close();
+    this.unsubscribe();
+    this.gateway.close();
+    await this.listener?.close();
     await this.sessions.shutdown();
     await this.control?.close();
     await this.mcp.close();
     this.db.close();
+  }
+
+  private controlHandlers() {
+    return controlHandlers({
+      facts: {
+        hostId: this.hostId,
+        name: this.name,
+        version: VERSION,
+        dataDir: this.paths.dir,
+        startedAt: this.startedAt,
+        defaultModel: this.defaultModel,
+      },
+      sessions: this.sessions,
+      approvals: this.approvals,
+      log: this.log,
+      devices: this.devices,
+      gateway: this.gateway,
+      reach: () => this.reach(),
+      pairLink: () => this.pairLink(),
+      clock: this.clock,
+    });
+  }
+
+  /** Starts the LAN or Tailscale listener in front of the device gateway. */
+  private async listen(remote: RemoteOptions, options: HostOptions): Promise<Result<void>> {
+    const plan = await planListen(remote, this.paths.dir);
+    if (!plan.ok) return { ok: false, error: { code: plan.error.code, message: plan.error.message } };
+    if (!plan.value) {
+      this.reachMessage = 'message' in plan ? plan.message : 'remote control is off';
+      return ok(undefined);
+    }
+    const listen = plan.value;
+    const server = await LanListener.start({
+      address: listen.address,
+      port: remote.port,
+      ...(listen.tls ? { tls: listen.tls } : {}),
+      gateway: this.gateway,
+      app: loadAppFiles(remote.appDir ?? DEFAULT_APP_DIR),
+      ...(remote.extraOrigins ? { extraOrigins: remote.extraOrigins } : {}),
+    });
+    if (!server.ok) return server;
+    this.listener = server.value;
+    this.reachMessage = `phones reach this host at ${server.value.url} (${listen.kind}${listen.tls ? ', HTTPS' : ', plain HTTP'})`;
+    if (listen.renew && listen.tls) {
+      let validTo = listen.tls.validTo;
+      const renew = listen.renew;
+      // Renewed two weeks before expiry, without dropping connections.
+      this.renewTimer = setInterval(() => {
+        if (!needsRenewal(validTo, new Date(this.clock.now()))) return;
+        void renew().then((tls) => {
+          if (!tls)
+            return options.onNotice?.({
+              level: 'warning',
+              text: 'renewing the Tailscale certificate failed; will try again',
+            });
+          validTo = tls.validTo;
+          this.listener?.setTls(tls);
+        });
+      }, RENEW_CHECK_MS);
+      this.renewTimer.unref();
+    }
+    return ok(undefined);
   }
 }
 

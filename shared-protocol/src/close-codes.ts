@@ -7,6 +7,8 @@ import type { ErrorCode } from './errors.js';
 export const CloseCode = {
   Normal: 1000,
   GoingAway: 1001,
+  /** The connection dropped without a close frame (a transport reports this; never sent). */
+  Abnormal: 1006,
   /** No pong in time: the connection is dead. */
   PingTimeout: 4000,
   /** Unknown or revoked device, or a hello that does not open. The two look alike on purpose. */

@@ -31,4 +31,5 @@ export * from './client/memory-transport.js';
 export * from './client/backoff.js';
 export * from './client/device-channel.js';
 export * from './client/device-client.js';
+export * from './server/host-channel.js';
 export * from './control/control-methods.js';

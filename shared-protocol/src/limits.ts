@@ -32,6 +32,11 @@ export const PAIRING_LINK_TTL_MS = 10 * 60 * 1000;
  * 60 s proxy and browser idle timeouts so the phone gets an answer rather than a dropped request. */
 export const PAIR_ANSWER_WAIT_MS = 50 * 1000;
 
+/** Milliseconds a handshake may take, on either side: 10 s. The device waits this long for the
+ * welcome; the host gives a new connection this long to send its hello. Well under the RPC
+ * timeout, so a call made while connecting still has time for its answer. */
+export const HANDSHAKE_TIMEOUT_MS = 10 * 1000;
+
 /** Milliseconds a client waits for an RPC reply by default: 20 s. */
 export const RPC_TIMEOUT_MS = 20 * 1000;
 

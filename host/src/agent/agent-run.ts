@@ -1,40 +1,19 @@
-import type { Clock, SessionEventBody } from '@tether/shared-protocol';
 import { MAX_TOOL_OUTPUT_EVENT } from '@tether/shared-protocol';
-import type { ExecutionContext } from '../exec/execution-context.js';
 import type { ChatMessage, ModelProvider, ToolCall, ToolResultMessage } from '../models/types.js';
 import { ProviderError } from '../models/types.js';
-import type { AllowRule, SessionRecord } from '../store/session-store.js';
 import type { AnyTool, ApprovalNeed, ToolOutcome } from '../tools/tool.js';
-import { isAllowedByRules, ruleForAnswer } from './approval-policy.js';
-import type { ApprovalBroker } from './approval-broker.js';
 import { DeltaCoalescer } from './delta-coalescer.js';
+import type { RunContext, RunResult } from './session-backend.js';
 
 /** Model calls in one run before it stops and says so: a guard against a model that never ends. */
 export const MAX_MODEL_CALLS_PER_RUN = 100;
 /** Output tokens a model may produce per call. */
 const MAX_TOKENS = 8192;
 
-/** What a run needs from the session manager that owns it. */
-export interface RunHost {
-  clock: Clock;
-  newId: (prefix: string) => string;
-  append(body: SessionEventBody): void;
-  setStatus(status: 'running' | 'waiting'): void;
-  /** The session as stored now (rules and auto-approve may change during a run). */
-  record(): SessionRecord;
-  addAllowRule(rule: AllowRule): void;
-  /** Follow-up messages sent while the run was busy, oldest first (taken, so delivered once). */
-  takeQueued(): string[];
-  approvals: ApprovalBroker;
-  context: ExecutionContext;
+/** A run of the built-in loop: the session's run context, its tools and its system prompt. */
+export interface RunHost extends RunContext {
   tools: () => readonly AnyTool[];
   system: string;
-}
-
-export interface RunResult {
-  status: 'done' | 'interrupted' | 'error';
-  error?: string;
-  usage: { inputTokens: number; outputTokens: number };
 }
 
 /**
@@ -47,8 +26,8 @@ export async function runAgent(
   provider: ModelProvider,
   model: string,
   history: ChatMessage[],
-  signal: AbortSignal,
 ): Promise<RunResult> {
+  const { signal } = host;
   const usage = { inputTokens: 0, outputTokens: 0 };
   try {
     for (let call = 0; call < MAX_MODEL_CALLS_PER_RUN; call++) {
@@ -190,37 +169,17 @@ async function runToolCall(host: RunHost, call: ToolCall, signal: AbortSignal): 
   return { toolCallId: call.id, name: call.name, output, isError: !outcome.ok };
 }
 
-/** Asks for approval unless rules or auto-approve cover it. Returns an outcome when not allowed. */
+/** Asks the approval gate. Returns an outcome for the model when the action may not run. */
 async function askApproval(
   host: RunHost,
   call: ToolCall,
   need: ApprovalNeed,
   signal: AbortSignal,
 ): Promise<ToolOutcome | undefined> {
-  const record = host.record();
-  if (record.autoApprove || isAllowedByRules(record.allowRules, call.name, need)) return undefined;
-  const raised = host.approvals.request(
-    { sessionId: record.id, toolCallId: call.id, tool: call.name, need, cwd: record.cwd, place: host.context.place },
-    signal,
-    (a) => {
-      if (a.decision !== 'allow-session') return undefined;
-      const rule = ruleForAnswer(call.name, need, a.prefix);
-      return 'error' in rule ? rule.error : undefined;
-    },
-  );
-  // Announced after the approval exists, so the summary counts it.
-  host.setStatus('waiting');
-  const answer = await raised.outcome;
-  if (!signal.aborted) host.setStatus('running');
-  if (answer.status === 'cancelled')
+  const answer = await host.gate.ask({ toolCallId: call.id, tool: call.name, need, place: host.context.place }, signal);
+  if (answer.allowed) return undefined;
+  if (answer.reason === 'cancelled')
     return { ok: false, output: 'Not run: the approval was cancelled because the run was interrupted.' };
-  if (answer.status === 'denied') {
-    const note = answer.note ? ` Their note: ${answer.note}` : '';
-    return { ok: false, output: `The person denied this action.${note}` };
-  }
-  if (answer.decision === 'allow-session') {
-    const rule = ruleForAnswer(call.name, need, answer.prefix);
-    if (!('error' in rule)) host.addAllowRule(rule);
-  }
-  return undefined;
+  const note = answer.note ? ` Their note: ${answer.note}` : '';
+  return { ok: false, output: `The person denied this action.${note}` };
 }

@@ -1,29 +1,19 @@
-import type { Clock, Result, SessionEventBody, SessionSummary } from '@tether/shared-protocol';
+import type { Clock, Result, SessionEventBody, SessionKind, SessionSummary } from '@tether/shared-protocol';
 import { fail, ok } from '@tether/shared-protocol';
 import type { ExecutionContext } from '../exec/execution-context.js';
-import type { ModelProvider } from '../models/types.js';
 import type { EventLog } from '../store/event-log.js';
-import type { AllowRule, SessionRecord, SessionStore } from '../store/session-store.js';
-import type { AnyTool } from '../tools/tool.js';
-import type { RunHost, RunResult } from './agent-run.js';
-import { runAgent } from './agent-run.js';
+import type { SessionRecord, SessionStore } from '../store/session-store.js';
 import type { ApprovalBroker } from './approval-broker.js';
-import { buildHistory } from './history.js';
-import { systemPrompt } from './system-prompt.js';
-
-/** Resolves a model spec to a provider ready to stream (with retries that post notices). */
-export type ProviderFactory = (
-  spec: string,
-  onNotice: (text: string) => void,
-) => Result<{ provider: ModelProvider; model: string }>;
+import { ApprovalGate } from './approval-gate.js';
+import type { RunResult, SessionBackend } from './session-backend.js';
 
 export interface SessionManagerDeps {
   sessions: SessionStore;
   log: EventLog;
   approvals: ApprovalBroker;
-  providers: ProviderFactory;
+  /** The back-end that runs each kind of session; a kind without one cannot be created or run. */
+  backends: Partial<Record<SessionKind, SessionBackend>>;
   contexts: (place: string) => ExecutionContext | undefined;
-  tools: () => readonly AnyTool[];
   clock: Clock;
   newId: (prefix: string) => string;
   defaultModel: string;
@@ -35,6 +25,8 @@ interface ActiveRun {
   controller: AbortController;
   done: Promise<void>;
 }
+
+const NO_USAGE = { inputTokens: 0, outputTokens: 0 };
 
 const TITLE_CHARS = 80;
 const LAST_LINE_CHARS = 200;
@@ -60,20 +52,29 @@ export class SessionManager {
     return record && this.deps.sessions.summary(record);
   }
 
-  async create(input: { cwd: string; text: string; model?: string; place?: string }): Promise<Result<SessionSummary>> {
+  async create(input: {
+    cwd: string;
+    text: string;
+    model?: string;
+    place?: string;
+    kind?: SessionKind;
+  }): Promise<Result<SessionSummary>> {
+    const kind = input.kind ?? 'agent';
+    const backend = this.deps.backends[kind];
+    if (!backend) return fail('unsupported', `this host does not run sessions of kind ${kind}`);
     const place = input.place ?? 'local';
     const context = this.deps.contexts(place);
     if (!context) return fail('not-found', `no machine named ${place}`);
     const folder = await context.checkFolder(input.cwd);
     if (!folder.ok) return fail('invalid-params', folder.message);
     const model = input.model ?? this.deps.defaultModel;
-    const provider = this.deps.providers(model, () => undefined);
-    if (!provider.ok) return provider;
+    const checked = backend.check(model);
+    if (!checked.ok) return checked;
     const now = this.deps.clock.now();
     const record = this.deps.sessions.insert({
       id: this.deps.newId('s'),
       title: titleOf(input.text),
-      kind: 'agent',
+      kind,
       place,
       cwd: folder.value,
       model,
@@ -157,16 +158,17 @@ export class SessionManager {
   async shutdown(timeoutMs = 5000): Promise<void> {
     const runs = [...this.runs.values()];
     for (const run of runs) run.controller.abort();
+    let timer: ReturnType<Clock['setTimeout']> | undefined;
     await Promise.race([
       Promise.all(runs.map((r) => r.done)),
-      new Promise((resolve) => setTimeout(resolve, timeoutMs)),
+      new Promise<void>((resolve) => (timer = this.deps.clock.setTimeout(resolve, timeoutMs))),
     ]);
+    if (timer !== undefined) this.deps.clock.clearTimeout(timer);
   }
 
   private startRun(id: string, texts: readonly string[]): void {
-    const { log, sessions } = this.deps;
+    const { sessions } = this.deps;
     const record = sessions.get(id)!;
-    const controller = new AbortController();
     const runId = this.deps.newId('r');
     for (const text of texts)
       this.appendEvent(id, { type: 'message', messageId: this.deps.newId('m'), role: 'user', text });
@@ -175,65 +177,24 @@ export class SessionManager {
       this.appendEvent(id, { type: 'notice', level: 'warning', text: notice });
     }
     this.noticesShown.set(id, notices.length);
-    const history = buildHistory(log.readAll(id));
     sessions.update(id, { status: 'running' });
     this.announce(id);
-    const done = this.execute(record, runId, history, controller);
-    this.runs.set(id, { controller, done });
+    // Registered before it executes: a run that fails before its first await ends (and
+    // unregisters itself) inside `execute`, and must find itself registered when it does.
+    const run: ActiveRun = { controller: new AbortController(), done: Promise.resolve() };
+    this.runs.set(id, run);
+    run.done = this.execute(record, runId, run);
   }
 
-  private async execute(
-    record: SessionRecord,
-    runId: string,
-    history: ReturnType<typeof buildHistory>,
-    controller: AbortController,
-  ): Promise<void> {
+  private async execute(record: SessionRecord, runId: string, run: ActiveRun): Promise<void> {
     const id = record.id;
-    let result: RunResult;
-    const context = this.deps.contexts(record.place);
-    const resolved = this.deps.providers(record.model, (text) =>
-      this.appendEvent(id, { type: 'notice', level: 'warning', text }),
-    );
-    if (!context) {
-      result = {
-        status: 'error',
-        error: `the machine ${record.place} is not known`,
-        usage: { inputTokens: 0, outputTokens: 0 },
-      };
-    } else if (!resolved.ok) {
-      result = { status: 'error', error: resolved.error.message, usage: { inputTokens: 0, outputTokens: 0 } };
-    } else {
-      const host: RunHost = {
-        clock: this.deps.clock,
-        newId: this.deps.newId,
-        append: (body) => this.appendEvent(id, body),
-        setStatus: (status) => {
-          this.deps.sessions.update(id, { status });
-          this.announce(id);
-        },
-        record: () => this.deps.sessions.get(id)!,
-        addAllowRule: (rule: AllowRule) => {
-          const current = this.deps.sessions.get(id)!.allowRules;
-          this.deps.sessions.update(id, { allowRules: [...current, rule] });
-        },
-        takeQueued: () => {
-          const queued = this.deps.sessions.takeQueued(id);
-          if (queued.length > 0) this.announce(id);
-          return queued;
-        },
-        approvals: this.deps.approvals,
-        context,
-        tools: this.deps.tools,
-        system: systemPrompt({
-          cwd: record.cwd,
-          place: record.place,
-          date: new Date(this.deps.clock.now()).toDateString(),
-        }),
-      };
-      result = await runAgent(host, resolved.value.provider, resolved.value.model, history, controller.signal);
-    }
+    const result = await this.runBackend(record, run.controller.signal).catch((error: unknown): RunResult => ({
+      status: 'error',
+      error: `the run failed: ${error instanceof Error ? error.message : String(error)}`,
+      usage: NO_USAGE,
+    }));
     // No longer busy from here on: a message sent now starts a run (below, if it was queued).
-    this.runs.delete(id);
+    if (this.runs.get(id) === run) this.runs.delete(id);
     if (result.status === 'error')
       this.appendEvent(id, { type: 'notice', level: 'error', text: result.error ?? 'the run failed' });
     this.appendEvent(id, {
@@ -248,6 +209,48 @@ export class SessionManager {
     // A follow-up queued just as the run ended goes out now rather than waiting for another message.
     const leftover = result.status === 'done' ? this.deps.sessions.takeQueued(id) : [];
     if (leftover.length > 0) this.startRun(id, leftover);
+  }
+
+  private runBackend(record: SessionRecord, signal: AbortSignal): Promise<RunResult> {
+    const id = record.id;
+    const backend = this.deps.backends[record.kind];
+    if (!backend) {
+      return Promise.resolve({
+        status: 'error',
+        error: `this host does not run sessions of kind ${record.kind}`,
+        usage: NO_USAGE,
+      });
+    }
+    const context = this.deps.contexts(record.place);
+    if (!context) {
+      return Promise.resolve({ status: 'error', error: `the machine ${record.place} is not known`, usage: NO_USAGE });
+    }
+    const gate = new ApprovalGate(this.deps.approvals, {
+      record: () => this.deps.sessions.get(id)!,
+      addAllowRule: (rule) => {
+        const current = this.deps.sessions.get(id)!.allowRules;
+        this.deps.sessions.update(id, { allowRules: [...current, rule] });
+      },
+      setWaiting: (waiting) => {
+        this.deps.sessions.update(id, { status: waiting ? 'waiting' : 'running' });
+        this.announce(id);
+      },
+    });
+    return backend.run({
+      sessionId: id,
+      record: () => this.deps.sessions.get(id)!,
+      append: (body) => this.appendEvent(id, body),
+      takeQueued: () => {
+        const queued = this.deps.sessions.takeQueued(id);
+        if (queued.length > 0) this.announce(id);
+        return queued;
+      },
+      gate,
+      context,
+      clock: this.deps.clock,
+      newId: this.deps.newId,
+      signal,
+    });
   }
 
   /** Appends an event and keeps the session's last line current. */

@@ -2,7 +2,7 @@ import { formatConfirmationCode } from '@tether/shared-protocol';
 import { createInterface } from 'node:readline';
 import type { Interface } from 'node:readline';
 import type { Host } from '../host.js';
-import type { PairRequestInfo } from '../remote/pairing-service.js';
+import type { PairRequestInfo } from '../gateway/pairing-service.js';
 
 /**
  * Asks at the terminal running `tether start`: "Pair 'iPhone · Safari'? code 482 913 [y/N]".
@@ -53,7 +53,7 @@ export class PairPrompt {
       (answer) => {
         if (this.asking !== request.id) return this.next(host);
         this.asking = undefined;
-        const pairing = host.remote?.pairing;
+        const pairing = host.gateway.pairing;
         if (pairing && /^y(es)?$/i.test(answer.trim())) {
           const allowed = pairing.allow(request.id);
           this.output.write(

@@ -1,35 +1,13 @@
-import type {
-  ChannelMessage,
-  ControlMethodName,
-  ControlParams,
-  ControlResult,
-  ProtocolError,
-  Result,
-  SessionEvent,
-} from '@tether/shared-protocol';
-import {
-  CONTROL_METHODS,
-  MAX_CONTROL_LINE,
-  decodeChannelMessage,
-  isControlMethod,
-  protocolError,
-} from '@tether/shared-protocol';
+import type { ChannelMessage, Result, SessionEvent } from '@tether/shared-protocol';
+import { MAX_CONTROL_LINE, decodeChannelMessage, protocolError } from '@tether/shared-protocol';
 import { chmodSync, existsSync, unlinkSync } from 'node:fs';
 import type { Server, Socket } from 'node:net';
 import { connect, createServer } from 'node:net';
-import * as v from 'valibot';
-import { describeIssues } from '../schema-issues.js';
+import type { Dispatch } from '../rpc/dispatch.js';
 import { LineSplitter } from './line-splitter.js';
 
 /** Bytes queued to one client before it is cut off as too slow (a stuck `--follow` reader). */
 const MAX_PENDING_WRITE = 8 * 1024 * 1024;
-
-export type ControlHandlers = {
-  [M in ControlMethodName]: (
-    params: ControlParams<M>,
-    connection: ControlConnection,
-  ) => Result<ControlResult<M>> | Promise<Result<ControlResult<M>>>;
-};
 
 /** One client of the control socket. */
 export class ControlConnection {
@@ -89,12 +67,12 @@ export class ControlServer {
 
   private constructor(
     private readonly path: string,
-    private readonly handlers: ControlHandlers,
+    private readonly dispatch: Dispatch<ControlConnection>,
   ) {
     this.server = createServer((socket) => this.accept(socket));
   }
 
-  static async listen(path: string, handlers: ControlHandlers): Promise<Result<ControlServer>> {
+  static async listen(path: string, dispatch: Dispatch<ControlConnection>): Promise<Result<ControlServer>> {
     if (path.length > 100) {
       return {
         ok: false,
@@ -113,7 +91,7 @@ export class ControlServer {
       }
       unlinkSync(path);
     }
-    const control = new ControlServer(path, handlers);
+    const control = new ControlServer(path, dispatch);
     await new Promise<void>((resolve, reject) => {
       control.server.once('error', reject);
       // The umask makes the socket owner-only from its first moment; chmod makes sure.
@@ -169,34 +147,13 @@ export class ControlServer {
       });
       return;
     }
-    const reply = (result: Result<unknown>) =>
-      connection.send(
-        result.ok
-          ? { t: 'res', id: message.id, result: result.value }
-          : { t: 'res', id: message.id, error: result.error },
-      );
-    if (!isControlMethod(message.method)) {
-      return reply({ ok: false, error: protocolError('unknown-method', `unknown method ${message.method}`) });
-    }
-    const spec = CONTROL_METHODS[message.method];
-    const params = v.safeParse(spec.params, message.params);
-    if (!params.success) {
-      return reply({ ok: false, error: protocolError('invalid-params', describeIssues(params.issues)) });
-    }
-    try {
-      const handler = this.handlers[message.method] as (
-        p: unknown,
-        c: ControlConnection,
-      ) => Result<unknown> | Promise<Result<unknown>>;
-      reply(await handler(params.output, connection));
-    } catch (error) {
-      reply({ ok: false, error: internalError(error) });
-    }
+    const result: Result<unknown> = await this.dispatch(message.method, message.params, connection);
+    connection.send(
+      result.ok
+        ? { t: 'res', id: message.id, result: result.value }
+        : { t: 'res', id: message.id, error: result.error },
+    );
   }
-}
-
-function internalError(error: unknown): ProtocolError {
-  return protocolError('internal', error instanceof Error ? error.message : String(error));
 }
 
 /** True when something accepts connections on the socket: a live host, not a stale file. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CONTENT_SECURITY_POLICY, createHttpApp } from './http-app.js';
-import { Counters } from './stats.js';
+import { Counters } from '../gateway/stats.js';
 
 const HOST = '10.0.0.2:7420';
 const ORIGIN = `http://${HOST}`;

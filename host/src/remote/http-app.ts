@@ -6,7 +6,7 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppFile } from './app-files.js';
-import type { Counters } from './stats.js';
+import type { Counters } from '../gateway/stats.js';
 
 /** The strict policy every page gets: only this origin, no inline script, no framing. */
 export const CONTENT_SECURITY_POLICY = [
@@ -47,7 +47,7 @@ export interface HttpAppDeps {
   /** `Origin` values allowed to call `/rc/*`: this server's own origin, and configured ones. */
   allowedOrigins: () => ReadonlySet<string>;
   pair: (body: unknown, source: string, signal: AbortSignal) => Promise<Result<PairReplyBody>>;
-  oneShot: (body: Uint8Array) => Promise<Result<Uint8Array>>;
+  oneShot: (body: Uint8Array, source: string) => Promise<Result<Uint8Array>>;
   app: ReadonlyMap<string, AppFile> | undefined;
   stats: Counters;
 }
@@ -124,7 +124,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
 
   app.post('/rc/call', limit(MAX_ONE_SHOT_BODY), async (c) => {
     const body = new Uint8Array(await c.req.arrayBuffer());
-    const result = await deps.oneShot(body);
+    const result = await deps.oneShot(body, sourceOf(c));
     if (!result.ok) return errorResponse(result.error);
     return c.body(result.value as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': 'application/octet-stream' });
   });

@@ -30,7 +30,7 @@ async function setup() {
 }
 
 function wsUrl(t: TestHost): string {
-  return `${t.host.remote!.url.replace('http', 'ws')}/rc/ws`;
+  return `${t.url.replace('http', 'ws')}/rc/ws`;
 }
 
 /** A raw socket: sends `messages` in order and resolves with what came back and how it closed. */
@@ -147,7 +147,7 @@ describe('the sealed channel', () => {
     await replay.opened;
     replay.ws.send(first.hello);
     expect((await replay.closed).code).toBe(CloseCode.HandshakeFailed);
-    expect(t.host.remote!.stats.get('handshake:handshake-replayed')).toBe(1);
+    expect(t.host.gateway.stats.get('handshake:handshake-replayed')).toBe(1);
     await healthy(t, device);
   });
 
@@ -164,7 +164,7 @@ describe('the sealed channel', () => {
     s.ws.send(tampered);
     expect((await s.closed).code).toBe(CloseCode.ProtocolError);
     expect(t.host.sessions.list()).toEqual([]);
-    expect(t.host.remote!.stats.get('frame:frame-tampered')).toBe(1);
+    expect(t.host.gateway.stats.get('frame:frame-tampered')).toBe(1);
     await healthy(t, device);
   });
 
@@ -235,7 +235,7 @@ describe('the sealed channel', () => {
     await waitForState(client, 'open');
     const started = Date.now();
     t.host.devices.revoke(device.reply.deviceId, Date.now());
-    expect(t.host.remote!.hub.disconnectDevice(device.reply.deviceId)).toBe(1);
+    expect(t.host.gateway.hub.disconnectDevice(device.reply.deviceId)).toBe(1);
     await waitForState(client, 'refused', 1000);
     expect(Date.now() - started).toBeLessThan(1000);
     expect(client.state.name === 'refused' && client.state.error.code).toBe('revoked');
@@ -260,9 +260,9 @@ describe('the sealed channel', () => {
     expect((await badOrigin.closed).code).not.toBe(1000);
     const badHost = raw(t, { Host: 'evil.example:80' });
     expect((await badHost.closed).code).not.toBe(1000);
-    expect(t.host.remote!.stats.get('ws:bad-origin')).toBe(1);
-    expect(t.host.remote!.stats.get('ws:bad-host')).toBe(1);
-    const goodOrigin = raw(t, { Origin: t.host.remote!.url });
+    expect(t.host.gateway.stats.get('ws:bad-origin')).toBe(1);
+    expect(t.host.gateway.stats.get('ws:bad-host')).toBe(1);
+    const goodOrigin = raw(t, { Origin: t.url });
     await goodOrigin.opened;
   });
 });
@@ -278,15 +278,14 @@ describe('resume and backpressure', () => {
     await t.waitFor(id, (e) => e.type === 'run.finished');
     await fc.assert(
       fc.asyncProperty(fc.array(fc.integer({ min: 0, max: 12 }), { minLength: 3, maxLength: 8 }), async (bursts) => {
-        const { client, events } = connectDevice(t, device);
+        const { client, events, sockets } = connectDevice(t, device);
         try {
           client.watch(id, 0);
           for (const burst of bursts) {
             for (let i = 0; i < burst; i++)
               t.host.log.append(id, { type: 'notice', level: 'info', text: `burst ${i}` });
-            // Cut the connection from the host side at a random moment.
-            for (const ws of (t.host.remote as unknown as { wss: { clients: Set<WebSocket> } }).wss.clients)
-              ws.terminate();
+            // Cut the connection dead (no close handshake) at a random moment.
+            sockets[sockets.length - 1]?.terminate();
             await new Promise((r) => setTimeout(r, Math.random() * 30));
           }
           const last = t.host.log.lastSeq(id);
@@ -319,7 +318,7 @@ describe('resume and backpressure', () => {
     await until(
       () => fast.client.lastSeq(id) === t.host.log.lastSeq(id) && slow.client.lastSeq(id) === t.host.log.lastSeq(id),
     );
-    expect(t.host.remote!.hub.connectedDevices().size).toBe(2);
+    expect(t.host.gateway.hub.connectedDevices().size).toBe(2);
     const paused = pauseReading(slow.sockets);
     const big = 'x'.repeat(200_000);
     // A busy session: big events, a few milliseconds apart (the fast device drains in between).
@@ -327,7 +326,7 @@ describe('resume and backpressure', () => {
       t.host.log.append(id, { type: 'message', messageId: `m${i}`, role: 'assistant', text: big });
       await new Promise((r) => setTimeout(r, 5));
     }
-    await until(() => t.host.remote!.stats.get('closed:slow-consumer') === 1, 10_000, 'the slow device to be cut off');
+    await until(() => t.host.gateway.stats.get('closed:slow-consumer') === 1, 10_000, 'the slow device to be cut off');
     await until(() => fast.client.lastSeq(id) === t.host.log.lastSeq(id), 10_000, 'the fast device to get everything');
     paused.resume();
     await until(() => slow.client.lastSeq(id) === t.host.log.lastSeq(id), 20_000, 'the slow device to resume');

@@ -40,7 +40,7 @@ describe('one-shot calls', () => {
       }),
     );
     const post = (body: Uint8Array) =>
-      fetch(`${t!.host.remote!.url}/rc/call`, {
+      fetch(`${t!.url}/rc/call`, {
         method: 'POST',
         body,
         headers: { 'content-type': 'application/octet-stream' },

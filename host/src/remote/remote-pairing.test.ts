@@ -11,10 +11,10 @@ afterEach(async () => {
 });
 
 async function setup(pairAnswerWaitMs?: number) {
-  t = await startTestHost({ remote: { ...LOCAL_REMOTE, ...(pairAnswerWaitMs ? { pairAnswerWaitMs } : {}) } });
-  const remote = t.host.remote!;
+  t = await startTestHost({ remote: LOCAL_REMOTE, ...(pairAnswerWaitMs ? { pairAnswerWaitMs } : {}) });
+  const remote = { url: t.url, pairing: t.host.gateway.pairing, pairLink: t.pairLink };
   const link = () => {
-    const parsed = parsePairingLink(remote.pairLink().link);
+    const parsed = parsePairingLink(remote.pairLink());
     if (!parsed.ok) throw new Error(parsed.error.message);
     return parsed.value;
   };

@@ -2,7 +2,7 @@ import { fail, ok } from '@tether/shared-protocol';
 import { networkInterfaces } from 'node:os';
 import type { Interface } from './bind-address.js';
 import { chooseBindAddress, interfacesFrom } from './bind-address.js';
-import type { TlsMaterial } from './remote-server.js';
+import type { TlsMaterial } from './lan-listener.js';
 import { loadTls } from './tls.js';
 import { RENEW_BEFORE_DAYS, obtainTailscaleCert, tailscaleSelf } from './tailscale.js';
 

@@ -1,6 +1,6 @@
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { TlsMaterial } from './remote-server.js';
+import type { TlsMaterial } from './lan-listener.js';
 
 export type TlsLoad =
   { ok: true; value: TlsMaterial & { validTo: Date; names: string[] } } | { ok: false; message: string };

@@ -1,12 +1,12 @@
 import type { CloseInfo } from '@tether/shared-protocol';
 import { CloseCode } from '@tether/shared-protocol';
 import type { WebSocket } from 'ws';
-import type { ServerTransport } from './server-transport.js';
-import type { Counters } from './stats.js';
+import type { GatewayTransport } from '../gateway/gateway-transport.js';
+import type { Counters } from '../gateway/stats.js';
 
-/** A `ws` WebSocket as a ServerTransport. Text messages are not part of the protocol: refused. */
-export function wsTransport(socket: WebSocket, remoteAddress: string, stats: Counters): ServerTransport {
-  const transport: ServerTransport = {
+/** A `ws` WebSocket as a GatewayTransport. Text messages are not part of the protocol: refused. */
+export function wsTransport(socket: WebSocket, remoteAddress: string, stats: Counters): GatewayTransport {
+  const transport: GatewayTransport = {
     remoteAddress,
     onMessage: null,
     onClose: null,

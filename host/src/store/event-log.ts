@@ -1,4 +1,5 @@
 import type { Clock, SessionEvent, SessionEventBody } from '@tether/shared-protocol';
+import { decodeEvent, isSessionEvent } from '@tether/shared-protocol';
 import type { Db } from './database.js';
 
 type Listener = (event: SessionEvent) => void;
@@ -11,7 +12,9 @@ type Listener = (event: SessionEvent) => void;
  * and then subscribes, without yielding in between, sees every event exactly once.
  */
 export class EventLog {
-  private readonly listeners = new Set<Listener>();
+  private readonly listeners = new Map<Listener, string>();
+  /** Listeners that threw, by the name they subscribed with: a bug, counted, never fatal. */
+  readonly listenerFailures = new Map<string, number>();
   /** Last sequence number per session: this log is the only writer, so it need not be read back. */
   private readonly last = new Map<string, number>();
   private readonly insert;
@@ -49,7 +52,14 @@ export class EventLog {
       const event: SessionEvent = { ...resolved, sessionId, seq, at };
       return event;
     })();
-    for (const listener of this.listeners) listener(event);
+    // The event is stored: a listener that throws must not fail the append (or the run behind it).
+    for (const [listener, name] of this.listeners) {
+      try {
+        listener(event);
+      } catch {
+        this.listenerFailures.set(name, (this.listenerFailures.get(name) ?? 0) + 1);
+      }
+    }
     return event;
   }
 
@@ -79,12 +89,9 @@ export class EventLog {
     }[];
     const events: SessionEvent[] = [];
     for (const row of rows) {
-      try {
-        const payload = JSON.parse(row.payload) as Record<string, unknown>;
-        events.push({ ...payload, type: row.type, sessionId, seq: row.seq, at: row.at } as SessionEvent);
-      } catch {
-        this.corruptRows++;
-      }
+      const event = decodeRow(sessionId, row);
+      if (event) events.push(event);
+      else this.corruptRows++;
     }
     return { events, rows: rows.length, lastSeq: rows.length > 0 ? rows[rows.length - 1]!.seq : after };
   }
@@ -101,8 +108,25 @@ export class EventLog {
     return stored;
   }
 
-  subscribe(listener: Listener): () => void {
-    this.listeners.add(listener);
+  /** Calls `listener` after every append; `name` says who it is when it fails. */
+  subscribe(name: string, listener: Listener): () => void {
+    this.listeners.set(listener, name);
     return () => this.listeners.delete(listener);
   }
+}
+
+/** A stored row as the event it was, checked against the event schemas; undefined if damaged. */
+function decodeRow(
+  sessionId: string,
+  row: { seq: number; type: string; payload: string; at: number },
+): SessionEvent | undefined {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(row.payload);
+  } catch {
+    return undefined;
+  }
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return undefined;
+  const decoded = decodeEvent({ ...payload, type: row.type, sessionId, seq: row.seq, at: row.at });
+  return decoded.kind === 'event' && isSessionEvent(decoded.event) ? decoded.event : undefined;
 }

@@ -1,4 +1,5 @@
-import type { SessionStatus, SessionSummary } from '@tether/shared-protocol';
+import type { SessionKind, SessionStatus, SessionSummary } from '@tether/shared-protocol';
+import { isSessionKind } from '@tether/shared-protocol';
 import type { Db } from './database.js';
 
 /** What "allow for this session" has allowed: a tool, or for `shell` an exact command or a prefix. */
@@ -7,7 +8,7 @@ export type AllowRule = { tool: string } | { tool: 'shell'; command: string } | 
 export interface SessionRecord {
   id: string;
   title: string;
-  kind: 'agent';
+  kind: SessionKind;
   place: string;
   cwd: string;
   model: string;
@@ -38,7 +39,10 @@ interface Row {
   updated_at: number;
 }
 
-function fromRow(row: Row): SessionRecord {
+function fromRow(row: Row): SessionRecord | undefined {
+  // A kind this host does not know (written by a newer one): the session is left out, not
+  // reinterpreted as something else.
+  if (!isSessionKind(row.kind)) return undefined;
   let allowRules: AllowRule[] = [];
   try {
     allowRules = JSON.parse(row.allow_rules) as AllowRule[];
@@ -48,7 +52,7 @@ function fromRow(row: Row): SessionRecord {
   return {
     id: row.id,
     title: row.title,
-    kind: 'agent',
+    kind: row.kind,
     place: row.place,
     cwd: row.cwd,
     model: row.model,
@@ -98,13 +102,13 @@ export class SessionStore {
     const rows = this.db
       .prepare(`SELECT * FROM sessions ${includeArchived ? '' : 'WHERE archived = 0'} ORDER BY created_at DESC`)
       .all() as Row[];
-    return rows.map(fromRow);
+    return rows.flatMap((row) => fromRow(row) ?? []);
   }
 
   /** Sessions whose last known status says a run was in flight. */
   listInFlight(): SessionRecord[] {
     const rows = this.db.prepare("SELECT * FROM sessions WHERE status IN ('running', 'waiting')").all() as Row[];
-    return rows.map(fromRow);
+    return rows.flatMap((row) => fromRow(row) ?? []);
   }
 
   update(id: string, changes: Partial<Pick<SessionRecord, UpdatableField>>): void {

@@ -37,8 +37,8 @@ export async function pairDevice(
   t: TestHost,
   options: { label?: string; scopes?: Scope[] } = {},
 ): Promise<PairedDevice> {
-  const remote = t.host.remote!;
-  const parsed = parsePairingLink(remote.pairLink().link);
+  const pairing = t.host.gateway.pairing;
+  const parsed = parsePairingLink(t.pairLink());
   if (!parsed.ok) throw new Error(parsed.error.message);
   const keys = generateBoxKeyPair();
   const body = sealPairRequest(
@@ -47,15 +47,15 @@ export async function pairDevice(
   );
   const answered = new Promise<void>((resolve, reject) => {
     const poll = () => {
-      const [request] = remote.pairing.requests();
+      const [request] = pairing.requests();
       if (!request) return setTimeout(poll, 5);
-      const allowed = remote.pairing.allow(request.id, options.scopes);
+      const allowed = pairing.allow(request.id, options.scopes);
       if (allowed.ok) resolve();
       else reject(new Error(allowed.error.message));
     };
     poll();
   });
-  const posted = postPair(remote.url, body);
+  const posted = postPair(t.url, body);
   await answered;
   const response = await posted;
   if (response.status !== 200) throw new Error(`pairing failed: ${JSON.stringify(response.body)}`);
@@ -79,7 +79,7 @@ export function connectDevice(t: TestHost, device: PairedDevice, options: { rpcT
     deviceKeys: device.keys,
     hostBoxPublicKey: device.hostBoxPublicKey,
     connect: webSocketConnect(
-      `${t.host.remote!.url.replace(/^http/, 'ws')}/rc/ws`,
+      `${t.url.replace(/^http/, 'ws')}/rc/ws`,
       TrackedWebSocket as unknown as WebSocketConstructor,
     ),
     backoff: { baseMs: 20, maxMs: 200 },

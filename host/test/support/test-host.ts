@@ -13,6 +13,10 @@ export interface TestHost {
   /** Resolves with the first event (already logged or to come) matching `predicate`. */
   waitFor(sessionId: string, predicate: (event: SessionEvent) => boolean, timeoutMs?: number): Promise<SessionEvent>;
   events(sessionId: string): SessionEvent[];
+  /** The current pairing link (the host must be listening). */
+  pairLink(): string;
+  /** The listener's base URL (the host must be listening). */
+  url: string;
   close(): Promise<void>;
 }
 
@@ -44,6 +48,15 @@ export async function startTestHost(
     dir,
     project,
     events,
+    pairLink: () => {
+      const link = host.pairLink();
+      if (!link.ok) throw new Error(link.error.message);
+      return link.value.link;
+    },
+    get url() {
+      if (!host.listener) throw new Error(`the test host is not listening: ${host.reachMessage}`);
+      return host.listener.url;
+    },
     waitFor: (sessionId, predicate, timeoutMs = 10_000) =>
       new Promise((resolve, reject) => {
         const found = events(sessionId).find(predicate);
@@ -58,7 +71,7 @@ export async function startTestHost(
             ),
           );
         }, timeoutMs);
-        const stop = host.log.subscribe((event) => {
+        const stop = host.log.subscribe('test', (event) => {
           if (event.sessionId !== sessionId || !predicate(event)) return;
           clearTimeout(timer);
           stop();

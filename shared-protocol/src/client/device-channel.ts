@@ -1,16 +1,14 @@
 import type { Clock, TimerHandle } from '../clock.js';
-import { closeCodeToError } from '../close-codes.js';
+import { CloseCode, closeCodeToError } from '../close-codes.js';
 import type { ProtocolError, Result } from '../errors.js';
 import { fail, ok, protocolError } from '../errors.js';
 import type { InitiatorOptions } from '../handshake.js';
 import { HandshakeInitiator } from '../handshake.js';
+import { HANDSHAKE_TIMEOUT_MS } from '../limits.js';
 import type { ChannelMessage } from '../rpc/channel.js';
 import { decodeChannelMessage, encodeChannelMessage } from '../rpc/channel.js';
 import { FrameOpener, FrameSealer } from '../sealed-frame.js';
 import type { Transport } from './transport.js';
-
-/** Milliseconds to wait for the host's welcome: 10 s, well under the RPC timeout. */
-export const HANDSHAKE_TIMEOUT_MS = 10_000;
 
 /**
  * One device connection: the handshake over a fresh transport, then sealed channel messages.
@@ -45,7 +43,7 @@ export class DeviceChannel {
         if (settled) return;
         settled = true;
         options.clock.clearTimeout(timer);
-        if (!result.ok) transport.close(1000, result.error.code);
+        if (!result.ok) transport.close(CloseCode.Normal, result.error.code);
         resolve(result);
       };
       const timer: TimerHandle = options.clock.setTimeout(
@@ -74,7 +72,7 @@ export class DeviceChannel {
     return ok(undefined);
   }
 
-  close(code = 1000, reason = 'closed by client'): void {
+  close(code: number = CloseCode.Normal, reason = 'closed by client'): void {
     this.transport.close(code, reason);
     this.finish(protocolError('disconnected', reason));
   }
@@ -87,7 +85,7 @@ export class DeviceChannel {
     if (this.closed) return;
     const plain = this.opener.open(data);
     if (!plain.ok) {
-      this.transport.close(4004, plain.error.code);
+      this.transport.close(CloseCode.ProtocolError, plain.error.code);
       this.finish(plain.error);
       return;
     }

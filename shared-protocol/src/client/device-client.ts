@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import type { Clock, TimerHandle } from '../clock.js';
 import { systemClock } from '../clock.js';
-import { refusesForGood } from '../close-codes.js';
+import { CloseCode, refusesForGood } from '../close-codes.js';
 import type { ProtocolError, Result } from '../errors.js';
 import { fail, ok } from '../errors.js';
 import type { BoxKeyPair } from '../identity.js';
@@ -112,7 +112,7 @@ export class DeviceClient {
     this.clearTimers();
     const channel = this.channel;
     this.channel = undefined;
-    channel?.close(1000, 'client stopped');
+    channel?.close(CloseCode.Normal, 'client stopped');
     for (const call of [...this.pending.values()]) this.settle(call, fail('disconnected', 'client stopped'));
   }
 
@@ -203,7 +203,7 @@ export class DeviceClient {
     try {
       const transport = await this.options.connect();
       if (this.stateValue.name === 'stopped') {
-        transport.close(1000, 'client stopped');
+        transport.close(CloseCode.Normal, 'client stopped');
         return;
       }
       result = await DeviceChannel.open(transport, {
@@ -289,7 +289,7 @@ export class DeviceClient {
         // The host says why before it closes; that reason wins over the close that follows.
         const channel = this.channel;
         this.channel = undefined;
-        channel?.close(1000, message.code);
+        channel?.close(CloseCode.Normal, message.code);
         this.lost({ code: message.code, message: message.message });
         return;
       }
@@ -363,7 +363,7 @@ export class DeviceClient {
     channel.send({ t: 'ping', n: this.nextId++ });
     this.pongTimer = this.clock.setTimeout(() => {
       this.pongTimer = undefined;
-      if (this.channel === channel) channel.close(4000, 'no pong from the host');
+      if (this.channel === channel) channel.close(CloseCode.PingTimeout, 'no pong from the host');
     }, this.options.pongTimeoutMs ?? PONG_TIMEOUT_MS);
   }
 

@@ -8,10 +8,22 @@ export const SESSION_STATUSES = ['idle', 'running', 'waiting', 'error', 'interru
 export const SessionStatusSchema = v.picklist(SESSION_STATUSES);
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
 
+/**
+ * What runs a session: `agent`, Tether's own agent loop; `acp`, an agent that speaks the Agent
+ * Client Protocol; `terminal`, a command-line program in a terminal.
+ */
+export const SESSION_KINDS = ['agent', 'acp', 'terminal'] as const;
+export const SessionKindSchema = v.picklist(SESSION_KINDS);
+export type SessionKind = (typeof SESSION_KINDS)[number];
+
+export function isSessionKind(value: string): value is SessionKind {
+  return (SESSION_KINDS as readonly string[]).includes(value);
+}
+
 export const SessionSummarySchema = v.object({
   id: Id,
   title: Name,
-  kind: v.picklist(['agent']),
+  kind: SessionKindSchema,
   /** `local`, or the name of the machine the session runs on. */
   place: Name,
   cwd: Path,

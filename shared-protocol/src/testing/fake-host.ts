@@ -1,14 +1,12 @@
 import type { Clock } from '../clock.js';
-import { errorToCloseCode } from '../close-codes.js';
+import { CloseCode, errorToCloseCode } from '../close-codes.js';
 import type { ProtocolError } from '../errors.js';
-import { HandshakeResponder } from '../handshake.js';
 import type { BoxKeyPair } from '../identity.js';
 import type { RandomBytes } from '../random.js';
 import { ReplayCache } from '../replay-cache.js';
 import type { ChannelMessage } from '../rpc/channel.js';
-import { decodeChannelMessage, encodeChannelMessage } from '../rpc/channel.js';
 import type { SessionEvent } from '../rpc/events.js';
-import { FrameOpener, FrameSealer } from '../sealed-frame.js';
+import { HostChannel } from '../server/host-channel.js';
 import type { Transport } from '../client/transport.js';
 
 type Handler = (
@@ -48,21 +46,20 @@ export class FakeHost {
   }
 
   accept(transport: Transport): void {
-    const responder = new HandshakeResponder({
-      hostKeys: this.keys,
-      lookupDevice: (id) => this.devices.get(id),
-      clock: this.clock,
-      random: this.random,
-      replay: this.replay,
-    });
     transport.onMessage = (hello) => {
-      const accepted = responder.acceptHello(hello);
+      const accepted = HostChannel.accept(hello, {
+        hostKeys: this.keys,
+        lookupDevice: (id) => this.devices.get(id),
+        clock: this.clock,
+        random: this.random,
+        replay: this.replay,
+      });
       if (!accepted.ok) {
         transport.close(errorToCloseCode(accepted.error.code), accepted.error.code);
         return;
       }
       transport.send(accepted.value.welcome);
-      const connection = new FakeConnection(this, transport, accepted.value.keys.send, accepted.value.keys.receive);
+      const connection = new FakeConnection(this, transport, accepted.value.channel);
       this.connections.add(connection);
       transport.onClose = () => this.connections.delete(connection);
     };
@@ -88,37 +85,32 @@ export class FakeHost {
   }
 
   dropAll(): void {
-    for (const connection of this.connections) connection.transport.close(1006, 'dropped');
+    for (const connection of this.connections) connection.transport.close(CloseCode.Abnormal, 'dropped');
     this.connections.clear();
   }
 }
 
 export class FakeConnection {
   readonly watching = new Set<string>();
-  private readonly sealer: FrameSealer;
-  private readonly opener: FrameOpener;
 
   constructor(
     private readonly host: FakeHost,
     readonly transport: Transport,
-    sendKey: Uint8Array,
-    receiveKey: Uint8Array,
+    private readonly channel: HostChannel,
   ) {
-    this.sealer = new FrameSealer(sendKey);
-    this.opener = new FrameOpener(receiveKey);
     transport.onMessage = (data) => this.receive(data);
   }
 
   send(message: ChannelMessage): void {
-    const frame = this.sealer.seal(encodeChannelMessage(message));
+    const frame = this.channel.seal(message);
     if (frame.ok) this.transport.send(frame.value);
   }
 
   private receive(data: Uint8Array): void {
-    const plain = this.opener.open(data);
-    if (!plain.ok) return this.transport.close(4004, plain.error.code);
-    const message = decodeChannelMessage(plain.value);
-    if (!message) return;
+    const opened = this.channel.open(data);
+    if (!opened.ok) return this.transport.close(CloseCode.ProtocolError, opened.error.code);
+    if (opened.value.kind !== 'message') return;
+    const message = opened.value.message;
     if (message.t === 'ping') return this.send({ t: 'pong', n: message.n });
     if (message.t !== 'req') return;
     this.host.calls.push({ method: message.method, params: message.params });

@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { resolveDataDir } from '../../config/data-dir.js';
 import { Host } from '../../host.js';
-import type { PairRequestInfo } from '../../remote/pairing-service.js';
+import type { PairRequestInfo } from '../../gateway/pairing-service.js';
 import { DEFAULT_PORT } from '../../remote/start-remote.js';
 import { VERSION } from '../../version.js';
 import { flag, listOption, stringOption } from '../args.js';
@@ -133,8 +133,9 @@ async function runStart(context: CommandContext): Promise<number> {
   }
   const host = started.value;
   late.host = host;
-  const remote = host.remote;
-  const pair = remote?.pairLink();
+  const remote = host.listener;
+  const link = host.pairLink();
+  const pair = link.ok ? link.value : undefined;
   if (json) {
     emit({
       event: 'ready',
@@ -146,7 +147,7 @@ async function runStart(context: CommandContext): Promise<number> {
     });
     if (remote && pair)
       emit({ event: 'listening', url: remote.url, pairUrl: pair.link, mode: remote.mode, expiresAt: pair.expiresAt });
-    else emit({ event: 'not-listening', reason: host.remoteMessage });
+    else emit({ event: 'not-listening', reason: host.reachMessage });
   } else {
     stdout.write(
       [
@@ -157,7 +158,7 @@ async function runStart(context: CommandContext): Promise<number> {
         '',
       ].join('\n'),
     );
-    if (!remote) stdout.write(`${host.remoteMessage}\nSessions and the local CLI work: tether sessions new "hello"\n`);
+    if (!remote) stdout.write(`${host.reachMessage}\nSessions and the local CLI work: tether sessions new "hello"\n`);
     else {
       if (remote.mode === 'http' && !remote.url.includes('127.0.0.1') && !remote.url.includes('[::1]')) {
         stdout.write(
@@ -171,7 +172,7 @@ async function runStart(context: CommandContext): Promise<number> {
       );
       stdout.write(`${terminalQr(pair!.link, process.stdout.isTTY === true)}\n${pair!.link}\n\n`);
     }
-    host.log.subscribe((event) => {
+    host.log.subscribe('start prompt', (event) => {
       if (event.type !== 'approval.requested') return;
       const a = event.approval;
       stdout.write(

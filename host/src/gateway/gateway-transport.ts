@@ -5,7 +5,7 @@ import type { Transport } from '@tether/shared-protocol';
  * and not yet sent (for backpressure), and the peer's address (for logs and limits). A WebSocket
  * provides one; the relay link will provide another.
  */
-export interface ServerTransport extends Transport {
+export interface GatewayTransport extends Transport {
   /** Bytes handed to `send` and not yet written to the network. */
   bufferedAmount(): number;
   readonly remoteAddress: string;

@@ -7,44 +7,45 @@ import type {
   ReplayCache,
   Result,
   Scope,
-  SessionEvent,
+  TetherEvent,
   TimerHandle,
 } from '@tether/shared-protocol';
 import {
   CloseCode,
-  FrameOpener,
-  FrameSealer,
-  HandshakeResponder,
+  HANDSHAKE_TIMEOUT_MS,
+  HostChannel,
   MAX_WATCHED_SESSIONS,
-  decodeChannelMessage,
-  encodeChannelMessage,
   errorToCloseCode,
+  fail,
+  ok,
   protocolError,
 } from '@tether/shared-protocol';
-import type { EventLog } from '../store/event-log.js';
-import { replayThenFollow } from '../store/replay.js';
+import type { Caller, ConnectionPort } from '../rpc/caller.js';
+import type { Dispatch } from '../rpc/dispatch.js';
 import type { DeviceRecord } from '../store/device-store.js';
-import type { MethodHandlers } from './dispatch.js';
-import { dispatch } from './dispatch.js';
-import type { ServerTransport } from './server-transport.js';
+import type { EventLog } from '../store/event-log.js';
+import type { GatewayTransport } from './gateway-transport.js';
+import type { Outbox } from './outbox.js';
+import { LOW_WATER_BYTES } from './outbox.js';
 import type { Counters } from './stats.js';
+import type { Subscription } from './subscriptions.js';
+import {
+  HOST_ROUTE,
+  LatestOnly,
+  SESSION_LIST_ROUTE,
+  SessionWatch,
+  routeOf,
+  sessionRoute,
+  updateSubject,
+} from './subscriptions.js';
 
-/** Bytes a device may have queued before a live event closes it as too slow: 4 MiB, several
- * seconds of a busy transcript on a slow phone link. It resumes from its last sequence number. */
-export const HIGH_WATER_BYTES = 4 * 1024 * 1024;
-/** A replay sends its next page once the queue is below this: 1 MiB. */
-export const LOW_WATER_BYTES = 1024 * 1024;
-/** Milliseconds between checks of the queue while a replay waits. */
+/** Milliseconds between checks of the transport's queue while a paced sender waits. */
 const DRAIN_POLL_MS = 25;
-/** Milliseconds a new connection has to send its hello: 10 s, the client's own handshake timeout. */
-export const HELLO_TIMEOUT_MS = 10_000;
 /** Requests one connection may have in progress at once. */
-const MAX_IN_FLIGHT = 32;
-
-export type MethodHandler = (
-  params: unknown,
-  connection: DeviceConnection,
-) => Result<unknown> | Promise<Result<unknown>>;
+export const MAX_IN_FLIGHT = 32;
+/** Subscriptions one connection may hold: its session watches, the session list, host events and
+ * a few terminals. */
+export const MAX_SUBSCRIPTIONS = MAX_WATCHED_SESSIONS + 16;
 
 export interface ConnectionDeps {
   identity: HostIdentity;
@@ -54,41 +55,51 @@ export interface ConnectionDeps {
   random: RandomBytes;
   stats: Counters;
   log: EventLog;
-  handlers: MethodHandlers;
-  /** Called once the handshake succeeded and once the connection closed. */
+  dispatch: Dispatch<Caller>;
+  /** Called once the handshake succeeded. */
   onOpen: (connection: DeviceConnection) => void;
+  /** Called once when the connection ends, whether or not its handshake succeeded. */
   onClose: (connection: DeviceConnection) => void;
 }
 
-interface Watch {
-  /** True once the replay caught up and live events flow. */
-  live: boolean;
-}
-
 /**
- * One device's connection: the handshake, then sealed requests, answers and events. Every
- * refusal is counted under its reason and ends the connection without saying more than the
- * close code; the server stays healthy.
+ * One device's connection, over any transport (a WebSocket, a relay link's stream): the
+ * handshake, then sealed requests, answers and events. What the device follows is a set of
+ * subscriptions, each pacing itself by the shared outbox with its own policy. Every refusal is
+ * counted under its reason and ends the connection without saying more than the close code.
  */
-export class DeviceConnection {
+export class DeviceConnection implements ConnectionPort {
   device: DeviceRecord | undefined;
-  private sealer: FrameSealer | undefined;
-  private opener: FrameOpener | undefined;
-  private readonly watches = new Map<string, Watch>();
+  private channel: HostChannel | undefined;
+  private readonly subscriptions = new Map<string, Subscription>();
   private inFlight = 0;
   private closed = false;
   private helloTimer: TimerHandle | undefined;
+  readonly outbox: Outbox;
 
   constructor(
-    readonly transport: ServerTransport,
+    readonly transport: GatewayTransport,
     private readonly deps: ConnectionDeps,
   ) {
     transport.onMessage = (data) => this.receive(data);
     transport.onClose = () => this.finish();
     this.helloTimer = deps.clock.setTimeout(
       () => this.refuse('handshake-timeout', CloseCode.HandshakeFailed, 'no hello'),
-      HELLO_TIMEOUT_MS,
+      HANDSHAKE_TIMEOUT_MS,
     );
+    const isClosed = () => this.closed;
+    this.outbox = {
+      send: (message) => this.send(message),
+      buffered: () => transport.bufferedAmount(),
+      drained: () => this.drained(),
+      get closed() {
+        return isClosed();
+      },
+      cutOff: () => {
+        this.deps.stats.add('closed:slow-consumer');
+        this.sendBye('slow-consumer', 'too far behind; reconnect to resume', CloseCode.SlowConsumer);
+      },
+    };
   }
 
   get scopes(): readonly Scope[] {
@@ -99,16 +110,12 @@ export class DeviceConnection {
     return this.closed;
   }
 
-  /** Sends a session event if this connection should see it now (see the class comment). */
-  deliver(event: SessionEvent): void {
+  /** Offers a published event: the subscription on its route takes it, if there is one. */
+  deliver(event: TetherEvent): void {
     if (this.closed || !this.device) return;
-    const watch = this.watches.get(event.sessionId);
-    if (watch) {
-      // While replaying, the replay itself will reach this event: sending it now would jump ahead.
-      if (watch.live) this.sendLive({ t: 'evt', event });
-    } else if (event.type === 'session.updated' && this.scopes.includes('watch')) {
-      this.sendLive({ t: 'evt', event });
-    }
+    const subscription = this.subscriptions.get(routeOf(event));
+    if (subscription) subscription.deliver(event);
+    else if (event.type === 'session.updated') this.subscriptions.get(SESSION_LIST_ROUTE)?.deliver(event);
   }
 
   /**
@@ -117,49 +124,57 @@ export class DeviceConnection {
    * watch of the same session restarts from its own `after`; the first replay stops.
    */
   watch(sessionId: string, after: number): Result<void> {
-    if (!this.watches.has(sessionId) && this.watches.size >= MAX_WATCHED_SESSIONS) {
-      return { ok: false, error: protocolError('busy', `watching at most ${MAX_WATCHED_SESSIONS} sessions`) };
+    const key = sessionRoute(sessionId);
+    const watching = [...this.subscriptions.values()].filter((s) => s instanceof SessionWatch).length;
+    if (!this.subscriptions.has(key) && watching >= MAX_WATCHED_SESSIONS) {
+      return fail('busy', `watching at most ${MAX_WATCHED_SESSIONS} sessions`);
     }
-    const watch: Watch = { live: false };
-    this.watches.set(sessionId, watch);
-    const current = () => !this.closed && this.watches.get(sessionId) === watch;
-    void replayThenFollow(
-      this.deps.log,
-      sessionId,
-      after,
-      (event) => {
-        this.send({ t: 'evt', event });
-        return this.transport.bufferedAmount() < LOW_WATER_BYTES;
-      },
-      () => (watch.live = true),
-      () => this.drained(),
-      current,
-    );
-    return { ok: true, value: undefined };
+    return this.subscribe(new SessionWatch(this.deps.log, sessionId, after, this.outbox));
   }
 
   unwatch(sessionId: string): void {
-    this.watches.delete(sessionId);
+    this.unsubscribe(sessionRoute(sessionId));
   }
 
-  /** Says why, then closes (revoked, host stopping). */
+  /** Adds a subscription, replacing (and ending) one under the same key. */
+  subscribe(subscription: Subscription): Result<void> {
+    const existing = this.subscriptions.get(subscription.key);
+    if (!existing && this.subscriptions.size >= MAX_SUBSCRIPTIONS) {
+      subscription.end();
+      return fail('busy', `at most ${MAX_SUBSCRIPTIONS} subscriptions per connection`);
+    }
+    existing?.end();
+    this.subscriptions.set(subscription.key, subscription);
+    return ok(undefined);
+  }
+
+  unsubscribe(key: string): void {
+    this.subscriptions.get(key)?.end();
+    this.subscriptions.delete(key);
+  }
+
+  subscription(key: string): Subscription | undefined {
+    return this.subscriptions.get(key);
+  }
+
+  /** Says why, sealed, then closes (revoked, host stopping, too slow). */
   sendBye(code: ErrorCode, message: string, closeCode: number): void {
     if (this.closed) return;
-    if (this.sealer) this.send({ t: 'bye', code, message });
+    if (this.channel) this.send({ t: 'bye', code, message });
     this.transport.close(closeCode, code);
     this.finish();
   }
 
   private receive(data: Uint8Array): void {
     if (this.closed) return;
-    if (!this.opener) return this.handshake(data);
-    const plain = this.opener.open(data);
-    if (!plain.ok) return this.refuse(`frame:${plain.error.code}`, CloseCode.ProtocolError, plain.error.code);
-    const message = decodeChannelMessage(plain.value);
-    if (!message) {
+    if (!this.channel) return this.handshake(data);
+    const opened = this.channel.open(data);
+    if (!opened.ok) return this.refuse(`frame:${opened.error.code}`, CloseCode.ProtocolError, opened.error.code);
+    if (opened.value.kind === 'undecodable') {
       this.deps.stats.add('message:undecodable');
       return;
     }
+    const message = opened.value.message;
     switch (message.t) {
       case 'req':
         void this.request(message.id, message.method, message.params);
@@ -178,7 +193,7 @@ export class DeviceConnection {
 
   private handshake(hello: Uint8Array): void {
     let device: DeviceRecord | undefined;
-    const responder = new HandshakeResponder({
+    const accepted = HostChannel.accept(hello, {
       hostKeys: this.deps.identity.box,
       lookupDevice: (id) => {
         device = this.deps.lookupDevice(id);
@@ -188,17 +203,19 @@ export class DeviceConnection {
       random: this.deps.random,
       replay: this.deps.replay,
     });
-    const accepted = responder.acceptHello(hello);
     if (!accepted.ok || !device) {
       const error = accepted.ok ? protocolError('handshake-failed', 'handshake refused') : accepted.error;
       return this.refuse(`handshake:${error.code}`, errorToCloseCode(error.code), error.code);
     }
     if (this.helloTimer !== undefined) this.deps.clock.clearTimeout(this.helloTimer);
     this.device = device;
-    this.sealer = new FrameSealer(accepted.value.keys.send);
-    this.opener = new FrameOpener(accepted.value.keys.receive);
+    this.channel = accepted.value.channel;
     this.transport.send(accepted.value.welcome);
     this.deps.stats.add('handshake:accepted');
+    if (device.scopes.includes('watch')) {
+      this.subscribe(new LatestOnly(SESSION_LIST_ROUTE, this.outbox, updateSubject));
+      this.subscribe(new LatestOnly(HOST_ROUTE, this.outbox, updateSubject));
+    }
     this.deps.onOpen(this);
   }
 
@@ -211,13 +228,7 @@ export class DeviceConnection {
     }
     this.inFlight++;
     try {
-      const result = await dispatch(
-        method,
-        params,
-        { device: this.device, connection: this },
-        this.deps.handlers,
-        this.deps.stats,
-      );
+      const result = await this.deps.dispatch(method, params, { device: this.device, connection: this });
       this.send(result.ok ? { t: 'res', id, result: result.value } : { t: 'res', id, error: result.error });
     } finally {
       this.inFlight--;
@@ -225,8 +236,8 @@ export class DeviceConnection {
   }
 
   private send(message: ChannelMessage): void {
-    if (this.closed || !this.sealer) return;
-    const frame = this.sealer.seal(encodeChannelMessage(message));
+    if (this.closed || !this.channel) return;
+    const frame = this.channel.seal(message);
     if (!frame.ok) {
       // Larger than a frame may be: say so in place of the message, if it was an answer.
       this.deps.stats.add('send:too-large');
@@ -235,16 +246,6 @@ export class DeviceConnection {
       return;
     }
     this.transport.send(frame.value);
-  }
-
-  /** Sends a live message, or closes a device that has fallen too far behind. */
-  private sendLive(message: ChannelMessage): void {
-    if (this.transport.bufferedAmount() > HIGH_WATER_BYTES) {
-      this.deps.stats.add('closed:slow-consumer');
-      this.sendBye('slow-consumer', 'too far behind; reconnect to resume', CloseCode.SlowConsumer);
-      return;
-    }
-    this.send(message);
   }
 
   private drained(): Promise<void> {
@@ -267,7 +268,8 @@ export class DeviceConnection {
     if (this.closed) return;
     this.closed = true;
     if (this.helloTimer !== undefined) this.deps.clock.clearTimeout(this.helloTimer);
-    this.watches.clear();
-    if (this.device) this.deps.onClose(this);
+    for (const subscription of this.subscriptions.values()) subscription.end();
+    this.subscriptions.clear();
+    this.deps.onClose(this);
   }
 }

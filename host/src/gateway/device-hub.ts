@@ -1,4 +1,4 @@
-import type { Clock, SessionEvent } from '@tether/shared-protocol';
+import type { Clock, TetherEvent } from '@tether/shared-protocol';
 import { CloseCode } from '@tether/shared-protocol';
 import type { DeviceStore } from '../store/device-store.js';
 import type { DeviceConnection } from './device-connection.js';
@@ -25,12 +25,11 @@ export class DeviceHub {
   }
 
   closed(connection: DeviceConnection): void {
-    this.connections.delete(connection);
-    this.touch(connection, true);
+    if (this.connections.delete(connection)) this.touch(connection, true);
   }
 
-  /** Every appended event goes to every connection; each decides what it should see. */
-  deliver(event: SessionEvent): void {
+  /** Every published event goes to every connection; each routes it to its subscriptions. */
+  deliver(event: TetherEvent): void {
     for (const connection of this.connections) {
       connection.deliver(event);
       this.touch(connection, false);

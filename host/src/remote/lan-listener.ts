@@ -1,5 +1,5 @@
-import type { Clock, HostIdentity, RandomBytes, Result } from '@tether/shared-protocol';
-import { FRAME_OVERHEAD, MAX_FRAME_PLAINTEXT, ReplayCache, fail, ok } from '@tether/shared-protocol';
+import type { Result } from '@tether/shared-protocol';
+import { FRAME_OVERHEAD, MAX_FRAME_PLAINTEXT, fail, ok } from '@tether/shared-protocol';
 import { getRequestListener } from '@hono/node-server';
 import type { IncomingMessage, Server } from 'node:http';
 import { createServer as createHttpServer } from 'node:http';
@@ -8,24 +8,12 @@ import type { Server as HttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { WebSocket } from 'ws';
-import type { ApprovalBroker } from '../agent/approval-broker.js';
-import type { SessionManager } from '../agent/session-manager.js';
-import type { DeviceStore } from '../store/device-store.js';
-import type { EventLog } from '../store/event-log.js';
+import type { DeviceGateway } from '../gateway/device-gateway.js';
 import type { AppFile } from './app-files.js';
 import { hostPort } from './bind-address.js';
-import { DeviceConnection } from './device-connection.js';
-import { DeviceHub } from './device-hub.js';
-import { deviceMethods } from './device-methods.js';
 import { createHttpApp } from './http-app.js';
-import { oneShotEndpoint } from './one-shot-endpoint.js';
-import type { PairRequestInfo } from './pairing-service.js';
-import { PairingService } from './pairing-service.js';
-import { Counters } from './stats.js';
 import { wsTransport } from './ws-transport.js';
 
-/** Open device connections at most; more are refused with 503 at the upgrade. */
-export const MAX_CONNECTIONS = 64;
 /** Milliseconds between WebSocket pings; a socket that missed one is ended (half-open TCP). */
 const WS_PING_MS = 30_000;
 
@@ -36,46 +24,25 @@ export interface TlsMaterial {
   name?: string;
 }
 
-export interface RemoteServerOptions {
+export interface LanListenerOptions {
   address: string;
   port: number;
   tls?: TlsMaterial;
-  identity: HostIdentity;
-  hostName: string;
-  version: string;
-  devices: DeviceStore;
-  log: EventLog;
-  sessions: SessionManager;
-  approvals: ApprovalBroker;
-  roots: readonly string[];
-  models: readonly string[];
+  gateway: DeviceGateway;
   app: ReadonlyMap<string, AppFile> | undefined;
   /** More origins allowed to call `/rc/*` and open `/rc/ws` (a relay's app origin). */
   extraOrigins?: readonly string[];
-  clock: Clock;
-  random: RandomBytes;
-  newId: (prefix: string) => string;
-  onPairRequest: (request: PairRequestInfo) => void;
-  onPairSettled?: (id: string) => void;
-  onWarning: (text: string) => void;
-  /** Milliseconds a pair request waits for the person (tests shorten it). */
-  pairAnswerWaitMs?: number;
-  /** Pair attempts per source address per minute (default 10). */
-  pairAttemptsPerMinute?: number;
 }
 
 /**
- * The remote-control server: one address, HTTP(S) for the app and pairing, a WebSocket for
- * sealed device connections. It is a view of the host's session manager, approvals and event log.
+ * The LAN or Tailscale listener: one address, HTTP(S) for the app and pairing, a WebSocket for
+ * sealed device connections. An adapter in front of the device gateway: it checks what only
+ * HTTP can check (Host, Origin, paths, body sizes) and hands the rest over with the peer's address.
  */
-export class RemoteServer {
-  readonly stats = new Counters();
-  readonly hub: DeviceHub;
-  readonly pairing: PairingService;
+export class LanListener {
   private readonly wss: WebSocketServer;
   private readonly alive = new WeakMap<WebSocket, boolean>();
   private pingTimer: NodeJS.Timeout | undefined;
-  private unsubscribe: (() => void) | undefined;
   private boundPort = 0;
   /** `Host` values this server answers to (lowercase `host:port`); set once it listens. */
   private readonly allowedHosts = new Set<string>();
@@ -83,28 +50,14 @@ export class RemoteServer {
   private readonly allowedOrigins: Set<string>;
 
   private constructor(
-    private readonly options: RemoteServerOptions,
+    private readonly options: LanListenerOptions,
     private readonly server: Server | HttpsServer,
   ) {
-    this.hub = new DeviceHub(options.devices, options.clock);
-    this.pairing = new PairingService({
-      identity: options.identity,
-      devices: options.devices,
-      clock: options.clock,
-      random: options.random,
-      newId: options.newId,
-      hostName: options.hostName,
-      onRequest: options.onPairRequest,
-      ...(options.onPairSettled ? { onSettled: options.onPairSettled } : {}),
-      onWarning: options.onWarning,
-      ...(options.pairAnswerWaitMs !== undefined ? { answerWaitMs: options.pairAnswerWaitMs } : {}),
-      ...(options.pairAttemptsPerMinute !== undefined ? { attemptsPerMinute: options.pairAttemptsPerMinute } : {}),
-    });
     this.allowedOrigins = new Set(options.extraOrigins ?? []);
     this.wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_PLAINTEXT + FRAME_OVERHEAD });
   }
 
-  static async start(options: RemoteServerOptions): Promise<Result<RemoteServer>> {
+  static async start(options: LanListenerOptions): Promise<Result<LanListener>> {
     const server = options.tls
       ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key, minVersion: 'TLSv1.2' })
       : createHttpServer();
@@ -114,53 +67,21 @@ export class RemoteServer {
     server.requestTimeout = 70_000;
     server.keepAliveTimeout = 5_000;
     server.maxHeadersCount = 64;
-    const remote = new RemoteServer(options, server);
-    const replay = new ReplayCache(options.clock);
-    const handlers = deviceMethods({
-      hostId: options.identity.hostId,
-      hostName: options.hostName,
-      version: options.version,
-      sessions: options.sessions,
-      approvals: options.approvals,
-      devices: options.devices,
-      hub: remote.hub,
-      roots: options.roots,
-      models: options.models,
-      clock: options.clock,
-    });
+    const remote = new LanListener(options, server);
+    const { gateway } = options;
     const app = createHttpApp({
       allowedHosts: () => remote.allowedHosts,
       allowedOrigins: () => remote.allowedOrigins,
-      pair: (body, source, signal) => remote.pairing.pair(body, source, signal),
-      oneShot: oneShotEndpoint({
-        identity: options.identity,
-        devices: options.devices,
-        clock: options.clock,
-        random: options.random,
-        replay,
-        handlers,
-        stats: remote.stats,
-      }),
+      pair: (body, source, signal) => gateway.pair(body, source, signal),
+      oneShot: (body, source) => gateway.call(body, source),
       app: options.app,
-      stats: remote.stats,
+      stats: gateway.stats,
     });
     const listener = getRequestListener(app.fetch);
     server.on('request', (request, response) => void listener(request, response));
     server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) =>
-      remote.upgrade(request, socket, head, (ws) => {
-        const transport = wsTransport(ws, request.socket.remoteAddress ?? 'unknown', remote.stats);
-        new DeviceConnection(transport, {
-          identity: options.identity,
-          lookupDevice: (id) => options.devices.get(id),
-          replay,
-          clock: options.clock,
-          random: options.random,
-          stats: remote.stats,
-          log: options.log,
-          handlers,
-          onOpen: (c) => remote.hub.opened(c),
-          onClose: (c) => remote.hub.closed(c),
-        });
+      remote.upgrade(request, socket, head, (ws, source) => {
+        gateway.accept(wsTransport(ws, source, gateway.stats));
       }),
     );
     const listening = await new Promise<Result<number>>((resolve) => {
@@ -179,7 +100,6 @@ export class RemoteServer {
     });
     if (!listening.ok) return listening;
     remote.listened(listening.value);
-    remote.unsubscribe = options.log.subscribe((event) => remote.hub.deliver(event));
     remote.pingTimer = setInterval(() => remote.pingAll(), WS_PING_MS);
     remote.pingTimer.unref();
     return ok(remote);
@@ -199,20 +119,13 @@ export class RemoteServer {
     return `${this.mode}://${hostPort(host, this.boundPort)}`;
   }
 
-  pairLink(): { link: string; expiresAt: number } {
-    return this.pairing.currentLink(this.url);
-  }
-
   /** Replaces the certificate (renewal) without dropping connections. */
   setTls(tls: TlsMaterial): void {
     if ('setSecureContext' in this.server) this.server.setSecureContext({ cert: tls.cert, key: tls.key });
   }
 
   async close(): Promise<void> {
-    this.unsubscribe?.();
     if (this.pingTimer) clearInterval(this.pingTimer);
-    this.pairing.close();
-    this.hub.closeAll();
     for (const ws of this.wss.clients) ws.terminate();
     this.wss.close();
     this.server.closeAllConnections();
@@ -231,9 +144,15 @@ export class RemoteServer {
     for (const host of this.allowedHosts) this.allowedOrigins.add(`${this.mode}://${host}`);
   }
 
-  private upgrade(request: IncomingMessage, socket: Duplex, head: Buffer, accept: (ws: WebSocket) => void): void {
+  private upgrade(
+    request: IncomingMessage,
+    socket: Duplex,
+    head: Buffer,
+    accept: (ws: WebSocket, source: string) => void,
+  ): void {
+    const stats = this.options.gateway.stats;
     const refuse = (status: number, reason: string) => {
-      this.stats.add(`ws:${reason}`);
+      stats.add(`ws:${reason}`);
       socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
     };
     const path = (request.url ?? '').split('?')[0];
@@ -242,18 +161,19 @@ export class RemoteServer {
     if (!host || !this.allowedHosts.has(host)) return refuse(403, 'bad-host');
     const origin = request.headers.origin;
     if (origin !== undefined && !this.allowedOrigins.has(origin)) return refuse(403, 'bad-origin');
-    if (this.wss.clients.size >= MAX_CONNECTIONS) return refuse(503, 'too-many-connections');
+    const source = request.socket.remoteAddress ?? 'unknown';
+    if (this.options.gateway.admits(source)) return refuse(503, 'too-many-connections');
     this.wss.handleUpgrade(request, socket, head, (ws) => {
       this.alive.set(ws, true);
       ws.on('pong', () => this.alive.set(ws, true));
-      accept(ws);
+      accept(ws, source);
     });
   }
 
   private pingAll(): void {
     for (const ws of this.wss.clients) {
       if (!this.alive.get(ws)) {
-        this.stats.add('ws:dead');
+        this.options.gateway.stats.add('ws:dead');
         ws.terminate();
         continue;
       }

@@ -1,0 +1,74 @@
+import type { AllowRule, SessionRecord } from '../store/session-store.js';
+import type { ApprovalNeed } from '../tools/tool.js';
+import type { ApprovalBroker } from './approval-broker.js';
+import { isAllowedByRules, ruleForAnswer } from './approval-policy.js';
+
+/** What a back-end asks to do, and where. */
+export interface GateRequest {
+  toolCallId: string;
+  tool: string;
+  need: ApprovalNeed;
+  /** `local`, or the machine's name: shown on the approval card. */
+  place: string;
+}
+
+export type GateOutcome =
+  | { allowed: true; by: 'auto' | 'rule' | 'person' }
+  | { allowed: false; reason: 'denied'; note?: string }
+  | { allowed: false; reason: 'cancelled' };
+
+/** What the gate needs of the session it guards. */
+export interface GatedSession {
+  /** The session as stored now: its rules and auto-approve may change during a run. */
+  record(): SessionRecord;
+  addAllowRule(rule: AllowRule): void;
+  /** The session waits for the person (true) or runs again (false). */
+  setWaiting(waiting: boolean): void;
+}
+
+/**
+ * The one approval gate every session back-end goes through (the built-in loop, an ACP agent):
+ * auto-approve and the session's "allow for this session" rules first, else an approval raised
+ * with the broker, where the first answer from any surface wins. An interrupt cancels it.
+ */
+export class ApprovalGate {
+  constructor(
+    private readonly broker: ApprovalBroker,
+    private readonly session: GatedSession,
+  ) {}
+
+  async ask(request: GateRequest, signal: AbortSignal): Promise<GateOutcome> {
+    const record = this.session.record();
+    if (record.autoApprove) return { allowed: true, by: 'auto' };
+    if (isAllowedByRules(record.allowRules, request.tool, request.need)) return { allowed: true, by: 'rule' };
+    const raised = this.broker.request(
+      {
+        sessionId: record.id,
+        toolCallId: request.toolCallId,
+        tool: request.tool,
+        need: request.need,
+        cwd: record.cwd,
+        place: request.place,
+      },
+      signal,
+      (answer) => {
+        if (answer.decision !== 'allow-session') return undefined;
+        const rule = ruleForAnswer(request.tool, request.need, answer.prefix);
+        return 'error' in rule ? rule.error : undefined;
+      },
+    );
+    // Announced after the approval exists, so the summary counts it.
+    this.session.setWaiting(true);
+    const answer = await raised.outcome;
+    if (!signal.aborted) this.session.setWaiting(false);
+    if (answer.status === 'cancelled') return { allowed: false, reason: 'cancelled' };
+    if (answer.status === 'denied') {
+      return { allowed: false, reason: 'denied', ...(answer.note ? { note: answer.note } : {}) };
+    }
+    if (answer.decision === 'allow-session') {
+      const rule = ruleForAnswer(request.tool, request.need, answer.prefix);
+      if (!('error' in rule)) this.session.addAllowRule(rule);
+    }
+    return { allowed: true, by: 'person' };
+  }
+}

@@ -1,0 +1,39 @@
+import type { Clock, Result, SessionEventBody } from '@tether/shared-protocol';
+import type { ExecutionContext } from '../exec/execution-context.js';
+import type { SessionRecord } from '../store/session-store.js';
+import type { ApprovalGate } from './approval-gate.js';
+
+/** What one run of a session may use: its log, its approval gate, its place, and the time. */
+export interface RunContext {
+  readonly sessionId: string;
+  /** The session as stored now (rules, auto-approve and the model may change during a run). */
+  record(): SessionRecord;
+  append(body: SessionEventBody): void;
+  /** Follow-up messages sent while the run was busy, oldest first (taken, so delivered once). */
+  takeQueued(): string[];
+  /** Every action that changes the world goes through it. */
+  gate: ApprovalGate;
+  /** Where the session's tools act: this computer or a machine. */
+  context: ExecutionContext;
+  clock: Clock;
+  newId: (prefix: string) => string;
+  signal: AbortSignal;
+}
+
+export interface RunResult {
+  status: 'done' | 'interrupted' | 'error';
+  error?: string;
+  usage: { inputTokens: number; outputTokens: number };
+}
+
+/**
+ * A session back-end: what actually works on a session (the built-in agent loop, an ACP agent,
+ * a wrapped CLI program). The session manager owns everything around it (status, queued
+ * messages, the run's lifetime, interrupts, crash recovery); a back-end only runs.
+ */
+export interface SessionBackend {
+  /** Whether a session with this model (or agent) can be started, checked before it is stored. */
+  check(model: string): Result<void>;
+  /** One run. The messages that start it are already in the session's log. */
+  run(run: RunContext): Promise<RunResult>;
+}

@@ -1,0 +1,46 @@
+import type { Clock, HostIdentity, RandomBytes, ReplayCache, Result } from '@tether/shared-protocol';
+import { decodeChannelMessage, encodeChannelMessage, fail, ok, openCall, sealCallReply } from '@tether/shared-protocol';
+import type { Caller } from '../rpc/caller.js';
+import type { Dispatch } from '../rpc/dispatch.js';
+import type { DeviceStore } from '../store/device-store.js';
+import type { Counters } from './stats.js';
+
+export interface OneShotDeps {
+  identity: HostIdentity;
+  devices: DeviceStore;
+  clock: Clock;
+  random: RandomBytes;
+  replay: ReplayCache;
+  dispatch: Dispatch<Caller>;
+  stats: Counters;
+}
+
+/**
+ * One sealed request, one sealed reply, for a client that cannot hold a socket (the service
+ * worker answering a notification action). The same checks as on a connection.
+ */
+export async function answerOneShot(deps: OneShotDeps, body: Uint8Array): Promise<Result<Uint8Array>> {
+  const opened = openCall(body, {
+    hostKeys: deps.identity.box,
+    lookupDevice: (id) => deps.devices.activeKey(id),
+    clock: deps.clock,
+    replay: deps.replay,
+  });
+  if (!opened.ok) {
+    deps.stats.add(`call:${opened.error.code}`);
+    return opened;
+  }
+  const device = deps.devices.get(opened.value.deviceId);
+  if (!device || device.revoked) return fail('handshake-failed', 'call refused');
+  const request = decodeChannelMessage(opened.value.body);
+  if (!request || request.t !== 'req') {
+    deps.stats.add('call:malformed');
+    return fail('bad-request', 'a one-shot call carries one request');
+  }
+  const result = await deps.dispatch(request.method, request.params, { device });
+  deps.devices.touch(device.id, deps.clock.now());
+  const reply = encodeChannelMessage(
+    result.ok ? { t: 'res', id: request.id, result: result.value } : { t: 'res', id: request.id, error: result.error },
+  );
+  return ok(sealCallReply(opened.value.replyKey, reply, deps.random));
+}

@@ -1,0 +1,118 @@
+import type { Clock, ControlMethods, Result } from '@tether/shared-protocol';
+import { fail, ok } from '@tether/shared-protocol';
+import type { ApprovalBroker } from '../agent/approval-broker.js';
+import type { SessionManager } from '../agent/session-manager.js';
+import type { ControlConnection } from '../control/control-server.js';
+import type { DeviceGateway } from '../gateway/device-gateway.js';
+import type { DeviceStore } from '../store/device-store.js';
+import type { EventLog } from '../store/event-log.js';
+import { replayThenFollow } from '../store/replay.js';
+import type { Handlers } from './dispatch.js';
+import { answerApproval, publicDeviceInfo, revokeDevice } from './shared-handlers.js';
+
+/** What `tether status` says about this host itself. */
+export interface HostFacts {
+  hostId: string;
+  name: string;
+  version: string;
+  dataDir: string;
+  startedAt: number;
+  defaultModel: string;
+}
+
+/** Whether and where phones reach this host, in words for the person. */
+export interface Reach {
+  listening: boolean;
+  url: string | null;
+  mode: 'http' | 'https' | null;
+  message: string;
+}
+
+/** What the control handlers need of the host, and nothing more. */
+export interface ControlDeps {
+  facts: HostFacts;
+  sessions: SessionManager;
+  approvals: ApprovalBroker;
+  log: EventLog;
+  devices: DeviceStore;
+  gateway: Pick<DeviceGateway, 'pairing' | 'hub' | 'stats'>;
+  reach: () => Reach;
+  /** A fresh pairing link for where phones can reach this host, or why there is none. */
+  pairLink: () => Result<{ link: string; expiresAt: number }>;
+  clock: Pick<Clock, 'now'>;
+}
+
+/** Every control-socket method: the person at the computer, through `tether …`. */
+export function controlHandlers(deps: ControlDeps): Handlers<ControlMethods, ControlConnection> {
+  const { sessions, approvals, log, gateway } = deps;
+  const local = { kind: 'local' as const, label: 'this computer' };
+  return {
+    'host.status': () => {
+      const all = sessions.list(true);
+      return ok({
+        ...deps.facts,
+        pid: process.pid,
+        sessions: all.length,
+        runningSessions: all.filter((s) => s.status === 'running' || s.status === 'waiting').length,
+        pendingApprovals: approvals.pending().length,
+        remote: {
+          ...deps.reach(),
+          connectedDevices: gateway.hub.connectedDevices().size,
+          refused: gateway.stats.snapshot(),
+        },
+      });
+    },
+    'sessions.list': (p) => ok({ sessions: sessions.list(p.includeArchived ?? false) }),
+    'sessions.create': async (p) => {
+      const created = await sessions.create({
+        cwd: p.cwd,
+        text: p.text,
+        ...(p.model !== undefined ? { model: p.model } : {}),
+      });
+      return created.ok ? ok({ session: created.value }) : created;
+    },
+    'sessions.get': (p) => {
+      const session = sessions.get(p.id);
+      return session ? ok({ session }) : fail('not-found', `no session ${p.id}`);
+    },
+    'sessions.events': (p) => {
+      if (!sessions.get(p.id)) return fail('not-found', `no session ${p.id}`);
+      return ok({ events: log.read(p.id, p.after, p.limit ?? 1000), lastSeq: log.lastSeq(p.id) });
+    },
+    'sessions.follow': async (p, connection) => {
+      const session = sessions.get(p.id);
+      if (!session) return fail('not-found', `no session ${p.id}`);
+      await replayThenFollow(
+        log,
+        p.id,
+        p.after,
+        (event) => connection.sendEvent(event, true),
+        () => connection.following.add(p.id),
+        () => connection.drained(),
+        () => !connection.isClosed,
+      );
+      return ok({ session });
+    },
+    'sessions.send': (p) => sessions.send(p.id, p.text),
+    'sessions.interrupt': (p) => sessions.interrupt(p.id),
+    'sessions.archive': (p) => sessions.archive(p.id, p.archived ?? true),
+    'sessions.autoApprove': (p) => sessions.setAutoApprove(p.id, p.enabled),
+    'approvals.list': (p) => ok({ approvals: approvals.pending(p.sessionId) }),
+    'approvals.answer': (p) => answerApproval(approvals, p, local),
+    'pair.create': () => {
+      gateway.pairing.mint();
+      return deps.pairLink();
+    },
+    'pair.requests': () => ok({ requests: gateway.pairing.requests() }),
+    'pair.allow': (p) => {
+      const allowed = gateway.pairing.allow(p.id, p.scopes);
+      return allowed.ok ? ok({ device: allowed.value }) : allowed;
+    },
+    'pair.deny': (p) => gateway.pairing.deny(p.id),
+    'devices.list': () => ok({ devices: deps.devices.list().map(publicDeviceInfo) }),
+    'devices.revoke': (p) => {
+      const revoked = revokeDevice(deps.devices, p.id, deps.clock.now());
+      return revoked.ok ? ok({ closedConnections: gateway.hub.disconnectDevice(p.id) }) : revoked;
+    },
+  };
+}

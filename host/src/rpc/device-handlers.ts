@@ -1,0 +1,98 @@
+import type { Clock, Methods } from '@tether/shared-protocol';
+import { PROTOCOL_VERSION, fail, ok } from '@tether/shared-protocol';
+import type { ApprovalBroker } from '../agent/approval-broker.js';
+import type { SessionManager } from '../agent/session-manager.js';
+import type { DeviceStore } from '../store/device-store.js';
+import { insideRoots, listDirs } from '../remote/folder-browser.js';
+import type { Caller } from './caller.js';
+import type { Handlers } from './dispatch.js';
+import { answerApproval, publicDeviceInfo, revokeDevice } from './shared-handlers.js';
+
+export type DeviceHandlers = Partial<Handlers<Methods, Caller>>;
+
+export interface DeviceHandlerDeps {
+  hostId: string;
+  hostName: string;
+  version: string;
+  sessions: SessionManager;
+  approvals: ApprovalBroker;
+  devices: DeviceStore;
+  /** Closes a device's live connections (it was revoked); returns how many. */
+  disconnectDevice: (deviceId: string) => number;
+  /** Folders devices may start sessions in (`--root`). */
+  roots: readonly string[];
+  /** Models a device may choose; the first is the default. */
+  models: readonly string[];
+  /** Method families this host offers beyond the base set. */
+  features: () => readonly string[];
+  clock: Clock;
+}
+
+/**
+ * What a paired device may do, behind the dispatch that has already checked the method, the
+ * scope and the params. Each is a view of the same session manager and approval broker the
+ * local CLI uses.
+ */
+export function deviceHandlers(deps: DeviceHandlerDeps): DeviceHandlers {
+  const byDevice = (caller: Caller) => ({ kind: 'device' as const, id: caller.device.id, label: caller.device.label });
+  return {
+    'host.info': (_params, caller) =>
+      ok({
+        hostId: deps.hostId,
+        name: deps.hostName,
+        version: deps.version,
+        protocolVersion: PROTOCOL_VERSION,
+        deviceId: caller.device.id,
+        scopes: caller.device.scopes,
+        features: [...deps.features()],
+        models: [...deps.models],
+        defaultModel: deps.models[0]!,
+        roots: [...deps.roots],
+      }),
+    'fs.listDirs': (params) => listDirs(deps.roots, params.path),
+
+    'sessions.list': (params) => ok({ sessions: deps.sessions.list(params.includeArchived ?? false) }),
+    'sessions.create': async ({ cwd, text, model, place }) => {
+      if (place !== undefined && place !== 'local') return fail('not-found', `no machine named ${place}`);
+      if (model !== undefined && !deps.models.includes(model)) {
+        return fail(
+          'invalid-params',
+          `model ${model} is not offered by this host; choose one of ${deps.models.join(', ')}`,
+        );
+      }
+      const folder = await insideRoots(deps.roots, cwd);
+      if (!folder) return fail('forbidden', `${cwd} is not under a folder this host shares with devices`);
+      const created = await deps.sessions.create({ cwd: folder, text, ...(model !== undefined ? { model } : {}) });
+      return created.ok ? ok({ session: created.value }) : created;
+    },
+    'sessions.watch': ({ id, after }, caller) => {
+      if (!caller.connection) return fail('unsupported', 'watching needs a connection, not a one-shot call');
+      const session = deps.sessions.get(id);
+      if (!session) return fail('not-found', `no session ${id}`);
+      const watched = caller.connection.watch(id, after);
+      return watched.ok ? ok({ session }) : watched;
+    },
+    'sessions.unwatch': ({ id }, caller) => {
+      caller.connection?.unwatch(id);
+      return ok({});
+    },
+    'sessions.send': ({ id, text }) => deps.sessions.send(id, text),
+    'sessions.interrupt': ({ id }) => deps.sessions.interrupt(id),
+    'sessions.archive': ({ id, archived }) => deps.sessions.archive(id, archived ?? true),
+
+    'approvals.list': ({ sessionId }) => ok({ approvals: deps.approvals.pending(sessionId) }),
+    'approvals.answer': (params, caller) => answerApproval(deps.approvals, params, byDevice(caller)),
+
+    'devices.list': () => ok({ devices: deps.devices.list().map(publicDeviceInfo) }),
+    'devices.revoke': ({ id }, caller) => {
+      if (id !== caller.device.id && !caller.device.scopes.includes('admin')) {
+        return fail('forbidden', 'revoking another device needs the admin scope');
+      }
+      const revoked = revokeDevice(deps.devices, id, deps.clock.now());
+      if (!revoked.ok) return revoked;
+      // Its connections (this one too, when it revokes itself) close after the answer goes out.
+      deps.clock.setTimeout(() => deps.disconnectDevice(id), 0);
+      return ok({});
+    },
+  };
+}

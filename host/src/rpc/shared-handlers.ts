@@ -1,0 +1,40 @@
+import type { AnsweredBy, Approval, Decision, DeviceInfo, Result } from '@tether/shared-protocol';
+import { fail, ok } from '@tether/shared-protocol';
+import type { ApprovalBroker } from '../agent/approval-broker.js';
+import type { DeviceRecord, DeviceStore } from '../store/device-store.js';
+
+/**
+ * Handler bodies that the device methods and the control socket share: they differ only in who
+ * is answering and in how a revoked device's connections are closed.
+ */
+
+/** A device as others may see it: everything but its public key. */
+export function publicDeviceInfo(device: DeviceRecord): DeviceInfo {
+  const { publicKey: _key, ...info } = device;
+  return info;
+}
+
+export function answerApproval(
+  approvals: ApprovalBroker,
+  params: { id: string; decision: Decision; note?: string; prefix?: string },
+  by: AnsweredBy,
+): Result<{ approval: Approval }> {
+  const answered = approvals.answer(
+    params.id,
+    {
+      decision: params.decision,
+      ...(params.note !== undefined ? { note: params.note } : {}),
+      ...(params.prefix !== undefined ? { prefix: params.prefix } : {}),
+    },
+    by,
+  );
+  return answered.ok ? ok({ approval: answered.value }) : answered;
+}
+
+/** Marks a device revoked; the caller closes its connections when its answer allows. */
+export function revokeDevice(devices: DeviceStore, id: string, now: number): Result<DeviceRecord> {
+  const device = devices.get(id);
+  if (!device) return fail('not-found', `no device ${id}`);
+  devices.revoke(id, now);
+  return ok(device);
+}
