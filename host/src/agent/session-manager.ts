@@ -188,11 +188,17 @@ export class SessionManager {
 
   private async execute(record: SessionRecord, runId: string, run: ActiveRun): Promise<void> {
     const id = record.id;
-    const result = await this.runBackend(record, run.controller.signal).catch((error: unknown): RunResult => ({
-      status: 'error',
-      error: `the run failed: ${error instanceof Error ? error.message : String(error)}`,
-      usage: NO_USAGE,
-    }));
+    let result: RunResult;
+    try {
+      result = await this.runBackend(record, run.controller.signal);
+    } catch (error) {
+      // A back-end that throws (a bug, or a failure before its first await) ends the run as an error.
+      result = {
+        status: 'error',
+        error: `the run failed: ${error instanceof Error ? error.message : String(error)}`,
+        usage: NO_USAGE,
+      };
+    }
     // No longer busy from here on: a message sent now starts a run (below, if it was queued).
     if (this.runs.get(id) === run) this.runs.delete(id);
     if (result.status === 'error')

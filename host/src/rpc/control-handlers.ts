@@ -60,6 +60,7 @@ export function controlHandlers(deps: ControlDeps): Handlers<ControlMethods, Con
           connectedDevices: gateway.hub.connectedDevices().size,
           refused: gateway.stats.snapshot(),
         },
+        failures: Object.fromEntries([...log.listenerFailures].map(([name, n]) => [`event listener ${name}`, n])),
       });
     },
     'sessions.list': (p) => ok({ sessions: sessions.list(p.includeArchived ?? false) }),

@@ -88,3 +88,26 @@ describe('replayThenFollow', () => {
     expect(await result).toBe(false);
   });
 });
+
+describe('the event log', () => {
+  it('stores an event even when a listener throws, and counts the failure by its name', () => {
+    const { log } = setup(0);
+    const seen: number[] = [];
+    log.subscribe('broken', () => {
+      throw new Error('a bug in a listener');
+    });
+    log.subscribe('fine', (event) => seen.push(event.seq));
+    const event = log.append('s', { type: 'notice', level: 'info', text: 'still stored' });
+    expect(event.seq).toBe(1);
+    expect(seen).toEqual([1]);
+    expect(log.listenerFailures.get('broken')).toBe(1);
+    expect(log.read('s', 0)).toHaveLength(1);
+  });
+
+  it('skips a stored row that does not decode as the event it claims to be', () => {
+    const { db, log } = setup(2);
+    db.prepare('UPDATE events SET payload = ? WHERE seq = 1').run(JSON.stringify({ level: 'loud', text: 3 }));
+    expect(log.read('s', 0).map((e) => e.seq)).toEqual([2]);
+    expect(log.corruptRows).toBe(1);
+  });
+});

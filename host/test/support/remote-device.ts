@@ -9,6 +9,9 @@ import {
   webSocketConnect,
 } from '@tether/shared-protocol';
 import type { WebSocketConstructor } from '@tether/shared-protocol';
+import type { ClientRequestArgs } from 'node:http';
+import type { Socket } from 'node:net';
+import { createConnection } from 'node:net';
 import { WebSocket } from 'ws';
 import type { TestHost } from './test-host.js';
 
@@ -66,11 +69,22 @@ export async function pairDevice(
 
 /** A DeviceClient for a paired device over a real WebSocket, with its events collected. */
 export function connectDevice(t: TestHost, device: PairedDevice, options: { rpcTimeoutMs?: number } = {}) {
-  // Every socket the client opens, newest last (tests pause one to play a slow reader).
+  // Every socket the client opens, newest last, with the TCP stream under it (tests pause one to
+  // play a slow reader).
   const sockets: WebSocket[] = [];
+  const streams: Socket[] = [];
   class TrackedWebSocket extends WebSocket {
     constructor(url: string) {
-      super(url);
+      super(url, {
+        createConnection: (options: ClientRequestArgs) => {
+          const stream = createConnection({
+            host: options.hostname ?? options.host ?? '127.0.0.1',
+            port: Number(options.port),
+          });
+          streams.push(stream);
+          return stream;
+        },
+      });
       sockets.push(this);
     }
   }
@@ -88,14 +102,14 @@ export function connectDevice(t: TestHost, device: PairedDevice, options: { rpcT
   const events: TetherEvent[] = [];
   client.onEvent((e) => events.push(e));
   client.start();
-  return { client, events, sockets };
+  return { client, events, sockets, streams };
 }
 
-/** Stops reading from the client's newest socket, so the host's queue for it grows. */
-export function pauseReading(sockets: WebSocket[]): { resume(): void } {
-  const socket = (sockets[sockets.length - 1] as unknown as { _socket: { pause(): void; resume(): void } })._socket;
-  socket.pause();
-  return { resume: () => socket.resume() };
+/** Stops reading from the client's newest TCP stream, so the host's queue for it grows. */
+export function pauseReading(streams: Socket[]): { resume(): void } {
+  const stream = streams[streams.length - 1]!;
+  stream.pause();
+  return { resume: () => stream.resume() };
 }
 
 export function waitForState(client: DeviceClient, name: string, timeoutMs = 5000): Promise<void> {

@@ -51,6 +51,8 @@ export const HostStatusResult = v.object({
   runningSessions: Count,
   pendingApprovals: Count,
   remote: RemoteStatusSchema,
+  /** Bugs caught and counted instead of failing what they were part of, by where they happened. */
+  failures: v.record(v.string(), Count),
 });
 
 export const PairLinkResult = v.object({

@@ -28,6 +28,13 @@ export const statusCommand: Command = {
                     .join(', ')}`,
                 ]
               : []),
+            ...(Object.keys(s.failures).length > 0
+              ? [
+                  `failures caught (please report): ${Object.entries(s.failures)
+                    .map(([k, n]) => `${k}=${n}`)
+                    .join(', ')}`,
+                ]
+              : []),
             '',
           ].join('\n'),
         );

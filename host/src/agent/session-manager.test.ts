@@ -1,0 +1,197 @@
+import type { Result } from '@tether/shared-protocol';
+import { fail, ok } from '@tether/shared-protocol';
+import { ManualClock } from '@tether/shared-protocol/testing';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { describe, expect, it } from 'vitest';
+import { LocalContext } from '../exec/local-context.js';
+import { ApprovalStore } from '../store/approval-store.js';
+import { openDatabase } from '../store/database.js';
+import { EventLog } from '../store/event-log.js';
+import { SessionStore } from '../store/session-store.js';
+import { ApprovalBroker } from './approval-broker.js';
+import type { RunContext, RunResult, SessionBackend } from './session-backend.js';
+import { SessionManager } from './session-manager.js';
+
+const DONE: RunResult = { status: 'done', usage: { inputTokens: 0, outputTokens: 0 } };
+
+/** A back-end the test scripts: each run calls the next step, or finishes at once. */
+class ScriptedBackend implements SessionBackend {
+  readonly runs: RunContext[] = [];
+  steps: ((run: RunContext) => Promise<RunResult>)[] = [];
+  checkResult: Result<void> = ok(undefined);
+
+  check(): Result<void> {
+    return this.checkResult;
+  }
+
+  run(run: RunContext): Promise<RunResult> {
+    this.runs.push(run);
+    const step = this.steps.shift();
+    return step ? step(run) : Promise.resolve(DONE);
+  }
+}
+
+function setup(options: { contexts?: (place: string) => LocalContext | undefined } = {}) {
+  const clock = new ManualClock();
+  const db = openDatabase(':memory:');
+  const log = new EventLog(db, clock);
+  const sessions = new SessionStore(db);
+  let ids = 0;
+  const approvals = new ApprovalBroker(new ApprovalStore(db), log, clock, () => `a${++ids}`);
+  const backend = new ScriptedBackend();
+  const local = new LocalContext();
+  const manager = new SessionManager({
+    sessions,
+    log,
+    approvals,
+    backends: { agent: backend },
+    contexts: options.contexts ?? ((place) => (place === 'local' ? local : undefined)),
+    clock,
+    newId: (prefix) => `${prefix}${++ids}`,
+    defaultModel: 'demo',
+  });
+  const cwd = mkdtempSync(`${tmpdir()}/tether-sm-`);
+  const types = (id: string) => [...log.readAll(id)].map((e) => e.type);
+  return { clock, log, sessions, approvals, backend, manager, cwd, types };
+}
+
+const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe('the session manager', () => {
+  it('runs a new session through its back-end and goes idle when the run ends', async () => {
+    const t = setup();
+    const created = await t.manager.create({ cwd: t.cwd, text: 'hello' });
+    if (!created.ok) throw new Error(created.error.message);
+    await settle();
+    expect(t.backend.runs).toHaveLength(1);
+    expect(t.manager.get(created.value.id)?.status).toBe('idle');
+    expect(t.types(created.value.id)).toEqual(['message', 'session.updated', 'run.finished', 'session.updated']);
+  });
+
+  it('refuses a session its back-end cannot run, before storing it', async () => {
+    const t = setup();
+    t.backend.checkResult = fail('invalid-params', 'no such model');
+    expect(await t.manager.create({ cwd: t.cwd, text: 'hello', model: 'nope' })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid-params' },
+    });
+    expect(await t.manager.create({ cwd: t.cwd, text: 'hello', kind: 'acp' })).toMatchObject({
+      ok: false,
+      error: { code: 'unsupported' },
+    });
+    expect(t.manager.list()).toEqual([]);
+  });
+
+  it('never wedges a session whose run fails before its first await', async () => {
+    const t = setup();
+    const created = await t.manager.create({ cwd: t.cwd, text: 'first' });
+    if (!created.ok) throw new Error(created.error.message);
+    const id = created.value.id;
+    await settle();
+    // The model's key disappeared across a restart: the back-end fails at once, synchronously.
+    t.backend.steps.push(() => {
+      throw new Error('ANTHROPIC_API_KEY is not set');
+    });
+    expect(t.manager.send(id, 'second')).toEqual(ok({ queued: false }));
+    await settle();
+    expect(t.manager.get(id)?.status).toBe('error');
+    expect(t.manager.isRunning(id)).toBe(false);
+    // The next message starts a run instead of waiting in a queue forever.
+    expect(t.manager.send(id, 'third')).toEqual(ok({ queued: false }));
+    await settle();
+    expect(t.backend.runs).toHaveLength(3);
+    expect(t.manager.get(id)?.status).toBe('idle');
+  });
+
+  it('fails a run whose machine is not known, and runs again once a message comes', async () => {
+    let known = true;
+    const local = new LocalContext();
+    const t = setup({ contexts: () => (known ? local : undefined) });
+    const created = await t.manager.create({ cwd: t.cwd, text: 'first' });
+    if (!created.ok) throw new Error(created.error.message);
+    await settle();
+    known = false;
+    t.manager.send(created.value.id, 'second');
+    await settle();
+    expect(t.manager.get(created.value.id)?.status).toBe('error');
+    known = true;
+    expect(t.manager.send(created.value.id, 'third')).toEqual(ok({ queued: false }));
+  });
+
+  it('queues messages while a run is busy and hands them to it, each once', async () => {
+    const t = setup();
+    let release!: () => void;
+    const taken: string[][] = [];
+    t.backend.steps.push(async (run) => {
+      await new Promise<void>((resolve) => (release = resolve));
+      taken.push(run.takeQueued());
+      return DONE;
+    });
+    const created = await t.manager.create({ cwd: t.cwd, text: 'first' });
+    if (!created.ok) throw new Error(created.error.message);
+    expect(t.manager.send(created.value.id, 'second')).toEqual(ok({ queued: true }));
+    expect(t.manager.get(created.value.id)?.queued).toBe(1);
+    release();
+    await settle();
+    expect(taken).toEqual([['second']]);
+    expect(t.backend.runs).toHaveLength(1);
+  });
+
+  it('interrupts a run and records how it ended', async () => {
+    const t = setup();
+    t.backend.steps.push(
+      (run) =>
+        new Promise((resolve) =>
+          run.signal.addEventListener('abort', () => resolve({ ...DONE, status: 'interrupted' })),
+        ),
+    );
+    const created = await t.manager.create({ cwd: t.cwd, text: 'first' });
+    if (!created.ok) throw new Error(created.error.message);
+    t.manager.interrupt(created.value.id);
+    await settle();
+    expect(t.manager.get(created.value.id)?.status).toBe('interrupted');
+  });
+
+  it('marks runs that were in flight at a crash as interrupted, cancelling their approvals', async () => {
+    const t = setup();
+    t.backend.steps.push(async (run) => {
+      await run.gate.ask(
+        { toolCallId: 'c1', tool: 'shell', need: { kind: 'shell', action: 'ls', command: 'ls' }, place: 'local' },
+        run.signal,
+      );
+      return DONE;
+    });
+    const created = await t.manager.create({ cwd: t.cwd, text: 'first' });
+    if (!created.ok) throw new Error(created.error.message);
+    await settle();
+    expect(t.manager.get(created.value.id)?.status).toBe('waiting');
+    // A new manager over the same store is what a restart looks like.
+    const after = new SessionManager({
+      sessions: t.sessions,
+      log: t.log,
+      approvals: t.approvals,
+      backends: {},
+      contexts: () => undefined,
+      clock: t.clock,
+      newId: () => 'r-after',
+      defaultModel: 'demo',
+    });
+    expect(after.recover()).toBe(1);
+    expect(after.get(created.value.id)?.status).toBe('interrupted');
+    expect(t.approvals.pending()).toEqual([]);
+  });
+
+  it('shuts down within its deadline even when a back-end ignores the interrupt', async () => {
+    const t = setup();
+    t.backend.steps.push(() => new Promise(() => undefined));
+    await t.manager.create({ cwd: t.cwd, text: 'first' });
+    let finished = false;
+    const shutdown = t.manager.shutdown(5000).then(() => (finished = true));
+    await settle();
+    expect(finished).toBe(false);
+    t.clock.advance(5000);
+    await shutdown;
+    expect(finished).toBe(true);
+  });
+});

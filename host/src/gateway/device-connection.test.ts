@@ -1,0 +1,171 @@
+import { CloseCode, HANDSHAKE_TIMEOUT_MS, ok } from '@tether/shared-protocol';
+import { describe, expect, it } from 'vitest';
+import { gatewayHarness, gatewayPipe, settle } from '../../test/support/gateway-harness.js';
+import { MAX_IN_FLIGHT } from './device-connection.js';
+import { HIGH_WATER_BYTES, LOW_WATER_BYTES } from './outbox.js';
+import { StreamSubscription } from './stream-subscription.js';
+import type { StreamReader, StreamSource } from './stream-subscription.js';
+
+describe('a device connection', () => {
+  it('opens with the handshake and answers requests through the dispatch, scopes checked', async () => {
+    const h = gatewayHarness({
+      'sessions.list': () => ok({ sessions: [] }),
+      'approvals.list': () => ok({ approvals: [] }),
+    });
+    const watcher = await h.connect(['watch']);
+    expect(await watcher.request('sessions.list', {})).toMatchObject({ result: { sessions: [] } });
+    expect(await watcher.request('sessions.send', { id: 's', text: 'hi' })).toMatchObject({
+      error: { code: 'forbidden' },
+    });
+    expect(await watcher.request('no.such', {})).toMatchObject({ error: { code: 'unknown-method' } });
+    expect(await watcher.request('sessions.list', { includeArchived: 'yes' })).toMatchObject({
+      error: { code: 'invalid-params' },
+    });
+    expect(h.gateway.stats.get('request:forbidden')).toBe(1);
+    expect(h.gateway.hub.connectedDevices().size).toBe(1);
+  });
+
+  it('closes a connection that sends no hello within the handshake deadline', async () => {
+    const h = gatewayHarness();
+    const pipe = gatewayPipe();
+    let closedWith: number | undefined;
+    pipe.device.onClose = ({ code }) => (closedWith = code);
+    h.gateway.accept(pipe.host);
+    h.clock.advance(HANDSHAKE_TIMEOUT_MS - 1);
+    await settle();
+    expect(closedWith).toBeUndefined();
+    h.clock.advance(1);
+    await settle();
+    expect(closedWith).toBe(CloseCode.HandshakeFailed);
+    expect(h.gateway.stats.get('handshake-timeout')).toBe(1);
+  });
+
+  it('ends the channel on a frame that does not open, and counts why', async () => {
+    const h = gatewayHarness();
+    const phone = await h.connect();
+    phone.transport.onMessage?.(new Uint8Array([3, 0, 0, 0, 0, 1, 2, 3]));
+    await settle();
+    expect(phone.connection.isClosed).toBe(true);
+    expect(Object.keys(h.gateway.stats.snapshot()).some((k) => k.startsWith('frame:'))).toBe(true);
+  });
+
+  it('answers busy past the in-flight limit instead of queueing without bound', async () => {
+    const never = new Promise<never>(() => undefined);
+    const h = gatewayHarness({ 'sessions.list': () => never });
+    const phone = await h.connect();
+    for (let id = 1; id <= MAX_IN_FLIGHT + 1; id++)
+      phone.channel.send({ t: 'req', id, method: 'sessions.list', params: {} });
+    for (let i = 0; i < 5; i++) await settle();
+    expect(phone.received).toHaveLength(1);
+    expect(phone.received[0]).toMatchObject({ t: 'res', id: MAX_IN_FLIGHT + 1, error: { code: 'busy' } });
+  });
+
+  it('replays a watched session from where the device is, then follows live, each event once', async () => {
+    const h = gatewayHarness();
+    h.session('s1');
+    for (let i = 0; i < 5; i++) h.log.append('s1', { type: 'notice', level: 'info', text: `n${i}` });
+    const phone = await h.connect();
+    expect(phone.connection.watch('s1', 2).ok).toBe(true);
+    h.log.append('s1', { type: 'notice', level: 'info', text: 'live' });
+    await settle();
+    const seqs = phone
+      .events()
+      .filter((e) => 'seq' in e && e.sessionId === 's1')
+      .map((e) => ('seq' in e ? e.seq : 0));
+    expect(seqs).toEqual([3, 4, 5, 6]);
+  });
+
+  it('cuts off a device too far behind on a watched session, saying so, so it resumes by sequence number', async () => {
+    const h = gatewayHarness();
+    h.session('s1');
+    const phone = await h.connect();
+    phone.connection.watch('s1', 0);
+    await settle();
+    phone.transport.buffered = HIGH_WATER_BYTES + 1;
+    h.log.append('s1', { type: 'notice', level: 'info', text: 'one too many' });
+    await settle();
+    expect(phone.received.at(-1)).toMatchObject({ t: 'bye', code: 'slow-consumer' });
+    expect(h.gateway.stats.get('closed:slow-consumer')).toBe(1);
+  });
+
+  it('keeps only the newest update per session for the session list while behind, and sends it once drained', async () => {
+    const h = gatewayHarness();
+    h.session('a');
+    h.session('b');
+    const phone = await h.connect();
+    phone.transport.buffered = HIGH_WATER_BYTES + 1;
+    for (const id of ['a', 'b', 'a', 'a']) {
+      h.log.append(id, (seq) => ({
+        type: 'session.updated',
+        session: { ...h.sessions.summary(h.sessions.get(id)!, seq) },
+      }));
+    }
+    await settle();
+    expect(phone.events()).toEqual([]);
+    expect(phone.connection.isClosed).toBe(false);
+    phone.transport.buffered = LOW_WATER_BYTES - 1;
+    h.clock.advance(100);
+    await settle();
+    const updates = phone.events().map((e) => ('seq' in e ? `${e.sessionId}#${e.seq}` : e.type));
+    expect(updates).toEqual(['b#1', 'a#3']);
+  });
+
+  it('detaches a stream whose reader stopped acknowledging, with a reason, and keeps its session watch', async () => {
+    const h = gatewayHarness();
+    h.session('s1');
+    const phone = await h.connect();
+    phone.connection.watch('s1', 0);
+    const source = new FakeStream();
+    const stream = new StreamSubscription('terminal:t1', phone.connection.outbox, source, 0, {
+      clock: h.clock,
+      windowBytes: 8,
+      chunkBytes: 4,
+      stallMs: 30_000,
+      encode: (chunk) => ({
+        t: 'evt',
+        event: { type: 'terminal.output', terminalId: 't1', offset: chunk.offset, data: String(chunk.data.length) },
+      }),
+      detached: (reason) => ({ t: 'evt', event: { type: 'terminal.exit', terminalId: 't1', code: null, reason } }),
+    });
+    phone.connection.subscribe(stream);
+    source.write(20);
+    stream.notify();
+    await settle();
+    expect(stream.offset).toBe(8);
+    expect(source.blocked.has(stream)).toBe(true);
+    stream.ack(4);
+    expect(stream.offset).toBe(12);
+    h.clock.advance(30_000);
+    await settle();
+    expect(source.released).toBe(true);
+    expect(phone.received.at(-1)).toMatchObject({ t: 'evt', event: { reason: 'no acknowledgement for 30 s' } });
+    expect(phone.connection.isClosed).toBe(false);
+    h.log.append('s1', { type: 'notice', level: 'info', text: 'still here' });
+    await settle();
+    expect(phone.events().at(-1)).toMatchObject({ type: 'notice', text: 'still here' });
+  });
+});
+
+class FakeStream implements StreamSource {
+  private length = 0;
+  readonly blocked = new Set<StreamReader>();
+  released = false;
+
+  write(bytes: number): void {
+    this.length += bytes;
+  }
+
+  read(offset: number, maxBytes: number) {
+    const n = Math.min(maxBytes, this.length - offset);
+    return n > 0 ? { offset, data: new Uint8Array(n) } : undefined;
+  }
+
+  setBlocked(reader: StreamReader, blocked: boolean): void {
+    if (blocked) this.blocked.add(reader);
+    else this.blocked.delete(reader);
+  }
+
+  release(): void {
+    this.released = true;
+  }
+}
