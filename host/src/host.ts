@@ -1,5 +1,5 @@
 import type { Clock, HostIdentity, Result } from '@tether/shared-protocol';
-import { CONTROL_METHODS, fail, ok, secureRandom, systemClock } from '@tether/shared-protocol';
+import { CONTROL_METHODS, every, fail, ok, secureRandom, systemClock } from '@tether/shared-protocol';
 import { homedir, hostname } from 'node:os';
 import { ApprovalBroker } from './agent/approval-broker.js';
 import type { ProviderFactory } from './agent/builtin-backend.js';
@@ -90,7 +90,7 @@ export class Host {
   listener: LanListener | undefined;
   /** Why phones can or cannot reach this host, in words for the person. */
   reachMessage = 'remote control is off';
-  private renewTimer: NodeJS.Timeout | undefined;
+  private stopRenewals: (() => void) | undefined;
   readonly devices: DeviceStore;
   readonly gateway: DeviceGateway;
   private control: ControlServer | undefined;
@@ -279,7 +279,7 @@ export class Host {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    if (this.renewTimer) clearInterval(this.renewTimer);
+    this.stopRenewals?.();
     this.unsubscribe();
     this.gateway.close();
     await this.listener?.close();
@@ -324,6 +324,7 @@ export class Host {
       port: remote.port,
       ...(listen.tls ? { tls: listen.tls } : {}),
       gateway: this.gateway,
+      clock: this.clock,
       app: loadAppFiles(remote.appDir ?? DEFAULT_APP_DIR),
       ...(remote.extraOrigins ? { extraOrigins: remote.extraOrigins } : {}),
     });
@@ -334,7 +335,7 @@ export class Host {
       let validTo = listen.tls.validTo;
       const renew = listen.renew;
       // Renewed two weeks before expiry, without dropping connections.
-      this.renewTimer = setInterval(() => {
+      this.stopRenewals = every(this.clock, RENEW_CHECK_MS, () => {
         if (!needsRenewal(validTo, new Date(this.clock.now()))) return;
         void renew().then((tls) => {
           if (!tls)
@@ -345,8 +346,7 @@ export class Host {
           validTo = tls.validTo;
           this.listener?.setTls(tls);
         });
-      }, RENEW_CHECK_MS);
-      this.renewTimer.unref();
+      });
     }
     return ok(undefined);
   }

@@ -21,3 +21,21 @@ export const systemClock: Clock = {
   setTimeout: (callback, ms) => timers.setTimeout(callback, ms),
   clearTimeout: (handle) => timers.clearTimeout(handle),
 };
+
+/** Calls `callback` every `ms` on `clock` until the returned function is called. */
+export function every(clock: Clock, ms: number, callback: () => void): () => void {
+  let handle: TimerHandle | undefined;
+  let stopped = false;
+  const arm = () => {
+    handle = clock.setTimeout(() => {
+      if (stopped) return;
+      callback();
+      if (!stopped) arm();
+    }, ms);
+  };
+  arm();
+  return () => {
+    stopped = true;
+    if (handle !== undefined) clock.clearTimeout(handle);
+  };
+}

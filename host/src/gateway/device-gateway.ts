@@ -118,7 +118,6 @@ export class DeviceGateway {
   /** Ends every waiting pair request and says goodbye to every connection. */
   close(): void {
     this.pairing.close();
-    this.hub.closeAll();
     for (const connection of [...this.live])
       connection.sendBye('unavailable', 'the host is stopping', CloseCode.GoingAway);
   }

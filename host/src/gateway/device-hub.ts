@@ -51,11 +51,6 @@ export class DeviceHub {
     return closed;
   }
 
-  closeAll(): void {
-    for (const connection of [...this.connections])
-      connection.sendBye('unavailable', 'the host is stopping', CloseCode.GoingAway);
-  }
-
   connectedDevices(): Set<string> {
     return new Set([...this.connections].flatMap((c) => (c.device ? [c.device.id] : [])));
   }

@@ -1,5 +1,5 @@
-import type { Result } from '@tether/shared-protocol';
-import { FRAME_OVERHEAD, MAX_FRAME_PLAINTEXT, fail, ok } from '@tether/shared-protocol';
+import type { Clock, Result } from '@tether/shared-protocol';
+import { FRAME_OVERHEAD, MAX_FRAME_PLAINTEXT, every, fail, ok } from '@tether/shared-protocol';
 import { getRequestListener } from '@hono/node-server';
 import type { IncomingMessage, Server } from 'node:http';
 import { createServer as createHttpServer } from 'node:http';
@@ -29,6 +29,7 @@ export interface LanListenerOptions {
   port: number;
   tls?: TlsMaterial;
   gateway: DeviceGateway;
+  clock: Clock;
   app: ReadonlyMap<string, AppFile> | undefined;
   /** More origins allowed to call `/rc/*` and open `/rc/ws` (a relay's app origin). */
   extraOrigins?: readonly string[];
@@ -42,7 +43,7 @@ export interface LanListenerOptions {
 export class LanListener {
   private readonly wss: WebSocketServer;
   private readonly alive = new WeakMap<WebSocket, boolean>();
-  private pingTimer: NodeJS.Timeout | undefined;
+  private stopPings: (() => void) | undefined;
   private boundPort = 0;
   /** `Host` values this server answers to (lowercase `host:port`); set once it listens. */
   private readonly allowedHosts = new Set<string>();
@@ -100,8 +101,7 @@ export class LanListener {
     });
     if (!listening.ok) return listening;
     remote.listened(listening.value);
-    remote.pingTimer = setInterval(() => remote.pingAll(), WS_PING_MS);
-    remote.pingTimer.unref();
+    remote.stopPings = every(options.clock, WS_PING_MS, () => remote.pingAll());
     return ok(remote);
   }
 
@@ -125,7 +125,7 @@ export class LanListener {
   }
 
   async close(): Promise<void> {
-    if (this.pingTimer) clearInterval(this.pingTimer);
+    this.stopPings?.();
     for (const ws of this.wss.clients) ws.terminate();
     this.wss.close();
     this.server.closeAllConnections();
