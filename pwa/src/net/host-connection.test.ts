@@ -163,6 +163,23 @@ describe('HostConnection', () => {
     again.stop();
   });
 
+  it('routes host events: machine status to its store, every host event to listeners', async () => {
+    const s = setup();
+    await s.connection.start();
+    await settle();
+    const heard: string[] = [];
+    const off = s.connection.onHostEvent((event) => heard.push(event.type));
+    const machine = { id: 'm1', name: 'laptop', status: 'online' as const, roots: ['/w'], lastSeenAt: 5 };
+    s.host.publish({ type: 'machine.status', machine });
+    s.host.publish({ type: 'machine.status', machine: { ...machine, status: 'offline' } });
+    s.host.publish({ type: 'terminal.exit', terminalId: 't1', code: 0 });
+    await settle();
+    expect(s.connection.machines.get()).toEqual([{ ...machine, status: 'offline' }]);
+    expect(heard).toEqual(['machine.status', 'machine.status', 'terminal.exit']);
+    off();
+    s.connection.stop();
+  });
+
   it('records a refusal for good and stops dialling', async () => {
     const s = setup();
     s.host.devices.clear();

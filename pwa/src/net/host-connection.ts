@@ -4,7 +4,9 @@ import type {
   Clock,
   Connect,
   Decision,
+  HostEvent,
   HostInfo,
+  MachineInfo,
   ProtocolError,
   RandomBytes,
   Result,
@@ -64,6 +66,9 @@ export class HostConnection {
   readonly info = new Store<HostInfo | null>(null);
   /** Approvals waiting for an answer, in every session of this host. */
   readonly approvals = new Store<Approval[]>([]);
+  /** The host's machines as their status events last said. */
+  readonly machines = new Store<MachineInfo[]>([]);
+  private readonly hostEventListeners = new Set<(event: HostEvent) => void>();
   private readonly feeds = new Map<string, SessionFeed>();
   private readonly clock: Clock;
   private listTimer: TimerHandle | undefined;
@@ -98,6 +103,12 @@ export class HostConnection {
 
   get hostId(): string {
     return this.record.hostId;
+  }
+
+  /** Host events (machines, terminals), for the screens that show them. */
+  onHostEvent(listener: (event: HostEvent) => void): () => void {
+    this.hostEventListeners.add(listener);
+    return () => this.hostEventListeners.delete(listener);
   }
 
   /** Shows the cached list, then connects. A host that refused this device is not dialled. */
@@ -204,8 +215,8 @@ export class HostConnection {
   }
 
   private received(event: TetherEvent): void {
-    if (!isSessionEvent(event)) return;
     this.seen(false);
+    if (!isSessionEvent(event)) return this.hostEvent(event);
     if (event.type === 'session.updated') {
       const before = this.sessions.get().list.find((s) => s.id === event.session.id);
       this.sessions.update((view) => ({ ...view, list: mergeSummary(view.list, event.session) }));
@@ -215,6 +226,14 @@ export class HostConnection {
       this.approvalChanged(event.approval);
     }
     this.feeds.get(event.sessionId)?.apply(event);
+  }
+
+  private hostEvent(event: HostEvent): void {
+    if (event.type === 'machine.status') {
+      const machine = event.machine;
+      this.machines.update((list) => [...list.filter((m) => m.id !== machine.id), machine]);
+    }
+    for (const listener of this.hostEventListeners) listener(event);
   }
 
   private approvalChanged(approval: Approval): void {

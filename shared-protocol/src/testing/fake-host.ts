@@ -5,7 +5,7 @@ import type { BoxKeyPair } from '../identity.js';
 import type { RandomBytes } from '../random.js';
 import { ReplayCache } from '../replay-cache.js';
 import type { ChannelMessage } from '../rpc/channel.js';
-import type { SessionEvent } from '../rpc/events.js';
+import type { HostEvent, SessionEvent } from '../rpc/events.js';
 import { HostChannel } from '../server/host-channel.js';
 import type { Transport } from '../client/transport.js';
 
@@ -82,6 +82,11 @@ export class FakeHost {
     for (const connection of this.connections)
       if (connection.watching.has(sessionId)) connection.send({ t: 'evt', event });
     return event;
+  }
+
+  /** Sends a host event (not part of any session's log) to every connection. */
+  publish(event: HostEvent): void {
+    for (const connection of this.connections) connection.send({ t: 'evt', event });
   }
 
   dropAll(): void {
