@@ -76,6 +76,11 @@ export function openCall(
     clock: Pick<Clock, 'now'>;
     replay: ReplayCache;
     windowMs?: number;
+    /**
+     * Milliseconds since the epoch before which no call is taken: when the replay cache began
+     * (the host's start). A call stamped earlier may have been seen by a cache that is gone.
+     */
+    notBefore?: number;
   },
 ): Result<OpenedCall> {
   if (message.length > MAX_ONE_SHOT_BODY) return fail('too-large', 'one-shot call is too large');
@@ -91,16 +96,21 @@ export function openCall(
   const deviceId = toBase64Url(message.subarray(2, 2 + DEVICE_ID_BYTES));
   const ephemeral = message.subarray(2 + DEVICE_ID_BYTES, 2 + DEVICE_ID_BYTES + KEY_BYTES);
   const nonce = message.subarray(HEADER_BYTES - 24, HEADER_BYTES);
+  // The device first: an unknown one costs no X25519 work (ids are random: nothing to probe).
   const devicePublicKey = options.lookupDevice(deviceId);
-  const ss = devicePublicKey && nacl.box.before(devicePublicKey, options.hostKeys.secretKey);
+  if (!devicePublicKey) return fail('handshake-failed', 'call refused');
+  const ss = nacl.box.before(devicePublicKey, options.hostKeys.secretKey);
   const es = sharedSecret(options.hostKeys.secretKey, ephemeral);
-  const keys = ss && es ? deriveCallKeys(ss, es, header) : undefined;
+  const keys = es ? deriveCallKeys(ss, es, header) : undefined;
   const plain = keys && nacl.secretbox.open(message.subarray(HEADER_BYTES), nonce, keys.request);
   if (!keys || !plain) return fail('handshake-failed', 'call refused');
   const timestamp = readUint64(plain, 0);
   const windowMs = options.windowMs ?? HANDSHAKE_CLOCK_WINDOW_MS;
   if (timestamp === undefined || Math.abs(options.clock.now() - timestamp) > windowMs) {
     return fail('handshake-stale', 'call timestamp is outside the accepted window: check the clocks');
+  }
+  if (options.notBefore !== undefined && timestamp < options.notBefore) {
+    return fail('handshake-stale', 'the call was made before the host started; make it again');
   }
   const verdict = options.replay.check(toBase64Url(nacl.hash(header).subarray(0, 32)));
   if (verdict === 'replayed') return fail('handshake-replayed', 'this call was already made');

@@ -48,8 +48,10 @@ export class DeviceGateway {
   private readonly replay: ReplayCache;
   private readonly dispatch: Dispatch<Caller>;
   private readonly live = new Set<DeviceConnection>();
+  private readonly startedAt: number;
 
   constructor(private readonly deps: GatewayDeps) {
+    this.startedAt = deps.clock.now();
     this.hub = new DeviceHub(deps.devices, deps.clock);
     this.pairing = new PairingService(deps);
     this.replay = new ReplayCache(deps.clock);
@@ -107,7 +109,10 @@ export class DeviceGateway {
 
   /** A one-shot sealed call: one request, one sealed reply. */
   call(body: Uint8Array, _source: string): Promise<Result<Uint8Array>> {
-    return answerOneShot({ ...this.deps, replay: this.replay, dispatch: this.dispatch, stats: this.stats }, body);
+    return answerOneShot(
+      { ...this.deps, replay: this.replay, dispatch: this.dispatch, stats: this.stats, startedAt: this.startedAt },
+      body,
+    );
   }
 
   /** Sends a published event to every connection; each routes it to its subscriptions. */

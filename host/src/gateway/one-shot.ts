@@ -1,5 +1,15 @@
 import type { Clock, HostIdentity, RandomBytes, ReplayCache, Result } from '@tether/shared-protocol';
-import { decodeChannelMessage, encodeChannelMessage, fail, ok, openCall, sealCallReply } from '@tether/shared-protocol';
+import {
+  ONE_SHOT_METHODS,
+  decodeChannelMessage,
+  encodeChannelMessage,
+  fail,
+  isMethodName,
+  ok,
+  openCall,
+  protocolError,
+  sealCallReply,
+} from '@tether/shared-protocol';
 import type { Caller } from '../rpc/caller.js';
 import type { Dispatch } from '../rpc/dispatch.js';
 import type { DeviceStore } from '../store/device-store.js';
@@ -13,6 +23,8 @@ export interface OneShotDeps {
   replay: ReplayCache;
   dispatch: Dispatch<Caller>;
   stats: Counters;
+  /** When the host started: calls stamped earlier are refused (see openCall's notBefore). */
+  startedAt: number;
 }
 
 /**
@@ -25,6 +37,7 @@ export async function answerOneShot(deps: OneShotDeps, body: Uint8Array): Promis
     lookupDevice: (id) => deps.devices.activeKey(id),
     clock: deps.clock,
     replay: deps.replay,
+    notBefore: deps.startedAt,
   });
   if (!opened.ok) {
     deps.stats.add(`call:${opened.error.code}`);
@@ -37,10 +50,20 @@ export async function answerOneShot(deps: OneShotDeps, body: Uint8Array): Promis
     deps.stats.add('call:malformed');
     return fail('bad-request', 'a one-shot call carries one request');
   }
-  const result = await deps.dispatch(request.method, request.params, { device });
+  const result = await oneShotDispatch(deps, request.method, request.params, { device });
   deps.devices.touch(device.id, deps.clock.now());
   const reply = encodeChannelMessage(
     result.ok ? { t: 'res', id: request.id, result: result.value } : { t: 'res', id: request.id, error: result.error },
   );
   return ok(sealCallReply(opened.value.replyKey, reply, deps.random));
+}
+
+/** Dispatches a method a one-shot call may carry; anything else is refused and counted. */
+function oneShotDispatch(deps: OneShotDeps, method: string, params: unknown, caller: Caller): Promise<Result<unknown>> {
+  if (isMethodName(method) && ONE_SHOT_METHODS.has(method)) return deps.dispatch(method, params, caller);
+  deps.stats.add('call:method-not-one-shot');
+  return Promise.resolve({
+    ok: false,
+    error: protocolError('forbidden', `${method.slice(0, 100)} is not offered as a one-shot call`),
+  });
 }

@@ -6,7 +6,11 @@ import {
   secureRandom,
   systemClock,
 } from '@tether/shared-protocol';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { PairedDevice } from '../../test/support/remote-device.js';
 import { pairDevice, until } from '../../test/support/remote-device.js';
 import type { TestHost } from '../../test/support/test-host.js';
 import { LOCAL_REMOTE, startTestHost } from '../../test/support/test-host.js';
@@ -16,6 +20,29 @@ afterEach(async () => {
   await t?.close();
   t = undefined;
 });
+
+function seal(device: PairedDevice, method: string, params: unknown) {
+  return sealCall(
+    {
+      deviceId: device.reply.deviceId,
+      deviceKeys: device.keys,
+      hostBoxPublicKey: device.hostBoxPublicKey,
+      clock: systemClock,
+      random: secureRandom,
+    },
+    encodeChannelMessage({ t: 'req', id: 7, method, params }),
+  );
+}
+
+const post = (url: string, body: Uint8Array) =>
+  fetch(`${url}/rc/call`, { method: 'POST', body, headers: { 'content-type': 'application/octet-stream' } });
+
+async function reply(response: Response, replyKey: Uint8Array) {
+  expect(response.status).toBe(200);
+  const opened = openCallReply(new Uint8Array(await response.arrayBuffer()), replyKey);
+  if (!opened.ok) throw new Error(opened.error.code);
+  return decodeChannelMessage(opened.value);
+}
 
 describe('one-shot calls', () => {
   it('answer an approval in one sealed request, and refuse the same call replayed', async () => {
@@ -58,5 +85,41 @@ describe('one-shot calls', () => {
     const replayed = await post(call.message);
     expect(replayed.status).toBe(401);
     expect(await replayed.json()).toMatchObject({ error: { code: 'handshake-replayed' } });
+  });
+
+  it('offer only the methods meant for them: a one-shot cannot start a session or revoke a device', async () => {
+    t = await startTestHost({ remote: LOCAL_REMOTE });
+    const device = await pairDevice(t);
+    const create = seal(device, 'sessions.create', { cwd: t.project, text: 'hello' });
+    expect(await reply(await post(t.url, create.message), create.replyKey)).toMatchObject({
+      error: { code: 'forbidden' },
+    });
+    const revoke = seal(device, 'devices.revoke', { id: device.reply.deviceId });
+    expect(await reply(await post(t.url, revoke.message), revoke.replyKey)).toMatchObject({
+      error: { code: 'forbidden' },
+    });
+    expect(t.host.sessions.list()).toEqual([]);
+    expect(t.host.devices.get(device.reply.deviceId)?.revoked).toBe(false);
+  });
+
+  it('refuse a call made before the host started, so a restart does not reopen the replay window', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tether-oneshot-'));
+    try {
+      t = await startTestHost({ remote: LOCAL_REMOTE, dataDir: join(dir, 'data') });
+      const device = await pairDevice(t);
+      const created = await t.host.sessions.create({ cwd: t.project, text: 'hello' });
+      if (!created.ok) throw new Error(created.error.message);
+      const approval = await until(() => t!.host.approvals.pending()[0]);
+      const call = seal(device, 'approvals.answer', { id: approval.id, decision: 'deny' });
+      await t.close();
+      // The same data dir, a new process: its replay cache starts empty.
+      await new Promise((r) => setTimeout(r, 5));
+      t = await startTestHost({ remote: LOCAL_REMOTE, dataDir: join(dir, 'data') });
+      const replayed = await post(t.url, call.message);
+      expect(replayed.status).toBe(401);
+      expect(await replayed.json()).toMatchObject({ error: { code: 'handshake-stale' } });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -87,6 +87,13 @@ export type MethodName = keyof Methods;
 export type MethodParams<M extends MethodName> = v.InferInput<Methods[M]['params']>;
 export type MethodResult<M extends MethodName> = v.InferOutput<Methods[M]['result']>;
 
+/**
+ * Methods a one-shot call may carry: only what a notification action does (answer an approval).
+ * A one-shot call needs no connection, so it must not be a way around one: anything else that a
+ * captured call could repeat (start a session, revoke a device) is refused.
+ */
+export const ONE_SHOT_METHODS: ReadonlySet<MethodName> = new Set<MethodName>(['approvals.answer']);
+
 export function isMethodName(name: string): name is MethodName {
   return Object.prototype.hasOwnProperty.call(METHODS, name);
 }
