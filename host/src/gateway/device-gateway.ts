@@ -24,6 +24,16 @@ import { Counters } from './stats.js';
 
 /** Device connections open at once, over every transport; more are refused as `busy`. */
 export const MAX_CONNECTIONS = 64;
+/** Established connections from one address: a phone with a few tabs, a tablet behind the same
+ * NAT. Keeps one address from taking every slot. */
+export const MAX_CONNECTIONS_PER_ADDRESS = 16;
+/** Connections still in their handshake, a separate small pool: each has HANDSHAKE_TIMEOUT_MS to
+ * say hello, and a real device says it within milliseconds. When it is full, a new connection
+ * evicts the oldest pending one of the address holding the most, so idle sockets from elsewhere
+ * can never keep a phone out. */
+export const MAX_HANDSHAKING = 32;
+/** Of the handshake pool, from one address. */
+export const MAX_HANDSHAKING_PER_ADDRESS = 8;
 
 export interface GatewayDeps extends Omit<PairingServiceDeps, 'devices' | 'clock' | 'random' | 'identity'> {
   identity: HostIdentity;
@@ -47,7 +57,10 @@ export class DeviceGateway {
   readonly pairing: PairingService;
   private readonly replay: ReplayCache;
   private readonly dispatch: Dispatch<Caller>;
-  private readonly live = new Set<DeviceConnection>();
+  /** Connections in their handshake, oldest first, with the address each came from. */
+  private readonly handshaking = new Map<DeviceConnection, string>();
+  /** Established connections, with their addresses. */
+  private readonly established = new Map<DeviceConnection, string>();
   private readonly startedAt: number;
 
   constructor(private readonly deps: GatewayDeps) {
@@ -67,22 +80,28 @@ export class DeviceGateway {
   }
 
   /**
-   * Whether a new connection would be taken now. An adapter that can refuse before accepting
-   * (an HTTP upgrade) asks first; `accept` checks again.
+   * Why a new connection from `source` would be refused now, if it would. An adapter that can
+   * refuse before accepting (an HTTP upgrade) asks first; `accept` checks again.
    */
-  admits(_source: string): ProtocolError | undefined {
-    if (this.live.size >= MAX_CONNECTIONS) return protocolError('busy', 'too many connections');
+  admits(source: string): ProtocolError | undefined {
+    if (this.established.size >= MAX_CONNECTIONS) return protocolError('busy', 'too many connections');
+    if (count(this.handshaking, source) >= MAX_HANDSHAKING_PER_ADDRESS)
+      return protocolError('busy', 'too many connections from this address are still in their handshake');
     return undefined;
   }
 
   /** Takes a new connection: it must send a hello within the handshake deadline. */
   accept(transport: GatewayTransport): Result<DeviceConnection> {
-    const refused = this.admits(transport.remoteAddress);
+    const source = transport.remoteAddress;
+    const refused = this.admits(source);
     if (refused) {
-      this.stats.add(`connection:${refused.code}`);
+      this.stats.add(
+        this.established.size >= MAX_CONNECTIONS ? 'connection:too-many' : 'connection:too-many-handshaking',
+      );
       transport.close(CloseCode.Busy, refused.code);
       return { ok: false, error: refused };
     }
+    if (this.handshaking.size >= MAX_HANDSHAKING) this.evictPending();
     const connection = new DeviceConnection(transport, {
       identity: this.deps.identity,
       lookupDevice: (id) => this.deps.devices.get(id),
@@ -92,13 +111,14 @@ export class DeviceGateway {
       stats: this.stats,
       log: this.deps.log,
       dispatch: this.dispatch,
-      onOpen: (c) => this.hub.opened(c),
+      onOpen: (c) => this.opened(c, source),
       onClose: (c) => {
-        this.live.delete(c);
+        this.handshaking.delete(c);
+        this.established.delete(c);
         this.hub.closed(c);
       },
     });
-    this.live.add(connection);
+    this.handshaking.set(connection, source);
     return { ok: true, value: connection };
   }
 
@@ -123,7 +143,37 @@ export class DeviceGateway {
   /** Ends every waiting pair request and says goodbye to every connection. */
   close(): void {
     this.pairing.close();
-    for (const connection of [...this.live])
+    for (const connection of [...this.handshaking.keys(), ...this.established.keys()])
       connection.sendBye('unavailable', 'the host is stopping', CloseCode.GoingAway);
   }
+
+  private opened(connection: DeviceConnection, source: string): void {
+    this.handshaking.delete(connection);
+    if (this.established.size >= MAX_CONNECTIONS || count(this.established, source) >= MAX_CONNECTIONS_PER_ADDRESS) {
+      this.stats.add('connection:too-many-established');
+      connection.sendBye('busy', 'too many connections; close another tab or device', CloseCode.Busy);
+      return;
+    }
+    this.established.set(connection, source);
+    this.hub.opened(connection);
+  }
+
+  /** Makes room in the handshake pool: the oldest pending connection of the busiest address goes. */
+  private evictPending(): void {
+    const perAddress = new Map<string, number>();
+    for (const source of this.handshaking.values()) perAddress.set(source, (perAddress.get(source) ?? 0) + 1);
+    const busiest = [...perAddress].sort((a, b) => b[1] - a[1])[0]?.[0];
+    for (const [connection, source] of this.handshaking) {
+      if (source !== busiest) continue;
+      this.stats.add('connection:handshake-pool-full');
+      connection.sendBye('busy', 'too many connections in their handshake', CloseCode.Busy);
+      return;
+    }
+  }
+}
+
+function count(connections: ReadonlyMap<DeviceConnection, string>, source: string): number {
+  let n = 0;
+  for (const s of connections.values()) if (s === source) n++;
+  return n;
 }

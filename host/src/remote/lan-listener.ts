@@ -5,6 +5,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { Server as HttpsServer } from 'node:https';
+import { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { WebSocket } from 'ws';
@@ -13,6 +14,17 @@ import type { AppFile } from './app-files.js';
 import { hostPort } from './bind-address.js';
 import { createHttpApp } from './http-app.js';
 import { wsTransport } from './ws-transport.js';
+
+/** Sockets one address may hold open, HTTP and WebSocket alike: enough for a few tabs and the
+ * app's parallel requests, far from what it takes to starve everyone else. */
+export const MAX_SOCKETS_PER_ADDRESS = 32;
+/** Sockets the listener holds open at once, from everyone. */
+export const MAX_SOCKETS = 512;
+/** Milliseconds a socket may stay silent before it is closed: above the 30 s ping interval, so an
+ * upgraded WebSocket (which clears it anyway) is never caught; an idle HTTP socket is. */
+const IDLE_SOCKET_MS = 75_000;
+/** Milliseconds a TLS handshake may take. */
+const TLS_HANDSHAKE_MS = 10_000;
 
 /** Milliseconds between WebSocket pings; a socket that missed one is ended (half-open TCP). */
 const WS_PING_MS = 30_000;
@@ -60,7 +72,12 @@ export class LanListener {
 
   static async start(options: LanListenerOptions): Promise<Result<LanListener>> {
     const server = options.tls
-      ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key, minVersion: 'TLSv1.2' })
+      ? createHttpsServer({
+          cert: options.tls.cert,
+          key: options.tls.key,
+          minVersion: 'TLSv1.2',
+          handshakeTimeout: TLS_HANDSHAKE_MS,
+        })
       : createHttpServer();
     // Slow-loris bounds: headers within 10 s; a whole request within 70 s (a pair request is held
     // up to 50 s for the person's answer).
@@ -69,6 +86,8 @@ export class LanListener {
     server.keepAliveTimeout = 5_000;
     server.maxHeadersCount = 64;
     const remote = new LanListener(options, server);
+    server.maxConnections = MAX_SOCKETS;
+    remote.capSocketsPerAddress();
     const { gateway } = options;
     const app = createHttpApp({
       allowedHosts: () => remote.allowedHosts,
@@ -144,6 +163,36 @@ export class LanListener {
     for (const host of this.allowedHosts) this.allowedOrigins.add(`${this.mode}://${host}`);
   }
 
+  /** Counts sockets per address, refusing past the cap, and closes sockets left idle. */
+  private capSocketsPerAddress(): void {
+    const open = new Map<string, number>();
+    this.server.on('connection', (socket: Socket) => {
+      const address = socket.remoteAddress ?? 'unknown';
+      const count = (open.get(address) ?? 0) + 1;
+      if (count > MAX_SOCKETS_PER_ADDRESS) {
+        this.options.gateway.stats.add('socket:too-many-from-address');
+        socket.destroy();
+        return;
+      }
+      open.set(address, count);
+      socket.once('close', () => {
+        const left = (open.get(address) ?? 1) - 1;
+        if (left > 0) open.set(address, left);
+        else open.delete(address);
+      });
+      if (!this.options.tls) this.closeWhenIdle(socket);
+    });
+    // Over TLS the timer goes on the TLS socket, which is the one an upgrade hands over.
+    this.server.on('secureConnection', (socket: Socket) => this.closeWhenIdle(socket));
+  }
+
+  private closeWhenIdle(socket: Socket): void {
+    socket.setTimeout(IDLE_SOCKET_MS, () => {
+      this.options.gateway.stats.add('socket:idle');
+      socket.destroy();
+    });
+  }
+
   private upgrade(
     request: IncomingMessage,
     socket: Duplex,
@@ -163,6 +212,8 @@ export class LanListener {
     if (origin !== undefined && !this.allowedOrigins.has(origin)) return refuse(403, 'bad-origin');
     const source = request.socket.remoteAddress ?? 'unknown';
     if (this.options.gateway.admits(source)) return refuse(503, 'too-many-connections');
+    // A WebSocket is kept alive by pings, not by the idle timer.
+    if (socket instanceof Socket) socket.setTimeout(0);
     this.wss.handleUpgrade(request, socket, head, (ws) => {
       this.alive.set(ws, true);
       ws.on('pong', () => this.alive.set(ws, true));
