@@ -2,7 +2,8 @@ import type { ErrorCode } from './errors.js';
 
 /**
  * WebSocket close codes the host uses (4000–4999 is the application range). A client maps them
- * back to error codes; `refusesForGood` says whether reconnecting could ever help.
+ * back to error codes. Close codes are not sealed: anyone on the path can close a connection with
+ * any code, so a client never gives up on a host because of one (see `refusesForGood`).
  */
 export const CloseCode = {
   Normal: 1000,
@@ -15,6 +16,8 @@ export const CloseCode = {
   HandshakeFailed: 4001,
   HandshakeStale: 4002,
   Revoked: 4003,
+  /** The hello was seen before: a copy raced ahead of it. The device just tries again. */
+  HandshakeReplayed: 4006,
   /** A frame was refused (tampered, replayed, reordered, malformed): the channel is spent. */
   ProtocolError: 4004,
   VersionUnsupported: 4005,
@@ -26,6 +29,7 @@ const CODE_TO_ERROR: Record<number, ErrorCode> = {
   [CloseCode.PingTimeout]: 'timeout',
   [CloseCode.HandshakeFailed]: 'handshake-failed',
   [CloseCode.HandshakeStale]: 'handshake-stale',
+  [CloseCode.HandshakeReplayed]: 'handshake-replayed',
   [CloseCode.Revoked]: 'revoked',
   [CloseCode.ProtocolError]: 'frame-malformed',
   [CloseCode.VersionUnsupported]: 'version-unsupported',
@@ -41,8 +45,9 @@ export function errorToCloseCode(code: ErrorCode): number {
   switch (code) {
     case 'handshake-failed':
     case 'handshake-malformed':
-    case 'handshake-replayed':
       return CloseCode.HandshakeFailed;
+    case 'handshake-replayed':
+      return CloseCode.HandshakeReplayed;
     case 'handshake-stale':
       return CloseCode.HandshakeStale;
     case 'revoked':
@@ -58,7 +63,11 @@ export function errorToCloseCode(code: ErrorCode): number {
   }
 }
 
-/** Codes after which the device must pair again (or update): reconnecting would only repeat them. */
+/**
+ * Whether a sealed goodbye with this code means the device must pair again: reconnecting would
+ * only repeat it. Only a sealed `bye` can say so; an unsealed close code, which an attacker can
+ * forge, is always retried (with backoff), however final it sounds.
+ */
 export function refusesForGood(code: ErrorCode): boolean {
-  return code === 'handshake-failed' || code === 'revoked' || code === 'version-unsupported';
+  return code === 'revoked';
 }

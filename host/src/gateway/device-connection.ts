@@ -195,9 +195,11 @@ export class DeviceConnection implements ConnectionPort {
     let device: DeviceRecord | undefined;
     const accepted = HostChannel.accept(hello, {
       hostKeys: this.deps.identity.box,
+      // A revoked device still completes the handshake, so that it can be told so sealed: an
+      // unsealed close code proves nothing, and a device must not unpair on a forged one.
       lookupDevice: (id) => {
         device = this.deps.lookupDevice(id);
-        return device && !device.revoked ? device.publicKey : undefined;
+        return device?.publicKey;
       },
       clock: this.deps.clock,
       random: this.deps.random,
@@ -208,9 +210,13 @@ export class DeviceConnection implements ConnectionPort {
       return this.refuse(`handshake:${error.code}`, errorToCloseCode(error.code), error.code);
     }
     if (this.helloTimer !== undefined) this.deps.clock.clearTimeout(this.helloTimer);
-    this.device = device;
     this.channel = accepted.value.channel;
     this.transport.send(accepted.value.welcome);
+    if (device.revoked) {
+      this.deps.stats.add('handshake:revoked');
+      return this.sendBye('revoked', 'this device was revoked at the computer; pair again', CloseCode.Revoked);
+    }
+    this.device = device;
     this.deps.stats.add('handshake:accepted');
     if (device.scopes.includes('watch')) {
       this.subscribe(new LatestOnly(SESSION_LIST_ROUTE, this.outbox, updateSubject));

@@ -1,9 +1,13 @@
-import type { SessionEvent, TetherEvent } from '@tether/shared-protocol';
+import type { SessionEvent, TetherEvent, WebSocketConstructor } from '@tether/shared-protocol';
 import {
   CloseCode,
+  DeviceClient,
+  FrameOpener,
   FrameSealer,
   HandshakeInitiator,
+  decodeChannelMessage,
   encodeChannelMessage,
+  webSocketConnect,
   generateBoxKeyPair,
   systemClock,
   secureRandom,
@@ -110,7 +114,7 @@ describe('the sealed channel', () => {
     expect(seen).toEqual(t.events(id).map((e) => e.seq));
   });
 
-  it('refuses an unknown device and a revoked one alike, and stays healthy', async () => {
+  it('refuses an unknown device at the handshake, a revoked one after it, and stays healthy', async () => {
     const t = await setup();
     const device = await pairDevice(t);
     const stranger: PairedDevice = {
@@ -124,12 +128,13 @@ describe('the sealed channel', () => {
     expect((await a.closed).code).toBe(CloseCode.HandshakeFailed);
 
     t.host.devices.revoke(device.reply.deviceId, Date.now());
-    const b = raw(t);
-    await b.opened;
-    b.ws.send(initiator(device).hello());
+    const b = await handshakeRaw(t, device);
     const closed = await b.closed;
-    expect(closed.code).toBe(CloseCode.HandshakeFailed);
-    expect(closed.reason).toBe('handshake-failed');
+    expect(closed.code).toBe(CloseCode.Revoked);
+    expect(b.received).toHaveLength(1);
+    const opener = new FrameOpener(b.keys.receive);
+    const bye = opener.open(b.received[0]!);
+    expect(bye.ok && decodeChannelMessage(bye.value)).toMatchObject({ t: 'bye', code: 'revoked' });
     const other = await pairDevice(t, { label: 'other' });
     await healthy(t, other);
   });
@@ -146,9 +151,55 @@ describe('the sealed channel', () => {
     const replay = raw(t);
     await replay.opened;
     replay.ws.send(first.hello);
-    expect((await replay.closed).code).toBe(CloseCode.HandshakeFailed);
+    expect((await replay.closed).code).toBe(CloseCode.HandshakeReplayed);
     expect(t.host.gateway.stats.get('handshake:handshake-replayed')).toBe(1);
     await healthy(t, device);
+  });
+
+  it('does not give up on a host when a LAN attacker races a copy of its hello', async () => {
+    const t = await setup();
+    const device = await pairDevice(t);
+    // The attacker sees the phone's hello on the wire and gets a copy to the host first; the
+    // phone's own hello then looks replayed. Only the first connection attempt is raced.
+    let raced = false;
+    const url = wsUrl(t);
+    const connect = webSocketConnect(url, WebSocket as unknown as WebSocketConstructor);
+    const client = new DeviceClient({
+      deviceId: device.reply.deviceId,
+      deviceKeys: device.keys,
+      hostBoxPublicKey: device.hostBoxPublicKey,
+      backoff: { baseMs: 20, maxMs: 200 },
+      connect: async () => {
+        const transport = await connect();
+        if (raced) return transport;
+        raced = true;
+        const send = transport.send.bind(transport);
+        transport.send = (hello) => {
+          const copy = raw(t);
+          void copy.opened.then(async () => {
+            copy.ws.send(hello);
+            await until(() => copy.received.length > 0, 5000, "the copy's welcome");
+            send(hello);
+          });
+        };
+        return transport;
+      },
+    });
+    cleanups.push(() => client.stop());
+    client.start();
+    await waitForState(client, 'open', 10_000);
+    expect(t.host.gateway.stats.get('handshake:handshake-replayed')).toBe(1);
+    expect((await client.call('host.info', {})).ok).toBe(true);
+  });
+
+  it('says "revoked" to a revoked device only inside a sealed goodbye, and a forged close is retried', async () => {
+    const t = await setup();
+    const device = await pairDevice(t);
+    t.host.devices.revoke(device.reply.deviceId, Date.now());
+    const { client } = connectDevice(t, device);
+    cleanups.push(() => client.stop());
+    await waitForState(client, 'refused');
+    expect(client.state.name === 'refused' && client.state.error.code).toBe('revoked');
   });
 
   it('closes on a tampered frame and acts on nothing after it', async () => {

@@ -140,13 +140,13 @@ describe('AppModel', () => {
   it('marks a host that refuses this device, and does not dial it after a restart', async () => {
     const db = new MemoryDb();
     const a = pairedHost('laptop', 1);
-    a.host.devices.clear();
+    a.host.revoked.add(a.record.deviceId);
     const fakes = new Map([[a.record.hostId, a.host]]);
     const app = model(db, fakes);
     await app.init();
     await app.addHost(a.record);
     await settle();
-    expect(app.host(a.record.hostId)?.refused?.code).toBe('handshake-failed');
+    expect(app.host(a.record.hostId)?.refused?.code).toBe('revoked');
     const again = model(db, fakes);
     await again.init();
     await settle();

@@ -182,10 +182,10 @@ describe('HostConnection', () => {
 
   it('records a refusal for good and stops dialling', async () => {
     const s = setup();
-    s.host.devices.clear();
+    s.host.revoked.add(s.record.deviceId);
     await s.connection.start();
     await settle();
-    expect(s.connection.status.get()).toMatchObject({ name: 'refused', error: { code: 'handshake-failed' } });
-    expect(s.changes).toContainEqual({ refused: expect.objectContaining({ code: 'handshake-failed' }) as unknown });
+    expect(s.connection.status.get()).toMatchObject({ name: 'refused', error: { code: 'revoked' } });
+    expect(s.changes).toContainEqual({ refused: expect.objectContaining({ code: 'revoked' }) as unknown });
   });
 });

@@ -23,6 +23,9 @@ export function hostStatus(
     case 'connecting':
       return online ? { kind: 'connecting', text: 'Connecting…' } : { kind: 'offline', text: `Offline${seen}` };
     case 'waiting':
+      // Unsealed refusals are retried (anyone on the path could forge them), but said plainly.
+      if (state.error.code === 'handshake-failed' || state.error.code === 'version-unsupported')
+        return { kind: 'refused', text: `${refusedText(state.error.code)} (still trying)` };
       return online && state.attempt < ATTEMPTS_BEFORE_OFFLINE
         ? { kind: 'connecting', text: 'Connecting…' }
         : { kind: 'offline', text: `Offline${seen}` };

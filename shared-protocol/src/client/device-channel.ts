@@ -10,16 +10,58 @@ import { decodeChannelMessage, encodeChannelMessage } from '../rpc/channel.js';
 import { FrameOpener, FrameSealer } from '../sealed-frame.js';
 import type { Transport } from './transport.js';
 
+/** Messages held while the channel has no handler yet: the first moments after the welcome. */
+const MAX_EARLY_MESSAGES = 64;
+
 /**
  * One device connection: the handshake over a fresh transport, then sealed channel messages.
  * Any refused frame ends the channel (the opener is spent); the owner reconnects.
  */
 export class DeviceChannel {
-  onMessage: ((message: ChannelMessage) => void) | null = null;
-  onClose: ((error: ProtocolError) => void) | null = null;
   /** Frames that opened but held no valid channel message: counted and skipped. */
   undecodable = 0;
   private closed = false;
+  private messageHandler: ((message: ChannelMessage) => void) | null = null;
+  private closeHandler: ((error: ProtocolError) => void) | null = null;
+  /**
+   * What arrived before the owner attached its handlers: the host may send right after its
+   * welcome (a goodbye, say), in the same read, before the promise that hands over the channel
+   * has run. Held, in order, and given to the handlers when they are attached.
+   */
+  private early: ChannelMessage[] = [];
+  private closedWith: ProtocolError | undefined;
+
+  get onMessage(): ((message: ChannelMessage) => void) | null {
+    return this.messageHandler;
+  }
+
+  set onMessage(handler: ((message: ChannelMessage) => void) | null) {
+    this.messageHandler = handler;
+    this.flushEarly();
+  }
+
+  get onClose(): ((error: ProtocolError) => void) | null {
+    return this.closeHandler;
+  }
+
+  set onClose(handler: ((error: ProtocolError) => void) | null) {
+    this.closeHandler = handler;
+    this.flushEarly();
+  }
+
+  /** Hands over what was held: messages first, then the close that followed them. */
+  private flushEarly(): void {
+    if (this.messageHandler && this.early.length > 0) {
+      const early = this.early;
+      this.early = [];
+      for (const message of early) this.messageHandler(message);
+    }
+    if (this.closeHandler && this.closedWith && this.early.length === 0) {
+      const error = this.closedWith;
+      this.closedWith = undefined;
+      this.closeHandler(error);
+    }
+  }
 
   private constructor(
     private readonly transport: Transport,
@@ -94,12 +136,14 @@ export class DeviceChannel {
       this.undecodable++;
       return;
     }
-    this.onMessage?.(message);
+    if (this.messageHandler) this.messageHandler(message);
+    else if (this.early.length < MAX_EARLY_MESSAGES) this.early.push(message);
   }
 
   private finish(error: ProtocolError): void {
     if (this.closed) return;
     this.closed = true;
-    this.onClose?.(error);
+    if (this.closeHandler) this.closeHandler(error);
+    else this.closedWith = error;
   }
 }

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { CloseCode } from '../close-codes.js';
 import { generateBoxKeyPair, generateDeviceId } from '../identity.js';
 import type { SessionEvent, SessionEventOf, TetherEvent } from '../rpc/events.js';
 import { FakeHost } from '../testing/fake-host.js';
@@ -129,20 +130,38 @@ describe('DeviceClient', () => {
     s.client.stop();
   });
 
-  it('stops for good when the host does not know the device', async () => {
+  it('keeps trying, with backoff, when the host does not know the device: an unsealed close proves nothing', async () => {
     const s = setup();
     s.host.devices.clear();
     s.client.start();
     await settle();
     await settle();
     const state = s.client.state;
-    expect(state.name === 'refused' && state.error.code).toBe('handshake-failed');
+    expect(state.name === 'waiting' && state.error.code).toBe('handshake-failed');
     const connects = s.network.connects;
     s.clock.advance(120_000);
     await settle();
-    expect(s.network.connects).toBe(connects);
-    const r = await s.client.call('sessions.list', {});
-    expect(!r.ok && r.error.code).toBe('handshake-failed');
+    expect(s.network.connects).toBeGreaterThan(connects);
+  });
+
+  it('does not give up on a forged "revoked" close code', async () => {
+    const s = setup();
+    await openClient(s);
+    for (const c of s.host.connections) c.transport.close(CloseCode.Revoked, 'revoked');
+    await settle();
+    expect(s.client.state).toMatchObject({ name: 'waiting', error: { code: 'revoked' } });
+    s.clock.advance(60_000);
+    await settle();
+    expect(s.client.state.name).toBe('open');
+  });
+
+  it('stops for good when a revoked device is told so right after the welcome', async () => {
+    const s = setup();
+    s.host.revoked.add(s.deviceId);
+    s.client.start();
+    await settle();
+    await settle();
+    expect(s.client.state).toMatchObject({ name: 'refused', error: { code: 'revoked' } });
   });
 
   it('stops for good when told it was revoked', async () => {

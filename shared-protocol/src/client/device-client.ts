@@ -227,19 +227,22 @@ export class DeviceClient {
   private opened(channel: DeviceChannel): void {
     this.channel = channel;
     this.attempt = 0;
+    this.setState({ name: 'open' });
+    for (const [sessionId, watch] of this.watches) this.subscribe(sessionId, watch);
+    for (const call of this.pending.values()) if (!call.sent) this.sendCall(call);
+    this.schedulePing();
+    // Last: attaching the handlers hands over anything that arrived with the welcome (a goodbye
+    // ends the connection at once), so everything above must already be in place.
     channel.onMessage = (message) => this.receive(message);
     channel.onClose = (error) => {
       if (this.channel !== channel) return;
       this.channel = undefined;
       this.lost(error);
     };
-    this.setState({ name: 'open' });
-    for (const [sessionId, watch] of this.watches) this.subscribe(sessionId, watch);
-    for (const call of this.pending.values()) if (!call.sent) this.sendCall(call);
-    this.schedulePing();
   }
 
-  private lost(error: ProtocolError): void {
+  /** The connection ended; `sealed` when the host said why inside the channel (a `bye`). */
+  private lost(error: ProtocolError, sealed = false): void {
     if (this.stateValue.name === 'stopped') return;
     this.clearTimers();
     for (const call of [...this.pending.values()]) {
@@ -249,7 +252,7 @@ export class DeviceClient {
       else if (METHODS[call.method].idempotent) call.sent = false;
       else this.settle(call, fail('disconnected', `connection lost before ${call.method} was answered`));
     }
-    if (refusesForGood(error.code)) {
+    if (sealed && refusesForGood(error.code)) {
       this.setState({ name: 'refused', error });
       for (const call of [...this.pending.values()]) this.settle(call, { ok: false, error });
       return;
@@ -286,11 +289,11 @@ export class DeviceClient {
         this.pongTimer = undefined;
         return;
       case 'bye': {
-        // The host says why before it closes; that reason wins over the close that follows.
+        // The host says why, sealed, before it closes; that reason wins over the close that follows.
         const channel = this.channel;
         this.channel = undefined;
         channel?.close(CloseCode.Normal, message.code);
-        this.lost({ code: message.code, message: message.message });
+        this.lost({ code: message.code, message: message.message }, true);
         return;
       }
       case 'req':

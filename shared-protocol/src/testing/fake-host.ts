@@ -24,6 +24,8 @@ export class FakeHost {
   readonly connections = new Set<FakeConnection>();
   readonly handlers = new Map<string, Handler>();
   readonly devices = new Map<string, Uint8Array>();
+  /** Devices that complete the handshake and are then told, sealed, that they were revoked. */
+  readonly revoked = new Set<string>();
   readonly calls: { method: string; params: unknown }[] = [];
   private readonly replay: ReplayCache;
 
@@ -60,6 +62,11 @@ export class FakeHost {
       }
       transport.send(accepted.value.welcome);
       const connection = new FakeConnection(this, transport, accepted.value.channel);
+      if (this.revoked.has(accepted.value.channel.deviceId)) {
+        connection.send({ t: 'bye', code: 'revoked', message: 'this device was revoked' });
+        transport.close(CloseCode.Revoked, 'revoked');
+        return;
+      }
       this.connections.add(connection);
       transport.onClose = () => this.connections.delete(connection);
     };
