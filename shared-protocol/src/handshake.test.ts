@@ -131,6 +131,35 @@ describe('handshake', () => {
     expect(code(mk().acceptHello(s.initiator().hello()))).toBe('busy');
   });
 
+  it('does not let one device fill the replay cache and lock the others out', () => {
+    const s = setup();
+    const other = generateBoxKeyPair(s.random);
+    const otherId = generateDeviceId(s.random);
+    s.devices.set(otherId, other.publicKey);
+    const cache = new ReplayCache(s.clock, 64);
+    const accept = (hello: Uint8Array) =>
+      new HandshakeResponder({
+        hostKeys: s.host,
+        lookupDevice: (id) => s.devices.get(id),
+        clock: s.clock,
+        random: s.random,
+        replay: cache,
+      }).acceptHello(hello);
+    // One device (or whoever holds its key) floods the host with fresh hellos…
+    const results = Array.from({ length: 200 }, () => code(accept(s.initiator().hello())));
+    expect(results.filter((r) => r === 'ok').length).toBeGreaterThan(0);
+    expect(results.at(-1)).toBe('busy');
+    // …and every other device still gets in.
+    const stranger = new HandshakeInitiator({
+      deviceId: otherId,
+      deviceKeys: other,
+      hostBoxPublicKey: s.host.publicKey,
+      clock: s.clock,
+      random: s.random,
+    });
+    expect(code(accept(stranger.hello()))).toBe('ok');
+  });
+
   it('refuses every single-bit flip of the hello', () => {
     const s = setup();
     const hello = s.initiator().hello();

@@ -169,7 +169,7 @@ export class HandshakeResponder {
     if (timestamp === undefined || Math.abs(clock.now() - timestamp) > windowMs) {
       return fail('handshake-stale', 'handshake timestamp is outside the accepted window: check the clocks');
     }
-    const verdict = replay.check(toBase64Url(helloDigest(hello)));
+    const verdict = replay.check(toBase64Url(helloDigest(hello)), deviceId);
     if (verdict === 'replayed') return fail('handshake-replayed', 'this hello was already used');
     if (verdict === 'full') return fail('busy', 'too many handshakes at once; try again shortly');
     const deviceEphemeral = plain.subarray(0, KEY_BYTES);

@@ -112,7 +112,7 @@ export function openCall(
   if (options.notBefore !== undefined && timestamp < options.notBefore) {
     return fail('handshake-stale', 'the call was made before the host started; make it again');
   }
-  const verdict = options.replay.check(toBase64Url(nacl.hash(header).subarray(0, 32)));
+  const verdict = options.replay.check(toBase64Url(nacl.hash(header).subarray(0, 32)), deviceId);
   if (verdict === 'replayed') return fail('handshake-replayed', 'this call was already made');
   if (verdict === 'full') return fail('busy', 'too many calls at once; try again shortly');
   return ok({ deviceId, body: plain.subarray(8), replyKey: keys.reply });

@@ -1,37 +1,66 @@
 import type { Clock } from '@tether/shared-protocol';
+import { isIPv6 } from 'node:net';
+
+/** Ranges a limiter remembers at most: beyond it, the range seen longest ago is forgotten. */
+const DEFAULT_MAX_RANGES = 10_000;
 
 /**
- * At most `limit` events per `windowMs` for each key (a source address), counted in a sliding
- * window. Bounded: it forgets keys whose window has passed, and it holds at most `maxKeys`
- * keys — when full, new keys are refused, which fails closed against an address-spraying flood.
+ * The range an address counts under. An IPv4 address is itself (a LAN hands out one per
+ * device); an IPv6 address is its /64, since one host can take any address of its /64 for free.
+ */
+export function addressRange(address: string): string {
+  const bare = address.replace(/%.*$/, '');
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare);
+  if (mapped) return mapped[1]!;
+  if (!isIPv6(bare)) return bare;
+  const [head = '', tail = ''] = bare.split('::');
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === '' ? [] : tail.split(':');
+  const groups = bare.includes('::')
+    ? [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right]
+    : left;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, '').toLowerCase())
+    .join(':')}::/64`;
+}
+
+/**
+ * At most `limit` events per `windowMs` for each address range, in a sliding window. Bounded: it
+ * holds at most `maxRanges` ranges, and when full it forgets the one seen longest ago rather than
+ * refuse newcomers, so a flood from many ranges can weaken the limit for a moment but never lock
+ * everyone out.
  */
 export class RateLimiter {
+  /** Hit times per range; a Map keeps the range touched longest ago first. */
   private readonly hits = new Map<string, number[]>();
 
   constructor(
     private readonly clock: Pick<Clock, 'now'>,
     private readonly limit: number,
     private readonly windowMs: number,
-    private readonly maxKeys = 10_000,
+    private readonly maxRanges = DEFAULT_MAX_RANGES,
   ) {}
 
-  allow(key: string): boolean {
+  allow(address: string): boolean {
+    const key = addressRange(address);
     const now = this.clock.now();
     const since = now - this.windowMs;
-    let times = this.hits.get(key);
-    if (!times) {
-      if (this.hits.size >= this.maxKeys) this.sweep(since);
-      if (this.hits.size >= this.maxKeys) return false;
-      times = [];
-      this.hits.set(key, times);
-    }
+    const times = this.hits.get(key) ?? [];
+    this.hits.delete(key);
     while (times.length > 0 && times[0]! <= since) times.shift();
-    if (times.length >= this.limit) return false;
-    times.push(now);
-    return true;
+    const allowed = times.length < this.limit;
+    if (allowed) times.push(now);
+    this.hits.set(key, times);
+    while (this.hits.size > this.maxRanges) {
+      const stalest = this.hits.keys().next().value;
+      if (stalest === undefined) break;
+      this.hits.delete(stalest);
+    }
+    return allowed;
   }
 
-  private sweep(since: number): void {
-    for (const [key, times] of this.hits) if ((times[times.length - 1] ?? 0) <= since) this.hits.delete(key);
+  get size(): number {
+    return this.hits.size;
   }
 }
