@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import preact from '@preact/preset-vite';
 import { defineConfig } from 'vite';
 import { VitePWA } from 'vite-plugin-pwa';
+import { precompressPlugin } from './scripts/precompress.js';
 
 /** Colours shared by the manifest and index.html's theme-color (light scheme). */
 const THEME_COLOUR = '#1f6feb';
@@ -63,5 +64,6 @@ export default defineConfig({
         maximumFileSizeToCacheInBytes: 1024 * 1024,
       },
     }),
+    precompressPlugin(),
   ],
 });
