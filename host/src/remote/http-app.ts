@@ -5,6 +5,7 @@ import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { chooseEncoding } from './accept-encoding.js';
 import type { AppFile } from './app-files.js';
 import type { Counters } from './stats.js';
 
@@ -139,12 +140,17 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
     const path = c.req.path === '/' ? '/index.html' : c.req.path;
     const file = files.get(path);
     if (!file) return c.text('Not found', 404);
-    return c.body(file.body as Uint8Array<ArrayBuffer>, 200, {
+    const encoding = chooseEncoding(c.req.header('accept-encoding'), file.encoded);
+    const headers: Record<string, string> = {
       'Content-Type': file.type,
       // Hashed assets never change; everything else is checked every time (the service worker
       // keeps its own copy for offline use).
       'Cache-Control': file.immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
-    });
+    };
+    if (file.encoded) headers.Vary = 'Accept-Encoding';
+    if (encoding) headers['Content-Encoding'] = encoding;
+    const body = (encoding ? file.encoded?.[encoding] : undefined) ?? file.body;
+    return c.body(body as Uint8Array<ArrayBuffer>, 200, headers);
   });
 
   return app;
