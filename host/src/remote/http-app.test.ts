@@ -11,7 +11,7 @@ const ORIGIN = `http://${HOST}`;
 const SCRIPT = 'export const words = ["approve", "deny", "session"];\n'.repeat(100);
 const scriptBytes = new TextEncoder().encode(SCRIPT);
 
-function app(options: { app?: boolean } = {}) {
+function app(options: { app?: boolean; https?: boolean } = {}) {
   const stats = new Counters();
   const files = new Map<string, AppFile>([
     [
@@ -42,6 +42,7 @@ function app(options: { app?: boolean } = {}) {
     },
     oneShot: () => Promise.resolve({ ok: false, error: { code: 'handshake-failed', message: 'call refused' } }),
     app: options.app === false ? undefined : files,
+    https: options.https ?? false,
     stats,
   });
   const request = (path: string, init: RequestInit & { host?: string } = {}) =>
@@ -59,10 +60,24 @@ describe('HTTP routes', () => {
     expect(index.headers.get('x-frame-options')).toBe('DENY');
     expect(index.headers.get('x-content-type-options')).toBe('nosniff');
     expect(index.headers.get('cache-control')).toBe('no-cache');
-    const asset = await request('/assets/app-abc123.js');
-    expect(asset.headers.get('cache-control')).toContain('immutable');
     expect((await request('/../../etc/passwd')).status).toBe(404);
     expect((await request('/nope.js')).status).toBe(404);
+  });
+
+  it('caches hashed assets for good over HTTPS only', async () => {
+    const https = app({ https: true });
+    const secure = await https.request('/assets/app-abc123.js');
+    expect(secure.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect((await https.request('/')).headers.get('cache-control')).toBe('no-cache');
+    // Over plain HTTP a response may have been swapped on the way: it must not be kept for a year.
+    const plain = app({ https: false });
+    for (const path of ['/assets/app-abc123.js', '/assets/big-def456.js', '/']) {
+      const r = await plain.request(path);
+      expect(r.status).toBe(200);
+      expect(r.headers.get('cache-control')).toBe('no-cache');
+      expect(r.headers.get('etag')).toBeNull();
+      expect(r.headers.get('last-modified')).toBeNull();
+    }
   });
 
   it('sends the precompressed form the client accepts best, brotli before gzip', async () => {

@@ -50,8 +50,16 @@ export interface HttpAppDeps {
   pair: (body: unknown, source: string, signal: AbortSignal) => Promise<Result<PairReplyBody>>;
   oneShot: (body: Uint8Array) => Promise<Result<Uint8Array>>;
   app: ReadonlyMap<string, AppFile> | undefined;
+  /**
+   * Whether this server is reached over HTTPS. Only then are hashed assets cached for good: over
+   * plain HTTP a response may have been altered on the way, and must not outlive the visit.
+   */
+  https: boolean;
   stats: Counters;
 }
+
+/** A year, in seconds: hashed assets over HTTPS never change under their name. */
+const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 function errorResponse(error: ProtocolError): Response {
   return new Response(JSON.stringify({ error }), {
@@ -143,9 +151,10 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
     const encoding = chooseEncoding(c.req.header('accept-encoding'), file.encoded);
     const headers: Record<string, string> = {
       'Content-Type': file.type,
-      // Hashed assets never change; everything else is checked every time (the service worker
-      // keeps its own copy for offline use).
-      'Cache-Control': file.immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
+      // Over HTTPS hashed assets never change; everything else, and everything over plain HTTP, is
+      // fetched again each time (no validators, so a response altered on the way cannot be
+      // revalidated into staying). The service worker keeps its own copy for offline use.
+      'Cache-Control': file.immutable && deps.https ? IMMUTABLE : 'no-cache',
     };
     if (file.encoded) headers.Vary = 'Accept-Encoding';
     if (encoding) headers['Content-Encoding'] = encoding;

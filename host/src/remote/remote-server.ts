@@ -142,6 +142,7 @@ export class RemoteServer {
         stats: remote.stats,
       }),
       app: options.app,
+      https: options.tls !== undefined,
       stats: remote.stats,
     });
     const listener = getRequestListener(app.fetch);
