@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import type { AppHost } from '../support/app-host.js';
-import { createSession, device, openHost, pairThroughLink, startAppHost } from '../support/app-host.js';
+import { createSession, device, pairThroughLink, startAppHost } from '../support/app-host.js';
 import { snap } from '../support/app-snap.js';
 
 let host: AppHost;
@@ -19,7 +19,6 @@ test.describe('on an iPad', () => {
   test('sessions and the open session sit side by side', async ({ page }, testInfo) => {
     await pairThroughLink(page, host);
     await snap(page, testInfo, 'tablet-paired');
-    await openHost(page);
     const list = page.locator('[data-pane="list"]');
     const detail = page.locator('[data-pane="detail"]');
     await expect(list.locator('[data-screen="sessions"]')).toBeVisible();
@@ -56,7 +55,6 @@ test.describe('on an iPhone', () => {
 
   test('screens stack and Back returns', async ({ page }, testInfo) => {
     await pairThroughLink(page, host);
-    await openHost(page);
     await createSession(page, host, 'One screen at a time');
     await expect(page.locator('[data-pane="list"]')).toHaveCount(0);
     await expect(page.locator('[data-screen="session"]')).toBeVisible();

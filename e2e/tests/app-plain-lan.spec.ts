@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import type { AppHost } from '../support/app-host.js';
-import { createSession, device, openHost, pairThroughLink, startAppHost } from '../support/app-host.js';
+import { createSession, device, pairThroughLink, startAppHost } from '../support/app-host.js';
 import { privateLanAddress } from '../support/app-lan-address.js';
 import { snap } from '../support/app-snap.js';
 import { expectTranscriptMatchesLog } from '../support/app-transcript.js';
@@ -23,7 +23,6 @@ test('plain HTTP on a LAN address: no service worker, a banner says why, and pai
   expect(await page.evaluate(() => window.isSecureContext)).toBe(false);
   await expect(page.locator('[data-banner="insecure"]')).toContainText('no install to the Home Screen');
   await snap(page, testInfo, 'phone-plain-lan');
-  await openHost(page);
   const sessionId = await createSession(page, host, 'Over plain HTTP');
   await page.locator('section.approval[data-status="pending"]').getByRole('button', { name: 'Allow once' }).click();
   await expect(page.locator('[data-run-status="done"]')).toBeVisible();
