@@ -37,7 +37,7 @@ const DECOMPRESS: Record<AppEncoding, (body: Uint8Array, maxOutputLength: number
 export interface AppFile {
   body: Uint8Array;
   type: string;
-  /** Named by content hash (Vite's `assets/`): cacheable for good. */
+  /** Named by content hash (Vite's `assets/`): over HTTPS, cacheable for good. */
   immutable: boolean;
   /** The same bytes compressed at build time, when that made them smaller. */
   encoded?: Partial<Record<AppEncoding, Uint8Array>>;
