@@ -2,9 +2,16 @@ import { fileURLToPath } from 'node:url';
 import preact from '@preact/preset-vite';
 import { defineConfig } from 'vite';
 import { VitePWA } from 'vite-plugin-pwa';
+import { precompressPlugin } from './scripts/precompress.js';
 
-/** Colours shared by the manifest and index.html's theme-color (light scheme). */
-const THEME_COLOUR = '#1f6feb';
+/**
+ * The theme colour is the top bar's (`--surface` in src/styles/base.css), so that a browser's or an
+ * installed app's status bar runs into it, as iOS's translucent one does. A manifest holds one
+ * colour, the light scheme's; index.html's theme-color metas give it for light and `--surface` of
+ * the dark scheme for dark. The background (`--bg`) colours the splash screen. A browser test
+ * (e2e/tests/app-layout.spec.ts) fails when these drift apart.
+ */
+const THEME_COLOUR = '#ffffff';
 const BACKGROUND_COLOUR = '#f6f7f9';
 
 export default defineConfig({
@@ -63,5 +70,6 @@ export default defineConfig({
         maximumFileSizeToCacheInBytes: 1024 * 1024,
       },
     }),
+    precompressPlugin(),
   ],
 });

@@ -11,7 +11,7 @@
 //   fcp         first contentful paint
 import type { CDPSession, Page } from '@playwright/test';
 import { chromium } from '@playwright/test';
-import { createSession, device, openHost, pairThroughLink, startAppHost } from '../support/app-host.js';
+import { createSession, device, pairThroughLink, startAppHost } from '../support/app-host.js';
 import { chromiumLaunchOptions } from '../support/chromium.js';
 
 const RUNS = 15;
@@ -78,7 +78,6 @@ try {
   const context = await browser.newContext(device('iPhone 15'));
   const page = await context.newPage();
   await pairThroughLink(page, host);
-  await openHost(page);
   await createSession(page, host, 'A transcript to cache');
   await page
     .locator('section.approval[data-status="pending"]')

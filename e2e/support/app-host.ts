@@ -88,20 +88,20 @@ export async function sessionEvents(host: AppHost, sessionId: string): Promise<R
 
 /**
  * Pairs the page with the host through its pairing link: the page shows the code, the host prints
- * the same code, `tether pair allow` allows it, and the page names the host.
+ * the same code, `tether pair allow` allows it, and the page goes on to the host's sessions.
  */
 export async function pairThroughLink(page: Page, host: AppHost, link = host.pairUrl): Promise<PairRequestLine> {
   await page.goto(link);
   const request = await nextPairRequest(host);
   await expect(page.locator('[data-pairing-code]')).toHaveAttribute('data-pairing-code', request.code);
   await allowPairRequest(host, request.id);
-  await expect(page.locator('[data-paired-host]')).toBeVisible();
+  await expectHostSessions(page);
   return request;
 }
 
-/** After pairing: opens the host's sessions (waits for it to be connected). */
-export async function openHost(page: Page): Promise<void> {
-  await page.getByRole('button', { name: /^Open / }).click();
+/** Once paired, the app opens the host's sessions by itself: waits for them, connected. */
+export async function expectHostSessions(page: Page): Promise<void> {
+  await expect(page).toHaveURL(/#\/h\/[^/]+$/);
   await expect(page.locator('[data-screen="sessions"] [data-host-status="connected"]')).toBeVisible();
 }
 

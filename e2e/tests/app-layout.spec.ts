@@ -1,6 +1,7 @@
 import { expect, test } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import type { AppHost } from '../support/app-host.js';
-import { createSession, device, openHost, pairThroughLink, startAppHost } from '../support/app-host.js';
+import { createSession, device, pairThroughLink, startAppHost } from '../support/app-host.js';
 import { snap } from '../support/app-snap.js';
 
 let host: AppHost;
@@ -13,13 +14,71 @@ test.afterEach(async () => {
   await host.stop();
 });
 
+/** One `main` landmark on the page, holding every screen shown (one, or two side by side). */
+async function expectOneMain(page: Page): Promise<void> {
+  await expect(page.getByRole('main')).toHaveCount(1);
+  const screens = await page.locator('[data-screen]').count();
+  expect(screens).toBeGreaterThan(0);
+  await expect(page.getByRole('main').locator('[data-screen]')).toHaveCount(screens);
+}
+
+/** `#rrggbb` as a computed style shows it. */
+function rgb(hex: string): string {
+  const n = Number.parseInt(hex.slice(1), 16);
+  return `rgb(${n >> 16}, ${(n >> 8) & 0xff}, ${n & 0xff})`;
+}
+
+test('theme colours agree with the manifest and the page; files arrive compressed, not cached for good', async ({
+  page,
+}) => {
+  const script: { encoding?: string | null; cache?: string | null } = {};
+  page.on('response', (r) => {
+    if (/\/assets\/index-[^/]+\.js$/.test(r.url())) {
+      void r
+        .allHeaders()
+        .then((h) => Object.assign(script, { encoding: h['content-encoding'], cache: h['cache-control'] }));
+    }
+  });
+  await page.goto(host.url);
+  await expect(page.locator('[data-screen="hosts"]')).toBeVisible();
+  await expectOneMain(page);
+
+  const href = await page.locator('link[rel="manifest"]').getAttribute('href');
+  const manifest = (await (await page.request.get(new URL(href!, page.url()).href)).json()) as Record<string, string>;
+  const metas = await page
+    .locator('meta[name="theme-color"]')
+    .evaluateAll((els) =>
+      els.map((el) => ({ media: el.getAttribute('media') ?? '', colour: el.getAttribute('content') ?? '' })),
+    );
+  expect(metas.map((m) => m.media).sort()).toEqual(['(prefers-color-scheme: dark)', '(prefers-color-scheme: light)']);
+  const light = metas.find((m) => m.media.includes('light'))!;
+  expect(light.colour.toLowerCase()).toBe(manifest.theme_color!.toLowerCase());
+  for (const meta of metas) {
+    // Each scheme's theme colour is its top bar's, so the status bar runs into it.
+    await page.emulateMedia({ colorScheme: meta.media.includes('dark') ? 'dark' : 'light' });
+    const topBar = await page
+      .locator('.top-bar')
+      .first()
+      .evaluate((el) => getComputedStyle(el).backgroundColor);
+    expect(topBar, meta.media).toBe(rgb(meta.colour));
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe(
+    rgb(manifest.background_color!),
+  );
+
+  // Served over plain HTTP here: the hashed script is compressed, and fetched again next time.
+  await expect.poll(() => script.encoding).toMatch(/^(br|gzip)$/);
+  expect(script.cache).toBe('no-cache');
+});
+
 test.describe('on an iPad', () => {
   test.use(device('iPad Pro 11'));
 
   test('sessions and the open session sit side by side', async ({ page }, testInfo) => {
     await pairThroughLink(page, host);
+    await expectOneMain(page);
     await snap(page, testInfo, 'tablet-paired');
-    await openHost(page);
     const list = page.locator('[data-pane="list"]');
     const detail = page.locator('[data-pane="detail"]');
     await expect(list.locator('[data-screen="sessions"]')).toBeVisible();
@@ -27,6 +86,7 @@ test.describe('on an iPad', () => {
     await createSession(page, host, 'Side by side');
     await expect(list.locator('[data-screen="sessions"]')).toBeVisible();
     await expect(detail.locator('[data-screen="session"]')).toBeVisible();
+    await expectOneMain(page);
     await expect(page.locator('section.approval[data-status="pending"]')).toBeVisible();
     await expect(list.locator('[aria-current="page"] .badge')).toHaveText('1');
     await snap(page, testInfo, 'tablet-approval');
@@ -56,10 +116,10 @@ test.describe('on an iPhone', () => {
 
   test('screens stack and Back returns', async ({ page }, testInfo) => {
     await pairThroughLink(page, host);
-    await openHost(page);
     await createSession(page, host, 'One screen at a time');
     await expect(page.locator('[data-pane="list"]')).toHaveCount(0);
     await expect(page.locator('[data-screen="session"]')).toBeVisible();
+    await expectOneMain(page);
     await page.getByRole('button', { name: 'Back' }).click();
     await expect(page.locator('[data-screen="sessions"]')).toBeVisible();
     const row = page.locator('[data-session-id]');
@@ -71,6 +131,7 @@ test.describe('on an iPhone', () => {
     await page.getByRole('link', { name: /Waiting approvals: 1/ }).click();
     const card = page.locator('[data-screen="waiting"] section.approval[data-status="pending"]');
     await expect(card).toBeVisible();
+    await expectOneMain(page);
     await snap(page, testInfo, 'phone-waiting');
     await card.getByRole('button', { name: 'Deny' }).click();
     await expect(page.getByText('Nothing is waiting for an answer.')).toBeVisible();

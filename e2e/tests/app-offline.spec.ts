@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import type { AppHost } from '../support/app-host.js';
-import { createSession, device, openHost, pairThroughLink, sessionEvents, startAppHost } from '../support/app-host.js';
+import { createSession, device, pairThroughLink, sessionEvents, startAppHost } from '../support/app-host.js';
 import { snap } from '../support/app-snap.js';
 import { expectTranscriptMatchesLog } from '../support/app-transcript.js';
 import { eventually } from '../support/host-process.js';
@@ -19,7 +19,6 @@ test('offline mid-run and back: the transcript catches up with nothing missing o
 }, testInfo) => {
   host = await startAppHost({ demoDelayMs: 120 });
   await pairThroughLink(page, host);
-  await openHost(page);
   const sessionId = await createSession(page, host, 'Show me how approvals work');
   const transcript = page.getByRole('log', { name: 'Transcript' });
   await expect(transcript.locator('.msg.assistant[data-streaming="true"]')).toBeVisible();
@@ -50,7 +49,6 @@ test('offline mid-run and back: the transcript catches up with nothing missing o
 test('reloading offline shows the app shell and the cached transcript at once', async ({ page, context }, testInfo) => {
   host = await startAppHost({ demoDelayMs: 5 });
   await pairThroughLink(page, host);
-  await openHost(page);
   const sessionId = await createSession(page, host, 'Cache this transcript');
   const transcript = page.getByRole('log', { name: 'Transcript' });
   await page.locator('section.approval[data-status="pending"]').getByRole('button', { name: 'Allow once' }).click();

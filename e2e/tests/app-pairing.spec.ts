@@ -1,12 +1,13 @@
+import { hostname } from 'node:os';
 import { chromium, expect, test } from '@playwright/test';
 import type { AppHost } from '../support/app-host.js';
 import {
   allowPairRequest,
   device,
+  expectHostSessions,
   listDevices,
   mintPairLink,
   nextPairRequest,
-  openHost,
   pairThroughLink,
   startAppHost,
 } from '../support/app-host.js';
@@ -34,12 +35,17 @@ test.describe('pairing on a phone', () => {
     page.on('request', (r) => {
       if (!r.url().startsWith(`${host.url}/`) && !/^(data|blob):/.test(r.url())) elsewhere.push(r.url());
     });
-    const request = await pairThroughLink(page, host);
+    await page.goto(host.pairUrl);
+    const request = await nextPairRequest(host);
     expect(request.label).toBe('iPhone · Safari');
     // The pairing key lives in the fragment only until the app has taken it.
     expect(new URL(page.url()).hash).toBe('#/pair');
+    await expect(page.locator('[data-pairing-code]')).toHaveAttribute('data-pairing-code', request.code);
+    await allowPairRequest(host, request.id);
+    // Allowed: straight on to the computer's sessions, no extra tap.
+    await expectHostSessions(page);
+    await expect(page.locator('[data-screen="sessions"] h1')).toContainText(hostname());
     await snap(page, testInfo, 'phone-paired');
-    await openHost(page);
     await page.getByRole('button', { name: 'Back' }).click();
     await expect(page.locator('[data-host-id] [data-host-status="connected"]')).toBeVisible();
     await snap(page, testInfo, 'phone-hosts');
@@ -57,12 +63,11 @@ test.describe('pairing on a phone', () => {
     const second = await nextPairRequest(host);
     await expect(page.locator('[data-pairing-code]')).toHaveAttribute('data-pairing-code', second.code);
     await allowPairRequest(host, second.id);
-    await expect(page.locator('[data-paired-host]')).toBeVisible();
+    await expectHostSessions(page);
   });
 
   test('a revoked device is told so and returns to pairing', async ({ page }, testInfo) => {
     await pairThroughLink(page, host);
-    await openHost(page);
     const [paired] = (await listDevices(host)).filter((d) => !d.revoked);
     expect((await tether(host.dataDir, ['devices', 'revoke', paired!.id])).code).toBe(0);
     await expect(page.locator('[data-screen="add"]')).toBeVisible();
@@ -75,7 +80,7 @@ test.describe('pairing on a phone', () => {
     await page.getByRole('button', { name: 'Pair', exact: true }).click();
     const request = await nextPairRequest(host);
     await allowPairRequest(host, request.id);
-    await openHost(page);
+    await expectHostSessions(page);
   });
 });
 
@@ -101,8 +106,7 @@ test('"Add a computer" scans the QR code with the camera', async ({}, testInfo) 
     const request = await nextPairRequest(host);
     await expect(page.locator('[data-pairing-code]')).toHaveAttribute('data-pairing-code', request.code);
     await allowPairRequest(host, request.id);
-    await expect(page.locator('[data-paired-host]')).toBeVisible();
-    await openHost(page);
+    await expectHostSessions(page);
   } finally {
     await browser.close();
   }

@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import type { AppHost } from '../support/app-host.js';
-import { createSession, device, openHost, pairThroughLink, sessionEvents, startAppHost } from '../support/app-host.js';
+import { createSession, device, pairThroughLink, sessionEvents, startAppHost } from '../support/app-host.js';
 import { snap } from '../support/app-snap.js';
 import { expectTranscriptMatchesLog } from '../support/app-transcript.js';
 import { tether } from '../support/host-process.js';
@@ -17,7 +17,6 @@ test.describe('sessions on a phone', () => {
   test('a new session streams its reply, asks for approval, and shows the tool output', async ({ page }, testInfo) => {
     host = await startAppHost({ demoDelayMs: 20 });
     await pairThroughLink(page, host);
-    await openHost(page);
     await snap(page, testInfo, 'phone-sessions-empty');
     const sessionId = await createSession(page, host, 'List the files, please');
     const transcript = page.getByRole('log', { name: 'Transcript' });
@@ -64,7 +63,6 @@ test.describe('sessions on a phone', () => {
   test('Stop interrupts a run while its reply is still streaming', async ({ page }) => {
     host = await startAppHost({ demoDelayMs: 250 });
     await pairThroughLink(page, host);
-    await openHost(page);
     const sessionId = await createSession(page, host, 'Tell me something long');
     const transcript = page.getByRole('log', { name: 'Transcript' });
     const reply = transcript.locator('.msg.assistant[data-streaming="true"]');
@@ -87,7 +85,6 @@ test.describe('sessions on a phone', () => {
   test('an approval answered at the computer says who answered', async ({ page }) => {
     host = await startAppHost({ demoDelayMs: 5 });
     await pairThroughLink(page, host);
-    await openHost(page);
     await createSession(page, host, 'Ask me, then ask the computer');
     const card = page.locator('section.approval[data-status="pending"]');
     await expect(card).toBeVisible();

@@ -1,21 +1,35 @@
 // npm run bench -- remote
 // Latency from an event appended on the host to its arrival, decrypted, at a device over a
-// loopback WebSocket (p50, p99), against the same round through a plain unsealed `ws` pair in the
-// same process (the baseline); then events per second to one and to ten devices.
+// loopback WebSocket (p50, p99), against two baselines measured in the same process and run:
+//   - plain: the event as JSON over a bare `ws` pair (network and JSON only);
+//   - store + plain: the same, after inserting the event as one row in SQLite with the host's own
+//     database settings (WAL, synchronous = NORMAL) and schema.
+// The ratio to the second isolates what sealing, the protocol and the host's delivery add on top
+// of a store and a socket. Then events per second to one and to ten devices.
 import type { SessionEvent } from '@tether/shared-protocol';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { WebSocket, WebSocketServer } from 'ws';
+import { openDatabase } from '../src/store/database.js';
 import { connectDevice, pairDevice, until } from '../test/support/remote-device.js';
 import { startTestHost } from '../test/support/test-host.js';
 
 const ROUNDS = 2000;
+/** Rounds run and thrown away before each measurement, so none of them pays for a cold JIT. */
+const WARMUP = 200;
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-async function baseline(): Promise<number[]> {
+/**
+ * One event at a time over a bare `ws` pair on loopback: `store` (when given) runs first, inside
+ * the timed part, then the event goes out as JSON and is parsed at the other end.
+ */
+async function baseline(store?: (event: SessionEvent) => void): Promise<number[]> {
   const server = createServer();
   const wss = new WebSocketServer({ server });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -25,7 +39,7 @@ async function baseline(): Promise<number[]> {
   await new Promise<void>((resolve) => client.once('open', () => resolve()));
   const serverSide = await peer;
   const times: number[] = [];
-  for (let i = 0; i < ROUNDS; i++) {
+  for (let i = 0; i < WARMUP + ROUNDS; i++) {
     const got = new Promise<void>((resolve) =>
       client.once('message', (data: Buffer) => {
         JSON.parse(data.toString());
@@ -33,19 +47,43 @@ async function baseline(): Promise<number[]> {
       }),
     );
     const start = performance.now();
-    serverSide.send(
-      JSON.stringify({
-        t: 'evt',
-        event: { type: 'notice', sessionId: 's', seq: i, at: Date.now(), level: 'info', text: `event ${i}` },
-      }),
-    );
+    const event: SessionEvent = {
+      type: 'notice',
+      sessionId: 's',
+      seq: i + 1,
+      at: Date.now(),
+      level: 'info',
+      text: `event ${i}`,
+    };
+    store?.(event);
+    serverSide.send(JSON.stringify({ t: 'evt', event }));
     await got;
-    times.push(performance.now() - start);
+    if (i >= WARMUP) times.push(performance.now() - start);
   }
   client.close();
   wss.close();
   server.close();
   return times;
+}
+
+/** The baseline with a store: one INSERT (its own transaction) per event, in a fresh database. */
+async function storeBaseline(): Promise<number[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'tether-bench-'));
+  const db = openDatabase(join(dir, 'bench.db'));
+  try {
+    const now = Date.now();
+    db.prepare(
+      `INSERT INTO sessions (id, title, kind, place, cwd, model, status, created_at, updated_at)
+       VALUES ('s', 'bench', 'agent', 'local', '/', 'demo', 'idle', ?, ?)`,
+    ).run(now, now);
+    const insert = db.prepare('INSERT INTO events (session_id, seq, type, payload, at) VALUES (?, ?, ?, ?, ?)');
+    return await baseline(({ type, sessionId, seq, at, ...payload }) => {
+      insert.run(sessionId, seq, type, JSON.stringify(payload), at);
+    });
+  } finally {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 const t = await startTestHost({ remote: { bind: '127.0.0.1', port: 0, roots: [] } });
@@ -62,7 +100,7 @@ first.client.watch(id, t.host.log.lastSeq(id));
 await until(() => first.client.state.name === 'open');
 
 const sealed: number[] = [];
-for (let i = 0; i < ROUNDS; i++) {
+for (let i = 0; i < WARMUP + ROUNDS; i++) {
   const seq = t.host.log.lastSeq(id) + 1;
   const got = new Promise<void>((resolve) => {
     const stop = first.client.onEvent((e) => {
@@ -75,17 +113,23 @@ for (let i = 0; i < ROUNDS; i++) {
   const start = performance.now();
   t.host.log.append(id, { type: 'notice', level: 'info', text: `event ${i}` });
   await got;
-  sealed.push(performance.now() - start);
+  if (i >= WARMUP) sealed.push(performance.now() - start);
 }
 const plain = await baseline();
+const stored = await storeBaseline();
 const fmt = (v: number) => `${(v * 1000).toFixed(0)} µs`;
-console.log(`latency, event appended → decrypted at one device over loopback (${ROUNDS} events, one at a time)`);
+const line = (name: string, times: number[]) =>
+  console.log(`  ${name.padEnd(54)} p50 ${fmt(percentile(times, 50))}, p99 ${fmt(percentile(times, 99))}`);
+const ratio = (over: number[]) =>
+  `p50 ${(percentile(sealed, 50) / percentile(over, 50)).toFixed(2)}×, p99 ${(percentile(sealed, 99) / percentile(over, 99)).toFixed(2)}×`;
 console.log(
-  `  sealed (SQLite append + seal + ws + open + decode): p50 ${fmt(percentile(sealed, 50))}, p99 ${fmt(percentile(sealed, 99))}`,
+  `latency, event appended → decrypted at one device over loopback (${ROUNDS} events, one at a time, after ${WARMUP} unmeasured)`,
 );
-console.log(
-  `  plain ws JSON baseline:                            p50 ${fmt(percentile(plain, 50))}, p99 ${fmt(percentile(plain, 99))}`,
-);
+line('sealed (event log append + seal + ws + open + decode)', sealed);
+line('baseline: SQLite insert (one row) + ws JSON', stored);
+line('baseline: ws JSON', plain);
+console.log(`  sealed ÷ (SQLite + ws): ${ratio(stored)}   (what sealing, the protocol and delivery add)`);
+console.log(`  sealed ÷ ws:            ${ratio(plain)}   (everything, the store included)`);
 
 async function throughput(count: number, watchers: typeof devices): Promise<number> {
   for (const d of watchers) d.client.watch(id, t.host.log.lastSeq(id));

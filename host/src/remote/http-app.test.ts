@@ -1,13 +1,19 @@
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import type { AppFile } from './app-files.js';
 import { CONTENT_SECURITY_POLICY, createHttpApp } from './http-app.js';
 import { Counters } from '../gateway/stats.js';
 
 const HOST = '10.0.0.2:7420';
 const ORIGIN = `http://${HOST}`;
 
-function app(options: { app?: boolean } = {}) {
+/** A script big enough to be precompressed, with its brotli and gzip forms as the build makes them. */
+const SCRIPT = 'export const words = ["approve", "deny", "session"];\n'.repeat(100);
+const scriptBytes = new TextEncoder().encode(SCRIPT);
+
+function app(options: { app?: boolean; https?: boolean } = {}) {
   const stats = new Counters();
-  const files = new Map([
+  const files = new Map<string, AppFile>([
     [
       '/index.html',
       { body: new TextEncoder().encode('<!doctype html>app'), type: 'text/html; charset=utf-8', immutable: false },
@@ -15,6 +21,15 @@ function app(options: { app?: boolean } = {}) {
     [
       '/assets/app-abc123.js',
       { body: new TextEncoder().encode('console.log(1)'), type: 'text/javascript; charset=utf-8', immutable: true },
+    ],
+    [
+      '/assets/big-def456.js',
+      {
+        body: scriptBytes,
+        type: 'text/javascript; charset=utf-8',
+        immutable: true,
+        encoded: { br: brotliCompressSync(scriptBytes), gzip: gzipSync(scriptBytes) },
+      },
     ],
   ]);
   const pairs: unknown[] = [];
@@ -27,6 +42,7 @@ function app(options: { app?: boolean } = {}) {
     },
     oneShot: () => Promise.resolve({ ok: false, error: { code: 'handshake-failed', message: 'call refused' } }),
     app: options.app === false ? undefined : files,
+    https: options.https ?? false,
     stats,
   });
   const request = (path: string, init: RequestInit & { host?: string } = {}) =>
@@ -44,10 +60,72 @@ describe('HTTP routes', () => {
     expect(index.headers.get('x-frame-options')).toBe('DENY');
     expect(index.headers.get('x-content-type-options')).toBe('nosniff');
     expect(index.headers.get('cache-control')).toBe('no-cache');
-    const asset = await request('/assets/app-abc123.js');
-    expect(asset.headers.get('cache-control')).toContain('immutable');
     expect((await request('/../../etc/passwd')).status).toBe(404);
     expect((await request('/nope.js')).status).toBe(404);
+  });
+
+  it('caches hashed assets for good over HTTPS only', async () => {
+    const https = app({ https: true });
+    const secure = await https.request('/assets/app-abc123.js');
+    expect(secure.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect((await https.request('/')).headers.get('cache-control')).toBe('no-cache');
+    // Over plain HTTP a response may have been swapped on the way: it must not be kept for a year.
+    const plain = app({ https: false });
+    for (const path of ['/assets/app-abc123.js', '/assets/big-def456.js', '/']) {
+      const r = await plain.request(path);
+      expect(r.status).toBe(200);
+      expect(r.headers.get('cache-control')).toBe('no-cache');
+      expect(r.headers.get('etag')).toBeNull();
+      expect(r.headers.get('last-modified')).toBeNull();
+    }
+  });
+
+  it('sends the precompressed form the client accepts best, brotli before gzip', async () => {
+    const { request } = app();
+    const get = (acceptEncoding?: string) =>
+      request(
+        '/assets/big-def456.js',
+        acceptEncoding === undefined ? {} : { headers: { 'accept-encoding': acceptEncoding } },
+      );
+    const cases: [string | undefined, string | null][] = [
+      ['gzip, deflate, br, zstd', 'br'],
+      ['br', 'br'],
+      ['gzip', 'gzip'],
+      ['GZIP', 'gzip'],
+      ['*', 'br'],
+      ['gzip;q=1.0, br;q=0.5', 'gzip'],
+      ['br;q=0.8, gzip;q=0.8', 'br'],
+      ['br;q=0, gzip', 'gzip'],
+      ['br;q=0.000, *', 'gzip'],
+      ['*;q=0, gzip', 'gzip'],
+      ['gzip, br;q=0', 'gzip'],
+      ['br;q=0, gzip;q=0', null],
+      ['*;q=0', null],
+      ['br;q=2, gzip;q=oops', null],
+      ['identity', null],
+      ['deflate, zstd', null],
+      ['', null],
+      [undefined, null],
+    ];
+    for (const [acceptEncoding, expected] of cases) {
+      const r = await get(acceptEncoding);
+      expect(r.status, String(acceptEncoding)).toBe(200);
+      expect(r.headers.get('content-encoding'), String(acceptEncoding)).toBe(expected);
+      expect(r.headers.get('vary'), String(acceptEncoding)).toBe('Accept-Encoding');
+      expect(r.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+      const bytes = new Uint8Array(await r.arrayBuffer());
+      const opened = expected === 'br' ? brotliDecompressSync(bytes) : expected === 'gzip' ? gunzipSync(bytes) : bytes;
+      expect(new TextDecoder().decode(opened), String(acceptEncoding)).toBe(SCRIPT);
+      if (expected) expect(bytes.length).toBeLessThan(scriptBytes.length / 5);
+    }
+  });
+
+  it('sends a file that has no compressed form as it is, without Vary', async () => {
+    const { request } = app();
+    const r = await request('/assets/app-abc123.js', { headers: { 'accept-encoding': 'gzip, deflate, br' } });
+    expect(r.headers.get('content-encoding')).toBeNull();
+    expect(r.headers.get('vary')).toBeNull();
+    expect(await r.text()).toBe('console.log(1)');
   });
 
   it('says so when the app is not built', async () => {

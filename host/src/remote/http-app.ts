@@ -5,6 +5,7 @@ import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { chooseEncoding } from './accept-encoding.js';
 import type { AppFile } from './app-files.js';
 import type { Counters } from '../gateway/stats.js';
 
@@ -49,8 +50,16 @@ export interface HttpAppDeps {
   pair: (body: unknown, source: string, signal: AbortSignal) => Promise<Result<PairReplyBody>>;
   oneShot: (body: Uint8Array, source: string) => Promise<Result<Uint8Array>>;
   app: ReadonlyMap<string, AppFile> | undefined;
+  /**
+   * Whether this server is reached over HTTPS. Only then are hashed assets cached for good: over
+   * plain HTTP a response may have been altered on the way, and must not outlive the visit.
+   */
+  https: boolean;
   stats: Counters;
 }
+
+/** A year, in seconds: hashed assets over HTTPS never change under their name. */
+const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 function errorResponse(error: ProtocolError): Response {
   return new Response(JSON.stringify({ error }), {
@@ -139,12 +148,18 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
     const path = c.req.path === '/' ? '/index.html' : c.req.path;
     const file = files.get(path);
     if (!file) return c.text('Not found', 404);
-    return c.body(file.body as Uint8Array<ArrayBuffer>, 200, {
+    const encoding = chooseEncoding(c.req.header('accept-encoding'), file.encoded);
+    const headers: Record<string, string> = {
       'Content-Type': file.type,
-      // Hashed assets never change; everything else is checked every time (the service worker
-      // keeps its own copy for offline use).
-      'Cache-Control': file.immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
-    });
+      // Over HTTPS hashed assets never change; everything else, and everything over plain HTTP, is
+      // fetched again each time (no validators, so a response altered on the way cannot be
+      // revalidated into staying). The service worker keeps its own copy for offline use.
+      'Cache-Control': file.immutable && deps.https ? IMMUTABLE : 'no-cache',
+    };
+    if (file.encoded) headers.Vary = 'Accept-Encoding';
+    if (encoding) headers['Content-Encoding'] = encoding;
+    const body = (encoding ? file.encoded?.[encoding] : undefined) ?? file.body;
+    return c.body(body as Uint8Array<ArrayBuffer>, 200, headers);
   });
 
   return app;

@@ -95,6 +95,7 @@ export class LanListener {
       pair: (body, source, signal) => gateway.pair(body, source, signal),
       oneShot: (body, source) => gateway.call(body, source),
       app: options.app,
+      https: options.tls !== undefined,
       stats: gateway.stats,
     });
     const listener = getRequestListener(app.fetch);

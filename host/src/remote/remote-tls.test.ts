@@ -1,8 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:https';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { get as httpGet } from 'node:http';
+import { get as httpsGet, request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { brotliCompressSync, brotliDecompressSync } from 'node:zlib';
 import type { WebSocketConstructor } from '@tether/shared-protocol';
 import {
   DeviceClient,
@@ -77,7 +80,43 @@ function httpsJson(url: string, body: unknown, ca: Buffer): Promise<{ status: nu
   });
 }
 
+/** GET with `Accept-Encoding: br`: the status, headers and raw (still encoded) body. */
+function getRaw(url: string, ca: Buffer): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const options = { ca, headers: { 'accept-encoding': 'br' } };
+    const done = (res: IncomingMessage) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+    };
+    (url.startsWith('https:') ? httpsGet(url, options, done) : httpGet(url, options, done)).on('error', reject);
+  });
+}
+
 describe('TLS', () => {
+  it('lets hashed assets be cached for good over HTTPS only, and sends them compressed either way', async () => {
+    const appDir = join(dir, 'app');
+    mkdirSync(join(appDir, 'assets'), { recursive: true });
+    writeFileSync(join(appDir, 'index.html'), '<!doctype html>app');
+    const script = Buffer.from('export const words = ["approve", "deny", "session"];\n'.repeat(100));
+    writeFileSync(join(appDir, 'assets', 'app-abc123.js'), script);
+    writeFileSync(join(appDir, 'assets', 'app-abc123.js.br'), brotliCompressSync(script));
+    const ca = readFileSync(cert);
+    for (const tls of [true, false]) {
+      t = await startTestHost({
+        remote: { bind: '127.0.0.1', port: 0, roots: [], appDir, ...(tls ? { tlsCert: cert, tlsKey: key } : {}) },
+      });
+      const r = await getRaw(`${t.url}/assets/app-abc123.js`, ca);
+      expect(r.status).toBe(200);
+      expect(r.headers['cache-control']).toBe(tls ? 'public, max-age=31536000, immutable' : 'no-cache');
+      expect(r.headers['content-encoding']).toBe('br');
+      expect(r.headers.vary).toBe('Accept-Encoding');
+      expect(brotliDecompressSync(r.body)).toEqual(script);
+      await t.close();
+      t = undefined;
+    }
+  });
+
   it('serves HTTPS and WSS with a certificate of its own, and pairs and connects over it', async () => {
     t = await startTestHost({ remote: { bind: '127.0.0.1', port: 0, roots: [], tlsCert: cert, tlsKey: key } });
     const remote = { url: t.url, mode: t.host.listener!.mode, pairing: t.host.gateway.pairing };

@@ -21,7 +21,10 @@ const link: PairingLink = {
 };
 
 /** A host's /rc/pair answering with `answer` once it has opened the request. */
-function fakeHost(answer: 'allow' | 'deny' | 'other-host' | 'garbage', seen: { code?: string; url?: string }) {
+function fakeHost(
+  answer: 'allow' | 'deny' | 'limit' | 'other-host' | 'garbage',
+  seen: { code?: string; url?: string },
+) {
   return (url: string, init: { body: string }): Promise<Response> => {
     seen.url = url;
     const body = decodePairRequestBody(JSON.parse(init.body));
@@ -33,6 +36,10 @@ function fakeHost(answer: 'allow' | 'deny' | 'other-host' | 'garbage', seen: { c
       return Promise.resolve(
         new Response(JSON.stringify({ error: { code: 'pair-denied', message: 'no' } }), { status: 403 }),
       );
+    }
+    if (answer === 'limit') {
+      const error = { code: 'pair-limit', message: 'already 16 devices are paired; revoke one first' };
+      return Promise.resolve(new Response(JSON.stringify({ error }), { status: 403 }));
     }
     if (answer === 'garbage') return Promise.resolve(new Response('<html>', { status: 502 }));
     const other = generateHostIdentity(random);
@@ -81,6 +88,19 @@ describe('pairing', () => {
     const result = await pair('deny').attempt.done;
     expect(!result.ok && result.error.code).toBe('pair-denied');
     if (!result.ok) expect(describePairingError(result.error).retry).toBe(true);
+  });
+
+  it('says that a computer with all its devices paired needs one revoked first, not to wait', async () => {
+    const result = await pair('limit').attempt.done;
+    if (result.ok) throw new Error('paired beyond the limit');
+    expect(result.error.code).toBe('pair-limit');
+    const { text, retry } = describePairingError(result.error);
+    expect(text).toContain('already has as many devices as it allows');
+    expect(text).toContain('tether devices revoke ID');
+    expect(text).not.toBe(describePairingError({ code: 'rate-limited', message: '' }).text);
+    expect(text).not.toMatch(/too many pairing attempts|wait a minute/i);
+    // The link is not spent by this refusal: once a device is revoked, the same attempt can go again.
+    expect(retry).toBe(true);
   });
 
   it('refuses a reply from a host other than the one the link names', async () => {

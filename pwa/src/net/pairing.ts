@@ -134,8 +134,12 @@ export function describePairingError(error: ProtocolError): { text: string; retr
         retry: false,
       };
     case 'rate-limited':
-    case 'pair-limit':
       return { text: 'Too many pairing attempts. Wait a minute, then try again.', retry: true };
+    case 'pair-limit':
+      return {
+        text: 'This computer already has as many devices as it allows. Revoke one first: at the computer, `tether devices` lists them and `tether devices revoke ID` removes one. Then try again.',
+        retry: true,
+      };
     case 'unavailable':
       return {
         text: 'The computer could not be reached. Is `tether start` running, and on the same network?',

@@ -56,7 +56,10 @@ export function App({ app, online }: { app: AppModel; online: Store<boolean> }) 
   return (
     <AppContext.Provider value={services}>
       <Banners />
-      {wide ? <WideLayout route={route} /> : <NarrowLayout route={route} />}
+      {/* The page's one main landmark: every screen, in either layout, is inside it. */}
+      <main class={`layout ${wide ? 'wide' : 'narrow'}`}>
+        {wide ? <WideLayout route={route} /> : <NarrowLayout route={route} />}
+      </main>
     </AppContext.Provider>
   );
 }
@@ -82,10 +85,10 @@ function WideLayout({ route }: { route: Route }) {
       screenFor(route, route.name === 'new' ? formatRoute(parentRoute(route)) : undefined)
     );
   return (
-    <div class="layout wide">
+    <>
       <Pane kind="list">{list}</Pane>
       <Pane kind="detail">{detail}</Pane>
-    </div>
+    </>
   );
 }
 

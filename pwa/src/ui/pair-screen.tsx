@@ -2,7 +2,6 @@ import type { PairingLink, ProtocolError } from '@tether/shared-protocol';
 import { formatConfirmationCode } from '@tether/shared-protocol';
 import { useEffect, useState } from 'preact/hooks';
 import type { HostRecord } from '../data/records.js';
-import { hostDisplayName } from '../data/records.js';
 import { apiBaseFor, sameOrigin } from '../lib/api-urls.js';
 import { deviceLabel } from '../lib/device-label.js';
 import { describePairingError, startPairing } from '../net/pairing.js';
@@ -14,13 +13,12 @@ import { useStore } from './use-store.js';
 
 type Phase =
   | { name: 'waiting'; code: string }
-  | { name: 'paired'; host: HostRecord }
   | { name: 'failed'; error: ProtocolError; code?: string }
   | { name: 'elsewhere'; apiBase: string };
 
 /**
- * Pairing with a link: the code to compare, "confirm on your computer", then the host's name;
- * a deny or a timeout says so and offers to try again.
+ * Pairing with a link: the code to compare, "confirm on your computer", then straight on to the
+ * computer's sessions; a deny or a timeout says so and offers to try again.
  */
 export function PairScreen({ back }: { back?: string }) {
   const { app, navigate } = useApp();
@@ -34,8 +32,13 @@ export function PairScreen({ back }: { back?: string }) {
       target.value,
       (next) => setPhase(next),
       (host) => app.addHost(host),
+      (host) => {
+        // Replace: Back from the sessions leads home, not to a spent pairing screen.
+        navigate(formatRoute({ name: 'host', hostId: host.hostId }), { replace: true });
+        app.pairingLink.set(null);
+      },
     );
-  }, [target, attempt, app]);
+  }, [target, attempt, app, navigate]);
 
   if (!target) {
     return (
@@ -65,7 +68,7 @@ export function PairScreen({ back }: { back?: string }) {
     <div class="screen" data-screen="pair">
       <TopBar title="Pairing" back={back} />
       <div class="scroll center" aria-live="polite">
-        {code && phase?.name !== 'paired' && (
+        {code && (
           <>
             <p>Your code</p>
             <p class="code" data-pairing-code={code} aria-label={`Pairing code ${code.split('').join(' ')}`}>
@@ -77,23 +80,6 @@ export function PairScreen({ back }: { back?: string }) {
           <p role="status">
             <strong>Confirm on your computer.</strong> Check that it shows the same code, then allow it there.
           </p>
-        )}
-        {phase?.name === 'paired' && (
-          <>
-            <p role="status">
-              Paired with <strong data-paired-host>{hostDisplayName(phase.host)}</strong>.
-            </p>
-            <button
-              type="button"
-              class="primary"
-              onClick={() => {
-                app.pairingLink.set(null);
-                navigate(formatRoute({ name: 'host', hostId: phase.host.hostId }), { replace: true });
-              }}
-            >
-              Open {hostDisplayName(phase.host)}
-            </button>
-          </>
         )}
         {phase?.name === 'failed' && <Failure error={phase.error} onRetry={() => setAttempt((n) => n + 1)} />}
         {phase?.name === 'elsewhere' && (
@@ -126,8 +112,16 @@ function Failure({ error, onRetry }: { error: ProtocolError; onRetry: () => void
   );
 }
 
-/** Runs one pairing attempt; returns a cancel for when the screen goes away first. */
-function pair(link: PairingLink, show: (phase: Phase) => void, save: (host: HostRecord) => Promise<void>): () => void {
+/**
+ * Runs one pairing attempt: saves the host once paired, then calls `paired` (unless the screen
+ * went away meanwhile). Returns a cancel for when the screen goes away first.
+ */
+function pair(
+  link: PairingLink,
+  show: (phase: Phase) => void,
+  save: (host: HostRecord) => Promise<void>,
+  paired: (host: HostRecord) => void,
+): () => void {
   const apiBase = apiBaseFor(link.base, location.origin);
   if (!sameOrigin(apiBase, location.origin)) {
     // The page's CSP (connect-src 'self') lets it reach only the computer it was opened from.
@@ -146,7 +140,7 @@ function pair(link: PairingLink, show: (phase: Phase) => void, save: (host: Host
     if (!live) return;
     if (!result.ok) return show({ name: 'failed', error: result.error, code: attempt.code });
     await save(result.value);
-    if (live) show({ name: 'paired', host: result.value });
+    if (live) paired(result.value);
   });
   return () => {
     live = false;
