@@ -32,3 +32,5 @@ export * from './client/backoff.js';
 export * from './client/device-channel.js';
 export * from './client/device-client.js';
 export * from './control/control-methods.js';
+export * from './text/visible-text.js';
+export * from './text/prefix-rule.js';

@@ -1,3 +1,4 @@
+import { visibleText } from '@tether/shared-protocol';
 import { existsSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { networkInterfaces } from 'node:os';
@@ -11,7 +12,7 @@ import { tailscaleSelf } from '../../remote/tailscale.js';
 import { flag, stringOption } from '../args.js';
 import type { Command, CommandContext } from '../command.js';
 import { Exit } from '../command.js';
-import { DATA_DIR_OPTION, JSON_OPTION } from '../common.js';
+import { DATA_DIR_OPTION, JSON_OPTION, jsonForTerminal } from '../common.js';
 
 type Level = 'ok' | 'warning' | 'problem' | 'info';
 interface Check {
@@ -132,10 +133,13 @@ async function runDoctor(context: CommandContext): Promise<number> {
       : { level: 'problem', what: `Node ${process.versions.node}`, fix: 'Node 20 or later' },
   );
 
-  if (flag(context.args, 'json')) context.stdout.write(`${JSON.stringify(checks, null, 2)}\n`);
+  if (flag(context.args, 'json')) context.stdout.write(`${jsonForTerminal(checks, 2)}\n`);
   else {
     for (const c of checks)
-      context.stdout.write(`${c.level.padEnd(8)}${c.what}${c.fix ? `\n        → ${c.fix}` : ''}\n`);
+      // Checks quote interface names, Tailscale's answers and the running host's message: escaped.
+      context.stdout.write(
+        `${c.level.padEnd(8)}${visibleText(c.what)}${c.fix ? `\n        → ${visibleText(c.fix)}` : ''}\n`,
+      );
   }
   return checks.some((c) => c.level === 'problem') ? Exit.Error : Exit.Ok;
 }
