@@ -1,12 +1,10 @@
 import type { Approval, SessionEvent } from '@tether/shared-protocol';
-import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeAnthropicServer } from '../../test/fakes/fake-anthropic-server.js';
 import type { TestHost } from '../../test/support/test-host.js';
+import { collector, runCommand } from '../../test/support/run-command.js';
 import { startTestHost } from '../../test/support/test-host.js';
-import { parseArgs } from './args.js';
 import { START_ACTION_MAX_LINES, startApprovalNotice } from './approval-lines.js';
-import type { Command } from './command.js';
 import { approvalsCommand } from './commands/approvals.js';
 import { jsonForTerminal } from './common.js';
 import { TranscriptPrinter } from './transcript-printer.js';
@@ -25,26 +23,6 @@ afterEach(async () => {
   await fake?.close();
   t = fake = undefined;
 });
-
-function collector(): { stream: Writable; text: () => string } {
-  let text = '';
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      text += chunk.toString();
-      done();
-    },
-  });
-  return { stream, text: () => text };
-}
-
-async function runCommand(command: Command, argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const parsed = parseArgs(argv, command.options);
-  if (!parsed.ok) throw new Error(parsed.message);
-  const out = collector();
-  const err = collector();
-  const code = await command.run({ args: parsed.args, stdout: out.stream, stderr: err.stream, env: {} });
-  return { code, out: out.text(), err: err.text() };
-}
 
 /** A session whose model proposes `command` through a hostile tool title, text and output. */
 async function hostileSession(command: string): Promise<{ id: string; approval: Approval }> {
