@@ -42,13 +42,27 @@ async function runDoctor(context: CommandContext): Promise<number> {
   const paths = dataPaths(dir);
   checks.push(...checkDataDir(paths.dir, paths.identity));
 
+  const tailscale = await tailscaleSelf();
+  // Only Tailscale itself can say a 100.64.0.0/10 address is its own (see bind-address.ts).
+  const confirmed = tailscale.ok && tailscale.value.running ? tailscale.value.addresses : [];
+  const unconfirmed = !tailscale.ok
+    ? `Tailscale could not confirm it (${tailscale.message})`
+    : tailscale.value.running
+      ? undefined
+      : 'Tailscale is not running, so it is not its address';
   const interfaces = interfacesFrom(networkInterfaces());
   const bind = stringOption(context.args, 'bind') ?? 'auto';
-  const choice = chooseBindAddress(bind, interfaces);
+  const choice = chooseBindAddress(bind, interfaces, confirmed, unconfirmed);
   const seen = interfaces
     .filter((i) => !i.internal)
-    .map((i) => `${i.address} (${i.name}: ${classifyAddress(i.address)})`);
-  if (choice.ok) {
+    .map((i) => `${i.address} (${i.name}: ${classifyAddress(i.address, confirmed)})`);
+  if (choice.ok && choice.kind === 'cgnat') {
+    checks.push({
+      level: 'warning',
+      what: `would listen on ${choice.address}, as named: it is in 100.64.0.0/10 but not a Tailscale address, so other customers of a carrier-grade NAT or VPN may reach it`,
+      fix: 'use --bind auto (Tailscale or LAN) unless you trust that network',
+    });
+  } else if (choice.ok) {
     checks.push({
       level: 'ok',
       what: `would listen on ${choice.address} (${choice.kind}${choice.interface ? `, ${choice.interface}` : ''}); addresses here: ${seen.join(', ') || 'none'}`,
@@ -64,7 +78,6 @@ async function runDoctor(context: CommandContext): Promise<number> {
     });
   }
 
-  const tailscale = await tailscaleSelf();
   if (!tailscale.ok) {
     checks.push({
       level: 'info',
