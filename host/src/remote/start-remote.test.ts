@@ -17,7 +17,7 @@ function fakeTailscale(options: {
   https: boolean;
   addresses?: string[];
   state?: string;
-  /** Seconds `status` takes to answer. */
+  /** `status` hangs this many seconds and then says nothing (`exec`, so the timeout's kill ends it). */
   delay?: number;
 }): string {
   const path = join(dir, 'tailscale');
@@ -33,7 +33,7 @@ function fakeTailscale(options: {
     path,
     `#!/bin/sh
 case "$1" in
-  status) ${options.delay ? `sleep ${options.delay}; ` : ''}echo '${status}' ;;
+  status) ${options.delay ? `exec sleep ${options.delay}` : `echo '${status}'`} ;;
   cert)
     ${options.https ? '' : 'echo "500 Internal Server Error: your Tailscale account does not support getting TLS certs" >&2; exit 1'}
     openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 90 -subj /CN=$6 \\
