@@ -82,6 +82,9 @@ describe('prefix rules cannot be bent into running code', () => {
     expect(offer("sh -c 'npm test'", 'sh -c')).toMatchObject({ error: expect.stringMatching(/-c/) as unknown });
     expect(offer('git -c core.pager=less log', 'git -c')).toHaveProperty('error');
     expect(offer('node --import ./x.mjs app.js', 'node --import')).toHaveProperty('error');
+    // With the value attached, the person saw and fixed it: fine as the prefix's last word.
+    expect(offer('make test CC=gcc V=1', 'make test CC=gcc')).toEqual({ tool: 'shell', prefix: 'make test CC=gcc' });
+    expect(covers('make test CC=gcc', 'make test CC=gcc V=1')).toBe(false);
   });
 
   it.each([

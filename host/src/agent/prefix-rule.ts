@@ -7,7 +7,7 @@
  *   wrappers (`env`, `sudo`, `npx`…) do not count as the program.
  * - It ends where a word of the command ends (`npm test` does not cover `npm testing`).
  * - It does not end with an option from `ARGUMENTS_THAT_RUN_CODE` (`sh -c`), whose value would
- *   then be whatever follows.
+ *   then be whatever follows (one with its value attached, `--node-options=…`, is fine).
  *
  * A command it covers must also have, after the prefix: no shell control characters (chaining,
  * substitution, redirection: see approval-policy.ts), balanced quotes, no unquoted glob or brace
@@ -174,7 +174,9 @@ export function prefixProblem(prefix: string): string | undefined {
     program++;
   if (words.length - program < 2)
     return 'a prefix needs the program and at least one argument (`git log`, not `git`): a program name alone would let its arguments run anything';
-  const last = runsCode(words[words.length - 1]!.text);
+  // `sh -c` leaves its code to whatever follows; `CC=gcc` or `--node-options=…` carries its value.
+  const lastWord = words[words.length - 1]!.text;
+  const last = lastWord.includes('=') ? undefined : runsCode(lastWord);
   if (last) return `a prefix may not end with ${last.pattern}: whatever follows it would run (${last.why})`;
   return undefined;
 }
