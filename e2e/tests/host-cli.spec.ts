@@ -111,6 +111,8 @@ test('without a running host, commands say so plainly', async () => {
 });
 
 test('usage errors exit 2 and every command has --help', async () => {
+  // About 25 runs of the CLI, one after another: a node start each, slow on a busy machine.
+  test.setTimeout(180_000);
   expect((await tether(dataDir, ['sessions', 'send', 'only-one-arg'])).code).toBe(2);
   expect((await tether(dataDir, ['sessions', '--bogus'])).code).toBe(2);
   expect((await tether(dataDir, ['approve', 'a_x', 'maybe'])).code).toBe(2);
