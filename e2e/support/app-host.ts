@@ -25,13 +25,20 @@ export interface AppHostOptions {
   /** Milliseconds per streamed demo chunk (TETHER_DEMO_DELAY_MS); small keeps tests quick. */
   demoDelayMs?: number;
   bind?: string;
+  /** `--model SPEC` (default: the demo model). */
+  model?: string;
 }
 
 export async function startAppHost(options: AppHostOptions = {}): Promise<AppHost> {
   const dataDir = makeDataDir();
-  const process = await startHost(dataDir, ['--bind', options.bind ?? '127.0.0.1', '--port', '0', '--root', dataDir], {
-    TETHER_DEMO_DELAY_MS: String(options.demoDelayMs ?? 10),
-  });
+  const model = options.model !== undefined ? ['--model', options.model] : [];
+  const process = await startHost(
+    dataDir,
+    ['--bind', options.bind ?? '127.0.0.1', '--port', '0', '--root', dataDir, ...model],
+    {
+      TETHER_DEMO_DELAY_MS: String(options.demoDelayMs ?? 10),
+    },
+  );
   const listening = await process.waitFor((l) => l.event === 'listening' || l.event === 'not-listening');
   if (listening.event !== 'listening') throw new Error(`host is not listening: ${JSON.stringify(listening)}`);
   return {

@@ -120,7 +120,7 @@ test('usage errors exit 2 and every command has --help', async () => {
   expect((await tether(dataDir, ['frobnicate'])).code).toBe(2);
   const help = await tether(dataDir, ['--help']);
   expect(help.code).toBe(0);
-  const commands = [...help.stdout.matchAll(/^ {2}tether ((?:[a-z-]+ ?)+?)(?: [A-Z"]|\s{2})/gm)].map((m) =>
+  const commands = [...help.stdout.matchAll(/^ {2}tether ((?:[a-z-]+ ?)+?)(?: [A-Z"[]|\s{2})/gm)].map((m) =>
     m[1]!.trim(),
   );
   expect(commands).toEqual(

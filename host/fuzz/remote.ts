@@ -1,8 +1,10 @@
-// npm run fuzz -- remote [--seconds N]
+// npm run fuzz -- remote [--seconds N | --inputs N]
 // A bounded run against a real host on 127.0.0.1: random and mutated bodies at /rc/pair and
 // /rc/call, and random and mutated frames at /rc/ws (before the handshake, and after a valid one).
 // Fails on a crash, an unhandled rejection, a server that stops answering, or an accepted forgery
-// (the mutated messages all carry sessions.create or a pair request; none may take effect).
+// (the mutated messages all carry sessions.create or a pair request; none may take effect, and
+// every mutation differs from its seed, so one that took effect was forged). Prints how many
+// inputs it tried and the host's refusal counters by reason.
 import type { WebSocketConstructor } from '@tether/shared-protocol';
 import {
   DeviceClient,
@@ -18,28 +20,22 @@ import {
   utf8Encode,
   webSocketConnect,
 } from '@tether/shared-protocol';
+import { REMOTE_MUTATIONS, mutate as mutateWith, parseFuzzBudget } from '@tether/shared-protocol/testing';
 import { WebSocket } from 'ws';
 import { pairDevice } from '../test/support/remote-device.js';
 import { startTestHost } from '../test/support/test-host.js';
 
-const secondsArg = process.argv.indexOf('--seconds');
-const seconds = secondsArg > 0 ? Number(process.argv[secondsArg + 1]) : 30;
+const parsed = parseFuzzBudget(process.argv.slice(2), { seconds: 30 }, Date.now, (line) => console.log(line));
+if (!parsed.ok) {
+  console.error(`fuzz remote: ${parsed.message}`);
+  process.exit(2);
+}
+const budget = parsed.budget;
 const failures: string[] = [];
 process.on('unhandledRejection', (reason) => failures.push(`unhandled rejection: ${String(reason)}`));
 process.on('uncaughtException', (error) => failures.push(`uncaught exception: ${error.message}`));
 
-function mutate(seed: Uint8Array): Uint8Array {
-  if (Math.random() < 0.1) return secureRandom(Math.floor(Math.random() * 400));
-  const copy = Array.from(seed);
-  for (let i = 0, edits = 1 + Math.floor(Math.random() * 3); i < edits; i++) {
-    const at = Math.floor(Math.random() * Math.max(1, copy.length));
-    const r = Math.random();
-    if (r < 0.6 && copy.length > 0) copy[at]! ^= 1 << Math.floor(Math.random() * 8);
-    else if (r < 0.8) copy.splice(at, 0, Math.floor(Math.random() * 256));
-    else copy.splice(at, 1 + Math.floor(Math.random() * 4));
-  }
-  return Uint8Array.from(copy);
-}
+const mutate = (seed: Uint8Array) => mutateWith(seed, Math.random, REMOTE_MUTATIONS);
 
 const t = await startTestHost({
   remote: { bind: '127.0.0.1', port: 0, roots: [] },
@@ -55,7 +51,6 @@ const create = encodeChannelMessage({
   method: 'sessions.create',
   params: { cwd: t.project, text: 'forged' },
 });
-let tried = 0;
 
 async function fuzzPair(): Promise<void> {
   const link = parsePairingLink(t.pairLink());
@@ -68,8 +63,8 @@ async function fuzzPair(): Promise<void> {
       ),
     ),
   );
-  for (let i = 0; i < 20; i++) {
-    tried++;
+  for (let i = 0; i < 20 && budget.more(); i++) {
+    budget.tried++;
     const body = mutate(valid);
     await fetch(`${remote.url}/rc/pair`, {
       method: 'POST',
@@ -90,8 +85,8 @@ async function fuzzCall(): Promise<void> {
     },
     create,
   ).message;
-  for (let i = 0; i < 20; i++) {
-    tried++;
+  for (let i = 0; i < 20 && budget.more(); i++) {
+    budget.tried++;
     await fetch(`${remote.url}/rc/call`, { method: 'POST', body: mutate(valid) }).then((r) => r.arrayBuffer());
   }
 }
@@ -120,8 +115,8 @@ async function fuzzSocket(handshake: boolean): Promise<void> {
     if (!keys?.ok) throw new Error('handshake failed in the fuzzer');
     sealer = new FrameSealer(keys.value.send);
   }
-  for (let i = 0; i < 10 && ws.readyState === ws.OPEN; i++) {
-    tried++;
+  for (let i = 0; i < 10 && ws.readyState === ws.OPEN && budget.more(); i++) {
+    budget.tried++;
     const seed = sealer ? (sealer.seal(create) as { value: Uint8Array }).value : hello;
     ws.send(Math.random() < 0.2 ? secureRandom(Math.floor(Math.random() * 200)) : mutate(seed));
     await new Promise((r) => setImmediate(r));
@@ -130,9 +125,9 @@ async function fuzzSocket(handshake: boolean): Promise<void> {
   await closed;
 }
 
-const deadline = Date.now() + seconds * 1000;
-while (Date.now() < deadline && failures.length === 0) {
+while (budget.more() && failures.length === 0) {
   await Promise.all([fuzzPair(), fuzzCall(), fuzzSocket(false), fuzzSocket(true)]);
+  budget.progress('remote');
   for (const request of remote.pairing.requests()) remote.pairing.deny(request.id);
   if (t.host.sessions.list().length > 0) failures.push('a forged sessions.create took effect');
 }
@@ -151,7 +146,7 @@ if (!info.ok) failures.push(`the server stopped answering: ${info.error.code}`);
 
 const refused = remote.stats.snapshot();
 await t.close();
-console.log(`fuzz remote: ${tried} inputs in ${seconds} s, ${failures.length} failures`);
+console.log(`fuzz remote: ${budget.summary()}, ${failures.length} failures`);
 console.log(
   `  refused by reason: ${Object.entries(refused)
     .map(([k, n]) => `${k}=${n}`)

@@ -331,6 +331,11 @@ export class Host {
     if (!server.ok) return server;
     this.listener = server.value;
     this.reachMessage = `phones reach this host at ${server.value.url} (${listen.kind}${listen.tls ? ', HTTPS' : ', plain HTTP'})`;
+    if (listen.kind === 'cgnat')
+      options.onNotice?.({
+        level: 'warning',
+        text: `listening on ${listen.address} as asked: it is in 100.64.0.0/10 but Tailscale does not list it, so other customers of a carrier-grade NAT or VPN may reach it`,
+      });
     if (listen.renew && listen.tls) {
       let validTo = listen.tls.validTo;
       const renew = listen.renew;

@@ -1,7 +1,8 @@
-// npm run fuzz -- protocol [--seconds N]
+// npm run fuzz -- protocol [--seconds N | --inputs N]
 // A bounded run that throws random and mutated bytes at every shared-protocol decoder. Fails on
 // any exception (a decoder must answer with a typed error) and on any forgery accepted (a changed
-// message that still opens). Prints how many inputs it tried.
+// message that still opens: every mutation differs from its seed, so an opened one is forged).
+// Prints how many inputs it tried and how each decoder refused them.
 import nacl from 'tweetnacl';
 import { systemClock } from '../src/clock.js';
 import { utf8Decode, utf8Encode } from '../src/encoding.js';
@@ -17,10 +18,21 @@ import { ReplayCache } from '../src/replay-cache.js';
 import { decodeChannelMessage, encodeChannelMessage } from '../src/rpc/channel.js';
 import { decodeEvent } from '../src/rpc/events.js';
 import { FrameOpener, FrameSealer } from '../src/sealed-frame.js';
+import { parseFuzzBudget } from '../src/testing/fuzz-budget.js';
+import { PROTOCOL_MUTATIONS, mutate as mutateWith } from '../src/testing/mutations.js';
 
-const secondsArg = process.argv.indexOf('--seconds');
-const seconds = secondsArg > 0 ? Number(process.argv[secondsArg + 1]) : 20;
-const deadline = Date.now() + seconds * 1000;
+const parsed = parseFuzzBudget(process.argv.slice(2), { seconds: 20 }, Date.now, (line) => console.log(line));
+if (!parsed.ok) {
+  console.error(`fuzz protocol: ${parsed.message}`);
+  process.exit(2);
+}
+const budget = parsed.budget;
+
+/**
+ * Seeds are made again this often (milliseconds), well inside the ±2 min hello window, so a long
+ * run keeps reaching past the timestamp check instead of only testing staleness.
+ */
+const RESEED_EVERY_MS = 30_000;
 
 const host = generateBoxKeyPair();
 const device = generateBoxKeyPair();
@@ -29,119 +41,138 @@ const lookupDevice = (id: string) => (id === deviceId ? device.publicKey : undef
 const key = nacl.randomBytes(32);
 const pairingKey = nacl.randomBytes(32);
 
-const hello = new HandshakeInitiator({
-  deviceId,
-  deviceKeys: device,
-  hostBoxPublicKey: host.publicKey,
-  clock: systemClock,
-  random: secureRandom,
-}).hello();
-const frame = (
-  new FrameSealer(key).seal(encodeChannelMessage({ t: 'req', id: 1, method: 'host.info', params: {} })) as {
-    value: Uint8Array;
-  }
-).value;
-const call = sealCall(
-  { deviceId, deviceKeys: device, hostBoxPublicKey: host.publicKey, clock: systemClock, random: secureRandom },
-  utf8Encode('{}'),
-).message;
-const pairBody = utf8Encode(
-  JSON.stringify(
-    sealPairRequest({ pairingId: nacl.randomBytes(16), devicePublicKey: device.publicKey, label: 'fuzz' }, pairingKey),
-  ),
-);
-const link = formatPairingLink({
-  base: 'https://h.example:7420',
-  hostBoxPublicKey: host.publicKey,
-  pairingId: nacl.randomBytes(16),
-  pairingKey,
-});
-
-function mutate(seed: Uint8Array): Uint8Array {
-  const r = Math.random();
-  if (r < 0.15) return nacl.randomBytes(Math.floor(Math.random() * 300));
-  const copy = Array.from(seed);
-  const edits = 1 + Math.floor(Math.random() * 4);
-  for (let i = 0; i < edits; i++) {
-    const at = Math.floor(Math.random() * (copy.length + 1));
-    const kind = Math.random();
-    if (kind < 0.5 && copy.length > 0) copy[at % copy.length]! ^= 1 << Math.floor(Math.random() * 8);
-    else if (kind < 0.7) copy.splice(at, 0, Math.floor(Math.random() * 256));
-    else if (kind < 0.85) copy.splice(at, 1 + Math.floor(Math.random() * 8));
-    else copy.splice(at, 0, ...copy.slice(0, Math.floor(Math.random() * 16)));
-  }
-  return Uint8Array.from(copy);
+function makeSeeds() {
+  const hello = new HandshakeInitiator({
+    deviceId,
+    deviceKeys: device,
+    hostBoxPublicKey: host.publicKey,
+    clock: systemClock,
+    random: secureRandom,
+  }).hello();
+  const frame = (
+    new FrameSealer(key).seal(encodeChannelMessage({ t: 'req', id: 1, method: 'host.info', params: {} })) as {
+      value: Uint8Array;
+    }
+  ).value;
+  const call = sealCall(
+    { deviceId, deviceKeys: device, hostBoxPublicKey: host.publicKey, clock: systemClock, random: secureRandom },
+    utf8Encode('{}'),
+  ).message;
+  const pairBody = utf8Encode(
+    JSON.stringify(
+      sealPairRequest(
+        { pairingId: nacl.randomBytes(16), devicePublicKey: device.publicKey, label: 'fuzz' },
+        pairingKey,
+      ),
+    ),
+  );
+  return { hello, frame, call, pairBody, madeAt: Date.now() };
 }
 
-const same = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i]);
-let tried = 0;
-const failures: string[] = [];
+const link = utf8Encode(
+  formatPairingLink({
+    base: 'https://h.example:7420',
+    hostBoxPublicKey: host.publicKey,
+    pairingId: nacl.randomBytes(16),
+    pairingKey,
+  }),
+);
+const event = utf8Encode(
+  '{"t":"evt","event":{"type":"message","sessionId":"s","seq":1,"at":1,"messageId":"m","role":"user","text":"x"}}',
+);
 
-function expectTyped(name: string, input: Uint8Array, run: () => Result<unknown>, original?: Uint8Array) {
-  tried++;
+const mutate = (seed: Uint8Array) => mutateWith(seed, Math.random, PROTOCOL_MUTATIONS);
+const failures: string[] = [];
+/** How each input ended, by decoder and error code (`frame:frame-tampered`), or `…:accepted`. */
+const outcomes = new Map<string, number>();
+const count = (reason: string) => outcomes.set(reason, (outcomes.get(reason) ?? 0) + 1);
+
+/** Runs one decoder on one input: a typed refusal is the expected answer; `forgeable` says an accepted input is a forgery. */
+function expectTyped(name: string, run: () => Result<unknown>, forgeable: boolean) {
+  budget.tried++;
   try {
     const r = run();
-    if (!r.ok && !isErrorCode(r.error.code)) failures.push(`${name}: untyped error ${String(r.error.code)}`);
-    if (r.ok && original && !same(input, original)) failures.push(`${name}: accepted a forgery`);
+    if (r.ok) {
+      count(`${name}:accepted`);
+      if (forgeable) failures.push(`${name}: accepted a forgery`);
+    } else {
+      count(`${name}:${r.error.code}`);
+      if (!isErrorCode(r.error.code)) failures.push(`${name}: untyped error ${String(r.error.code)}`);
+    }
   } catch (error) {
     failures.push(`${name}: threw ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 
-while (Date.now() < deadline && failures.length === 0) {
-  for (let i = 0; i < 200; i++) {
-    const h = mutate(hello);
-    expectTyped(
-      'hello',
-      h,
-      () =>
-        new HandshakeResponder({
-          hostKeys: host,
-          lookupDevice,
-          clock: systemClock,
-          random: secureRandom,
-          replay: new ReplayCache(systemClock),
-        }).acceptHello(h),
-      hello,
-    );
-    const f = mutate(frame);
-    expectTyped('frame', f, () => new FrameOpener(key).open(f), frame);
-    const c = mutate(call);
-    expectTyped(
-      'call',
-      c,
-      () => openCall(c, { hostKeys: host, lookupDevice, clock: systemClock, replay: new ReplayCache(systemClock) }),
-      call,
-    );
-    const p = mutate(pairBody);
-    expectTyped('pair', p, () => {
-      const text = utf8Decode(p);
-      let json: unknown;
-      try {
-        json = JSON.parse(text ?? '');
-      } catch {
-        return { ok: true, value: undefined };
-      }
-      const body = decodePairRequestBody(json);
-      return body.ok ? openPairRequest(body.value, pairingKey) : body;
+let seeds = makeSeeds();
+const cases: (() => void)[] = [
+  () => {
+    const h = mutate(seeds.hello);
+    const responder = new HandshakeResponder({
+      hostKeys: host,
+      lookupDevice,
+      clock: systemClock,
+      random: secureRandom,
+      replay: new ReplayCache(systemClock),
     });
-    const l = utf8Decode(mutate(utf8Encode(link))) ?? '';
-    expectTyped('link', utf8Encode(l), () => parsePairingLink(l));
-    const m = mutate(
-      utf8Encode(
-        '{"t":"evt","event":{"type":"message","sessionId":"s","seq":1,"at":1,"messageId":"m","role":"user","text":"x"}}',
-      ),
+    expectTyped('hello', () => responder.acceptHello(h), true);
+  },
+  () => {
+    const f = mutate(seeds.frame);
+    expectTyped('frame', () => new FrameOpener(key).open(f), true);
+  },
+  () => {
+    const c = mutate(seeds.call);
+    const replay = new ReplayCache(systemClock);
+    expectTyped('call', () => openCall(c, { hostKeys: host, lookupDevice, clock: systemClock, replay }), true);
+  },
+  () => {
+    // A changed pair body may still be the same request (JSON allows spaces), so opening is no forgery.
+    const p = mutate(seeds.pairBody);
+    expectTyped(
+      'pair',
+      () => {
+        let json: unknown;
+        try {
+          json = JSON.parse(utf8Decode(p) ?? '');
+        } catch {
+          return { ok: false, error: { code: 'bad-request', message: 'not JSON' } };
+        }
+        const body = decodePairRequestBody(json);
+        return body.ok ? openPairRequest(body.value, pairingKey) : body;
+      },
+      false,
     );
-    tried++;
+  },
+  () => {
+    const l = utf8Decode(mutate(link)) ?? '';
+    expectTyped('link', () => parsePairingLink(l), false);
+  },
+  () => {
+    const m = mutate(event);
+    budget.tried++;
     try {
       const decoded = decodeChannelMessage(m);
-      if (decoded?.t === 'evt') decodeEvent(decoded.event);
+      if (decoded?.t === 'evt') count(`channel:evt-${decodeEvent(decoded.event).kind}`);
+      else count(decoded ? `channel:${decoded.t}` : 'channel:undecodable');
     } catch (error) {
       failures.push(`channel: threw ${String(error)}`);
     }
-  }
+  },
+];
+
+for (let i = 0; budget.more() && failures.length === 0; i++) {
+  if (i % 1000 === 0 && Date.now() - seeds.madeAt > RESEED_EVERY_MS) seeds = makeSeeds();
+  cases[i % cases.length]!();
+  budget.progress('protocol');
 }
 
-console.log(`fuzz protocol: ${tried} inputs in ${seconds} s, ${failures.length} failures`);
+console.log(`fuzz protocol: ${budget.summary()}, ${failures.length} failures`);
+console.log(
+  `  outcomes: ${[...outcomes]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, n]) => `${k}=${n}`)
+    .join(', ')}`,
+);
 for (const f of failures.slice(0, 10)) console.log(`  ${f}`);
 process.exit(failures.length > 0 ? 1 : 0);

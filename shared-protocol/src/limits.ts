@@ -22,6 +22,10 @@ export const MAX_PAIR_BODY = 16 * 1024;
 /** Characters of a device label ("iPhone · Safari"). */
 export const MAX_DEVICE_LABEL = 64;
 
+/** Characters of a device label as the host keeps and shows it, hidden characters shown as marks
+ * (`⟨U+202E⟩`, up to 8 characters each): 256, the size of every name field, cut with `…` past it. */
+export const MAX_SHOWN_LABEL = 256;
+
 /** Bytes of a one-shot call body: 64 KiB; one-shot calls are small actions (answer an approval). */
 export const MAX_ONE_SHOT_BODY = 64 * 1024;
 

@@ -182,21 +182,23 @@ describe('agent loop behaviour', () => {
   it('remembers "allow for this session" with a chosen prefix, but never for a chained command', async () => {
     const { fake, t } = await setup('anthropic');
     fake.enqueue(
-      { toolCalls: [{ name: 'shell', argumentChunks: ['{"command":"echo one"}'] }] },
-      { toolCalls: [{ name: 'shell', argumentChunks: ['{"command":"echo two"}'] }] },
-      { toolCalls: [{ name: 'shell', argumentChunks: ['{"command":"echo three; rm x"}'] }] },
+      { toolCalls: [{ name: 'shell', argumentChunks: ['{"command":"echo hello one"}'] }] },
+      { toolCalls: [{ name: 'shell', argumentChunks: ['{"command":"echo hello two"}'] }] },
+      { toolCalls: [{ name: 'shell', argumentChunks: ['{"command":"echo hello three; rm x"}'] }] },
       { text: ['done'] },
     );
     const id = await create();
     const first = await approvalOf(id);
     const badPrefix = t.host.approvals.answer(first.id, { decision: 'allow-session', prefix: 'ls' }, local);
     expect(!badPrefix.ok && badPrefix.error.code).toBe('invalid-params');
-    expect(t.host.approvals.answer(first.id, { decision: 'allow-session', prefix: 'echo' }, local).ok).toBe(true);
+    const bare = t.host.approvals.answer(first.id, { decision: 'allow-session', prefix: 'echo' }, local);
+    expect(!bare.ok && bare.error.message).toMatch(/at least one argument/);
+    expect(t.host.approvals.answer(first.id, { decision: 'allow-session', prefix: 'echo hello' }, local).ok).toBe(true);
     const third = (await t.waitFor(
       id,
       (e) => e.type === 'approval.requested' && e.approval.id !== first.id,
     )) as Extract<SessionEvent, { type: 'approval.requested' }>;
-    expect(third.approval.action).toBe('echo three; rm x');
+    expect(third.approval.action).toBe('echo hello three; rm x');
     t.host.approvals.answer(third.approval.id, { decision: 'deny' }, local);
     await t.waitFor(id, is('run.finished'));
     expect(t.events(id).filter(is('approval.requested'))).toHaveLength(2);

@@ -1,5 +1,6 @@
 import type { AllowRule } from '../store/session-store.js';
 import type { ApprovalNeed } from '../tools/tool.js';
+import { prefixCovers, prefixProblem } from './prefix-rule.js';
 
 /**
  * Characters that let one command line run another: `;`, `&`, `|`, backticks, `$(…)`, redirections,
@@ -13,20 +14,16 @@ export function isAllowedByRules(rules: readonly AllowRule[], tool: string, need
   return rules.some((rule) => {
     if (rule.tool !== tool) return false;
     if ('command' in rule) return need.command === rule.command;
-    if ('prefix' in rule) {
-      const command = need.command;
-      if (command === undefined) return false;
-      if (command === rule.prefix) return true;
-      if (!command.startsWith(`${rule.prefix} `)) return false;
-      return !SHELL_CONTROL.test(command.slice(rule.prefix.length));
-    }
+    // See prefix-rule.ts: a rule stored before its checks existed is held to them too.
+    if ('prefix' in rule) return need.command !== undefined && prefixCovers(rule.prefix, need.command, SHELL_CONTROL);
     return tool !== 'shell';
   });
 }
 
 /**
  * The rule an "allow for this session" answer adds: for `shell`, that exact command, or the
- * prefix the person chose (which must start the command); for other tools, the tool.
+ * prefix the person chose (which must start the command, end where one of its words ends, and
+ * pass `prefixProblem`); for other tools, the tool.
  */
 export function ruleForAnswer(
   tool: string,
@@ -40,6 +37,10 @@ export function ruleForAnswer(
   if (prefix === undefined) return { tool: 'shell', command };
   const trimmed = prefix.trim();
   if (trimmed === '' || !command.startsWith(trimmed)) return { error: 'the prefix must be the start of the command' };
+  const next = command[trimmed.length];
+  if (next !== undefined && next !== ' ' && next !== '\t')
+    return { error: 'the prefix must end where a word of the command ends' };
   if (SHELL_CONTROL.test(trimmed)) return { error: 'a prefix may not contain shell control characters' };
-  return { tool: 'shell', prefix: trimmed };
+  const problem = prefixProblem(trimmed);
+  return problem !== undefined ? { error: problem } : { tool: 'shell', prefix: trimmed };
 }

@@ -1,4 +1,5 @@
 import type { ProtocolError, Result } from '@tether/shared-protocol';
+import { hiddenClass, visibleText } from '@tether/shared-protocol';
 import { dataPaths, resolveDataDir } from '../config/data-dir.js';
 import { ControlClient } from '../control/control-client.js';
 import type { OptionSpec } from './args.js';
@@ -23,7 +24,7 @@ export async function withClient(
   const dir = resolveDataDir(stringOption(context.args, 'data-dir'), context.env);
   const client = await ControlClient.connect(dataPaths(dir).controlSocket);
   if (!client.ok) {
-    context.stderr.write(`tether: ${client.error.message}\n`);
+    context.stderr.write(`tether: ${visibleText(client.error.message)}\n`);
     return Exit.Error;
   }
   try {
@@ -33,15 +34,30 @@ export async function withClient(
   }
 }
 
-/** True (after printing its message) when a call failed. */
+/** True (after printing its message) when a call failed. The message may echo a device's or model's text. */
 export function failed<T>(context: CommandContext, result: Result<T>): result is { ok: false; error: ProtocolError } {
   if (result.ok) return false;
-  context.stderr.write(`tether: ${result.error.message} (${result.error.code})\n`);
+  context.stderr.write(`tether: ${visibleText(result.error.message)} (${visibleText(result.error.code)})\n`);
   return true;
 }
 
 export function printJson(context: CommandContext, value: unknown): void {
-  context.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  context.stdout.write(`${jsonForTerminal(value, 2)}\n`);
+}
+
+/**
+ * JSON whose every hidden character (bidi, zero-width, C1…) is a `\uXXXX` escape: the same value
+ * to a program that parses it, and nothing a terminal can be tricked by when a person reads it.
+ * (JSON.stringify already escapes C0 controls and lone surrogates.)
+ */
+export function jsonForTerminal(value: unknown, indent?: number): string {
+  return (JSON.stringify(value, null, indent) ?? 'null').replace(/[^ -~]/gu, (char) =>
+    hiddenClass(char.codePointAt(0)!) === undefined
+      ? char
+      : Array.from({ length: char.length }, (_, i) => `\\u${char.charCodeAt(i).toString(16).padStart(4, '0')}`).join(
+          '',
+        ),
+  );
 }
 
 export function ago(time: number, now = Date.now()): string {

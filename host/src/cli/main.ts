@@ -1,3 +1,4 @@
+import { visibleText } from '@tether/shared-protocol';
 import { parseArgs } from './args.js';
 import type { Command } from './command.js';
 import { Exit } from './command.js';
@@ -27,13 +28,13 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   const found = findCommand(argv);
   if (!found) {
-    stderr.write(`tether: unknown command '${argv.join(' ')}'. See 'tether --help'.\n`);
+    stderr.write(`tether: unknown command '${visibleText(argv.join(' '))}'. See 'tether --help'.\n`);
     return Exit.Usage;
   }
   const { command, rest } = found;
   const parsed = parseArgs(rest, optionsWithHelp(command));
   if (!parsed.ok) {
-    stderr.write(`tether ${command.path.join(' ')}: ${parsed.message}\n\n${commandUsage(command)}`);
+    stderr.write(`tether ${command.path.join(' ')}: ${visibleText(parsed.message)}\n\n${commandUsage(command)}`);
     return Exit.Usage;
   }
   if (parsed.args.options.help === true) {
@@ -56,7 +57,9 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(`tether: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `tether: ${visibleText(error instanceof Error ? (error.stack ?? error.message) : String(error), { multiline: true })}\n`,
+    );
     process.exitCode = Exit.Error;
   },
 );

@@ -1,4 +1,4 @@
-import { formatConfirmationCode } from '@tether/shared-protocol';
+import { formatConfirmationCode, visibleText } from '@tether/shared-protocol';
 import { createInterface } from 'node:readline';
 import type { Interface } from 'node:readline';
 import type { Host } from '../host.js';
@@ -49,7 +49,7 @@ export class PairPrompt {
     if (!request) return;
     this.asking = request.id;
     this.rl.question(
-      `\nPair '${request.label}'? code ${formatConfirmationCode(request.code)} (device key ${request.fingerprint}) — does the phone show the same code? [y/N] `,
+      `\nPair '${visibleText(request.label)}'? code ${formatConfirmationCode(request.code)} (device key ${request.fingerprint}) — does the phone show the same code? [y/N] `,
       (answer) => {
         if (this.asking !== request.id) return this.next(host);
         this.asking = undefined;
@@ -58,8 +58,8 @@ export class PairPrompt {
           const allowed = pairing.allow(request.id);
           this.output.write(
             allowed.ok
-              ? `Paired '${allowed.value.label}' as ${allowed.value.id}.\n`
-              : `Not paired: ${allowed.error.message}\n`,
+              ? `Paired '${visibleText(allowed.value.label)}' as ${allowed.value.id}.\n`
+              : `Not paired: ${visibleText(allowed.error.message)}\n`,
           );
         } else if (pairing) {
           pairing.deny(request.id);

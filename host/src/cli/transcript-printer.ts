@@ -1,12 +1,25 @@
 import type { SessionEvent } from '@tether/shared-protocol';
+import { visibleText } from '@tether/shared-protocol';
+import { actionBlock, approvalOutcome, linesNote } from './approval-lines.js';
+
+/** Lines of a tool's output shown in a transcript; the rest is counted. */
+export const TOOL_OUTPUT_LINES = 12;
+
+/** Multi-line text (messages, output) with every hidden character shown as a mark. */
+const lines = (text: string) => visibleText(text, { multiline: true });
+/** One-line text (titles, names, labels, errors): a newline is shown as a mark too. */
+const line = (text: string) => visibleText(text);
 
 /**
  * Renders a session's events for a terminal. Following live, assistant text appears as its
- * deltas arrive; a whole `message` is printed only when its deltas were not.
+ * deltas arrive; a whole `message` is printed only when its deltas were not. Everything that came
+ * from the model, a tool, a file or a device is escaped (`visibleText`) before it is written.
  */
 export class TranscriptPrinter {
   private streaming: string | undefined;
   private readonly streamed = new Set<string>();
+  /** A high surrogate that ended the last delta: its pair starts the next one. */
+  private heldSurrogate = '';
 
   constructor(
     private readonly out: NodeJS.WritableStream,
@@ -23,7 +36,7 @@ export class TranscriptPrinter {
           this.streaming = event.messageId;
           this.streamed.add(event.messageId);
         }
-        this.out.write(event.text);
+        this.out.write(lines(this.joinSurrogates(event.text)));
         return;
       case 'message':
         if (event.role === 'assistant' && this.streamed.has(event.messageId)) {
@@ -31,45 +44,41 @@ export class TranscriptPrinter {
           return;
         }
         this.endStream();
-        this.out.write(event.role === 'user' ? `\n› ${event.text}\n` : `\n${event.text}\n`);
+        this.out.write(event.role === 'user' ? `\n› ${lines(event.text)}\n` : `\n${lines(event.text)}\n`);
         return;
       case 'tool.started':
         this.endStream();
-        this.out.write(`\n⏺ ${event.tool}: ${event.title}\n`);
+        this.out.write(`\n⏺ ${line(event.tool)}: ${line(event.title)}\n`);
         return;
       case 'tool.finished': {
         this.endStream();
-        const lines = event.output.split('\n');
-        const shown = lines
-          .slice(0, 12)
-          .map((l) => `  │ ${l}`)
+        const outputLines = event.output.split('\n');
+        const shown = outputLines
+          .slice(0, TOOL_OUTPUT_LINES)
+          .map((l) => `  │ ${line(l)}`)
           .join('\n');
-        const more = lines.length > 12 ? `\n  │ … ${lines.length - 12} more lines` : '';
-        this.out.write(`  ${event.ok ? '✓' : '✗'} ${event.tool}\n${shown}${more}\n`);
+        const more =
+          outputLines.length > TOOL_OUTPUT_LINES ? `\n  │ … ${outputLines.length - TOOL_OUTPUT_LINES} more lines` : '';
+        this.out.write(`  ${event.ok ? '✓' : '✗'} ${line(event.tool)}\n${shown}${more}\n`);
         return;
       }
       case 'approval.requested': {
         this.endStream();
         const a = event.approval;
+        const note = linesNote(a.action);
         this.out.write(
-          `\n┌ approval needed (${a.kind}) in ${a.cwd}\n${a.action
-            .split('\n')
-            .map((l) => `│ ${l}`)
-            .join('\n')}\n└ tether approve ${a.id} allow|deny [--for-session] [--note TEXT]\n`,
+          `\n┌ approval needed (${a.kind}${note ? `, ${note}` : ''}) in ${line(a.cwd)}\n${actionBlock(a.action)}\n└ tether approve ${a.id} allow|deny [--for-session] [--note TEXT]\n`,
         );
         return;
       }
       case 'approval.resolved': {
         this.endStream();
-        const a = event.approval;
-        const who = a.answeredBy ? ` by ${a.answeredBy.label}` : '';
-        const note = a.note ? `: ${a.note}` : '';
-        this.out.write(`  → ${a.status === 'allowed' ? `allowed (${a.decision})` : a.status}${who}${note}\n`);
+        this.out.write(`  → ${approvalOutcome(event.approval)}\n`);
         return;
       }
       case 'run.finished': {
         this.endStream();
-        const err = event.error ? `: ${event.error}` : '';
+        const err = event.error ? `: ${line(event.error)}` : '';
         this.out.write(
           `\n— run ${event.status}${err} (${event.usage.inputTokens} in / ${event.usage.outputTokens} out tokens)\n`,
         );
@@ -77,16 +86,26 @@ export class TranscriptPrinter {
       }
       case 'notice':
         this.endStream();
-        this.out.write(`\n[${event.level}] ${event.text}\n`);
+        this.out.write(`\n[${event.level}] ${lines(event.text)}\n`);
         return;
       case 'session.updated':
         return;
     }
   }
 
+  private joinSurrogates(text: string): string {
+    const joined = this.heldSurrogate + text;
+    const last = joined.charCodeAt(joined.length - 1);
+    const high = last >= 0xd800 && last <= 0xdbff;
+    this.heldSurrogate = high ? joined.slice(-1) : '';
+    return high ? joined.slice(0, -1) : joined;
+  }
+
   private endStream(): void {
     if (this.streaming === undefined) return;
     this.streaming = undefined;
+    if (this.heldSurrogate) this.out.write(line(this.heldSurrogate));
+    this.heldSurrogate = '';
     this.out.write('\n');
   }
 }

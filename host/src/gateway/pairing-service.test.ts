@@ -106,7 +106,7 @@ describe('PairingService', () => {
     expect(s.service.requests()).toEqual([]);
   });
 
-  it('shows control characters in labels as spaces (no terminal escapes)', () => {
+  it('shows hidden characters in labels as visible marks (no terminal escapes)', () => {
     const s = setup();
     const l = s.link();
     void s.service.pair(
@@ -117,6 +117,6 @@ describe('PairingService', () => {
       'a',
       never,
     );
-    expect(s.service.requests()[0]?.label).toBe('evil [2Jphone');
+    expect(s.service.requests()[0]?.label).toBe('evil⟨ESC⟩[2Jphone');
   });
 });

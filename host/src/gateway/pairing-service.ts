@@ -10,6 +10,7 @@ import type {
 } from '@tether/shared-protocol';
 import {
   DEFAULT_DEVICE_SCOPES,
+  MAX_SHOWN_LABEL,
   PAIRING_LINK_TTL_MS,
   PAIR_ANSWER_WAIT_MS,
   confirmationCode,
@@ -24,6 +25,7 @@ import {
   sealPairReply,
   sharedSecret,
   toBase64Url,
+  visibleText,
 } from '@tether/shared-protocol';
 import type { DeviceStore } from '../store/device-store.js';
 import { RateLimiter } from './rate-limiter.js';
@@ -161,7 +163,7 @@ export class PairingService {
       const id = this.deps.newId('p');
       const info: PairRequestInfo = {
         id,
-        label: printable(opened.value.label),
+        label: visibleText(opened.value.label, { maxLength: MAX_SHOWN_LABEL }),
         code: confirmationCode(this.deps.identity.box.publicKey, devicePublicKey, link.key),
         fingerprint: fingerprint(devicePublicKey),
         createdAt: this.deps.clock.now(),
@@ -241,9 +243,4 @@ export class PairingService {
   private valid(): Link | undefined {
     return this.link && this.deps.clock.now() <= this.link.expiresAt ? this.link : undefined;
   }
-}
-
-/** A label as a terminal may show it: control characters (escape sequences) become spaces. */
-function printable(label: string): string {
-  return [...label].map((c) => (c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f ? ' ' : c)).join('');
 }

@@ -11,11 +11,15 @@ const iface = (name: string, address: string, internal = false): Interface => ({
 
 describe('address classes', () => {
   it.each([
-    ['100.64.0.1', 'tailscale'],
-    ['100.127.255.254', 'tailscale'],
+    // 100.64.0.0/10 is shared address space (RFC 6598): carrier-grade NAT and other VPNs use it
+    // too, so only Tailscale itself can say an address there is its own.
+    ['100.64.0.1', 'cgnat'],
+    ['100.127.255.254', 'cgnat'],
     ['100.128.0.1', 'public'],
-    ['fd7a:115c:a1e0::1', 'tailscale'],
-    ['fd7a:115c:a1e0:ab12:4843:cd96:626b:430b', 'tailscale'],
+    ['100.63.255.255', 'public'],
+    // Tailscale's IPv6 prefix is a unique local address: private either way.
+    ['fd7a:115c:a1e0::1', 'lan'],
+    ['::ffff:100.100.1.2', 'cgnat'],
     ['10.1.2.3', 'lan'],
     ['172.16.0.1', 'lan'],
     ['172.32.0.1', 'public'],
@@ -36,6 +40,17 @@ describe('address classes', () => {
   ])('%s is %s', (address, kind) => {
     expect(classifyAddress(address)).toBe(kind);
   });
+
+  it('is Tailscale only when Tailscale lists the address', () => {
+    const tailscale = ['100.101.102.103', 'fd7a:115c:a1e0::7'];
+    expect(classifyAddress('100.101.102.103', tailscale)).toBe('tailscale');
+    expect(classifyAddress('100.101.102.104', tailscale)).toBe('cgnat');
+    expect(classifyAddress('fd7a:115c:a1e0::7', tailscale)).toBe('tailscale');
+    expect(classifyAddress('FD7A:115C:A1E0:0:0:0:0:0007', tailscale)).toBe('tailscale');
+    expect(classifyAddress('fd7a:115c:a1e0::9', tailscale)).toBe('lan');
+    // Listing an address outside Tailscale's ranges does not make it Tailscale's.
+    expect(classifyAddress('192.168.1.20', ['192.168.1.20'])).toBe('lan');
+  });
 });
 
 describe('choosing where to listen', () => {
@@ -48,8 +63,10 @@ describe('choosing where to listen', () => {
     iface('tailscale0', '100.101.102.103'),
   ];
 
+  const confirmed = ['100.101.102.103', 'fd7a:115c:a1e0::7'];
+
   it('prefers Tailscale (IPv4 first), then the LAN', () => {
-    expect(chooseBindAddress('auto', both)).toMatchObject({
+    expect(chooseBindAddress('auto', both, confirmed)).toMatchObject({
       ok: true,
       address: '100.101.102.103',
       kind: 'tailscale',
@@ -81,6 +98,30 @@ describe('choosing where to listen', () => {
       expect(!r.ok && r.message).toMatch(/every interface/);
     }
     expect(chooseBindAddress('8.8.8.8', both)).toMatchObject({ ok: false, reason: 'refused' });
+  });
+
+  it('takes a 100.64.0.0/10 address Tailscale does not list for unknown: never picked, and says why', () => {
+    const cgnat = [lo, iface('wwan0', '100.72.14.9')];
+    const r = chooseBindAddress('auto', cgnat, []);
+    expect(r).toMatchObject({ ok: false, reason: 'none' });
+    const message = !r.ok ? r.message : '';
+    expect(message).toContain('100.72.14.9 (wwan0)');
+    expect(message).toMatch(/carrier-grade NAT/);
+    expect(message).toContain('--bind 100.72.14.9');
+    expect(chooseBindAddress('tailscale', cgnat, [])).toMatchObject({ ok: false, reason: 'none' });
+    expect(chooseBindAddress('lan', cgnat, [])).toMatchObject({ ok: false, reason: 'none' });
+    // With a LAN address too, the LAN wins; Tailscale's own address would have won.
+    expect(chooseBindAddress('auto', [...cgnat, iface('eth0', '192.168.1.20')], [])).toMatchObject({
+      ok: true,
+      address: '192.168.1.20',
+      kind: 'lan',
+    });
+    expect(chooseBindAddress('auto', cgnat, ['100.72.14.9'])).toMatchObject({ ok: true, kind: 'tailscale' });
+  });
+
+  it('listens on an unconfirmed 100.64.0.0/10 address only when it is named', () => {
+    expect(chooseBindAddress('100.72.14.9', [], [])).toMatchObject({ ok: true, address: '100.72.14.9', kind: 'cgnat' });
+    expect(chooseBindAddress('100.72.14.9', [], ['100.72.14.9'])).toMatchObject({ ok: true, kind: 'tailscale' });
   });
 
   it('allows loopback only when named', () => {

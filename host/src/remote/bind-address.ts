@@ -5,9 +5,15 @@ import { isIP } from 'node:net';
  * Which address the remote-control server listens on. Exactly one: the Tailscale address first,
  * else a private LAN address; loopback only when named; never every interface or a public
  * address, because that would offer the pairing endpoint to the whole internet.
+ *
+ * Tailscale gives out addresses from 100.64.0.0/10, but that range is shared address space
+ * (RFC 6598): carrier-grade NAT on mobile and home connections and other VPNs use it too, and
+ * there the provider's other customers may reach the address. So an address in it counts as
+ * Tailscale only when Tailscale itself lists it (`tailscale status`); otherwise it is `cgnat`,
+ * never chosen on its own, and used only when named with `--bind`.
  */
 
-export type AddressKind = 'tailscale' | 'lan' | 'loopback' | 'link-local' | 'unspecified' | 'public';
+export type AddressKind = 'tailscale' | 'cgnat' | 'lan' | 'loopback' | 'link-local' | 'unspecified' | 'public';
 
 export type BindMode = 'auto' | 'tailscale' | 'lan';
 
@@ -19,7 +25,7 @@ export interface Interface {
 }
 
 export type BindChoice =
-  | { ok: true; address: string; kind: 'tailscale' | 'lan' | 'loopback'; interface?: string }
+  | { ok: true; address: string; kind: 'tailscale' | 'cgnat' | 'lan' | 'loopback'; interface?: string }
   | { ok: false; reason: 'refused'; message: string }
   | { ok: false; reason: 'none'; message: string };
 
@@ -48,13 +54,35 @@ function ipv6(address: string): number[] | undefined {
   return [...ea, ...Array<number>(zeros).fill(0), ...eb];
 }
 
-export function classifyAddress(address: string): AddressKind {
+/** The same address however it is written (IPv6 groups expanded, IPv4 as is). */
+function canonical(address: string): string {
+  const v6 = ipv6(address);
+  return v6 ? v6.map((g) => g.toString(16)).join(':') : address;
+}
+
+/** Whether the address is in a range Tailscale uses: 100.64.0.0/10 or fd7a:115c:a1e0::/48. */
+export function inTailscaleRange(address: string): boolean {
+  const v4 = ipv4(address);
+  if (v4) return v4[0] === 100 && v4[1]! >= 64 && v4[1]! <= 127;
+  const v6 = ipv6(address);
+  if (!v6) return false;
+  if (v6.slice(0, 5).every((g) => g === 0) && v6[5] === 0xffff)
+    return inTailscaleRange(`${v6[6]! >> 8}.${v6[6]! & 255}.${v6[7]! >> 8}.${v6[7]! & 255}`);
+  return v6[0] === 0xfd7a && v6[1] === 0x115c && v6[2] === 0xa1e0;
+}
+
+/**
+ * What kind of address this is. `tailscale` lists the addresses Tailscale reports as its own: an
+ * address in Tailscale's ranges counts as Tailscale only if it is there.
+ */
+export function classifyAddress(address: string, tailscale: readonly string[] = []): AddressKind {
+  if (inTailscaleRange(address) && tailscale.some((t) => canonical(t) === canonical(address))) return 'tailscale';
   const v4 = ipv4(address);
   if (v4) {
     const [a, b] = v4 as [number, number];
     if (address === '0.0.0.0') return 'unspecified';
     if (a === 127) return 'loopback';
-    if (a === 100 && b >= 64 && b <= 127) return 'tailscale';
+    if (a === 100 && b >= 64 && b <= 127) return 'cgnat';
     if (a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168)) return 'lan';
     if (a === 169 && b === 254) return 'link-local';
     return 'public';
@@ -63,7 +91,7 @@ export function classifyAddress(address: string): AddressKind {
   if (!v6) return 'public';
   if (v6.every((g) => g === 0)) return 'unspecified';
   if (v6.slice(0, 7).every((g) => g === 0) && v6[7] === 1) return 'loopback';
-  if (v6[0] === 0xfd7a && v6[1] === 0x115c && v6[2] === 0xa1e0) return 'tailscale';
+  // Tailscale's fd7a:115c:a1e0::/48 not listed by Tailscale is still a unique local address.
   if ((v6[0]! & 0xfe00) === 0xfc00) return 'lan';
   if ((v6[0]! & 0xffc0) === 0xfe80) return 'link-local';
   if (v6.slice(0, 5).every((g) => g === 0) && v6[5] === 0xffff) {
@@ -84,10 +112,19 @@ export function interfacesFrom(map: NodeJS.Dict<NetworkInterfaceInfo[]>): Interf
 const FIX =
   'Install Tailscale (https://tailscale.com) on this computer and the phone, join a private network, or use --relay.';
 
-/** `mode`: a BindMode, or one address named on the command line. */
-export function chooseBindAddress(mode: string, interfaces: readonly Interface[]): BindChoice {
+/**
+ * `mode`: a BindMode, or one address named on the command line. `tailscale`: the addresses
+ * Tailscale reports as this computer's (empty when it is absent, stopped or silent); `unconfirmed`
+ * says why, for the message when an address in its range is passed over.
+ */
+export function chooseBindAddress(
+  mode: string,
+  interfaces: readonly Interface[],
+  tailscale: readonly string[] = [],
+  unconfirmed = 'Tailscale does not list it',
+): BindChoice {
   if (mode !== 'auto' && mode !== 'tailscale' && mode !== 'lan') {
-    const kind = classifyAddress(mode);
+    const kind = classifyAddress(mode, tailscale);
     if (kind === 'unspecified') {
       return {
         ok: false,
@@ -106,7 +143,7 @@ export function chooseBindAddress(mode: string, interfaces: readonly Interface[]
   }
   const candidates = interfaces.filter((i) => !i.internal);
   const pick = (kind: 'tailscale' | 'lan') => {
-    const matching = candidates.filter((i) => classifyAddress(i.address) === kind);
+    const matching = candidates.filter((i) => classifyAddress(i.address, tailscale) === kind);
     return matching.find((i) => i.family === 'IPv4') ?? matching[0];
   };
   const order: readonly ('tailscale' | 'lan')[] = mode === 'auto' ? ['tailscale', 'lan'] : [mode];
@@ -120,7 +157,16 @@ export function chooseBindAddress(mode: string, interfaces: readonly Interface[]
       : mode === 'tailscale'
         ? 'a Tailscale address'
         : 'a private LAN address';
-  return { ok: false, reason: 'none', message: `This computer has no ${what}, so no phone can reach it yet. ${FIX}` };
+  const passedOver = candidates.filter((i) => classifyAddress(i.address, tailscale) === 'cgnat');
+  const why =
+    passedOver.length > 0
+      ? ` ${passedOver.map((i) => `${i.address} (${i.name})`).join(', ')} ${passedOver.length === 1 ? 'is' : 'are'} in 100.64.0.0/10, which Tailscale uses but so do carrier-grade NAT and other VPNs, where other customers of the network may reach it; ${unconfirmed}. If you trust that network, name the address: --bind ${passedOver[0]!.address}.`
+      : '';
+  return {
+    ok: false,
+    reason: 'none',
+    message: `This computer has no ${what}, so no phone can reach it yet.${why} ${FIX}`,
+  };
 }
 
 /** `host:port` as it appears in a URL and a Host header. */

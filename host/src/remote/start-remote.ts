@@ -1,10 +1,10 @@
 import { fail, ok } from '@tether/shared-protocol';
 import { networkInterfaces } from 'node:os';
 import type { Interface } from './bind-address.js';
-import { chooseBindAddress, interfacesFrom } from './bind-address.js';
+import { chooseBindAddress, inTailscaleRange, interfacesFrom } from './bind-address.js';
 import type { TlsMaterial } from './lan-listener.js';
 import { loadTls } from './tls.js';
-import { RENEW_BEFORE_DAYS, obtainTailscaleCert, tailscaleSelf } from './tailscale.js';
+import { RENEW_BEFORE_DAYS, obtainTailscaleCert, tailscaleAddresses, tailscaleSelf } from './tailscale.js';
 
 /** Port the host listens on unless told otherwise. */
 export const DEFAULT_PORT = 7420;
@@ -18,12 +18,16 @@ export interface ListenOptions {
   tailscaleCert?: boolean;
   /** The interfaces to choose from; the computer's own by default (tests inject lists). */
   interfaces?: () => Interface[];
+  /** The `tailscale` command (tests use a script standing in for it). */
   tailscaleBinary?: string;
+  /** How long to wait for `tailscale status` (default TAILSCALE_STATUS_TIMEOUT_MS). */
+  tailscaleTimeoutMs?: number;
 }
 
 export interface ListenPlan {
   address: string;
-  kind: 'tailscale' | 'lan' | 'loopback';
+  /** `cgnat`: a 100.64.0.0/10 address Tailscale does not list, named with --bind. */
+  kind: 'tailscale' | 'cgnat' | 'lan' | 'loopback';
   tls?: TlsMaterial & { validTo: Date };
   /** With --tailscale-cert: gets a fresh certificate when the current one nears expiry. */
   renew?: () => Promise<(TlsMaterial & { validTo: Date }) | undefined>;
@@ -41,11 +45,16 @@ export async function planListen(options: ListenOptions, dataDir: string): Promi
   if (options.tailscaleCert) {
     if (options.tlsCert || options.tlsKey)
       return invalid('--tailscale-cert and --tls-cert/--tls-key exclude each other');
-    const self = await tailscaleSelf(options.tailscaleBinary);
+    const self = await tailscaleSelf(options.tailscaleBinary, options.tailscaleTimeoutMs);
     if (!self.ok) return invalid(`--tailscale-cert: ${self.message}`);
     if (!self.value.dnsName)
       return invalid('--tailscale-cert: this computer has no MagicDNS name; enable MagicDNS for your tailnet');
-    const bind = chooseBindAddress(options.bind === 'auto' ? 'tailscale' : options.bind, interfaces());
+    const bind = chooseBindAddress(
+      options.bind === 'auto' ? 'tailscale' : options.bind,
+      interfaces(),
+      self.value.running ? self.value.addresses : [],
+      self.value.running ? undefined : 'Tailscale is not running, so it is not its address',
+    );
     if (!bind.ok)
       return bind.reason === 'refused' ? invalid(bind.message) : { ok: true, value: undefined, message: bind.message };
     const obtain = async () => {
@@ -70,7 +79,18 @@ export async function planListen(options: ListenOptions, dataDir: string): Promi
     };
   }
   if (Boolean(options.tlsCert) !== Boolean(options.tlsKey)) return invalid('--tls-cert and --tls-key go together');
-  const bind = chooseBindAddress(options.bind, interfaces());
+  const list = interfaces();
+  // Only Tailscale can say whether an address in its ranges is its own; asked only when one is there.
+  const ask =
+    options.bind === 'lan'
+      ? false
+      : options.bind === 'auto' || options.bind === 'tailscale'
+        ? list.some((i) => !i.internal && inTailscaleRange(i.address))
+        : inTailscaleRange(options.bind);
+  const tailscale = ask
+    ? await tailscaleAddresses(options.tailscaleBinary, options.tailscaleTimeoutMs)
+    : { addresses: [], reason: undefined };
+  const bind = chooseBindAddress(options.bind, list, tailscale.addresses, tailscale.reason);
   if (!bind.ok)
     return bind.reason === 'refused' ? invalid(bind.message) : { ok: true, value: undefined, message: bind.message };
   if (options.tlsCert && options.tlsKey) {

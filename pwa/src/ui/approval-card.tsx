@@ -1,6 +1,36 @@
-import type { Approval, Decision, ProtocolError, Result } from '@tether/shared-protocol';
+import type { Approval, Decision, ProtocolError, Result, VisibleSegment } from '@tether/shared-protocol';
+import { Fragment } from 'preact';
 import { useId, useState } from 'preact/hooks';
-import { approvalOutcome, approvalQuestion } from './approval-text.js';
+import { actionView, approvalOutcome, approvalQuestion, linesBadge } from './approval-text.js';
+
+const MARK_CLASS_NAMES: Record<Extract<VisibleSegment, { kind: 'mark' }>['class'], string> = {
+  control: 'a control character',
+  bidi: 'a text-direction character',
+  'zero-width': 'a zero-width character',
+  invisible: 'an invisible character',
+  mark: 'the mark sign itself',
+};
+
+/** Text and marks as text nodes (never markup); a mark is styled so it cannot pass for text typed. */
+function Segments({ segments }: { segments: VisibleSegment[] }) {
+  return (
+    <>
+      {segments.map((s, i) =>
+        s.kind === 'text' ? (
+          s.text
+        ) : (
+          <span
+            key={i}
+            class="hidden-char"
+            title={`${MARK_CLASS_NAMES[s.class]} (U+${s.codePoint.toString(16).toUpperCase().padStart(4, '0')})`}
+          >
+            {s.mark}
+          </span>
+        ),
+      )}
+    </>
+  );
+}
 
 interface Props {
   approval: Approval;
@@ -14,7 +44,9 @@ interface Props {
 
 /**
  * An approval: the complete action (wrapped, never cut; a long one scrolls inside the card), the
- * folder and place it runs in, and the three answers. Once answered anywhere, says by whom.
+ * folder and place it runs in, and the three answers. Once answered anywhere, says by whom. A
+ * multi-line action carries a line count and numbered lines; hidden characters (controls, bidi,
+ * zero-width) are shown as marks, as the terminal shows them.
  */
 export function ApprovalCard({ approval, deviceId, onAnswer, context }: Props) {
   const [note, setNote] = useState('');
@@ -22,6 +54,8 @@ export function ApprovalCard({ approval, deviceId, onAnswer, context }: Props) {
   const [error, setError] = useState<ProtocolError | null>(null);
   const noteId = useId();
   const pending = approval.status === 'pending';
+  const view = actionView(approval.action);
+  const badge = linesBadge(view);
 
   const answer = async (decision: Decision) => {
     if (!onAnswer) return;
@@ -40,10 +74,26 @@ export function ApprovalCard({ approval, deviceId, onAnswer, context }: Props) {
       data-status={approval.status}
     >
       {context}
-      <h3>{approvalQuestion(approval)}</h3>
-      <pre class="action" tabIndex={0} aria-label="Action">
-        {approval.action}
+      <h3>
+        {approvalQuestion(approval)}
+        {badge && <span class="lines-badge">{badge}</span>}
+      </h3>
+      <pre class={`action${badge ? ' multi' : ''}`} tabIndex={0} aria-label="Action">
+        {view.lines.map((line, i) => (
+          <Fragment key={i}>
+            {i > 0 && '\n'}
+            <span class="line">
+              <Segments segments={line} />
+            </span>
+          </Fragment>
+        ))}
       </pre>
+      {view.hidden > 0 && (
+        <p class="hidden-note" role="note">
+          {view.hidden === 1 ? '1 hidden character is' : `${view.hidden} hidden characters are`} shown as ⟨…⟩ marks:
+          they could make the text look different from what runs.
+        </p>
+      )}
       <p class="where">
         in <strong>{approval.cwd}</strong> · {approval.place === 'local' ? 'this computer' : approval.place}
       </p>

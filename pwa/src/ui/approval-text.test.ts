@@ -1,6 +1,6 @@
 import type { Approval } from '@tether/shared-protocol';
 import { describe, expect, it } from 'vitest';
-import { approvalOutcome, approvalQuestion } from './approval-text.js';
+import { actionView, approvalOutcome, approvalQuestion, linesBadge } from './approval-text.js';
 
 const base: Approval = {
   id: 'a',
@@ -35,5 +35,53 @@ describe('approval text', () => {
     expect(
       approvalOutcome({ ...base, status: 'cancelled', answeredBy: { kind: 'local', label: 'interrupted' } }, 'd1'),
     ).toBe('Cancelled (interrupted)');
+  });
+});
+
+describe('the action as the card shows it', () => {
+  const text = (line: ReturnType<typeof actionView>['lines'][number]) =>
+    line.map((s) => (s.kind === 'text' ? s.text : s.mark)).join('');
+
+  it('splits a multi-line action into numbered lines and says how many', () => {
+    const view = actionView('npm test\ntouch /tmp/pwned # \r\x1b[2K│ npm test');
+    expect(view.lines.map(text)).toEqual(['npm test', 'touch /tmp/pwned # ⟨CR⟩⟨ESC⟩[2K│ npm test']);
+    expect(linesBadge(view)).toBe('2 lines');
+    expect(linesBadge(actionView('ls -la'))).toBeUndefined();
+  });
+
+  it('shows bidi and zero-width characters as marks, and counts them', () => {
+    const view = actionView('echo "safe\u202e"; rm -rf ~ \u200b\u2066x\u2069');
+    expect(view.lines.map(text)).toEqual(['echo "safe⟨U+202E⟩"; rm -rf ~ ⟨U+200B⟩⟨U+2066⟩x⟨U+2069⟩']);
+    expect(view.hidden).toBe(4);
+    expect(view.lines[0]!.filter((s) => s.kind === 'mark').map((s) => s.kind === 'mark' && s.class)).toEqual([
+      'bidi',
+      'zero-width',
+      'bidi',
+      'bidi',
+    ]);
+  });
+
+  it('keeps markup as text (the card renders segments as text nodes, never HTML)', () => {
+    expect(actionView('<img src=x onerror=alert(1)>').lines.map(text)).toEqual(['<img src=x onerror=alert(1)>']);
+  });
+
+  it('says so when the last line is empty, since a trailing newline still counts', () => {
+    expect(linesBadge(actionView('make\n'))).toBe('2 lines');
+  });
+});
+
+describe('a prefix rule where it is recorded', () => {
+  it('says plainly that it allows anything that starts with it', () => {
+    const allowed: Approval = {
+      ...base,
+      action: 'git log --oneline',
+      status: 'allowed',
+      decision: 'allow-session',
+      prefix: 'git log',
+      answeredBy: { kind: 'local', label: 'terminal' },
+    };
+    expect(approvalOutcome(allowed, 'd1')).toBe(
+      'Allowed for this session at the computer; from now on any command that starts with “git log”, whatever follows it (chained commands and code-running options still ask) runs without asking',
+    );
   });
 });

@@ -1,4 +1,28 @@
-import type { Approval } from '@tether/shared-protocol';
+import type { Approval, VisibleSegment } from '@tether/shared-protocol';
+import { prefixRuleText, visibleSegments } from '@tether/shared-protocol';
+
+/** An action as the card shows it: its lines, each as text and marks for hidden characters. */
+export interface ActionView {
+  lines: VisibleSegment[][];
+  /** Hidden characters shown as marks (controls, bidi, zero-width…), for the note under the action. */
+  hidden: number;
+}
+
+/**
+ * Splits the action into lines and shows every character that could hide or reorder text as a
+ * mark (`⟨U+202E⟩`), with the classification the host's terminal uses. The card renders the
+ * segments as text nodes: never as markup.
+ */
+export function actionView(action: string): ActionView {
+  const lines = action.split('\n').map((line) => visibleSegments(line));
+  const hidden = lines.reduce((n, line) => n + line.filter((s) => s.kind === 'mark').length, 0);
+  return { lines, hidden };
+}
+
+/** "3 lines" for a multi-line action, so a line that looks like the first cannot pass for all of it. */
+export function linesBadge(view: ActionView): string | undefined {
+  return view.lines.length > 1 ? `${view.lines.length} lines` : undefined;
+}
 
 /** The card's question, by the kind of action. */
 export function approvalQuestion(approval: Pick<Approval, 'kind' | 'tool'>): string {
@@ -16,6 +40,14 @@ export function approvalQuestion(approval: Pick<Approval, 'kind' | 'tool'>): str
 
 /** How a resolved approval ended and who answered ("Allowed once by iPhone · Safari"). */
 export function approvalOutcome(approval: Approval, myDeviceId: string | undefined): string {
+  const outcome = answeredOutcome(approval, myDeviceId);
+  // A prefix rule allows far more than the command shown: say so wherever it is recorded.
+  return approval.prefix !== undefined
+    ? `${outcome}; from now on ${prefixRuleText(approval.prefix)} runs without asking`
+    : outcome;
+}
+
+function answeredOutcome(approval: Approval, myDeviceId: string | undefined): string {
   const what =
     approval.status === 'allowed'
       ? approval.decision === 'allow-session'

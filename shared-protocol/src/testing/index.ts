@@ -4,3 +4,4 @@ export * from './mutations.js';
 export * from './fake-host.js';
 export * from './scripted-random.js';
 export * from './vectors.js';
+export * from './fuzz-budget.js';

@@ -1,34 +1,38 @@
 import type { Decision } from '@tether/shared-protocol';
+import { prefixRuleText, visibleText } from '@tether/shared-protocol';
 import { flag, stringOption } from '../args.js';
+import { actionBlock, approvalHeader } from '../approval-lines.js';
 import type { Command } from '../command.js';
 import { Exit } from '../command.js';
 import { DATA_DIR_OPTION, JSON_OPTION, ago, failed, printJson, withClient } from '../common.js';
 
 export const approvalsCommand: Command = {
   path: ['approvals'],
-  summary: 'list approvals waiting for an answer, each with its complete action',
+  usage: '[ID]',
+  summary: 'list approvals waiting for an answer (or just one), each with its complete action',
+  details: 'Every line of an action is shown; characters that could hide text are shown as marks like ⟨ESC⟩.',
   options: [
     DATA_DIR_OPTION,
     JSON_OPTION,
     { name: 'session', type: 'string', value: 'ID', description: 'only this session' },
   ],
-  arity: [0, 0],
+  arity: [0, 1],
   run: (context) =>
     withClient(context, async (client) => {
       const session = stringOption(context.args, 'session');
+      const only = context.args.positionals[0];
       const result = await client.call('approvals.list', session !== undefined ? { sessionId: session } : {});
       if (failed(context, result)) return Exit.Error;
-      const { approvals } = result.value;
-      if (flag(context.args, 'json')) printJson(context, approvals);
+      const approvals = result.value.approvals.filter((a) => only === undefined || a.id === only);
+      if (only !== undefined && approvals.length === 0) {
+        context.stderr.write(`tether approvals: nothing with id ${visibleText(only)} is waiting for an answer\n`);
+        return Exit.Error;
+      }
+      if (flag(context.args, 'json')) printJson(context, only !== undefined ? approvals[0] : approvals);
       else if (approvals.length === 0) context.stdout.write('Nothing is waiting for approval.\n');
       else {
         for (const a of approvals) {
-          context.stdout.write(
-            `${a.id}  ${a.kind} in session ${a.sessionId}, ${ago(a.createdAt)}, folder ${a.cwd}\n${a.action
-              .split('\n')
-              .map((l) => `  ${l}`)
-              .join('\n')}\n\n`,
-          );
+          context.stdout.write(`${approvalHeader(a)}, ${ago(a.createdAt)}\n${actionBlock(a.action, '  ')}\n\n`);
         }
         context.stdout.write('Answer: tether approve ID allow|deny [--for-session] [--note TEXT]\n');
       }
@@ -51,7 +55,8 @@ export const approveCommand: Command = {
       name: 'prefix',
       type: 'string',
       value: 'TEXT',
-      description: 'with --for-session on a shell command: allow commands starting with TEXT',
+      description:
+        'with allow on a shell command: for the rest of the session allow ANY command that starts with TEXT (a program and at least one argument)',
     },
     {
       name: 'note',
@@ -85,7 +90,12 @@ export const approveCommand: Command = {
         ...(prefix !== undefined ? { prefix } : {}),
       });
       if (failed(context, result)) return Exit.Error;
-      if (flag(context.args, 'json')) printJson(context, result.value.approval);
+      const approval = result.value.approval;
+      if (flag(context.args, 'json')) printJson(context, approval);
+      else if (approval.prefix !== undefined)
+        context.stdout.write(
+          `Allowed. For the rest of this session, ${prefixRuleText(approval.prefix)} runs without asking.\n`,
+        );
       else
         context.stdout.write(
           `${answer === 'allow' ? 'Allowed' : 'Denied'}${decision === 'allow-session' ? ' for this session' : ''}.\n`,

@@ -1,3 +1,4 @@
+import { visibleText } from '@tether/shared-protocol';
 import { flag } from '../args.js';
 import type { Command } from '../command.js';
 import { Exit } from '../command.js';
@@ -19,7 +20,7 @@ export const devicesCommand: Command = {
         const rows = devices.map((d) => [
           d.id,
           d.revoked ? 'revoked' : 'active',
-          d.label,
+          visibleText(d.label),
           d.scopes.join(','),
           d.lastSeenAt === null ? 'never' : ago(d.lastSeenAt),
           d.fingerprint,

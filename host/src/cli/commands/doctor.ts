@@ -1,3 +1,4 @@
+import { visibleText } from '@tether/shared-protocol';
 import { existsSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { networkInterfaces } from 'node:os';
@@ -11,7 +12,7 @@ import { tailscaleSelf } from '../../remote/tailscale.js';
 import { flag, stringOption } from '../args.js';
 import type { Command, CommandContext } from '../command.js';
 import { Exit } from '../command.js';
-import { DATA_DIR_OPTION, JSON_OPTION } from '../common.js';
+import { DATA_DIR_OPTION, JSON_OPTION, jsonForTerminal } from '../common.js';
 
 type Level = 'ok' | 'warning' | 'problem' | 'info';
 interface Check {
@@ -41,13 +42,27 @@ async function runDoctor(context: CommandContext): Promise<number> {
   const paths = dataPaths(dir);
   checks.push(...checkDataDir(paths.dir, paths.identity));
 
+  const tailscale = await tailscaleSelf();
+  // Only Tailscale itself can say a 100.64.0.0/10 address is its own (see bind-address.ts).
+  const confirmed = tailscale.ok && tailscale.value.running ? tailscale.value.addresses : [];
+  const unconfirmed = !tailscale.ok
+    ? `Tailscale could not confirm it (${tailscale.message})`
+    : tailscale.value.running
+      ? undefined
+      : 'Tailscale is not running, so it is not its address';
   const interfaces = interfacesFrom(networkInterfaces());
   const bind = stringOption(context.args, 'bind') ?? 'auto';
-  const choice = chooseBindAddress(bind, interfaces);
+  const choice = chooseBindAddress(bind, interfaces, confirmed, unconfirmed);
   const seen = interfaces
     .filter((i) => !i.internal)
-    .map((i) => `${i.address} (${i.name}: ${classifyAddress(i.address)})`);
-  if (choice.ok) {
+    .map((i) => `${i.address} (${i.name}: ${classifyAddress(i.address, confirmed)})`);
+  if (choice.ok && choice.kind === 'cgnat') {
+    checks.push({
+      level: 'warning',
+      what: `would listen on ${choice.address}, as named: it is in 100.64.0.0/10 but not a Tailscale address, so other customers of a carrier-grade NAT or VPN may reach it`,
+      fix: 'use --bind auto (Tailscale or LAN) unless you trust that network',
+    });
+  } else if (choice.ok) {
     checks.push({
       level: 'ok',
       what: `would listen on ${choice.address} (${choice.kind}${choice.interface ? `, ${choice.interface}` : ''}); addresses here: ${seen.join(', ') || 'none'}`,
@@ -63,7 +78,6 @@ async function runDoctor(context: CommandContext): Promise<number> {
     });
   }
 
-  const tailscale = await tailscaleSelf();
   if (!tailscale.ok) {
     checks.push({
       level: 'info',
@@ -132,10 +146,13 @@ async function runDoctor(context: CommandContext): Promise<number> {
       : { level: 'problem', what: `Node ${process.versions.node}`, fix: 'Node 20 or later' },
   );
 
-  if (flag(context.args, 'json')) context.stdout.write(`${JSON.stringify(checks, null, 2)}\n`);
+  if (flag(context.args, 'json')) context.stdout.write(`${jsonForTerminal(checks, 2)}\n`);
   else {
     for (const c of checks)
-      context.stdout.write(`${c.level.padEnd(8)}${c.what}${c.fix ? `\n        → ${c.fix}` : ''}\n`);
+      // Checks quote interface names, Tailscale's answers and the running host's message: escaped.
+      context.stdout.write(
+        `${c.level.padEnd(8)}${visibleText(c.what)}${c.fix ? `\n        → ${visibleText(c.fix)}` : ''}\n`,
+      );
   }
   return checks.some((c) => c.level === 'problem') ? Exit.Error : Exit.Ok;
 }

@@ -1,5 +1,5 @@
 import type { Scope } from '@tether/shared-protocol';
-import { formatConfirmationCode, parseScopeList } from '@tether/shared-protocol';
+import { formatConfirmationCode, parseScopeList, visibleText } from '@tether/shared-protocol';
 import { flag, stringOption } from '../args.js';
 import type { Command } from '../command.js';
 import { Exit } from '../command.js';
@@ -43,7 +43,7 @@ export const pairRequestsCommand: Command = {
         context.stdout.write(
           table([
             ['ID', 'CODE', 'DEVICE', 'ASKED'],
-            ...requests.map((r) => [r.id, formatConfirmationCode(r.code), r.label, ago(r.createdAt)]),
+            ...requests.map((r) => [r.id, formatConfirmationCode(r.code), visibleText(r.label), ago(r.createdAt)]),
           ]),
         );
         context.stdout.write(
@@ -90,7 +90,7 @@ export const pairAllowCommand: Command = {
       if (flag(context.args, 'json')) printJson(context, result.value.device);
       else
         context.stdout.write(
-          `Paired '${result.value.device.label}' as ${result.value.device.id} (${result.value.device.scopes.join(', ')}).\n`,
+          `Paired '${visibleText(result.value.device.label)}' as ${result.value.device.id} (${result.value.device.scopes.join(', ')}).\n`,
         );
       return Exit.Ok;
     });

@@ -1,10 +1,10 @@
 import type { SessionEvent, SessionSummary } from '@tether/shared-protocol';
-import { decodeEvent, isSessionEvent } from '@tether/shared-protocol';
+import { decodeEvent, isSessionEvent, visibleText } from '@tether/shared-protocol';
 import { resolve } from 'node:path';
 import { flag, stringOption } from '../args.js';
 import type { Command } from '../command.js';
 import { Exit } from '../command.js';
-import { DATA_DIR_OPTION, JSON_OPTION, ago, failed, printJson, table, withClient } from '../common.js';
+import { DATA_DIR_OPTION, JSON_OPTION, ago, failed, jsonForTerminal, printJson, table, withClient } from '../common.js';
 import { TranscriptPrinter } from '../transcript-printer.js';
 
 const STATUS_MARK: Record<SessionSummary['status'], string> = {
@@ -32,7 +32,7 @@ export const sessionsListCommand: Command = {
           s.id,
           STATUS_MARK[s.status] + (s.pendingApprovals > 0 ? ` (${s.pendingApprovals})` : ''),
           ago(s.updatedAt),
-          s.title,
+          visibleText(s.title),
         ]);
         context.stdout.write(table([['ID', 'STATUS', 'UPDATED', 'TITLE'], ...rows]));
       }
@@ -88,7 +88,7 @@ export const sessionsShowCommand: Command = {
       if (flag(context.args, 'follow')) {
         // Following, --json prints one event per line as it comes.
         const print = (event: SessionEvent) =>
-          json ? context.stdout.write(`${JSON.stringify(event)}\n`) : printer.print(event);
+          json ? context.stdout.write(`${jsonForTerminal(event)}\n`) : printer.print(event);
         client.onEvent(print);
         const result = await client.call('sessions.follow', { id, after: 0 });
         if (failed(context, result)) return Exit.Error;

@@ -1,4 +1,4 @@
-import { formatConfirmationCode } from '@tether/shared-protocol';
+import { formatConfirmationCode, visibleText } from '@tether/shared-protocol';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { resolveDataDir } from '../../config/data-dir.js';
@@ -7,9 +7,10 @@ import type { PairRequestInfo } from '../../gateway/pairing-service.js';
 import { DEFAULT_PORT } from '../../remote/start-remote.js';
 import { VERSION } from '../../version.js';
 import { flag, listOption, stringOption } from '../args.js';
+import { startApprovalNotice } from '../approval-lines.js';
 import type { Command, CommandContext } from '../command.js';
 import { Exit } from '../command.js';
-import { DATA_DIR_OPTION, JSON_OPTION } from '../common.js';
+import { DATA_DIR_OPTION, JSON_OPTION, jsonForTerminal } from '../common.js';
 import { PairPrompt } from '../pair-prompt.js';
 import { terminalQr } from '../terminal-qr.js';
 
@@ -74,7 +75,7 @@ export const startCommand: Command = {
 async function runStart(context: CommandContext): Promise<number> {
   const { args, stdout, stderr, env } = context;
   const json = flag(args, 'json');
-  const emit = (event: Record<string, unknown>) => stdout.write(`${JSON.stringify(event)}\n`);
+  const emit = (event: Record<string, unknown>) => stdout.write(`${jsonForTerminal(event)}\n`);
   const portText = stringOption(args, 'port') ?? String(DEFAULT_PORT);
   const port = Number(portText);
   if (!/^\d+$/.test(portText) || port > 65535) {
@@ -102,7 +103,7 @@ async function runStart(context: CommandContext): Promise<number> {
       });
     if (prompt && late.host) return prompt.ask(request, late.host);
     stdout.write(
-      `Pair request ${request.id} from '${request.label}', code ${formatConfirmationCode(request.code)}. Check the phone shows the same code, then: tether pair allow ${request.id}\n`,
+      `Pair request ${request.id} from '${visibleText(request.label)}', code ${formatConfirmationCode(request.code)}. Check the phone shows the same code, then: tether pair allow ${request.id}\n`,
     );
   };
   const started = await Host.start({
@@ -123,12 +124,12 @@ async function runStart(context: CommandContext): Promise<number> {
     onNotice: (notice) =>
       json
         ? emit({ event: 'notice', level: notice.level, text: notice.text })
-        : stderr.write(`[${notice.level}] ${notice.text}\n`),
+        : stderr.write(`[${notice.level}] ${visibleText(notice.text, { multiline: true })}\n`),
     onPairRequest,
     onPairSettled: (id) => (json ? emit({ event: 'pair.settled', id }) : prompt?.cancel(id)),
   });
   if (!started.ok) {
-    stderr.write(`tether start: ${started.error.message}\n`);
+    stderr.write(`tether start: ${visibleText(started.error.message, { multiline: true })}\n`);
     return started.error.code === 'invalid-params' ? Exit.Usage : Exit.Error;
   }
   const host = started.value;
@@ -158,7 +159,10 @@ async function runStart(context: CommandContext): Promise<number> {
         '',
       ].join('\n'),
     );
-    if (!remote) stdout.write(`${host.reachMessage}\nSessions and the local CLI work: tether sessions new "hello"\n`);
+    if (!remote)
+      stdout.write(
+        `${visibleText(host.reachMessage, { multiline: true })}\nSessions and the local CLI work: tether sessions new "hello"\n`,
+      );
     else {
       if (remote.mode === 'http' && !remote.url.includes('127.0.0.1') && !remote.url.includes('[::1]')) {
         stdout.write(
@@ -173,11 +177,7 @@ async function runStart(context: CommandContext): Promise<number> {
       stdout.write(`${terminalQr(pair!.link, process.stdout.isTTY === true)}\n${pair!.link}\n\n`);
     }
     host.log.subscribe('start prompt', (event) => {
-      if (event.type !== 'approval.requested') return;
-      const a = event.approval;
-      stdout.write(
-        `approval ${a.id} (${a.kind}) in session ${a.sessionId}: ${a.action.split('\n')[0] ?? ''}\n  answer: tether approve ${a.id} allow|deny\n`,
-      );
+      if (event.type === 'approval.requested') stdout.write(startApprovalNotice(event.approval));
     });
   }
   const running = host;

@@ -1,3 +1,4 @@
+import { visibleText } from '@tether/shared-protocol';
 import { flag } from '../args.js';
 import type { Command } from '../command.js';
 import { Exit } from '../command.js';
@@ -17,14 +18,14 @@ export const statusCommand: Command = {
       else {
         context.stdout.write(
           [
-            `host ${s.hostId} (${s.name}), Tether ${s.version}, pid ${s.pid}, up since ${ago(s.startedAt)}`,
+            `host ${s.hostId} (${visibleText(s.name)}), Tether ${s.version}, pid ${s.pid}, up since ${ago(s.startedAt)}`,
             `data dir ${s.dataDir}; default model ${s.defaultModel}`,
             `${s.sessions} sessions, ${s.runningSessions} running, ${s.pendingApprovals} approvals waiting`,
-            `phones: ${s.remote.message}; ${s.remote.connectedDevices} connected`,
+            `phones: ${visibleText(s.remote.message)}; ${s.remote.connectedDevices} connected`,
             ...(Object.keys(s.remote.refused).length > 0
               ? [
                   `remote counters: ${Object.entries(s.remote.refused)
-                    .map(([k, n]) => `${k}=${n}`)
+                    .map(([k, n]) => `${visibleText(k)}=${n}`)
                     .join(', ')}`,
                 ]
               : []),

@@ -1,0 +1,194 @@
+/**
+ * "Allow for this session every command that starts with …": what a prefix may be, and which
+ * commands it covers. A prefix allows anything that starts with it, so it is held to a few rules:
+ *
+ * - It names a program and at least one argument (`git log`, not `git`): a program alone would let
+ *   its arguments do anything (`git -c core.pager=…`). Leading `NAME=value` assignments and
+ *   wrappers (`env`, `sudo`, `npx`…) do not count as the program.
+ * - It ends where a word of the command ends (`npm test` does not cover `npm testing`).
+ * - It does not end with an option from `ARGUMENTS_THAT_RUN_CODE` (`sh -c`), whose value would
+ *   then be whatever follows (one with its value attached, `--node-options=…`, is fine).
+ *
+ * A command it covers must also have, after the prefix: no shell control characters (chaining,
+ * substitution, redirection: see approval-policy.ts), balanced quotes, no unquoted glob or brace
+ * (`*`, `?`, `[`, `{` can expand into an option such as `-exec`), and no word that matches
+ * `ARGUMENTS_THAT_RUN_CODE`. Anything else asks again. The list cannot be complete, which is why
+ * every place a prefix is offered or recorded says it allows anything that starts with it.
+ */
+
+/** One word of a command line after shell quoting is undone. */
+export interface ShellWord {
+  /** The word as the program receives it (quotes removed). */
+  text: string;
+  /** Whether it holds an unquoted `*`, `?`, `[` or `{`, which the shell may expand into other words. */
+  expands: boolean;
+}
+
+/**
+ * Splits text into words the way a POSIX shell would for the characters a prefix rule lets
+ * through (single and double quotes; `\`, `$` and backticks never get this far). Undefined when a
+ * quote is left open.
+ */
+export function shellWords(text: string): ShellWord[] | undefined {
+  const words: ShellWord[] = [];
+  let current: ShellWord | undefined;
+  let quote: "'" | '"' | undefined;
+  for (const char of text) {
+    if (quote) {
+      if (char === quote) quote = undefined;
+      else current!.text += char;
+      continue;
+    }
+    if (char === ' ' || char === '\t') {
+      if (current) words.push(current);
+      current = undefined;
+      continue;
+    }
+    current ??= { text: '', expands: false };
+    if (char === "'" || char === '"') quote = char;
+    else {
+      current.text += char;
+      if ('*?[{'.includes(char)) current.expands = true;
+    }
+  }
+  if (quote) return undefined;
+  if (current) words.push(current);
+  return words;
+}
+
+/** A word that lets a command run code it names, with the reason it is on the list. */
+export interface CodeRunningArgument {
+  /** How it looks, for people: `-c`, `--eval[=…]`. */
+  pattern: string;
+  why: string;
+  matches(word: string): boolean;
+}
+
+/** The letters after a single dash (`-Bc'code'` → `Bc`), or undefined for anything else. */
+function shortLetters(word: string): string | undefined {
+  const match = /^-([A-Za-z]+)/.exec(word);
+  return match && !word.startsWith('--') ? match[1] : undefined;
+}
+
+/**
+ * A short option that takes code or a file to run as its value. It counts alone (`-c`), with its
+ * value attached (`-cCODE`: getopt reads the rest of the word as the value), and inside a short
+ * cluster (`-ec`, `-Bc`: up to three letters, so that single-dash long options such as find's
+ * `-name` or `-newer` do not count).
+ */
+function shortOption(letter: string, why: string): CodeRunningArgument {
+  return {
+    pattern: `-${letter}`,
+    why,
+    matches: (word) => {
+      const letters = shortLetters(word);
+      return letters !== undefined && (letters[0] === letter || (letters.length <= 3 && letters.includes(letter)));
+    },
+  };
+}
+
+/** A short option that counts only as a whole word: its letter is too common inside clusters. */
+function exactOption(option: string, why: string): CodeRunningArgument {
+  return { pattern: option, why, matches: (word) => word === option };
+}
+
+/**
+ * A long option, alone or with `=value`, and any abbreviation of it three letters or longer: git
+ * and npm accept an unambiguous start of a long option (`--upload` for `--upload-pack`).
+ */
+function longOption(names: string[], why: string): CodeRunningArgument {
+  return {
+    pattern: names.map((n) => `--${n}[=…]`).join(', '),
+    why,
+    matches: (word) => {
+      if (!word.startsWith('--')) return false;
+      const name = word.slice(2).split('=')[0]!;
+      return names.some((n) => n === name || (name.length >= 3 && n.startsWith(name)));
+    },
+  };
+}
+
+/**
+ * Words that never fall under a prefix rule: a command holding one after the prefix asks again.
+ * Each lets the program run code (or a program, or another project's scripts) named on the
+ * command line, which is exactly what a person allowing `git log` or `npm test` did not mean.
+ */
+export const ARGUMENTS_THAT_RUN_CODE: readonly CodeRunningArgument[] = [
+  shortOption('c', '`sh -c`, `bash -c`, `python -c` run their argument as code; `git -c core.pager=…` sets config that runs programs'),
+  shortOption('e', '`node -e`, `perl -e`, `ruby -e` run their argument as code; GNU `sed -e` scripts can run a shell (`e` command)'),
+  shortOption('C', '`git -C`, `make -C` work in another folder, whose own config or Makefile decides what runs'),
+  exactOption('-E', '`perl -E` runs its argument as code'),
+  exactOption('-r', '`node -r` and `ruby -r` load a module before the program; `php -r` runs its argument as code'),
+  exactOption('-p', '`node -p` evaluates its argument and prints the result'),
+  exactOption('-x', '`git rebase -x` runs a command after each commit'),
+  exactOption('-u', '`git clone -u` / `git fetch -u` name the upload-pack program to run'),
+  longOption(['eval', 'print'], 'node (and tsx, deno) evaluate the argument as code'),
+  longOption(['require', 'import', 'loader', 'experimental-loader'], 'node loads the named module before the program runs'),
+  longOption(['node-options'], 'npm passes it to every node it starts (`--node-options=--import=./evil.mjs`)'),
+  longOption(['script-shell'], 'npm runs package scripts with the named program'),
+  longOption(['prefix'], "npm runs another folder's package.json scripts"),
+  longOption(['config', 'userconfig', 'globalconfig', 'config-env'], "a config file is code for many tools (vitest, vite, webpack, eslint), sets npm's script-shell, or (git) sets config from the environment"),
+  longOption(['exec', 'exec-path', 'upload-pack', 'receive-pack', 'extcmd'], 'git runs the named command or programs from the named folder'),
+  longOption(['git-dir', 'work-tree', 'directory'], 'git and make work on another repository or folder, whose config or Makefile decides what runs'),
+  exactOption('-exec', 'find runs the command for every match'),
+  exactOption('-execdir', 'find runs the command for every match'),
+  exactOption('-ok', 'find runs the command for every match it is allowed'),
+  exactOption('-okdir', 'find runs the command for every match it is allowed'),
+  exactOption('-delete', 'find deletes every match'),
+  {
+    pattern: 'NAME=value',
+    why: 'make takes variable overrides (`SHELL=`, `CC=`) that choose what runs; ssh `-o ProxyCommand=…` and `git -c name=value` take the same form',
+    matches: (word) => /^[A-Za-z_][A-Za-z0-9_.-]*=/.test(word),
+  },
+]; // prettier-ignore
+
+export function runsCode(word: string): CodeRunningArgument | undefined {
+  return ARGUMENTS_THAT_RUN_CODE.find((a) => a.matches(word));
+}
+
+/** Programs that run the next word as the program: `sudo rm` names `rm`, not `sudo`. */
+const WRAPPERS = new Set([
+  'env',
+  'sudo',
+  'doas',
+  'command',
+  'exec',
+  'nice',
+  'nohup',
+  'time',
+  'xargs',
+  'npx',
+  'bunx',
+  'pnpx',
+]);
+
+/** Why `prefix` cannot be a prefix rule, or undefined when it can (given it starts the command). */
+export function prefixProblem(prefix: string): string | undefined {
+  const words = shellWords(prefix);
+  if (!words) return 'a prefix may not leave a quote open';
+  let program = 0;
+  while (
+    program < words.length &&
+    (WRAPPERS.has(words[program]!.text) || /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[program]!.text))
+  )
+    program++;
+  if (words.length - program < 2)
+    return 'a prefix needs the program and at least one argument (`git log`, not `git`): a program name alone would let its arguments run anything';
+  // `sh -c` leaves its code to whatever follows; `CC=gcc` or `--node-options=…` carries its value.
+  const lastWord = words[words.length - 1]!.text;
+  const last = lastWord.includes('=') ? undefined : runsCode(lastWord);
+  if (last) return `a prefix may not end with ${last.pattern}: whatever follows it would run (${last.why})`;
+  return undefined;
+}
+
+/** Whether `command` starts with `prefix` and goes on only with words a prefix rule may cover. */
+export function prefixCovers(prefix: string, command: string, shellControl: RegExp): boolean {
+  if (prefixProblem(prefix) !== undefined) return false;
+  if (command === prefix) return true;
+  if (!command.startsWith(prefix)) return false;
+  const rest = command.slice(prefix.length);
+  if (rest[0] !== ' ' && rest[0] !== '\t') return false;
+  if (shellControl.test(rest)) return false;
+  const words = shellWords(rest);
+  return words !== undefined && words.every((w) => !w.expands && runsCode(w.text) === undefined);
+}
