@@ -199,8 +199,8 @@ export class RelayServer {
   async crash(): Promise<void> {
     if (this.state.closing) return;
     this.state.closing = true;
-    this.switchboard.closeAll(true);
     this.cluster?.crash();
+    this.switchboard.closeAll(true);
     const server = this.server as Server;
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -16,8 +16,7 @@ import { FakePort } from './fake-port.js';
 export const ORIGIN = 'https://relay.test';
 
 /** A switchboard on a manual clock, with fake sockets for hosts and devices. */
-export function harness(limits: Partial<RelayLimits> = {}) {
-  const clock = new ManualClock();
+export function harness(limits: Partial<RelayLimits> = {}, clock = new ManualClock()) {
   const random = seededRandom('relay harness');
   const metrics = new RelayMetrics();
   const board = new Switchboard({ clock, random, limits: { ...DEFAULT_LIMITS, ...limits }, metrics, origin: ORIGIN });
@@ -54,10 +53,10 @@ export function harness(limits: Partial<RelayLimits> = {}) {
     return { port, conn, deviceId: request.deviceId };
   };
 
-  return { clock, random, metrics, board, host, device, connectRequest };
+  return { clock, random, metrics, board, host, device, connectRequest, limits: { ...DEFAULT_LIMITS, ...limits } };
 }
 
-/** Lets pending promise callbacks run. */
+/** Lets every pending promise callback run (timers stay on the manual clock). */
 export async function settle(): Promise<void> {
-  for (let i = 0; i < 5; i++) await Promise.resolve();
+  for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
 }
