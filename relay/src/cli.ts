@@ -3,7 +3,6 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { AppFiles } from './app-files.js';
 import { DEFAULT_APP_DIR, loadAppFiles } from './app-files.js';
-import { redact } from './cluster/redis-backplane.js';
 import type { RelayLimits } from './limits.js';
 import { parseOptions, USAGE } from './options.js';
 import { RelayServer } from './relay-server.js';
@@ -82,7 +81,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     io.stdout(JSON.stringify({ event: 'listening', url: relay.url, node: relay.nodeId, port: relay.port }));
   } else {
     io.stdout(`tether-relay listening on ${relay.url} (node ${relay.nodeId})`);
-    if (o.redisUrl) io.stdout(`  cluster: ${redact(o.redisUrl)}`);
+    if (o.redisUrl) io.stdout(`  cluster: ${redactUrl(o.redisUrl)}`);
   }
   if (o.bind.startsWith('127.') || o.bind === '::1') {
     notice(`bound to loopback ${o.bind}: only this machine (or a load balancer on it) reaches the relay`);
@@ -97,6 +96,17 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
   await relay.close();
   if (!o.json) io.stdout('tether-relay stopped');
   return 0;
+}
+
+/** A URL without its password, for printing. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'the given URL';
+  }
 }
 
 function untilSignal(): Promise<void> {

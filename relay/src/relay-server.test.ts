@@ -84,6 +84,9 @@ describe('relay server', () => {
     expect(await scrape(relay, 'tether_relay_frames_total{direction="to-device"}')).toBe(2);
     expect(await scrape(relay, 'tether_relay_connections{kind="host"}')).toBe(1);
     expect(await scrape(relay, 'tether_relay_connections{kind="device"}')).toBe(1);
+    // The metrics say how much and why, never who.
+    const text = await (await fetch(`${relay.url}/metrics`)).text();
+    for (const who of [h.identity.hostId, h.conns.get(connId)!.deviceId, '127.0.0.1']) expect(text).not.toContain(who);
   });
 
   it('refuses a device without a valid ticket, with a stable reason, before the host hears of it', async () => {

@@ -14,7 +14,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { Server } from 'node:http';
 import { WebSocketServer } from 'ws';
 import type { AppFiles } from './app-files.js';
-import { RedisCluster } from './cluster/redis-cluster.js';
+import type { RedisCluster } from './cluster/redis-cluster.js';
 import { createRelayApp } from './http-app.js';
 import type { RelayLimits } from './limits.js';
 import {
@@ -148,6 +148,8 @@ export class RelayServer {
     switchboard.setOrigin(origin);
 
     if (options.redisUrl) {
+      // Loaded only for a cluster: a single node never pays for the Redis client.
+      const { RedisCluster } = await import('./cluster/redis-cluster.js');
       const joined = await RedisCluster.join({ url: options.redisUrl, nodeId, clock, limits, metrics, switchboard });
       if (!joined.ok) {
         server.closeAllConnections();

@@ -39,15 +39,21 @@ return 0`;
 const MAX_REDIS_COMMANDS = 100_000;
 /** Milliseconds to reach Redis when connecting: 5 s. */
 const CONNECT_TIMEOUT_MS = 5_000;
-/** Reconnect delays grow by 200 ms a try, up to 2 s: well inside the presence TTL. */
-const reconnectDelay = (retries: number) => Math.min(200 * (retries + 1), 2_000);
+/**
+ * Reconnect delays grow by 200 ms a try, up to 2 s: well inside the presence TTL. Before the first
+ * connection succeeds there is no retrying: a relay started against an unreachable Redis says so
+ * and exits, rather than waiting silently.
+ */
+function reconnectStrategy(connected: { once: boolean }) {
+  return (retries: number, cause: Error) => (connected.once ? Math.min(200 * (retries + 1), 2_000) : cause);
+}
 
-function newClient(url: string) {
+function newClient(url: string, connected: { once: boolean }) {
   return createClient({
     url,
     disableOfflineQueue: true,
     commandsQueueMaxLength: MAX_REDIS_COMMANDS,
-    socket: { connectTimeout: CONNECT_TIMEOUT_MS, reconnectStrategy: reconnectDelay },
+    socket: { connectTimeout: CONNECT_TIMEOUT_MS, reconnectStrategy: reconnectStrategy(connected) },
   });
 }
 
@@ -77,18 +83,20 @@ export class RedisBackplane implements Backplane {
     clock: Clock;
     limits: RelayLimits;
   }): Promise<Result<RedisBackplane>> {
-    const pub = newClient(options.url);
-    const sub = newClient(options.url);
+    const connected = { once: false };
+    const pub = newClient(options.url, connected);
+    const sub = newClient(options.url, connected);
     // Errors surface as failed commands and lost subscriptions; an unhandled 'error' would end the process.
     pub.on('error', () => {});
     sub.on('error', () => {});
     try {
       await pub.connect();
       await sub.connect();
+      connected.once = true;
     } catch (error) {
       pub.destroy();
       sub.destroy();
-      return fail('unavailable', `cannot reach Redis at ${redact(options.url)}: ${(error as Error).message}`);
+      return fail('unavailable', `cannot reach Redis: ${(error as Error).message}`);
     }
     const plane = new RedisBackplane(options.nodeId, pub, sub, options.clock, options.limits);
     const deliver = (message: Buffer) =>
@@ -220,16 +228,5 @@ export class RedisBackplane implements Backplane {
     } catch {
       return undefined;
     }
-  }
-}
-
-/** A Redis URL without its password, for messages. */
-export function redact(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return 'the given URL';
   }
 }

@@ -50,6 +50,8 @@ const toBytes = (data: unknown) => {
 
 /** A host's relay link: answers the challenge, then records and answers what the relay sends. */
 export class FakeHost {
+  /** The WebSocket class to dial with (a test may pass one that trusts its own certificate). */
+  static WebSocketImpl: new (url: string) => WebSocket = WebSocket;
   readonly frames: RelayFrame[] = [];
   readonly conns = new Map<number, { deviceId: string; source: string; data: Uint8Array[]; closed?: Closed }>();
   closed: Closed | undefined;
@@ -67,7 +69,7 @@ export class FakeHost {
   }
 
   static async connect(relayUrl: string, identity: HostIdentity): Promise<FakeHost> {
-    const ws = new WebSocket(relayHostLinkUrl(relayUrl)!);
+    const ws = new FakeHost.WebSocketImpl(relayHostLinkUrl(relayUrl)!);
     const host = new FakeHost(ws, identity);
     const ready = new Promise<void>((resolve, reject) => {
       ws.on('message', function onMessage(data) {
