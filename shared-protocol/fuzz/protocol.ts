@@ -17,6 +17,10 @@ import { ReplayCache } from '../src/replay-cache.js';
 import { decodeChannelMessage, encodeChannelMessage } from '../src/rpc/channel.js';
 import { decodeEvent } from '../src/rpc/events.js';
 import { FrameOpener, FrameSealer } from '../src/sealed-frame.js';
+import { generateHostIdentity } from '../src/identity.js';
+import { answerRelayChallenge, makeRelayChallenge, verifyHostAuth } from '../src/relay/host-auth.js';
+import { decodeRelayFrame, encodeRelayFrame } from '../src/relay/relay-frame.js';
+import { signRelayTicket, verifyRelayTicket } from '../src/relay/relay-ticket.js';
 
 const secondsArg = process.argv.indexOf('--seconds');
 const seconds = secondsArg > 0 ? Number(process.argv[secondsArg + 1]) : 20;
@@ -56,6 +60,24 @@ const link = formatPairingLink({
   pairingId: nacl.randomBytes(16),
   pairingKey,
 });
+
+const relayHost = generateHostIdentity();
+const ok = <T>(r: Result<T>): T => {
+  if (!r.ok) throw new Error(r.error.message);
+  return r.value;
+};
+const ticket = signRelayTicket({ deviceId, expiresAt: Date.now() + 3_600_000 }, relayHost.sign);
+const challenge = ok(makeRelayChallenge({ origin: 'https://relay.example', clock: systemClock, random: secureRandom }));
+const auth = ok(
+  answerRelayChallenge(challenge, relayHost.sign, { relayUrl: 'https://relay.example', clock: systemClock }),
+);
+const relayFrames = [
+  ok(encodeRelayFrame({ type: 'open', connId: 3, kind: 'device', deviceId, source: '203.0.113.7' })),
+  ok(encodeRelayFrame({ type: 'data', connId: 3, payload: frame })),
+  ok(encodeRelayFrame({ type: 'close', connId: 3, code: 4008, reason: 'slow-consumer' })),
+  ok(encodeRelayFrame({ type: 'reply', reqId: 9, status: 200, body: utf8Encode('{}') })),
+  ok(encodeRelayFrame({ type: 'connect', hostSignPublicKey: relayHost.sign.publicKey, ticket })),
+];
 
 function mutate(seed: Uint8Array): Uint8Array {
   const r = Math.random();
@@ -125,6 +147,22 @@ while (Date.now() < deadline && failures.length === 0) {
       const body = decodePairRequestBody(json);
       return body.ok ? openPairRequest(body.value, pairingKey) : body;
     });
+    const rf = mutate(relayFrames[i % relayFrames.length]!);
+    expectTyped('relay frame', rf, () => decodeRelayFrame(rf));
+    const t = mutate(ticket);
+    expectTyped(
+      'relay ticket',
+      t,
+      () =>
+        verifyRelayTicket(t, {
+          hostId: relayHost.hostId,
+          hostSignPublicKey: relayHost.sign.publicKey,
+          clock: systemClock,
+        }),
+      ticket,
+    );
+    const a = mutate(auth);
+    expectTyped('relay host auth', a, () => verifyHostAuth(challenge, a), auth);
     const l = utf8Decode(mutate(utf8Encode(link))) ?? '';
     expectTyped('link', utf8Encode(l), () => parsePairingLink(l));
     const m = mutate(
