@@ -168,9 +168,12 @@ export class Peer {
     if (this.graceTimer) this.o.clock.clearTimeout(this.graceTimer);
     this.outbox.close();
     if (notify) {
-      // The socket closed before the relay closed it: a too-large message (1009) before
-      // authentication is the parser's refusal; anything else is the peer leaving.
-      if (!this.authenticated && code === RelayCloseCode.TooLarge) this.o.metrics.refuse('preauth-too-large');
+      // The socket closed before the relay closed it: 1009 is the parser refusing a message over
+      // the cap (before authentication, or over a frame after); anything else is the peer leaving.
+      if (code === RelayCloseCode.TooLarge) {
+        if (this.authenticated) this.o.metrics.drop('frame-too-large');
+        else this.o.metrics.refuse('preauth-too-large');
+      }
       this.o.onClosed(code, reason);
     }
   }
