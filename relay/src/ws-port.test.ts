@@ -16,12 +16,15 @@ describe('setParserLimit', () => {
     // The field this relies on is not ws's API: if an update moves it, this fails.
     expect(setParserLimit(ws, 100)).toBe(true);
     const messages: number[] = [];
+    const errors: string[] = [];
     ws.on('message', (data: Buffer) => messages.push(data.length));
+    ws.on('error', (error: Error & { code?: string }) => errors.push(error.code ?? ''));
     const closed = new Promise<number>((resolve) => client.once('close', (code) => resolve(code)));
     client.send(new Uint8Array(50));
     client.send(new Uint8Array(5000));
     expect(await closed).toBe(1009);
     expect(messages).toEqual([50]);
+    expect(errors).toEqual(['WS_ERR_UNSUPPORTED_MESSAGE_LENGTH']);
     wss.close();
     server.close();
   });
