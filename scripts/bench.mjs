@@ -7,6 +7,7 @@ const BENCHES = {
   'app-render': 'e2e/bench/first-render.ts',
   host: 'host/bench/host.ts',
   remote: 'host/bench/remote.ts',
+  relay: 'relay/bench/relay.ts',
 };
 
 const names = process.argv.slice(2);

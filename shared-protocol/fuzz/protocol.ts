@@ -18,6 +18,10 @@ import { ReplayCache } from '../src/replay-cache.js';
 import { decodeChannelMessage, encodeChannelMessage } from '../src/rpc/channel.js';
 import { decodeEvent } from '../src/rpc/events.js';
 import { FrameOpener, FrameSealer } from '../src/sealed-frame.js';
+import { generateHostIdentity } from '../src/identity.js';
+import { answerRelayChallenge, makeRelayChallenge, verifyHostAuth } from '../src/relay/host-auth.js';
+import { decodeRelayFrame, encodeRelayFrame } from '../src/relay/relay-frame.js';
+import { signRelayTicket, verifyRelayTicket } from '../src/relay/relay-ticket.js';
 import { parseFuzzBudget } from '../src/testing/fuzz-budget.js';
 import { PROTOCOL_MUTATIONS, mutate as mutateWith } from '../src/testing/mutations.js';
 
@@ -80,6 +84,26 @@ const link = utf8Encode(
 const event = utf8Encode(
   '{"t":"evt","event":{"type":"message","sessionId":"s","seq":1,"at":1,"messageId":"m","role":"user","text":"x"}}',
 );
+
+const relayHost = generateHostIdentity();
+const must = <T>(r: Result<T>): T => {
+  if (!r.ok) throw new Error(r.error.message);
+  return r.value;
+};
+const ticket = signRelayTicket({ deviceId, expiresAt: Date.now() + 3_600_000 }, relayHost.sign);
+const challenge = must(
+  makeRelayChallenge({ origin: 'https://relay.example', clock: systemClock, random: secureRandom }),
+);
+const auth = must(
+  answerRelayChallenge(challenge, relayHost.sign, { relayUrl: 'https://relay.example', clock: systemClock }),
+);
+const relayFrames = [
+  must(encodeRelayFrame({ type: 'open', connId: 3, kind: 'device', deviceId, source: '203.0.113.7' })),
+  must(encodeRelayFrame({ type: 'data', connId: 3, payload: nacl.randomBytes(64) })),
+  must(encodeRelayFrame({ type: 'close', connId: 3, code: 4008, reason: 'slow-consumer' })),
+  must(encodeRelayFrame({ type: 'reply', reqId: 9, status: 200, body: utf8Encode('{}') })),
+  must(encodeRelayFrame({ type: 'connect', hostSignPublicKey: relayHost.sign.publicKey, ticket })),
+];
 
 const mutate = (seed: Uint8Array) => mutateWith(seed, Math.random, PROTOCOL_MUTATIONS);
 const failures: string[] = [];
@@ -147,6 +171,28 @@ const cases: (() => void)[] = [
   () => {
     const l = utf8Decode(mutate(link)) ?? '';
     expectTyped('link', () => parsePairingLink(l), false);
+  },
+  () => {
+    // Relay frames carry nothing secret: a changed one that still decodes is just another frame.
+    const f = mutate(relayFrames[Math.floor(Math.random() * relayFrames.length)]!);
+    expectTyped('relay frame', () => decodeRelayFrame(f), false);
+  },
+  () => {
+    const t = mutate(ticket);
+    expectTyped(
+      'relay ticket',
+      () =>
+        verifyRelayTicket(t, {
+          hostId: relayHost.hostId,
+          hostSignPublicKey: relayHost.sign.publicKey,
+          clock: systemClock,
+        }),
+      true,
+    );
+  },
+  () => {
+    const a = mutate(auth);
+    expectTyped('relay host auth', () => verifyHostAuth(challenge, a), true);
   },
   () => {
     const m = mutate(event);

@@ -65,6 +65,41 @@ const inputs: Vectors = {
     replyBody: '{"t":"res","id":1,"result":{}}',
     reply: '',
   },
+  // Drawn last, so that the vectors above keep their bytes.
+  relay: {
+    signSeed: h(32),
+    deviceId: generateDeviceId(r),
+    expiresAt: 1_769_904_000_000,
+    ticket: '',
+    relayUrl: 'https://relay.example.com',
+    time: 1_767_225_600_000,
+    challengeNonce: h(32),
+    challenge: '',
+    auth: '',
+    connect: '',
+    frames: [
+      {
+        input: { type: 'open', connId: 1, kind: 'device', deviceId: 'AAECAwQFBgcICQoLDA0ODw', source: '203.0.113.7' },
+        hex: '',
+      },
+      { input: { type: 'data', connId: 1, payload: '0301020304' }, hex: '' },
+      { input: { type: 'close', connId: 1, code: 4008, reason: 'slow-consumer' }, hex: '' },
+      {
+        input: {
+          type: 'pair-request',
+          reqId: 7,
+          source: '2001:db8::1',
+          body: toHex(new TextEncoder().encode('{"v":1}')),
+        },
+        hex: '',
+      },
+      { input: { type: 'call-request', reqId: 8, source: '203.0.113.7', body: '04' }, hex: '' },
+      { input: { type: 'reply', reqId: 7, status: 200, body: toHex(new TextEncoder().encode('{}')) }, hex: '' },
+      { input: { type: 'ready', hostId: 'AAECAwQFBgcICQoLDA0ODw', maxConnections: 64, maxPayload: 1048605 }, hex: '' },
+      { input: { type: 'ping', nonce: '0001020304050607' }, hex: '' },
+      { input: { type: 'pong', nonce: '0001020304050607' }, hex: '' },
+    ],
+  },
 };
 
 const out = new URL('../test-vectors/vectors.json', import.meta.url);

@@ -33,6 +33,13 @@ export const ERROR_CODES = [
   'frame-reordered',
   'frame-too-large',
   'channel-closed',
+  // Relay: tickets and reaching a host through a relay
+  'ticket-malformed',
+  'ticket-forged',
+  'ticket-expired',
+  'ticket-wrong-host',
+  'ticket-key-mismatch',
+  'host-offline',
   // Requests
   'bad-request',
   'unknown-method',
@@ -72,6 +79,7 @@ const RETRYABLE: ReadonlySet<ErrorCode> = new Set([
   'rate-limited',
   'unavailable',
   'slow-consumer',
+  'host-offline',
 ]);
 
 export function protocolError(code: ErrorCode, message: string): ProtocolError {

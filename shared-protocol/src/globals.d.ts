@@ -13,3 +13,13 @@ declare class TextDecoder {
 declare function setTimeout(callback: () => void, ms?: number): unknown;
 declare function clearTimeout(handle: unknown): void;
 declare function queueMicrotask(callback: () => void): void;
+
+/** WHATWG URL, the part the relay address helpers use. */
+declare class URL {
+  constructor(url: string, base?: string);
+  readonly protocol: string;
+  readonly host: string;
+  readonly pathname: string;
+  readonly username: string;
+  readonly password: string;
+}

@@ -13,6 +13,11 @@ import {
   sealPairRequest,
 } from '../pairing-messages.js';
 import { ReplayCache } from '../replay-cache.js';
+import { answerRelayChallenge, verifyHostAuth } from '../relay/host-auth.js';
+import type { RelayFrame } from '../relay/relay-frame.js';
+import { decodeRelayFrame, encodeRelayFrame } from '../relay/relay-frame.js';
+import { signRelayTicket, verifyRelayTicket } from '../relay/relay-ticket.js';
+import { encodeConnectRequest } from '../relay/relay-urls.js';
 import { FrameOpener, FrameSealer } from '../sealed-frame.js';
 import { ManualClock } from './manual-clock.js';
 import { scriptedRandom } from './scripted-random.js';
@@ -75,6 +80,20 @@ export interface Vectors {
     replyNonce: string;
     replyBody: string;
     reply: string;
+  };
+  relay: {
+    signSeed: string;
+    deviceId: string;
+    expiresAt: number;
+    ticket: string;
+    relayUrl: string;
+    time: number;
+    challengeNonce: string;
+    challenge: string;
+    auth: string;
+    connect: string;
+    /** Host-link frames: each input with its byte fields in hex, and the encoding. */
+    frames: { input: Record<string, unknown>; hex: string }[];
   };
 }
 
@@ -173,7 +192,45 @@ export function computeVectors(v: Vectors): Vectors {
   const reply = sealCallReply(sealed.replyKey, utf8Encode(o.replyBody), scriptedRandom([hex(o.replyNonce)]));
   const oneShot = { ...o, call: toHex(sealed.message), reply: toHex(reply) };
 
-  return { base64url, identity, pairing, handshake, frames, oneShot };
+  return { base64url, identity, pairing, handshake, frames, oneShot, relay: computeRelay(v.relay) };
+}
+
+const BYTE_FIELDS = new Set(['nonce', 'payload', 'body', 'signPublicKey', 'signature', 'hostSignPublicKey', 'ticket']);
+
+/** A frame from its vector input: byte fields are hex there. */
+function frameFromInput(input: Record<string, unknown>): RelayFrame {
+  const out: Record<string, unknown> = {};
+  for (const [k, value] of Object.entries(input)) out[k] = BYTE_FIELDS.has(k) ? hex(value as string) : value;
+  return out as unknown as RelayFrame;
+}
+
+function encoded(frame: RelayFrame): string {
+  const r = encodeRelayFrame(frame);
+  if (!r.ok) throw new Error(`relay vector ${frame.type}: ${r.error.message}`);
+  return toHex(r.value);
+}
+
+function computeRelay(r: Vectors['relay']): Vectors['relay'] {
+  const sign = hostIdentityFromSeeds(new Uint8Array(32), hex(r.signSeed)).sign;
+  const ticket = signRelayTicket({ deviceId: r.deviceId, expiresAt: r.expiresAt }, sign);
+  const challenge = encoded({
+    type: 'challenge',
+    nonce: hex(r.challengeNonce),
+    time: r.time,
+    origin: r.relayUrl,
+  });
+  const auth = answerRelayChallenge(hex(challenge), sign, { relayUrl: r.relayUrl, clock: new ManualClock(r.time) });
+  if (!auth.ok) throw new Error(`relay auth vector: ${auth.error.message}`);
+  const connect = encodeConnectRequest(sign.publicKey, ticket);
+  if (!connect.ok) throw new Error(`relay connect vector: ${connect.error.message}`);
+  return {
+    ...r,
+    ticket: toHex(ticket),
+    challenge,
+    auth: toHex(auth.value),
+    connect: toHex(connect.value),
+    frames: r.frames.map(({ input }) => ({ input, hex: encoded(frameFromInput(input)) })),
+  };
 }
 
 export interface VectorCheck {
@@ -216,6 +273,15 @@ export function checkVectors(expected: Vectors): VectorCheck[] {
   same('frames', actual.frames.frames, expected.frames.frames);
   same('one-shot call', actual.oneShot.call, expected.oneShot.call);
   same('one-shot reply', actual.oneShot.reply, expected.oneShot.reply);
+  same('relay ticket', actual.relay.ticket, expected.relay.ticket);
+  same('relay challenge', actual.relay.challenge, expected.relay.challenge);
+  same('relay host auth', actual.relay.auth, expected.relay.auth);
+  same('relay connect request', actual.relay.connect, expected.relay.connect);
+  same(
+    'relay frames',
+    actual.relay.frames.map((f) => f.hex),
+    expected.relay.frames.map((f) => f.hex),
+  );
 
   // The receiving side opens what the vectors hold.
   const p = expected.pairing;
@@ -245,5 +311,24 @@ export function checkVectors(expected: Vectors): VectorCheck[] {
   same('one-shot opens', call.ok && toHex(call.value.body), toHex(utf8Encode(o.body)));
   const callReply = call.ok ? openCallReply(hex(o.reply), call.value.replyKey) : call;
   same('one-shot reply opens', callReply.ok && toHex(callReply.value), toHex(utf8Encode(o.replyBody)));
+  const r = expected.relay;
+  const signPublic = hostIdentityFromSeeds(new Uint8Array(32), hex(r.signSeed)).sign.publicKey;
+  const hostId = hostIdentityFromSeeds(new Uint8Array(32), hex(r.signSeed)).hostId;
+  const ticket = verifyRelayTicket(hex(r.ticket), {
+    hostId,
+    hostSignPublicKey: signPublic,
+    clock: new ManualClock(r.time),
+  });
+  same('relay ticket verifies', ticket.ok && ticket.value.deviceId, r.deviceId);
+  const auth = verifyHostAuth(hex(r.challenge), hex(r.auth));
+  same('relay host auth verifies', auth.ok && auth.value.hostId, hostId);
+  same(
+    'relay frames decode',
+    r.frames.map((f) => {
+      const d = decodeRelayFrame(hex(f.hex));
+      return d.ok ? encoded(d.value) : d.error.code;
+    }),
+    r.frames.map((f) => f.hex),
+  );
   return checks;
 }

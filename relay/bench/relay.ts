@@ -1,0 +1,287 @@
+// npm run bench -- relay
+// The relay's cost, each figure against a baseline measured in the same run:
+//   - added latency: a 1 KiB round trip device → host → device through the relay, against the same
+//     round trip over one direct ws connection (p50, p99);
+//   - throughput: 256-byte frames a second from a device to its host through one relay node, against
+//     a bare ws forwarder that pipes one socket into another with no framing or accounting (ratio);
+//   - memory per idle connection: thousands of devices and their hosts connected (the clients run
+//     in a child process, so only the relay's side is counted);
+//   - latency and throughput again through two nodes and Redis (when redis-server is installed).
+// Everything runs on 127.0.0.1, in one process except the idle clients; on a loaded machine the
+// p99 figures mostly measure the machine. The per-connection byte rates and the per-address connection rate
+// are lifted for the bench (defaults: 2 MiB/s a device, 60 connections a burst per address), so
+// that the figures measure the relay's work rather than its limits.
+import { generateHostIdentity } from '@tether/shared-protocol';
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import type { WebSocket } from 'ws';
+import { WebSocketServer } from 'ws';
+import type { RelayLimits } from '../src/limits.js';
+import { RelayServer } from '../src/relay-server.js';
+import { BenchDevice, BenchHost, openWs } from './bench-clients.js';
+
+const ROUNDS = 2000;
+const FRAMES = 100_000;
+const FRAME_BYTES = 256;
+const IDLE_DEVICES = 3000;
+const DEVICES_PER_HOST = 60;
+/** Frames a sender may have in flight: 2,000 (512 KB). */
+const WINDOW = 2000;
+
+const LIFTED: Partial<RelayLimits> = {
+  deviceBytesPerSecond: 1e12,
+  deviceBurstBytes: 1e12,
+  hostBytesPerSecond: 1e12,
+  hostBurstBytes: 1e12,
+  connectBurst: 1e9,
+  connectsPerSecond: 1e9,
+  maxPendingAuth: 10_000,
+};
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+const us = (ms: number) => `${Math.round(ms * 1000)} µs`;
+const signed = (ms: number) => `${ms >= 0 ? '+' : '−'}${us(Math.abs(ms))}`;
+
+async function listen(handler?: Parameters<typeof createServer>[1]) {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, port: (server.address() as { port: number }).port };
+}
+
+/** Round trips of `send` → the reply; returns each in milliseconds. */
+async function roundTrips(send: (bytes: Uint8Array) => void, next: () => Promise<unknown>): Promise<number[]> {
+  const payload = new Uint8Array(1024).fill(1);
+  for (let i = 0; i < 200; i++) {
+    send(payload);
+    await next();
+  }
+  const times: number[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    const start = performance.now();
+    send(payload);
+    await next();
+    times.push(performance.now() - start);
+  }
+  return times;
+}
+
+async function directLatency(): Promise<number[]> {
+  const { server, port } = await listen();
+  const wss = new WebSocketServer({ server });
+  wss.on('connection', (ws) => ws.on('message', (data) => ws.send(data as Buffer)));
+  const client = await openWs(`ws://127.0.0.1:${port}`);
+  const times = await roundTrips(
+    (b) => client.send(b),
+    () => new Promise((resolve) => client.once('message', resolve)),
+  );
+  client.close();
+  wss.close();
+  server.close();
+  return times;
+}
+
+async function relayLatency(hostRelay: RelayServer, deviceRelay: RelayServer): Promise<number[]> {
+  const identity = generateHostIdentity();
+  const host = await BenchHost.connect(hostRelay.url, identity, { echo: true });
+  const device = await BenchDevice.connect(deviceRelay.url, identity);
+  await host.opened(1);
+  const times = await roundTrips(
+    (b) => device.ws.send(b),
+    () => new Promise((resolve) => device.ws.once('message', resolve)),
+  );
+  device.ws.close();
+  host.ws.close();
+  return times;
+}
+
+/**
+ * Frames a second from one device to its host. The sender keeps at most WINDOW frames ahead of what
+ * the host has received, as an end-to-end flow control would: a sender that outruns its receiver
+ * is closed by the relay's bounds (which is the point of them), and that is not a rate.
+ */
+async function throughput(host: { received: number }, device: WebSocket): Promise<number> {
+  const frame = new Uint8Array(FRAME_BYTES).fill(2);
+  let closed: string | undefined;
+  device.once('close', (code, reason) => (closed = `${code} ${reason.toString()}`));
+  const base = host.received;
+  const start = performance.now();
+  for (let sent = 0; sent < FRAMES;) {
+    if (closed) throw new Error(`the device was closed: ${closed}`);
+    if (sent - (host.received - base) >= WINDOW) {
+      await new Promise((r) => setImmediate(r));
+      continue;
+    }
+    device.send(frame);
+    sent++;
+  }
+  while (host.received - base < FRAMES) {
+    if (closed) throw new Error(`the device was closed: ${closed}`);
+    await new Promise((r) => setImmediate(r));
+  }
+  return FRAMES / ((performance.now() - start) / 1000);
+}
+
+/** A bare forwarder: the first /host socket gets every message from /device sockets, as they are. */
+async function bareForwarder(): Promise<number> {
+  const { server, port } = await listen();
+  const wss = new WebSocketServer({ server, maxPayload: 2 * 1024 * 1024 });
+  let hostSide: WebSocket | undefined;
+  wss.on('connection', (ws, req) => {
+    if (req.url === '/host') hostSide = ws;
+    else ws.on('message', (data) => hostSide?.send(data as Buffer));
+  });
+  const host = await openWs(`ws://127.0.0.1:${port}/host`);
+  const counter = { received: 0 };
+  host.on('message', () => counter.received++);
+  const device = await openWs(`ws://127.0.0.1:${port}/device`);
+  const fps = await throughput(counter, device);
+  device.close();
+  host.close();
+  wss.close();
+  server.close();
+  return fps;
+}
+
+async function relayThroughput(hostRelay: RelayServer, deviceRelay: RelayServer): Promise<number> {
+  const identity = generateHostIdentity();
+  const host = await BenchHost.connect(hostRelay.url, identity, { echo: false });
+  const device = await BenchDevice.connect(deviceRelay.url, identity);
+  await host.opened(1);
+  const fps = await throughput(host, device.ws);
+  device.ws.close();
+  host.ws.close();
+  return fps;
+}
+
+/** Memory the relay holds per idle connection, with the clients in another process. */
+async function idleMemory(relay: RelayServer): Promise<{ heap: number; rss: number; connections: number }> {
+  gc();
+  const before = process.memoryUsage();
+  const hosts = Math.ceil(IDLE_DEVICES / DEVICES_PER_HOST);
+  const child = spawn(
+    process.execPath,
+    [
+      ...process.execArgv,
+      new URL('./idle-clients.ts', import.meta.url).pathname,
+      relay.url,
+      String(hosts),
+      String(DEVICES_PER_HOST),
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const ready = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+      if (out.includes('\n')) resolve(out.trim());
+    });
+    child.once('exit', (code) => reject(new Error(`idle clients exited with ${code}`)));
+  });
+  if (!ready.startsWith('ready')) throw new Error(ready);
+  const connections = relay.switchboard.census.open;
+  gc();
+  const after = process.memoryUsage();
+  child.kill();
+  await new Promise((resolve) => child.once('exit', resolve));
+  return {
+    heap: (after.heapUsed - before.heapUsed) / connections,
+    rss: (after.rss - before.rss) / connections,
+    connections,
+  };
+}
+
+async function freePort(): Promise<number> {
+  const s = createNetServer();
+  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+  const port = (s.address() as { port: number }).port;
+  await new Promise((resolve) => s.close(resolve));
+  return port;
+}
+
+async function startRedis(): Promise<{ url: string; process: ChildProcess } | undefined> {
+  if (!existsSync('/usr/bin/redis-server')) return undefined;
+  const port = await freePort();
+  const child = spawn(
+    '/usr/bin/redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    },
+  );
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+      if (out.includes('Ready to accept connections')) resolve();
+    });
+    child.once('exit', () => reject(new Error('redis-server exited')));
+  });
+  return { url: `redis://127.0.0.1:${port}`, process: child };
+}
+
+async function start(options: { redisUrl?: string } = {}): Promise<RelayServer> {
+  const r = await RelayServer.start({ bind: '127.0.0.1', port: 0, limits: LIFTED, ...options });
+  if (!r.ok) throw new Error(r.error.message);
+  return r.value;
+}
+
+function latencyLine(name: string, times: number[], base?: number[]) {
+  const p50 = percentile(times, 50);
+  const p99 = percentile(times, 99);
+  const added = base
+    ? `   added p50 ${signed(p50 - percentile(base, 50))}, p99 ${signed(p99 - percentile(base, 99))}`
+    : '';
+  console.log(`  ${name.padEnd(26)} p50 ${us(p50).padStart(8)}   p99 ${us(p99).padStart(8)}${added}`);
+}
+
+const one = await start();
+console.log(`latency, 1 KiB round trip device → host → device (${ROUNDS} rounds):`);
+const direct = await directLatency();
+latencyLine('direct ws', direct);
+latencyLine('through one relay node', await relayLatency(one, one), direct);
+
+console.log(`throughput, ${FRAME_BYTES}-byte frames device → host (${FRAMES} frames):`);
+const bare = await bareForwarder();
+console.log(`  bare ws forwarder          ${Math.round(bare)} frames/s`);
+const through = await relayThroughput(one, one);
+console.log(`  one relay node             ${Math.round(through)} frames/s   ratio ${(through / bare).toFixed(2)}`);
+
+const memory = await idleMemory(one);
+console.log(`memory per idle connection (${memory.connections} connections: ${IDLE_DEVICES} devices and their hosts):`);
+console.log(`  heap ${(memory.heap / 1024).toFixed(1)} KiB, rss ${(memory.rss / 1024).toFixed(1)} KiB`);
+await one.close();
+
+const redis = await startRedis();
+if (!redis) {
+  console.log('two nodes and Redis: skipped (no /usr/bin/redis-server)');
+} else {
+  try {
+    const a = await start({ redisUrl: redis.url });
+    const b = await start({ redisUrl: redis.url });
+    console.log('two nodes and Redis (host on one, device on the other):');
+    latencyLine('round trip', await relayLatency(a, b), direct);
+    const across = await relayThroughput(a, b);
+    console.log(
+      `  throughput                 ${Math.round(across)} frames/s   ratio ${(across / bare).toFixed(2)} (to the bare forwarder)`,
+    );
+    await a.close();
+    await b.close();
+  } finally {
+    redis.process.kill('SIGTERM');
+    await new Promise((resolve) => redis.process.once('exit', resolve));
+  }
+}

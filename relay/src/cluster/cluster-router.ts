@@ -1,0 +1,397 @@
+import type { Clock, ErrorCode, Result, TimerHandle } from '@tether/shared-protocol';
+import { CloseCode, RelayCloseCode, fail, ok } from '@tether/shared-protocol';
+import type { Gate } from '../gate.js';
+import type { RelayLimits } from '../limits.js';
+import type { DropReason, RelayMetrics, RequestKind } from '../metrics.js';
+import type { Downstream, HostEndpoint, RelayReply, Upstream } from '../routes.js';
+import { clipReason } from '../routes.js';
+import type { ClusterLink } from '../switchboard.js';
+import type { Backplane } from './backplane.js';
+import type { ClusterMessage } from './cluster-message.js';
+import { decodeClusterMessage, encodeClusterMessage } from './cluster-message.js';
+
+export interface ClusterRouterDeps {
+  backplane: Backplane;
+  clock: Clock;
+  limits: RelayLimits;
+  metrics: RelayMetrics;
+  local: {
+    local(hostId: string): HostEndpoint | undefined;
+    replacedElsewhere(hostId: string): void;
+    readonly requests: Gate;
+  };
+}
+
+/** A stream whose device is on this node and whose host link is on `node`. */
+interface OutStream {
+  node: string;
+  hostId: string;
+  downstream: Downstream;
+  inflight: number;
+  /** Until the other node acknowledges the open. */
+  attach?: { resolve: (r: Result<Upstream>) => void; timer: TimerHandle };
+}
+
+/** A stream whose host link is on this node and whose device is on `node`. */
+interface InStream {
+  node: string;
+  streamId: number;
+  upstream: Upstream;
+  inflight: number;
+}
+
+interface OutRequest {
+  node: string;
+  resolve: (r: Result<RelayReply>) => void;
+  timer: TimerHandle;
+}
+
+/**
+ * Forwards device connections and requests between nodes. A device on this node whose host is on
+ * another gets an out-stream: its bytes are published to that node, which holds the matching
+ * in-stream as one more connection on the host's link. Both ends bound what they have published
+ * and Redis has not yet acknowledged (per stream and per node): past either bound the stream is
+ * closed, never buffered. A stream ends when either side closes it, when the other node stops
+ * heartbeating, when the host's link moves to another node, or when this node may have missed
+ * messages (its subscription dropped): a sealed channel with a gap is worthless, so it is closed
+ * and the device reconnects.
+ */
+export class ClusterRouter implements ClusterLink {
+  private readonly out = new Map<number, OutStream>();
+  private readonly in = new Map<string, InStream>();
+  private readonly requests = new Map<number, OutRequest>();
+  private nextStreamId = 1;
+  private nextReqId = 1;
+  private inflightTotal = 0;
+  private checkTimer: TimerHandle | undefined;
+  private stopped = false;
+
+  constructor(private readonly deps: ClusterRouterDeps) {
+    deps.backplane.onMessage = (bytes) => this.receive(bytes);
+    deps.backplane.onLost = () => this.lost();
+    deps.backplane.onClaimLost = (hostId) => deps.local.replacedElsewhere(hostId);
+    this.scheduleCheck();
+  }
+
+  get inflightBytes(): number {
+    return this.inflightTotal;
+  }
+
+  get streams(): { out: number; in: number } {
+    return { out: this.out.size, in: this.in.size };
+  }
+
+  async attach(downstream: Downstream, hostId: string, deviceId: string, source: string): Promise<Result<Upstream>> {
+    const node = await this.deps.backplane.locate(hostId);
+    if (!node || node === this.deps.backplane.nodeId || this.stopped) {
+      return fail('host-offline', 'the host is not connected to any relay node');
+    }
+    const streamId = this.nextStreamId++;
+    return new Promise((resolve) => {
+      const stream: OutStream = { node, hostId, downstream, inflight: 0 };
+      stream.attach = {
+        resolve,
+        timer: this.deps.clock.setTimeout(() => {
+          if (!stream.attach) return;
+          this.out.delete(streamId);
+          this.deps.metrics.drop('open-timeout');
+          resolve(fail('host-offline', 'the node holding the host did not answer'));
+          this.post(node, { type: 'device-closed', streamId, code: 1001, reason: 'open-timeout' });
+        }, this.deps.limits.openAckTimeoutMs),
+      };
+      this.out.set(streamId, stream);
+      this.post(node, { type: 'open', streamId, hostId, deviceId, source });
+    });
+  }
+
+  request(
+    kind: RequestKind,
+    hostId: string,
+    source: string,
+    body: Uint8Array,
+    signal?: AbortSignal,
+  ): Promise<Result<RelayReply>> {
+    return this.deps.backplane.locate(hostId).then((node) => {
+      if (!node || node === this.deps.backplane.nodeId || this.stopped) {
+        return fail('host-offline', 'the host is not connected to any relay node');
+      }
+      if (!this.deps.local.requests.enter()) {
+        this.deps.metrics.refuse('requests-full');
+        return fail('busy', 'too many requests are waiting; try again shortly');
+      }
+      const reqId = this.nextReqId++;
+      const waitMs = kind === 'pair' ? this.deps.limits.pairReplyWaitMs : this.deps.limits.callReplyWaitMs;
+      return new Promise<Result<RelayReply>>((resolve) => {
+        const settle = (r: Result<RelayReply>) => {
+          if (!this.requests.delete(reqId)) return;
+          this.deps.clock.clearTimeout(entry.timer);
+          this.deps.local.requests.leave();
+          signal?.removeEventListener('abort', abort);
+          resolve(r);
+        };
+        const abort = () => {
+          this.deps.metrics.refuse('request-aborted');
+          settle(fail('disconnected', 'the caller went away'));
+        };
+        const entry: OutRequest = {
+          node,
+          resolve: settle,
+          timer: this.deps.clock.setTimeout(() => {
+            this.deps.metrics.refuse('request-timeout');
+            settle(fail('timeout', 'the host did not answer in time'));
+          }, waitMs),
+        };
+        this.requests.set(reqId, entry);
+        signal?.addEventListener('abort', abort, { once: true });
+        this.deps.metrics.request(kind);
+        this.post(node, { type: 'request', reqId, kind, hostId, source, body });
+      });
+    });
+  }
+
+  hostLinked(hostId: string): void {
+    // Streams from here to the host's old node are dead ends now: its link is here.
+    for (const [streamId, stream] of this.out) {
+      if (stream.hostId === hostId) this.endOut(streamId, RelayCloseCode.HostGone, 'host-gone', 'host-gone', true);
+    }
+    void this.deps.backplane.claim(hostId).then(() => this.broadcast({ type: 'claim', hostId }));
+  }
+
+  hostUnlinked(hostId: string): void {
+    void this.deps.backplane.release(hostId);
+  }
+
+  /** Stops: every stream is closed and every wait fails (the node is leaving or crashing). */
+  stop(): void {
+    this.stopped = true;
+    if (this.checkTimer) this.deps.clock.clearTimeout(this.checkTimer);
+    this.lost('shutting-down');
+  }
+
+  private receive(bytes: Uint8Array): void {
+    const decoded = decodeClusterMessage(bytes);
+    if (!decoded.ok) return this.deps.metrics.drop('cluster-malformed');
+    const { from, message: m } = decoded.value;
+    this.deps.metrics.cluster('in', bytes.length);
+    switch (m.type) {
+      case 'open':
+        return this.opened(from, m);
+      case 'opened': {
+        const stream = this.out.get(m.streamId);
+        if (!stream?.attach || stream.node !== from) return;
+        const attach = stream.attach;
+        delete stream.attach;
+        this.deps.clock.clearTimeout(attach.timer);
+        return attach.resolve(ok(this.upstreamFor(m.streamId, stream)));
+      }
+      case 'to-host': {
+        const stream = this.in.get(`${from}/${m.streamId}`);
+        if (!stream) return this.deps.metrics.drop('unknown-conn');
+        return stream.upstream.send(m.payload);
+      }
+      case 'to-device': {
+        const stream = this.out.get(m.streamId);
+        if (!stream || stream.node !== from || stream.attach) return this.deps.metrics.drop('unknown-conn');
+        return stream.downstream.send(m.payload);
+      }
+      case 'device-closed': {
+        const key = `${from}/${m.streamId}`;
+        const stream = this.in.get(key);
+        if (!stream) return;
+        this.in.delete(key);
+        return stream.upstream.close(m.code, m.reason);
+      }
+      case 'host-closed': {
+        const stream = this.out.get(m.streamId);
+        if (!stream || stream.node !== from) return;
+        this.out.delete(m.streamId);
+        if (stream.attach) {
+          this.deps.clock.clearTimeout(stream.attach.timer);
+          return stream.attach.resolve(
+            fail(m.reason === 'host-full' ? 'busy' : 'host-offline', 'the host refused the connection'),
+          );
+        }
+        return stream.downstream.close(m.code, m.reason);
+      }
+      case 'request':
+        return void this.serveRequest(from, m);
+      case 'reply':
+      case 'failure': {
+        const entry = this.requests.get(m.reqId);
+        if (!entry || entry.node !== from) return this.deps.metrics.drop('reply-unknown-request');
+        return entry.resolve(
+          m.type === 'reply' ? ok({ status: m.status, body: m.body }) : fail(m.code, 'the host could not be reached'),
+        );
+      }
+      case 'claim':
+        if (from === this.deps.backplane.nodeId) return;
+        this.deps.local.replacedElsewhere(m.hostId);
+        for (const [streamId, stream] of this.out) {
+          if (stream.hostId === m.hostId && stream.node !== from) {
+            this.endOut(streamId, RelayCloseCode.HostGone, 'host-gone', 'host-gone', true);
+          }
+        }
+        return;
+    }
+  }
+
+  /** Another node's device wants a host whose link is here. */
+  private opened(from: string, m: Extract<ClusterMessage, { type: 'open' }>): void {
+    const refuse = (code: number, reason: string) =>
+      this.post(from, { type: 'host-closed', streamId: m.streamId, code, reason });
+    const link = this.deps.local.local(m.hostId);
+    if (!link) return refuse(RelayCloseCode.HostOffline, 'host-offline');
+    const key = `${from}/${m.streamId}`;
+    const stream: InStream = { node: from, streamId: m.streamId, upstream: { send() {}, close() {} }, inflight: 0 };
+    const downstream: Downstream = {
+      send: (payload) => {
+        if (this.in.get(key) !== stream) return;
+        this.publishData(stream, from, { type: 'to-device', streamId: m.streamId, payload }, () =>
+          this.endIn(key, CloseCode.SlowConsumer, 'cluster-queue-full'),
+        );
+      },
+      close: (code, reason) => {
+        if (this.in.get(key) !== stream) return;
+        this.in.delete(key);
+        this.post(from, { type: 'host-closed', streamId: m.streamId, code, reason: clipReason(reason) });
+      },
+    };
+    const opened = link.openConn(downstream, m.deviceId, m.source);
+    if (!opened.ok) return refuse(CloseCode.Busy, opened.error.code === 'busy' ? 'host-full' : 'host-offline');
+    stream.upstream = opened.value;
+    this.in.set(key, stream);
+    this.post(from, { type: 'opened', streamId: m.streamId });
+  }
+
+  private async serveRequest(from: string, m: Extract<ClusterMessage, { type: 'request' }>): Promise<void> {
+    const link = this.deps.local.local(m.hostId);
+    const result = link
+      ? await link.request(m.kind, m.source, m.body)
+      : fail('host-offline', 'the host is not connected to this node');
+    this.post(
+      from,
+      result.ok
+        ? { type: 'reply', reqId: m.reqId, status: result.value.status, body: result.value.body }
+        : { type: 'failure', reqId: m.reqId, code: result.error.code },
+    );
+  }
+
+  private upstreamFor(streamId: number, stream: OutStream): Upstream {
+    return {
+      send: (payload) => {
+        if (this.out.get(streamId) !== stream) return;
+        this.publishData(stream, stream.node, { type: 'to-host', streamId, payload }, () =>
+          this.endOut(streamId, CloseCode.SlowConsumer, 'cluster-queue-full', 'cluster-queue-full', true),
+        );
+      },
+      close: (code, reason) => this.endOut(streamId, code, clipReason(reason), undefined, false),
+    };
+  }
+
+  /** Publishes stream data within the per-stream and per-node bounds; `overflow` closes the stream. */
+  private publishData(
+    stream: { inflight: number },
+    node: string,
+    m: ClusterMessage & { payload: Uint8Array },
+    overflow: () => void,
+  ): void {
+    const n = m.payload.length;
+    const l = this.deps.limits;
+    if (
+      (stream.inflight > 0 && stream.inflight + n > l.clusterStreamInflightBytes) ||
+      (this.inflightTotal > 0 && this.inflightTotal + n > l.clusterInflightBytes)
+    ) {
+      return overflow();
+    }
+    stream.inflight += n;
+    this.inflightTotal += n;
+    void this.transmit(node, m).then((sent) => {
+      stream.inflight -= n;
+      this.inflightTotal -= n;
+      if (!sent) overflow();
+    });
+  }
+
+  /** Sends a control message; a failure is counted (the stream it belongs to ends by its own bounds). */
+  private post(node: string, m: ClusterMessage): void {
+    void this.transmit(node, m);
+  }
+
+  private transmit(node: string, m: ClusterMessage): Promise<boolean> {
+    const bytes = encodeClusterMessage(this.deps.backplane.nodeId, m);
+    this.deps.metrics.cluster('out', bytes.length);
+    return this.deps.backplane.send(node, bytes).then((sent) => {
+      if (!sent) this.deps.metrics.drop('cluster-publish-failed');
+      return sent;
+    });
+  }
+
+  private broadcast(m: ClusterMessage): void {
+    const bytes = encodeClusterMessage(this.deps.backplane.nodeId, m);
+    this.deps.metrics.cluster('out', bytes.length);
+    void this.deps.backplane.broadcast(bytes);
+  }
+
+  /** Ends an out-stream from this side: close the device (unless it is the one closing) and, if
+   * `tell`, the other node. */
+  private endOut(
+    streamId: number,
+    code: number,
+    reason: string,
+    drop: DropReason | undefined,
+    closeDevice: boolean,
+  ): void {
+    const stream = this.out.get(streamId);
+    if (!stream) return;
+    this.out.delete(streamId);
+    if (drop) this.deps.metrics.drop(drop);
+    if (stream.attach) {
+      this.deps.clock.clearTimeout(stream.attach.timer);
+      stream.attach.resolve(fail('host-offline', 'the host went away'));
+    } else if (closeDevice) stream.downstream.close(code, reason);
+    this.post(stream.node, { type: 'device-closed', streamId, code, reason });
+  }
+
+  /** Ends an in-stream from this side: the host's link is told, and the device's node. */
+  private endIn(key: string, code: number, reason: DropReason): void {
+    const stream = this.in.get(key);
+    if (!stream) return;
+    this.in.delete(key);
+    this.deps.metrics.drop(reason);
+    stream.upstream.close(code, reason);
+    this.post(stream.node, { type: 'host-closed', streamId: stream.streamId, code, reason });
+  }
+
+  /** Messages may have been missed, or the node is stopping: nothing in flight can be trusted. */
+  private lost(reason: DropReason = 'cluster-link-lost'): void {
+    for (const streamId of [...this.out.keys()]) this.endOut(streamId, RelayCloseCode.HostGone, reason, reason, true);
+    for (const key of [...this.in.keys()]) this.endIn(key, RelayCloseCode.HostGone, reason);
+    for (const entry of [...this.requests.values()])
+      entry.resolve(fail('disconnected', 'the relay cluster link was interrupted'));
+  }
+
+  /** Every heartbeat interval: close what this node holds with nodes that have stopped beating. */
+  private scheduleCheck(): void {
+    this.checkTimer = this.deps.clock.setTimeout(() => {
+      void this.checkNodes().finally(() => {
+        if (!this.stopped) this.scheduleCheck();
+      });
+    }, this.deps.limits.nodeHeartbeatMs);
+  }
+
+  private async checkNodes(): Promise<void> {
+    const nodes = new Set<string>();
+    for (const s of this.out.values()) nodes.add(s.node);
+    for (const s of this.in.values()) nodes.add(s.node);
+    for (const r of this.requests.values()) nodes.add(r.node);
+    if (nodes.size === 0) return;
+    const alive = await this.deps.backplane.alive([...nodes]);
+    for (const [streamId, s] of this.out) {
+      if (!alive.has(s.node)) this.endOut(streamId, RelayCloseCode.HostGone, 'host-gone', 'node-gone', true);
+    }
+    for (const [key, s] of this.in) if (!alive.has(s.node)) this.endIn(key, 1001, 'node-gone');
+    for (const r of [...this.requests.values()]) {
+      if (!alive.has(r.node)) r.resolve(fail('host-offline' satisfies ErrorCode, 'the node holding the host is gone'));
+    }
+  }
+}

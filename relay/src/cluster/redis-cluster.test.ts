@@ -1,0 +1,172 @@
+import { RelayCloseCode, generateHostIdentity, relayPairUrl, utf8Encode } from '@tether/shared-protocol';
+import type { ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RelayLimits } from '../limits.js';
+import { RelayServer } from '../relay-server.js';
+import { FakeDevice, FakeHost, until } from '../testing/clients.js';
+
+/**
+ * Two relay nodes and a real redis-server on 127.0.0.1 (started here, on a free port, with nothing
+ * saved to disk). Where a test waits for a dead node to be noticed, heartbeats and TTLs are
+ * shortened to a couple of seconds: long enough that a busy machine's pauses do not kill a live node.
+ */
+
+const FAST: Partial<RelayLimits> = {
+  nodeHeartbeatMs: 300,
+  nodeTtlMs: 2_500,
+  presenceRefreshMs: 500,
+  presenceTtlMs: 3_000,
+};
+
+let redis: ChildProcess | undefined;
+let redisUrl = '';
+const nodes: RelayServer[] = [];
+const sockets: { close(): void }[] = [];
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+beforeAll(async () => {
+  const port = await freePort();
+  redis = spawn(
+    '/usr/bin/redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    redis!.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes('Ready to accept connections')) resolve();
+    });
+    redis!.once('exit', (code) => reject(new Error(`redis-server exited (${code}): ${out}`)));
+  });
+  redisUrl = `redis://127.0.0.1:${port}`;
+});
+
+afterAll(async () => {
+  for (const s of sockets.splice(0)) s.close();
+  for (const n of nodes.splice(0)) await n.close();
+  if (redis && redis.exitCode === null) {
+    const exited = new Promise((resolve) => redis!.once('exit', resolve));
+    redis.kill('SIGTERM');
+    await exited;
+  }
+});
+
+async function node(limits: Partial<RelayLimits> = {}): Promise<RelayServer> {
+  const r = await RelayServer.start({ bind: '127.0.0.1', port: 0, redisUrl, limits });
+  if (!r.ok) throw new Error(r.error.message);
+  nodes.push(r.value);
+  return r.value;
+}
+
+async function host(relay: RelayServer, identity = generateHostIdentity()) {
+  const h = await FakeHost.connect(relay.url, identity);
+  sockets.push(h);
+  return h;
+}
+
+async function device(relay: RelayServer, identity: ReturnType<typeof generateHostIdentity>) {
+  const d = await FakeDevice.connect(relay.url, identity);
+  sockets.push(d);
+  return d;
+}
+
+/** Sends `bytes` from the device and back from the host; resolves when both have arrived. */
+async function roundTrip(h: FakeHost, d: FakeDevice, bytes: Uint8Array): Promise<void> {
+  await until(() => h.conns.size > 0 && h.conns.get(h.lastConn)?.closed === undefined, 'an open connection');
+  const connId = h.lastConn;
+  const before = h.received(connId).length;
+  d.send(bytes);
+  await until(() => h.received(connId).length === before + 1, 'device bytes at the host');
+  // Compared as buffers: a generic deep-equal walks a large array element by element.
+  expect(Buffer.compare(Buffer.from(h.received(connId).at(-1)!), Buffer.from(bytes))).toBe(0);
+  const seen = d.received.length;
+  h.send({ type: 'data', connId, payload: bytes.slice().reverse() });
+  await until(() => d.received.length === seen + 1, 'host bytes at the device');
+  expect(Buffer.compare(Buffer.from(d.received.at(-1)!), Buffer.from(bytes.slice().reverse()))).toBe(0);
+}
+
+describe('relay cluster over Redis', () => {
+  it('joins a host on one node and a device on another; survives the host node dying', async () => {
+    const a = await node();
+    const b = await node();
+    const identity = generateHostIdentity();
+    const h1 = await host(a, identity);
+    const d1 = await device(b, identity);
+    await roundTrip(h1, d1, utf8Encode('hello across nodes'));
+    await roundTrip(h1, d1, new Uint8Array(300_000).fill(7));
+    expect(h1.conns.get(h1.lastConn)!.source).toBe('127.0.0.1');
+
+    // Pair requests reach the host's node too.
+    h1.answer = () => [200, utf8Encode('{"v":1}')];
+    const pair = await fetch(relayPairUrl(b.url, identity.hostId)!, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{}',
+    });
+    expect([pair.status, await pair.text()]).toEqual([200, '{"v":1}']);
+    expect(b.metrics.get('tether_relay_cluster_messages_total', { direction: 'out' })).toBeGreaterThan(0);
+
+    // Node a dies without a word. The host relinks to b; the device's stream to a is closed, and
+    // the device reconnects (to b, the node left) and flows again.
+    await a.crash();
+    nodes.splice(nodes.indexOf(a), 1);
+    await until(() => h1.closed !== undefined, 'the host to notice its node died');
+    const h2 = await host(b, identity);
+    expect(await d1.done).toEqual({ code: RelayCloseCode.HostGone, reason: 'host-gone' });
+    const d2 = await device(b, identity);
+    await roundTrip(h2, d2, utf8Encode('back again'));
+  });
+
+  it('closes a stream whose host node dies when the host does not come back', async () => {
+    const a = await node(FAST);
+    const b = await node(FAST);
+    const identity = generateHostIdentity();
+    const h = await host(a, identity);
+    const d = await device(b, identity);
+    await roundTrip(h, d, Uint8Array.of(1));
+    await a.crash();
+    nodes.splice(nodes.indexOf(a), 1);
+    // Noticed through a's heartbeat expiring (2.5 s here, 15 s by default).
+    expect(await d.done).toEqual({ code: RelayCloseCode.HostGone, reason: 'host-gone' });
+    expect(b.metrics.drops('node-gone')).toBe(1);
+    // Its presence expires too: a new device is told the host is offline.
+    const late = await device(b, identity);
+    expect((await late.done).code).toBe(RelayCloseCode.HostOffline);
+  });
+
+  it('releases presence when a node shuts down cleanly, and the newest link wins across nodes', async () => {
+    const a = await node();
+    const b = await node();
+    const identity = generateHostIdentity();
+    const first = await host(a, identity);
+    const second = await host(b, identity);
+    await until(() => first.closed !== undefined, 'the older link to be replaced');
+    expect(first.closed).toEqual({ code: RelayCloseCode.Replaced, reason: 'replaced' });
+    second.echo = true;
+    const d = await device(a, identity);
+    await until(() => second.conns.size === 1, 'the open on the newer link');
+    d.send(Uint8Array.of(3));
+    await until(() => d.received.length === 1, 'the echo');
+
+    await b.close();
+    nodes.splice(nodes.indexOf(b), 1);
+    expect(await d.done).toEqual({ code: RelayCloseCode.HostGone, reason: 'host-gone' });
+    const late = await device(a, identity);
+    expect((await late.done).code).toBe(RelayCloseCode.HostOffline);
+  });
+});

@@ -1,0 +1,78 @@
+import type { Clock, Result } from '@tether/shared-protocol';
+import { ok } from '@tether/shared-protocol';
+import type { RelayLimits } from '../limits.js';
+import type { RelayMetrics, RequestKind } from '../metrics.js';
+import type { Downstream, RelayReply, Upstream } from '../routes.js';
+import type { ClusterLink, Switchboard } from '../switchboard.js';
+import { ClusterRouter } from './cluster-router.js';
+import { RedisBackplane } from './redis-backplane.js';
+
+/** A node's membership of a Redis-backed cluster: the backplane and the router over it. */
+export class RedisCluster implements ClusterLink {
+  private constructor(
+    private readonly backplane: RedisBackplane,
+    private readonly router: ClusterRouter,
+  ) {}
+
+  static async join(options: {
+    url: string;
+    nodeId: string;
+    clock: Clock;
+    limits: RelayLimits;
+    metrics: RelayMetrics;
+    switchboard: Switchboard;
+  }): Promise<Result<RedisCluster>> {
+    const backplane = await RedisBackplane.connect(options);
+    if (!backplane.ok) return backplane;
+    const router = new ClusterRouter({
+      backplane: backplane.value,
+      clock: options.clock,
+      limits: options.limits,
+      metrics: options.metrics,
+      local: options.switchboard,
+    });
+    return ok(new RedisCluster(backplane.value, router));
+  }
+
+  get isUp(): boolean {
+    return this.backplane.isUp;
+  }
+
+  get inflightBytes(): number {
+    return this.router.inflightBytes;
+  }
+
+  attach(downstream: Downstream, hostId: string, deviceId: string, source: string): Promise<Result<Upstream>> {
+    return this.router.attach(downstream, hostId, deviceId, source);
+  }
+
+  request(
+    kind: RequestKind,
+    hostId: string,
+    source: string,
+    body: Uint8Array,
+    signal?: AbortSignal,
+  ): Promise<Result<RelayReply>> {
+    return this.router.request(kind, hostId, source, body, signal);
+  }
+
+  hostLinked(hostId: string): void {
+    this.router.hostLinked(hostId);
+  }
+
+  hostUnlinked(hostId: string): void {
+    this.router.hostUnlinked(hostId);
+  }
+
+  /** Leaves cleanly: streams closed, claims released, heartbeat deleted. */
+  async leave(): Promise<void> {
+    this.router.stop();
+    await this.backplane.leave();
+  }
+
+  /** Vanishes, as a crashed node would: the connections to Redis go first, so nothing is said. */
+  crash(): void {
+    this.backplane.crash();
+    this.router.stop();
+  }
+}

@@ -1,0 +1,167 @@
+import type { Clock, Result } from '@tether/shared-protocol';
+import {
+  CloseCode,
+  RELAY_MAX_PAYLOAD,
+  RelayCloseCode,
+  decodeRelayFrame,
+  verifyRelayTicket,
+} from '@tether/shared-protocol';
+import type { Census } from './census.js';
+import type { RelayLimits } from './limits.js';
+import type { RelayMetrics } from './metrics.js';
+import type { ByteBudget } from './outbox.js';
+import { Peer } from './peer.js';
+import type { PeerPort } from './peer-port.js';
+import type { Downstream, Upstream } from './routes.js';
+
+export interface DeviceConnDeps {
+  clock: Clock;
+  limits: RelayLimits;
+  metrics: RelayMetrics;
+  budget: ByteBudget;
+  census: Census;
+  /** Finds the host's link (here or on another node) and opens a connection on it. */
+  attach: (conn: DeviceConn, hostId: string, deviceId: string, source: string) => Promise<Result<Upstream>>;
+  onClosed: (conn: DeviceConn) => void;
+}
+
+/**
+ * One device's connection to a host: its first message is the connect request (the host's key and
+ * a ticket the host signed); after that every message is opaque and goes to the host as it is. The
+ * relay reads nothing of it. While the host's link is being found the socket is paused, and the few
+ * messages already in flight are held within a small bound.
+ */
+export class DeviceConn implements Downstream {
+  readonly peer: Peer;
+  private state: 'auth' | 'attaching' | 'open' | 'closed' = 'auth';
+  private upstream: Upstream | undefined;
+  private held: Uint8Array[] = [];
+  private heldBytes = 0;
+
+  constructor(
+    port: PeerPort,
+    readonly hostId: string,
+    private readonly deps: DeviceConnDeps,
+  ) {
+    const l = deps.limits;
+    this.peer = new Peer({
+      kind: 'device',
+      port,
+      census: deps.census,
+      clock: deps.clock,
+      metrics: deps.metrics,
+      budget: deps.budget,
+      outbox: { maxBytes: l.deviceOutboxBytes, maxFrames: l.deviceOutboxFrames },
+      bytesPerSecond: l.deviceBytesPerSecond,
+      burstBytes: l.deviceBurstBytes,
+      authDeadlineMs: l.authDeadlineMs,
+      preauthMaxBytes: l.preauthMaxBytes,
+      pingIntervalMs: l.pingIntervalMs,
+      peerTimeoutMs: l.peerTimeoutMs,
+      closeGraceMs: l.closeGraceMs,
+      ping: () => port.ping(),
+      onMessage: (bytes) => this.receive(bytes),
+      onClosed: (code, reason) => this.closed(code, reason),
+    });
+  }
+
+  get isOpen(): boolean {
+    return this.state === 'open';
+  }
+
+  /** Host bytes toward the device. A device that cannot keep up is closed, and its host told. */
+  send(bytes: Uint8Array): void {
+    const verdict = this.peer.send(bytes);
+    if (verdict === 'sent' || verdict === 'closed') return;
+    const reason = verdict === 'budget-full' ? 'node-memory' : 'slow-consumer';
+    this.peer.close(CloseCode.SlowConsumer, reason, reason);
+  }
+
+  /** The host side ended this connection: close the device with the host's code and reason. */
+  close(code: number, reason: string): void {
+    this.upstream = undefined;
+    this.peer.close(code, reason);
+  }
+
+  private receive(bytes: Uint8Array): void {
+    switch (this.state) {
+      case 'auth':
+        return void this.authenticate(bytes);
+      case 'attaching':
+        if (
+          this.held.length >= this.deps.limits.attachBufferFrames ||
+          this.heldBytes + bytes.length > this.deps.limits.attachBufferBytes
+        ) {
+          return this.peer.close(CloseCode.ProtocolError, 'attach-overflow', 'attach-overflow');
+        }
+        this.held.push(bytes);
+        this.heldBytes += bytes.length;
+        return;
+      case 'open':
+        return this.upstream?.send(bytes);
+      case 'closed':
+        return;
+    }
+  }
+
+  private async authenticate(bytes: Uint8Array): Promise<void> {
+    const frame = decodeRelayFrame(bytes);
+    if (!frame.ok || frame.value.type !== 'connect') {
+      if (!frame.ok && frame.error.code === 'version-unsupported') {
+        return this.peer.refuse(CloseCode.VersionUnsupported, 'version-unsupported');
+      }
+      return this.peer.refuse(CloseCode.ProtocolError, 'auth-malformed');
+    }
+    const ticket = verifyRelayTicket(frame.value.ticket, {
+      hostId: this.hostId,
+      hostSignPublicKey: frame.value.hostSignPublicKey,
+      clock: this.deps.clock,
+    });
+    if (!ticket.ok) {
+      const code = ticket.error.code === 'ticket-expired' ? RelayCloseCode.TicketExpired : RelayCloseCode.TicketRefused;
+      const reason = ticket.error.code;
+      return this.peer.refuse(
+        code,
+        reason === 'ticket-expired' ||
+          reason === 'ticket-forged' ||
+          reason === 'ticket-wrong-host' ||
+          reason === 'ticket-key-mismatch'
+          ? reason
+          : 'ticket-malformed',
+      );
+    }
+    this.state = 'attaching';
+    this.peer.authenticate(RELAY_MAX_PAYLOAD);
+    this.peer.hold();
+    const attached = await this.deps.attach(this, this.hostId, ticket.value.deviceId, this.peer.source);
+    if (this.state !== 'attaching') {
+      // The device left while its host was being found.
+      if (attached.ok) attached.value.close(1001, 'device-gone');
+      return;
+    }
+    if (!attached.ok) {
+      const offline = attached.error.code !== 'busy';
+      return this.peer.refuse(
+        offline ? RelayCloseCode.HostOffline : CloseCode.Busy,
+        offline ? 'host-offline' : 'host-full',
+      );
+    }
+    this.deps.metrics.accepted('device');
+    this.upstream = attached.value;
+    this.state = 'open';
+    const held = this.held;
+    this.held = [];
+    this.heldBytes = 0;
+    for (const message of held) this.upstream.send(message);
+    this.peer.release();
+  }
+
+  private closed(code: number, reason: string): void {
+    this.state = 'closed';
+    this.held = [];
+    const upstream = this.upstream;
+    this.upstream = undefined;
+    upstream?.close(code, reason);
+    this.deps.onClosed(this);
+  }
+}

@@ -1,0 +1,140 @@
+import type { Result } from '@tether/shared-protocol';
+import { fail, generateHostIdentity, ok, utf8Encode } from '@tether/shared-protocol';
+import { ManualClock } from '@tether/shared-protocol/testing';
+import { describe, expect, it } from 'vitest';
+import { Census } from './census.js';
+import { createRelayApp } from './http-app.js';
+import type { RelayLimits } from './limits.js';
+import { DEFAULT_LIMITS } from './limits.js';
+import { RelayMetrics } from './metrics.js';
+import type { RelayReply } from './routes.js';
+
+const hostId = generateHostIdentity().hostId;
+
+function setup(
+  limits: Partial<RelayLimits> = {},
+  reply: Result<RelayReply> = ok({ status: 200, body: utf8Encode('{}') }),
+) {
+  const census = new Census();
+  const metrics = new RelayMetrics();
+  const seen: { kind: string; hostId: string; source: string; body: Uint8Array }[] = [];
+  const app = createRelayApp({
+    relay: {
+      census,
+      acceptHost: () => undefined,
+      acceptDevice: () => undefined,
+      request: (kind, id, source, body) => {
+        seen.push({ kind, hostId: id, source, body });
+        return Promise.resolve(reply);
+      },
+    },
+    limits: { ...DEFAULT_LIMITS, ...limits },
+    metrics,
+    clock: new ManualClock(),
+    trustedProxies: new Set(['10.0.0.2']),
+    app: undefined,
+    health: () => ({ status: 'ok', node: 'n1' }),
+    isClosing: () => false,
+  });
+  /** A request as if from `peer`, the way @hono/node-server passes the socket. */
+  const request = (path: string, init: RequestInit = {}, peer = '198.51.100.20') =>
+    app.request(path, init, { incoming: { socket: { remoteAddress: peer } } });
+  return { app, census, metrics, seen, request };
+}
+
+const upgrade = { headers: { Upgrade: 'websocket', Connection: 'Upgrade' } };
+
+describe('relay HTTP routes', () => {
+  it('puts the security headers on every response, and no-store on everything but app files', async () => {
+    const { request } = setup();
+    for (const path of ['/healthz', '/metrics', '/relay/host', '/relay/nowhere', '/']) {
+      const res = await request(path);
+      expect(res.headers.get('content-security-policy'), path).toContain("default-src 'self'");
+      expect(res.headers.get('x-content-type-options'), path).toBe('nosniff');
+      expect(res.headers.get('referrer-policy'), path).toBe('no-referrer');
+      expect(res.headers.get('cache-control'), path).toBe('no-store');
+    }
+  });
+
+  it('asks for a WebSocket on the socket endpoints, and refuses a malformed host id', async () => {
+    const { request, metrics } = setup();
+    expect((await request('/relay/host')).status).toBe(426);
+    expect((await request(`/relay/connect/${hostId}`)).status).toBe(426);
+    const bad = await request('/relay/connect/not-a-host-id', upgrade);
+    expect([bad.status, await bad.json()]).toMatchObject([404, { error: { code: 'not-found' } }]);
+    expect(metrics.refusals('bad-host-id')).toBe(1);
+    expect(metrics.refusals('upgrade-required')).toBe(2);
+  });
+
+  it('turns sockets away before the upgrade when the node is full or busy', async () => {
+    const { request, census, metrics } = setup({ maxConnections: 2, maxPendingAuth: 1 });
+    census.opened();
+    const busy = await request('/relay/host', upgrade);
+    expect([busy.status, await busy.json()]).toMatchObject([503, { error: { code: 'busy', retryable: true } }]);
+    expect(metrics.refusals('pending-full')).toBe(1);
+    census.authenticated();
+    census.opened();
+    census.authenticated();
+    expect((await request('/relay/host', upgrade)).status).toBe(503);
+    expect(metrics.refusals('node-full')).toBe(1);
+  });
+
+  it('limits sockets per source address, believing X-Forwarded-For only from a trusted proxy', async () => {
+    const { request, metrics } = setup({ connectBurst: 1, connectsPerSecond: 0.0001 });
+    // Admitted sockets reach the upgrade, which app.request cannot do: 500 here means "admitted".
+    const admitted = (r: Response) => r.status !== 429;
+    expect(admitted(await request('/relay/host', upgrade, '198.51.100.1'))).toBe(true);
+    expect((await request('/relay/host', upgrade, '198.51.100.1')).status).toBe(429);
+    // Behind the trusted balancer, each client is limited on its own address...
+    const via = (client: string) => ({ headers: { ...upgrade.headers, 'X-Forwarded-For': `1.2.3.4, ${client}` } });
+    expect(admitted(await request('/relay/host', via('203.0.113.1'), '10.0.0.2'))).toBe(true);
+    expect(admitted(await request('/relay/host', via('203.0.113.2'), '10.0.0.2'))).toBe(true);
+    expect((await request('/relay/host', via('203.0.113.1'), '10.0.0.2')).status).toBe(429);
+    // ...and a header from anyone else changes nothing.
+    expect((await request('/relay/host', via('203.0.113.9'), '198.51.100.1')).status).toBe(429);
+    expect(metrics.refusals('rate-limited')).toBe(3);
+  });
+
+  it('forwards a pair request with the client address as source, and insists on JSON', async () => {
+    const { request, seen } = setup();
+    const res = await request(
+      `/relay/pair/${hostId}`,
+      {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Forwarded-For': '6.6.6.6' },
+        body: '{"v":1}',
+      },
+      '198.51.100.30',
+    );
+    expect(res.status).toBe(200);
+    expect(seen[0]).toMatchObject({ kind: 'pair', hostId, source: '198.51.100.30', body: utf8Encode('{"v":1}') });
+    const text = await request(`/relay/pair/${hostId}`, { method: 'POST', body: 'x' });
+    expect([text.status, await text.json()]).toMatchObject([400, { error: { code: 'bad-request' } }]);
+  });
+
+  it('maps relay failures to statuses: offline 503, timeout 504', async () => {
+    const offline = setup({}, fail('host-offline', 'no'));
+    const r1 = await offline.request(`/relay/call/${hostId}`, { method: 'POST', body: new Uint8Array(3) });
+    expect([r1.status, await r1.json()]).toMatchObject([503, { error: { code: 'host-offline' } }]);
+    expect(offline.metrics.refusals('host-offline')).toBe(1);
+    const slow = setup({}, fail('timeout', 'slow'));
+    expect((await slow.request(`/relay/call/${hostId}`, { method: 'POST', body: new Uint8Array(3) })).status).toBe(504);
+  });
+
+  it('serves health and Prometheus metrics', async () => {
+    const { request } = setup();
+    expect(await (await request('/healthz')).json()).toEqual({ status: 'ok', node: 'n1' });
+    const metrics = await request('/metrics');
+    expect(metrics.headers.get('content-type')).toContain('text/plain; version=0.0.4');
+    const text = await metrics.text();
+    expect(text).toContain('# TYPE tether_relay_drops_total counter');
+    expect(text).toContain('tether_relay_refusals_total{reason="ticket-expired"} 0');
+  });
+
+  it('says the app is not here when no app directory was given', async () => {
+    const { request } = setup();
+    const res = await request('/');
+    expect(res.status).toBe(404);
+    expect(await res.text()).toContain('--app-dir');
+  });
+});

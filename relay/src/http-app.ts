@@ -1,0 +1,207 @@
+import type { Clock, ErrorCode, ProtocolError, Result } from '@tether/shared-protocol';
+import {
+  APP_SECURITY_HEADERS,
+  RELAY_MAX_CALL_BODY,
+  RELAY_MAX_PAIR_BODY,
+  isHostId,
+  protocolError,
+} from '@tether/shared-protocol';
+import { upgradeWebSocket } from '@hono/node-server';
+import type { Context, MiddlewareHandler } from 'hono';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { AddressLimiter } from './address-limiter.js';
+import type { AppFiles } from './app-files.js';
+import type { Census } from './census.js';
+import type { RelayLimits } from './limits.js';
+import type { RefusalReason, RelayMetrics, RequestKind } from './metrics.js';
+import type { PeerPort } from './peer-port.js';
+import type { RelayReply } from './routes.js';
+import { sourceAddress } from './source-address.js';
+import { wsPort } from './ws-port.js';
+
+export interface RelayAppDeps {
+  relay: {
+    readonly census: Census;
+    acceptHost(port: PeerPort): unknown;
+    acceptDevice(port: PeerPort, hostId: string): unknown;
+    request(
+      kind: RequestKind,
+      hostId: string,
+      source: string,
+      body: Uint8Array,
+      signal?: AbortSignal,
+    ): Promise<Result<RelayReply>>;
+  };
+  limits: RelayLimits;
+  metrics: RelayMetrics;
+  clock: Pick<Clock, 'now'>;
+  /** Peers whose `X-Forwarded-For` is believed (the load balancers in front of the relay). */
+  trustedProxies: ReadonlySet<string>;
+  app: AppFiles | undefined;
+  health: () => { status: 'ok'; [key: string]: unknown };
+  isClosing: () => boolean;
+}
+
+const STATUS: Partial<Record<ErrorCode, ContentfulStatusCode>> = {
+  'bad-request': 400,
+  'not-found': 404,
+  'too-large': 413,
+  'rate-limited': 429,
+  busy: 503,
+  'host-offline': 503,
+  unavailable: 503,
+  timeout: 504,
+  disconnected: 503,
+};
+
+function errorResponse(error: ProtocolError): Response {
+  return new Response(JSON.stringify({ error }), {
+    status: STATUS[error.code] ?? 400,
+    headers: { 'Content-Type': 'application/json' },
+  });
+}
+
+/** The address of the socket under a request, when Hono runs on @hono/node-server. */
+function peerAddress(c: Context): string | undefined {
+  const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
+  return env?.incoming?.socket?.remoteAddress;
+}
+
+/**
+ * The relay's HTTP side: the two WebSocket endpoints, pair requests and one-shot calls forwarded
+ * to hosts, health and metrics, and the app's files. Every response carries the app's security
+ * headers; nothing under `/relay/` is cached. Admission (node full, too many unauthenticated sockets,
+ * per-address rates) is decided before a socket is upgraded, so a refused client costs one response.
+ */
+export function createRelayApp(deps: RelayAppDeps): Hono {
+  const app = new Hono();
+  const l = deps.limits;
+  const connects = new AddressLimiter(deps.clock, l.connectsPerSecond, l.connectBurst, l.maxTrackedAddresses);
+  const pairs = new AddressLimiter(deps.clock, l.pairsPerSecond, l.pairBurst, l.maxTrackedAddresses);
+  const calls = new AddressLimiter(deps.clock, l.callsPerSecond, l.callBurst, l.maxTrackedAddresses);
+  const source = (c: Context) => sourceAddress(peerAddress(c), c.req.header('x-forwarded-for'), deps.trustedProxies);
+  const refuse = (reason: RefusalReason, code: ErrorCode, message: string) => {
+    deps.metrics.refuse(reason);
+    return errorResponse(protocolError(code, message));
+  };
+
+  app.use('*', async (c, next) => {
+    await next();
+    for (const [name, value] of Object.entries(APP_SECURITY_HEADERS)) c.res.headers.set(name, value);
+    // Only the app's files say how to cache them; everything else is never stored.
+    if (!c.res.headers.has('Cache-Control')) c.res.headers.set('Cache-Control', 'no-store');
+  });
+
+  const validHost: MiddlewareHandler = async (c, next) => {
+    if (!isHostId(c.req.param('hostId') ?? '')) return refuse('bad-host-id', 'not-found', 'no such host id');
+    await next();
+  };
+
+  /** Before a WebSocket upgrade: is this node taking more sockets, and is this address? */
+  const admitSocket: MiddlewareHandler = async (c, next) => {
+    if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') {
+      deps.metrics.refuse('upgrade-required');
+      return c.json({ error: protocolError('bad-request', 'this endpoint takes a WebSocket') }, 426);
+    }
+    if (deps.isClosing()) return refuse('shutting-down', 'unavailable', 'this relay node is shutting down');
+    const census = deps.relay.census;
+    if (census.open >= l.maxConnections) return refuse('node-full', 'busy', 'this relay node is full');
+    if (census.pending >= l.maxPendingAuth) return refuse('pending-full', 'busy', 'this relay node is busy');
+    const verdict = connects.allow(source(c));
+    if (verdict === 'limited') return refuse('rate-limited', 'rate-limited', 'too many connections from this address');
+    if (verdict === 'table-full') return refuse('address-table-full', 'busy', 'this relay node is busy');
+    await next();
+  };
+
+  const socket = (accept: (port: PeerPort, c: Context) => unknown) =>
+    upgradeWebSocket((c) => {
+      let port: ReturnType<typeof wsPort> | undefined;
+      return {
+        onOpen: (_event, ws) => {
+          port = wsPort(ws, source(c));
+          accept(port, c);
+        },
+        onMessage: (event: { data: unknown }) => port?.message(event.data as string | ArrayBuffer),
+        onClose: (event: { code: number; reason: string }) => port?.closed(event.code, event.reason),
+      };
+    });
+
+  app.get(
+    '/relay/host',
+    admitSocket,
+    socket((port) => deps.relay.acceptHost(port)),
+  );
+  app.get(
+    '/relay/connect/:hostId',
+    validHost,
+    admitSocket,
+    socket((port, c) => deps.relay.acceptDevice(port, c.req.param('hostId')!)),
+  );
+
+  /** Per-address rate first: the cheapest refusal, and every attempt counts, whatever its body. */
+  const limitRequests =
+    (kind: RequestKind, limiter: AddressLimiter): MiddlewareHandler =>
+    async (c, next) => {
+      if (deps.isClosing()) return refuse('shutting-down', 'unavailable', 'this relay node is shutting down');
+      const verdict = limiter.allow(source(c));
+      if (verdict === 'table-full') return refuse('address-table-full', 'busy', 'this relay node is busy');
+      if (verdict === 'limited') {
+        return refuse(
+          kind === 'pair' ? 'pair-rate-limited' : 'call-rate-limited',
+          'rate-limited',
+          'too many requests from this address',
+        );
+      }
+      await next();
+    };
+
+  const forward = (kind: RequestKind, limiter: AddressLimiter, maxBody: number) =>
+    [
+      validHost,
+      limitRequests(kind, limiter),
+      bodyLimit({
+        maxSize: maxBody,
+        onError: () => refuse('body-too-large', 'too-large', `the body is over ${maxBody} bytes`),
+      }),
+      async (c: Context) => {
+        const from = source(c);
+        if (kind === 'pair' && !c.req.header('content-type')?.startsWith('application/json')) {
+          return refuse('bad-content-type', 'bad-request', 'expected application/json');
+        }
+        const body = new Uint8Array(await c.req.arrayBuffer());
+        const result = await deps.relay.request(kind, c.req.param('hostId')!, from, body, c.req.raw.signal);
+        if (!result.ok) {
+          if (result.error.code === 'host-offline') deps.metrics.refuse('host-offline');
+          return errorResponse(result.error);
+        }
+        const { status, body: reply } = result.value;
+        // A pair reply is always JSON; a call's success is the sealed reply, its refusals JSON errors.
+        const type = kind === 'call' && status === 200 ? 'application/octet-stream' : 'application/json';
+        return new Response(reply as Uint8Array<ArrayBuffer>, { status, headers: { 'Content-Type': type } });
+      },
+    ] as const;
+
+  app.post('/relay/pair/:hostId', ...forward('pair', pairs, RELAY_MAX_PAIR_BODY));
+  app.post('/relay/call/:hostId', ...forward('call', calls, RELAY_MAX_CALL_BODY));
+  app.all('/relay/*', (c) => c.json({ error: protocolError('not-found', 'no such endpoint') }, 404));
+
+  app.get('/healthz', (c) => c.json(deps.health()));
+  app.get('/metrics', (c) => c.text(deps.metrics.render(), 200, { 'Content-Type': 'text/plain; version=0.0.4' }));
+
+  app.get('*', (c) => {
+    const files = deps.app;
+    if (!files) return c.text('The Tether app is not on this relay (start it with --app-dir).', 404);
+    const file = files.get(c.req.path === '/' ? '/index.html' : c.req.path);
+    if (!file) return c.text('Not found', 404);
+    return c.body(file.body as Uint8Array<ArrayBuffer>, 200, {
+      'Content-Type': file.type,
+      // Hashed assets never change; everything else is checked every time (the service worker
+      // keeps its own copy for offline use).
+      'Cache-Control': file.immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
+    });
+  });
+
+  return app;
+}

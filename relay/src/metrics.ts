@@ -1,0 +1,194 @@
+/**
+ * The relay's counters and gauges, served as Prometheus text on `GET /metrics`. Every refusal and
+ * every drop is counted under a reason from a closed list, and each reason is its metric label, so
+ * an operator can tell a flood from a slow phone from a misconfigured host. Labels never carry a
+ * host id, device id or address: the metrics say how much and why, not who.
+ */
+
+/** A connection or request turned away before it carried anything. */
+export const REFUSAL_REASONS = [
+  'rate-limited',
+  'address-table-full',
+  'node-full',
+  'pending-full',
+  'bad-host-id',
+  'upgrade-required',
+  'auth-timeout',
+  'preauth-too-large',
+  'auth-malformed',
+  'auth-failed',
+  'version-unsupported',
+  'text-message',
+  'ticket-malformed',
+  'ticket-forged',
+  'ticket-expired',
+  'ticket-wrong-host',
+  'ticket-key-mismatch',
+  'host-offline',
+  'host-full',
+  'pair-rate-limited',
+  'call-rate-limited',
+  'body-too-large',
+  'bad-content-type',
+  'requests-full',
+  'request-timeout',
+  'request-aborted',
+  'shutting-down',
+] as const;
+export type RefusalReason = (typeof REFUSAL_REASONS)[number];
+
+/** An established connection closed by the relay, or a frame it did not deliver. */
+export const DROP_REASONS = [
+  'slow-consumer',
+  'host-queue-full',
+  'host-link-slow',
+  'node-memory',
+  'ping-timeout',
+  'frame-too-large',
+  'frame-malformed',
+  'unexpected-frame',
+  'unknown-frame-type',
+  'unknown-conn',
+  'text-message',
+  'replaced',
+  'host-gone',
+  'reply-unknown-request',
+  'attach-overflow',
+  'cluster-queue-full',
+  'cluster-publish-failed',
+  'cluster-link-lost',
+  'cluster-malformed',
+  'node-gone',
+  'open-timeout',
+  'shutting-down',
+] as const;
+export type DropReason = (typeof DROP_REASONS)[number];
+
+export type ConnKind = 'host' | 'device';
+export type Direction = 'to-host' | 'to-device';
+export type RequestKind = 'pair' | 'call';
+
+type Labels = Record<string, string>;
+
+interface Family {
+  help: string;
+  type: 'counter' | 'gauge';
+  values: Map<string, number>;
+}
+
+function labelKey(labels: Labels | undefined): string {
+  if (!labels) return '';
+  const parts = Object.entries(labels).map(([k, v]) => `${k}="${v.replace(/["\\\n]/g, '_')}"`);
+  return parts.length ? `{${parts.join(',')}}` : '';
+}
+
+export class RelayMetrics {
+  private readonly families = new Map<string, Family>();
+  private readonly gauges: { name: string; help: string; read: () => [Labels | undefined, number][] }[] = [];
+
+  constructor() {
+    for (const reason of REFUSAL_REASONS) this.add('tether_relay_refusals_total', { reason }, 0);
+    for (const reason of DROP_REASONS) this.add('tether_relay_drops_total', { reason }, 0);
+    for (const kind of ['host', 'device'] as const) this.add('tether_relay_connections_accepted_total', { kind }, 0);
+    for (const direction of ['to-host', 'to-device'] as const) {
+      this.add('tether_relay_frames_total', { direction }, 0);
+      this.add('tether_relay_bytes_total', { direction }, 0);
+    }
+  }
+
+  refuse(reason: RefusalReason): void {
+    this.add('tether_relay_refusals_total', { reason });
+  }
+
+  drop(reason: DropReason): void {
+    this.add('tether_relay_drops_total', { reason });
+  }
+
+  accepted(kind: ConnKind): void {
+    this.add('tether_relay_connections_accepted_total', { kind });
+  }
+
+  forwarded(direction: Direction, bytes: number): void {
+    this.add('tether_relay_frames_total', { direction });
+    this.add('tether_relay_bytes_total', { direction }, bytes);
+  }
+
+  throttled(kind: ConnKind): void {
+    this.add('tether_relay_throttled_total', { kind });
+  }
+
+  request(kind: RequestKind): void {
+    this.add('tether_relay_requests_total', { kind });
+  }
+
+  replied(kind: RequestKind): void {
+    this.add('tether_relay_replies_total', { kind });
+  }
+
+  cluster(direction: 'out' | 'in', bytes: number): void {
+    this.add('tether_relay_cluster_messages_total', { direction });
+    this.add('tether_relay_cluster_bytes_total', { direction }, bytes);
+  }
+
+  /** A gauge read when the metrics are rendered. */
+  gauge(name: string, help: string, read: () => number | [Labels, number][]): void {
+    this.gauges.push({
+      name,
+      help,
+      read: () => {
+        const v = read();
+        return typeof v === 'number' ? [[undefined, v]] : v;
+      },
+    });
+  }
+
+  /** A counter's value (tests and /healthz). */
+  get(name: string, labels?: Labels): number {
+    return this.families.get(name)?.values.get(labelKey(labels)) ?? 0;
+  }
+
+  refusals(reason: RefusalReason): number {
+    return this.get('tether_relay_refusals_total', { reason });
+  }
+
+  drops(reason: DropReason): number {
+    return this.get('tether_relay_drops_total', { reason });
+  }
+
+  /** Prometheus text exposition format, version 0.0.4. */
+  render(): string {
+    const lines: string[] = [];
+    for (const [name, family] of this.families) {
+      lines.push(`# HELP ${name} ${family.help}`, `# TYPE ${name} ${family.type}`);
+      for (const [labels, value] of family.values) lines.push(`${name}${labels} ${value}`);
+    }
+    for (const g of this.gauges) {
+      lines.push(`# HELP ${g.name} ${g.help}`, `# TYPE ${g.name} gauge`);
+      for (const [labels, value] of g.read()) lines.push(`${g.name}${labelKey(labels)} ${value}`);
+    }
+    return `${lines.join('\n')}\n`;
+  }
+
+  private add(name: string, labels: Labels, by = 1): void {
+    let family = this.families.get(name);
+    if (!family) {
+      family = { help: HELP[name] ?? name, type: 'counter', values: new Map() };
+      this.families.set(name, family);
+    }
+    const key = labelKey(labels);
+    family.values.set(key, (family.values.get(key) ?? 0) + by);
+  }
+}
+
+const HELP: Record<string, string> = {
+  tether_relay_refusals_total: 'Connections and requests turned away before carrying anything, by reason.',
+  tether_relay_drops_total: 'Established connections closed by the relay, or frames not delivered, by reason.',
+  tether_relay_connections_accepted_total: 'Connections that authenticated, by kind.',
+  tether_relay_frames_total: 'Frames forwarded, by direction.',
+  tether_relay_bytes_total: 'Payload bytes forwarded, by direction.',
+  tether_relay_throttled_total: 'Times a socket was paused by its byte-rate limit, by kind.',
+  tether_relay_requests_total: 'Pair requests and one-shot calls forwarded to hosts.',
+  tether_relay_replies_total: 'Replies from hosts passed back to the caller.',
+  tether_relay_cluster_messages_total: 'Messages exchanged with other nodes through Redis, by direction.',
+  tether_relay_cluster_bytes_total: 'Bytes exchanged with other nodes through Redis, by direction.',
+};

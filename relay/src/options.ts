@@ -1,0 +1,136 @@
+import type { Result } from '@tether/shared-protocol';
+import { fail, ok, relayOrigin } from '@tether/shared-protocol';
+import { BlockList, isIP } from 'node:net';
+import { normalize } from './source-address.js';
+
+/** The port a relay listens on unless told otherwise. */
+export const DEFAULT_PORT = 7430;
+/** Loopback: a relay is put behind a TLS load balancer, or given an address on purpose. */
+export const DEFAULT_BIND = '127.0.0.1';
+
+export const USAGE = `Usage: tether-relay [options]
+
+Forwards sealed frames between phones and Tether hosts that cannot reach each other,
+and serves the Tether app from its HTTPS origin.
+
+Options:
+  --bind ADDR          address to listen on (default ${DEFAULT_BIND}; never a wildcard)
+  --port N             port to listen on (default ${DEFAULT_PORT}; 0 picks a free one)
+  --public-url URL     the https:// URL phones and hosts use (behind a load balancer)
+  --tls-cert FILE      serve HTTPS with this certificate (PEM) ...
+  --tls-key FILE       ... and this key (PEM, readable by you only)
+  --redis URL          share presence and forward between nodes through Redis
+  --app-dir DIR        the built app to serve (default: this repository's pwa/dist)
+  --trust-proxy ADDR   believe X-Forwarded-For from this load balancer (repeatable)
+  --json               print {"event":"listening","url":...} once listening
+  --help               show this help
+`;
+
+export interface CliOptions {
+  bind: string;
+  port: number;
+  publicUrl?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  redisUrl?: string;
+  appDir?: string;
+  trustedProxies: string[];
+  json: boolean;
+  help: boolean;
+}
+
+const VALUE_FLAGS = new Set([
+  '--bind',
+  '--port',
+  '--public-url',
+  '--tls-cert',
+  '--tls-key',
+  '--redis',
+  '--app-dir',
+  '--trust-proxy',
+]);
+
+/** Parses the command line; every mistake is a `bad-request` naming the flag. */
+export function parseOptions(argv: readonly string[]): Result<CliOptions> {
+  const o: CliOptions = { bind: DEFAULT_BIND, port: DEFAULT_PORT, trustedProxies: [], json: false, help: false };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const eq = arg.indexOf('=');
+    const flag = arg.startsWith('--') && eq > 0 ? arg.slice(0, eq) : arg;
+    if (flag === '--json') o.json = true;
+    else if (flag === '--help' || flag === '-h') o.help = true;
+    else if (VALUE_FLAGS.has(flag)) {
+      const value = eq > 0 && arg.startsWith('--') ? arg.slice(eq + 1) : argv[++i];
+      if (value === undefined || value === '') return fail('bad-request', `${flag} needs a value`);
+      const set = assign(o, flag, value);
+      if (!set.ok) return set;
+    } else return fail('bad-request', `unknown option ${arg} (see --help)`);
+  }
+  if ((o.tlsCert === undefined) !== (o.tlsKey === undefined)) {
+    return fail('bad-request', '--tls-cert and --tls-key go together');
+  }
+  return ok(o);
+}
+
+function assign(o: CliOptions, flag: string, value: string): Result<void> {
+  switch (flag) {
+    case '--bind': {
+      if (value === 'localhost') value = '127.0.0.1';
+      if (!isIP(value)) return fail('bad-request', `--bind ${value} is not an IP address`);
+      if (isWildcard(value)) {
+        return fail(
+          'bad-request',
+          `--bind ${value} would listen on every interface; name the one address to serve on (the public address, or the one the load balancer reaches)`,
+        );
+      }
+      o.bind = value;
+      return ok(undefined);
+    }
+    case '--port': {
+      const port = Number(value);
+      if (!/^\d+$/.test(value) || port > 65_535) return fail('bad-request', `--port ${value} is not a port number`);
+      o.port = port;
+      return ok(undefined);
+    }
+    case '--public-url':
+      if (!relayOrigin(value) || !/^(https?|wss?):/i.test(value)) {
+        return fail('bad-request', `--public-url ${value} is not an http(s) URL`);
+      }
+      o.publicUrl = value.replace(/\/+$/, '');
+      return ok(undefined);
+    case '--tls-cert':
+      o.tlsCert = value;
+      return ok(undefined);
+    case '--tls-key':
+      o.tlsKey = value;
+      return ok(undefined);
+    case '--redis':
+      if (!/^rediss?:\/\//.test(value)) return fail('bad-request', '--redis takes a redis:// or rediss:// URL');
+      o.redisUrl = value;
+      return ok(undefined);
+    case '--app-dir':
+      o.appDir = value;
+      return ok(undefined);
+    case '--trust-proxy': {
+      const address = normalize(value);
+      if (!address) return fail('bad-request', `--trust-proxy ${value} is not an IP address`);
+      o.trustedProxies.push(address);
+      return ok(undefined);
+    }
+    default:
+      return fail('bad-request', `unknown option ${flag}`);
+  }
+}
+
+const WILDCARDS = new BlockList();
+WILDCARDS.addAddress('0.0.0.0', 'ipv4');
+WILDCARDS.addAddress('::', 'ipv6');
+
+/** `0.0.0.0`, `::` and their other spellings (`0:0::0`, `::ffff:0.0.0.0`): every interface. */
+function isWildcard(address: string): boolean {
+  const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
+  const mapped = /^::ffff:(.+)$/i.exec(address)?.[1];
+  return (
+    WILDCARDS.check(address, family) || (mapped !== undefined && isIP(mapped) === 4 && WILDCARDS.check(mapped, 'ipv4'))
+  );
+}

@@ -1,0 +1,155 @@
+import type { Clock, RandomBytes, Result } from '@tether/shared-protocol';
+import { RelayCloseCode, fail } from '@tether/shared-protocol';
+import { Census } from './census.js';
+import { DeviceConn } from './device-conn.js';
+import { Gate } from './gate.js';
+import { HostLink } from './host-link.js';
+import type { RelayLimits } from './limits.js';
+import type { RelayMetrics, RequestKind } from './metrics.js';
+import { ByteBudget } from './outbox.js';
+import type { PeerPort } from './peer-port.js';
+import type { Downstream, HostEndpoint, RelayReply, Upstream } from './routes.js';
+
+/** What the switchboard asks of the cluster (Redis) when a host is not on this node. */
+export interface ClusterLink {
+  attach(downstream: Downstream, hostId: string, deviceId: string, source: string): Promise<Result<Upstream>>;
+  request(
+    kind: RequestKind,
+    hostId: string,
+    source: string,
+    body: Uint8Array,
+    signal?: AbortSignal,
+  ): Promise<Result<RelayReply>>;
+  /** A host's link is now on this node (claim its presence; drop streams to its old node). */
+  hostLinked(hostId: string): void;
+  /** This node's link for a host is gone. */
+  hostUnlinked(hostId: string): void;
+}
+
+export interface SwitchboardDeps {
+  clock: Clock;
+  random: RandomBytes;
+  limits: RelayLimits;
+  metrics: RelayMetrics;
+  /** The relay's origin, named in host challenges. */
+  origin: string;
+}
+
+/**
+ * A node's connections and where each goes: host links by host id (one per host: the newest wins),
+ * device connections, and the node-wide bounds they share (queued bytes, waiting requests). A host
+ * not on this node is looked for through the cluster, when there is one.
+ */
+export class Switchboard {
+  readonly census = new Census();
+  readonly budget: ByteBudget;
+  readonly requests: Gate;
+  private readonly hosts = new Map<string, HostLink>();
+  private readonly devices = new Set<DeviceConn>();
+  private readonly links = new Set<HostLink>();
+  cluster: ClusterLink | undefined;
+
+  private readonly deps: SwitchboardDeps;
+
+  constructor(deps: SwitchboardDeps) {
+    this.deps = { ...deps };
+    this.budget = new ByteBudget(deps.limits.nodeQueuedBytes);
+    this.requests = new Gate(deps.limits.maxPendingRequests);
+  }
+
+  /** The origin named in host challenges, once the listener knows its port. */
+  setOrigin(origin: string): void {
+    this.deps.origin = origin;
+  }
+
+  get hostCount(): number {
+    return this.hosts.size;
+  }
+
+  get deviceCount(): number {
+    let n = 0;
+    for (const d of this.devices) if (d.isOpen) n++;
+    return n;
+  }
+
+  acceptHost(port: PeerPort): HostLink {
+    const link = new HostLink(port, {
+      ...this.deps,
+      budget: this.budget,
+      census: this.census,
+      requests: this.requests,
+      onAuthenticated: (l) => this.linked(l),
+      onClosed: (l) => this.unlinked(l),
+    });
+    this.links.add(link);
+    return link;
+  }
+
+  acceptDevice(port: PeerPort, hostId: string): DeviceConn {
+    const conn = new DeviceConn(port, hostId, {
+      ...this.deps,
+      budget: this.budget,
+      census: this.census,
+      attach: (c, h, d, s) => this.attach(c, h, d, s),
+      onClosed: (c) => this.devices.delete(c),
+    });
+    this.devices.add(conn);
+    return conn;
+  }
+
+  /** This node's link for `hostId`, if it has one. */
+  local(hostId: string): HostEndpoint | undefined {
+    return this.hosts.get(hostId);
+  }
+
+  attach(downstream: Downstream, hostId: string, deviceId: string, source: string): Promise<Result<Upstream>> {
+    const link = this.hosts.get(hostId);
+    if (link) return Promise.resolve(link.openConn(downstream, deviceId, source));
+    if (this.cluster) return this.cluster.attach(downstream, hostId, deviceId, source);
+    return Promise.resolve(fail('host-offline', 'the host is not connected to this relay'));
+  }
+
+  request(
+    kind: RequestKind,
+    hostId: string,
+    source: string,
+    body: Uint8Array,
+    signal?: AbortSignal,
+  ): Promise<Result<RelayReply>> {
+    const link = this.hosts.get(hostId);
+    if (link) return link.request(kind, source, body, signal);
+    if (this.cluster) return this.cluster.request(kind, hostId, source, body, signal);
+    return Promise.resolve(fail('host-offline', 'the host is not connected to this relay'));
+  }
+
+  /** Another node now holds this host's link: ours, if any, is the older one. */
+  replacedElsewhere(hostId: string): void {
+    this.hosts.get(hostId)?.peer.close(RelayCloseCode.Replaced, 'replaced', 'replaced');
+  }
+
+  /** Closes every connection: cleanly (`GoingAway`) on shutdown, or at once to simulate a crash. */
+  closeAll(hard: boolean): void {
+    for (const conn of [...this.devices]) {
+      if (hard) conn.peer.terminate(RelayCloseCode.GoingAway, 'shutting-down');
+      else conn.peer.close(RelayCloseCode.GoingAway, 'shutting-down', 'shutting-down');
+    }
+    for (const link of [...this.links]) {
+      if (hard) link.peer.terminate(RelayCloseCode.GoingAway, 'shutting-down');
+      else link.peer.close(RelayCloseCode.GoingAway, 'shutting-down', 'shutting-down');
+    }
+  }
+
+  private linked(link: HostLink): void {
+    const older = this.hosts.get(link.hostId);
+    this.hosts.set(link.hostId, link);
+    if (older && older !== link) older.peer.close(RelayCloseCode.Replaced, 'replaced', 'replaced');
+    this.cluster?.hostLinked(link.hostId);
+  }
+
+  private unlinked(link: HostLink): void {
+    this.links.delete(link);
+    if (this.hosts.get(link.hostId) !== link) return;
+    this.hosts.delete(link.hostId);
+    this.cluster?.hostUnlinked(link.hostId);
+  }
+}

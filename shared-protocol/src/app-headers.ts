@@ -1,0 +1,31 @@
+/**
+ * The headers every server that serves the app (the host's remote-control listener, a relay) sends
+ * with each response. One copy, so that the app gets the same protection wherever it loads from.
+ */
+
+/** The strict policy every page gets: only its own origin, no inline script, no framing.
+ * `connect-src 'self'` covers the same origin's WebSockets (`wss:` on an `https:` page). */
+export const APP_CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data: blob:",
+  "connect-src 'self'",
+  "worker-src 'self'",
+  "manifest-src 'self'",
+  "media-src 'self' blob:",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+export const APP_SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Security-Policy': APP_CONTENT_SECURITY_POLICY,
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+  'X-Frame-Options': 'DENY',
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+  'Permissions-Policy': 'camera=(self), microphone=(), geolocation=()',
+};
