@@ -36,12 +36,39 @@ describe('package boundaries', () => {
 
   it('refuse an app importing another app, with the reason', () => {
     const violations = checkBoundaries(
-      workspaceWith({ 'pwa/src/x.ts': "import { startHost } from '@tether/host';\n" }),
+      workspaceWith({ 'relay/src/x.ts': "import { LocalContext } from '@tether/machine';\n" }),
     );
     expect(violations).toHaveLength(1);
     expect(formatViolation(violations[0]!)).toMatch(
-      /pwa\/src\/x\.ts:1 {2}appToApp: pwa imports @tether\/host\n {4}because apps depend only on shared-protocol/,
+      /relay\/src\/x\.ts:1 {2}appToApp: relay imports @tether\/machine\n {4}because packages depend on shared-protocol, and the host also on machine/,
     );
+  });
+
+  it('refuse importing the host from anywhere', () => {
+    for (const pkg of ['pwa', 'relay', 'machine', 'e2e', 'shared-protocol']) {
+      const violations = checkBoundaries(
+        workspaceWith({ [`${pkg}/src/x.ts`]: "import { Host } from '@tether/host';\n" }),
+      );
+      expect(violations.map(formatViolation)).toEqual([
+        `${pkg}/src/x.ts:1  intoHost: ${pkg} imports @tether/host\n    because nothing imports the host: it is the top of the graph, so what another package needs from it belongs in machine or shared-protocol`,
+      ]);
+    }
+  });
+
+  it('let the host use machine, and machine only shared-protocol', () => {
+    expect(
+      rules({
+        'host/src/a.ts':
+          "import { LocalContext } from '@tether/machine';\nimport { ok } from '@tether/shared-protocol';\n",
+        'machine/src/a.ts': "import { ok } from '@tether/shared-protocol';\n",
+      }),
+    ).toEqual([]);
+    const violations = checkBoundaries(workspaceWith({ 'machine/src/a.ts': "import { App } from '@tether/pwa';\n" }));
+    expect(violations.map((v) => v.rule)).toEqual(['machineAlone: machine imports @tether/pwa']);
+    expect(violations[0]!.reason).toMatch(/depends only on shared-protocol and Node, never on the host/);
+    expect(rules({ 'shared-protocol/src/a.ts': "import { LocalContext } from '@tether/machine';\n" })).toEqual([
+      'protocolAlone: shared-protocol imports @tether/machine',
+    ]);
   });
 
   it('refuse reaching into another package by path or by deep import', () => {
@@ -73,6 +100,11 @@ describe('package boundaries', () => {
   it('refuse an app-to-app dependency in package.json', () => {
     const root = workspaceWith({});
     writeFileSync(join(root, 'relay', 'package.json'), JSON.stringify({ dependencies: { '@tether/host': '0.1.0' } }));
-    expect(checkBoundaries(root).map((v) => v.rule)).toEqual(['appToApp: depends on @tether/host']);
+    writeFileSync(join(root, 'pwa', 'package.json'), JSON.stringify({ dependencies: { '@tether/machine': '0.1.0' } }));
+    writeFileSync(join(root, 'host', 'package.json'), JSON.stringify({ dependencies: { '@tether/machine': '0.1.0' } }));
+    expect(checkBoundaries(root).map((v) => `${v.file} ${v.rule}`)).toEqual([
+      'relay/package.json intoHost: depends on @tether/host',
+      'pwa/package.json appToApp: depends on @tether/machine',
+    ]);
   });
 });

@@ -9,7 +9,7 @@ import { dataPaths, prepareDataDir } from './config/data-dir.js';
 import { loadOrCreateIdentity } from './config/host-identity.js';
 import { ControlServer } from './control/control-server.js';
 import { controlHandlers } from './control/control-handlers.js';
-import { LocalContext } from './exec/local-context.js';
+import { LocalContext } from '@tether/machine';
 import { newId } from './ids.js';
 import { loadMcpConfig } from './mcp/mcp-config.js';
 import { McpManager } from './mcp/mcp-manager.js';

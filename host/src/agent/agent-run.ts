@@ -1,6 +1,6 @@
 import type { Clock, SessionEventBody } from '@tether/shared-protocol';
 import { MAX_TOOL_OUTPUT_EVENT } from '@tether/shared-protocol';
-import type { ExecutionContext } from '../exec/execution-context.js';
+import type { ExecutionContext } from '@tether/machine';
 import type { ChatMessage, ModelProvider, ToolCall, ToolResultMessage } from '../models/types.js';
 import { ProviderError } from '../models/types.js';
 import type { AllowRule, SessionRecord } from '../store/session-store.js';

@@ -1,6 +1,6 @@
 import type { Clock, Result, SessionEventBody, SessionSummary } from '@tether/shared-protocol';
 import { fail, ok } from '@tether/shared-protocol';
-import type { ExecutionContext } from '../exec/execution-context.js';
+import type { ExecutionContext } from '@tether/machine';
 import type { ModelProvider } from '../models/types.js';
 import type { EventLog } from '../store/event-log.js';
 import type { AllowRule, SessionRecord, SessionStore } from '../store/session-store.js';

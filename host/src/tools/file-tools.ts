@@ -1,6 +1,6 @@
 import { MAX_ACTION_TEXT } from '@tether/shared-protocol';
 import * as v from 'valibot';
-import { displayPath } from '../exec/confine.js';
+import { displayPath } from '@tether/machine';
 import { parseInput } from './parse-input.js';
 import type { Tool, ToolContext } from './tool.js';
 import { unifiedDiff } from './unified-diff.js';

@@ -1,5 +1,5 @@
 import type { Approval } from '@tether/shared-protocol';
-import type { ExecutionContext } from '../exec/execution-context.js';
+import type { ExecutionContext } from '@tether/machine';
 import type { ToolSpec } from '../models/types.js';
 
 export interface ToolContext {
