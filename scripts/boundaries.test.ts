@@ -108,3 +108,72 @@ describe('package boundaries', () => {
     ]);
   });
 });
+
+describe('import circles inside a package', () => {
+  const cycles = (files: Record<string, string>, known: readonly (readonly string[])[] = []) =>
+    checkBoundaries(workspaceWith(files), known).filter((v) => v.rule.startsWith('cycle'));
+
+  it('refuse two files importing each other, type-only imports included, with the files and the reason', () => {
+    const found = cycles({
+      'relay/src/a.ts': "import { b } from './b.js';\nexport const a = b;\n",
+      'relay/src/b.ts': "\n\nimport type { A } from './a.js';\nexport const b = 1;\n",
+    });
+    expect(found.map(formatViolation)).toEqual([
+      'relay/src/a.ts:1  cycle: relay/src/a.ts → relay/src/b.ts → relay/src/a.ts\n' +
+        '    because files that import each other (types too) can be neither read, tested nor loaded alone, and at load time one side sees the other half-initialised; move what both need into a file of its own',
+    ]);
+  });
+
+  it('follow re-exports, dynamic imports, folder indexes and self-imports', () => {
+    expect(
+      cycles({
+        'machine/src/a.ts': "export * from './b.js';\n",
+        'machine/src/b.ts': "export { c } from './sub';\n",
+        'machine/src/sub/index.ts': "export const c = () => import('../a.js');\n",
+        'pwa/src/self.ts': "import { x } from './self.js';\nexport const y = x;\n",
+      }).map((v) => v.rule),
+    ).toEqual([
+      'cycle: machine/src/a.ts → machine/src/b.ts → machine/src/sub/index.ts → machine/src/a.ts',
+      'cycle: pwa/src/self.ts → pwa/src/self.ts',
+    ]);
+  });
+
+  it('name every file of a knot once, even when it holds several circles', () => {
+    expect(
+      cycles({
+        'host/src/a.ts': "import './b.js';\n",
+        'host/src/b.ts': "import './a.js';\nimport './c.js';\n",
+        'host/src/c.ts': "import './b.js';\n",
+      }).map((v) => v.rule),
+    ).toEqual(['cycle: host/src/a.ts → host/src/b.ts → host/src/a.ts (tied in the same knot: host/src/c.ts)']);
+  });
+
+  it('accept chains and diamonds, and imports that only look alike', () => {
+    expect(
+      cycles({
+        'host/src/a.ts': "import './b.js';\nimport './c.js';\n",
+        'host/src/b.ts': "import './d.js';\n",
+        'host/src/c.ts': "import './d.js';\n// import './a.js';\n",
+        'host/src/d.ts': 'export const text = "from \'./a.js\'";\n',
+        // Same names in another package are other files.
+        'relay/src/a.ts': "import './b.js';\n",
+        'relay/src/b.ts': 'export const b = 1;\n',
+      }),
+    ).toEqual([]);
+  });
+
+  it('let a listed circle through only with exactly its files', () => {
+    const pair = {
+      'host/src/a.ts': "import './b.js';\n",
+      'host/src/b.ts': "import './a.js';\n",
+    };
+    const known = [['host/src/b.ts', 'host/src/a.ts']];
+    expect(cycles(pair, known)).toEqual([]);
+    expect(
+      cycles(
+        { ...pair, 'host/src/b.ts': "import './a.js';\nimport './c.js';\n", 'host/src/c.ts': "import './b.js';\n" },
+        known,
+      ).length,
+    ).toBe(1);
+  });
+});

@@ -1,9 +1,11 @@
 // Checks the dependency direction between the workspace packages (every package → shared-protocol,
-// host → machine, nothing else) and that shared-protocol stays runtime-neutral (no Node, DOM or
-// Buffer), so that the PWA can bundle it. Each violation carries the rule it breaks and why the
-// rule exists.
+// host → machine, nothing else), that no package's files import each other in a circle, and that
+// shared-protocol stays runtime-neutral (no Node, DOM or Buffer), so that the PWA can bundle it.
+// Each violation carries the rule it breaks and why the rule exists.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
+import type { ImportEdge } from './import-cycles.js';
+import { findCycles, resolveRelative } from './import-cycles.js';
 
 export const PACKAGES = ['shared-protocol', 'host', 'machine', 'relay', 'pwa', 'e2e'] as const;
 type Package = (typeof PACKAGES)[number];
@@ -58,6 +60,16 @@ const RUNTIME_GLOBALS = [
   '__dirname',
 ];
 
+/**
+ * TEMPORARY. Import circles that exist today and are being taken apart on another branch, each as
+ * the exact set of files in it. A circle with any other file in it is still refused. Delete each
+ * entry when its circle is gone, then this list; never add to it.
+ */
+export const KNOWN_CYCLES: readonly (readonly string[])[] = [
+  ['host/src/control/control-handlers.ts', 'host/src/host.ts'],
+  ['host/src/remote/device-connection.ts', 'host/src/remote/dispatch.ts'],
+];
+
 export interface Violation {
   file: string;
   line: number;
@@ -78,6 +90,8 @@ const REASONS = {
   neutralImport: 'shared-protocol must run in the browser and in Node: no Node built-ins',
   neutralGlobal: 'shared-protocol must run in the browser and in Node: no Node or DOM globals',
   neutralDependency: 'shared-protocol depends only on tweetnacl and valibot, which both runtimes load',
+  cycle:
+    'files that import each other (types too) can be neither read, tested nor loaded alone, and at load time one side sees the other half-initialised; move what both need into a file of its own',
 };
 
 function sourceFiles(dir: string): string[] {
@@ -101,7 +115,7 @@ function stripComments(text: string): string {
 const IMPORT =
   /(?:import|export)\s[^'"`;]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|import\s+['"]([^'"]+)['"]|require\(\s*['"]([^'"]+)['"]\s*\)/g;
 
-export function checkBoundaries(root: string): Violation[] {
+export function checkBoundaries(root: string, knownCycles = KNOWN_CYCLES): Violation[] {
   const violations: Violation[] = [];
   for (const pkg of PACKAGES) {
     const pkgDir = join(root, pkg);
@@ -111,8 +125,11 @@ export function checkBoundaries(root: string): Violation[] {
     } catch {
       continue;
     }
+    const imports = new Map<string, ImportEdge[]>();
     for (const file of files) {
       const rel = relative(root, file);
+      const edges: ImportEdge[] = [];
+      imports.set(file, edges);
       const text = stripComments(readFileSync(file, 'utf8'));
       const lineOf = (index: number) => text.slice(0, index).split('\n').length;
       const add = (index: number, rule: keyof typeof REASONS, detail: string) =>
@@ -129,6 +146,10 @@ export function checkBoundaries(root: string): Violation[] {
         } else if (spec.startsWith('.')) {
           const target = resolve(file, '..', spec);
           if (!target.startsWith(pkgDir + '/')) add(at, 'escape', spec);
+          else {
+            const to = resolveRelative(file, spec);
+            if (to) edges.push({ to, line: lineOf(at) });
+          }
         } else if (neutral) {
           const bare = spec.replace(/^node:/, '');
           if (spec.startsWith('node:') || NODE_BUILTINS.has(bare)) add(at, 'neutralImport', spec);
@@ -144,6 +165,7 @@ export function checkBoundaries(root: string): Violation[] {
         }
       }
     }
+    violations.push(...cycleViolations(root, imports, knownCycles));
     const manifest = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as {
       dependencies?: Record<string, string>;
       devDependencies?: Record<string, string>;
@@ -169,6 +191,28 @@ export function checkBoundaries(root: string): Violation[] {
     }
   }
   return violations;
+}
+
+function cycleViolations(
+  root: string,
+  imports: ReadonlyMap<string, readonly ImportEdge[]>,
+  knownCycles: readonly (readonly string[])[],
+): Violation[] {
+  const known = new Set(knownCycles.map((files) => [...files].sort().join('\n')));
+  const out: Violation[] = [];
+  for (const cycle of findCycles(imports)) {
+    const files = cycle.files.map((f) => relative(root, f));
+    if (known.has(files.join('\n'))) continue;
+    const path = cycle.path.map((f) => relative(root, f));
+    const others = files.filter((f) => !path.includes(f));
+    out.push({
+      file: path[0]!,
+      line: cycle.line,
+      rule: `cycle: ${path.join(' → ')}${others.length > 0 ? ` (tied in the same knot: ${others.join(', ')})` : ''}`,
+      reason: REASONS.cycle,
+    });
+  }
+  return out;
 }
 
 function mayDepend(pkg: Package, target: string): boolean {
