@@ -1,8 +1,33 @@
+import type { ExecError, FsErrorCode, Result } from '@tether/shared-protocol';
+
 /**
- * Where a session's tools act: this computer (LocalContext) or, later, a machine that lends its
- * shell and files over a link. The agent loop sees only this interface. Every file operation
+ * Where a session's tools act: this computer (LocalContext) or a machine that lends its shell and
+ * files over a link. The agent loop and the tools see only this interface. Every file operation
  * names the root it is confined to (the session's folder); the context enforces it by real path.
+ *
+ * Every method answers with a Result, so a context that cannot reach its place (an offline
+ * machine) says `unreachable` instead of throwing. A command that ran and failed is not an error:
+ * it is an outcome with its exit code.
  */
+export interface ExecutionContext {
+  /** `local`, or the machine's name. */
+  readonly place: string;
+  /** Runs a shell command to its end and returns its output, kept head and tail. */
+  exec(request: ExecRequest): Promise<Result<ExecOutcome, ExecRunError>>;
+  /** The folder's real path when it exists and is a folder. */
+  checkFolder(path: string): Promise<Result<string, FsError>>;
+  readFile(root: string, path: string, maxBytes: number): Promise<Result<FileText, FsError>>;
+  writeFile(root: string, path: string, text: string): Promise<Result<FileWritten, FsError>>;
+  listDir(root: string, path: string, maxEntries: number): Promise<Result<DirListing, FsError>>;
+  search(root: string, query: SearchQuery): Promise<Result<SearchFound, SearchError>>;
+}
+
+/** A file operation's error. */
+export type FsError = ExecError<FsErrorCode | 'unreachable'>;
+/** `not-found`/`not-a-folder`: the working folder; `io`: the shell could not be started. */
+export type ExecRunError = ExecError<'not-found' | 'not-a-folder' | 'io' | 'unreachable'>;
+/** `invalid-params`: a malformed regular expression. */
+export type SearchError = ExecError<FsErrorCode | 'invalid-params' | 'unreachable'>;
 
 export interface ExecRequest {
   command: string;
@@ -14,7 +39,8 @@ export interface ExecRequest {
   signal: AbortSignal;
 }
 
-export interface ExecResult {
+/** How a command that ran ended. */
+export interface ExecOutcome {
   /** null when the process was ended by a signal. */
   exitCode: number | null;
   signal: string | null;
@@ -26,14 +52,26 @@ export interface ExecResult {
   durationMs: number;
 }
 
-export type FsErrorCode = 'outside-root' | 'not-found' | 'not-a-file' | 'not-a-folder' | 'too-large' | 'binary' | 'io';
+export interface FileText {
+  text: string;
+  size: number;
+}
 
-export type FsResult<T> = { ok: true; value: T } | { ok: false; code: FsErrorCode; message: string };
+export interface FileWritten {
+  created: boolean;
+  /** The real path written. */
+  path: string;
+}
 
 export interface DirEntryInfo {
   name: string;
   type: 'file' | 'dir' | 'symlink' | 'other';
   size: number;
+}
+
+export interface DirListing {
+  entries: DirEntryInfo[];
+  truncated: boolean;
 }
 
 export interface SearchQuery {
@@ -53,25 +91,9 @@ export interface SearchHit {
   text: string;
 }
 
-export interface ExecutionContext {
-  /** `local`, or the machine's name. */
-  readonly place: string;
-  exec(request: ExecRequest): Promise<ExecResult>;
-  /** The folder's real path when it exists and is a folder. */
-  checkFolder(path: string): Promise<FsResult<string>>;
-  readFile(root: string, path: string, maxBytes: number): Promise<FsResult<{ text: string; size: number }>>;
-  writeFile(root: string, path: string, text: string): Promise<FsResult<{ created: boolean; path: string }>>;
-  listDir(
-    root: string,
-    path: string,
-    maxEntries: number,
-  ): Promise<FsResult<{ entries: DirEntryInfo[]; truncated: boolean }>>;
-  search(
-    root: string,
-    query: SearchQuery,
-  ): Promise<FsResult<{ hits: SearchHit[]; truncated: boolean; filesScanned: number }>>;
-}
-
-export function fsError(code: FsErrorCode, message: string): { ok: false; code: FsErrorCode; message: string } {
-  return { ok: false, code, message };
+export interface SearchFound {
+  hits: SearchHit[];
+  /** Stopped early: at the result, file or time limit. */
+  truncated: boolean;
+  filesScanned: number;
 }

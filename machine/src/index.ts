@@ -1,13 +1,19 @@
 // The execution package's API: what the host (and, over a link, a machine) runs tools with.
 export type {
   DirEntryInfo,
+  DirListing,
+  ExecOutcome,
   ExecRequest,
-  ExecResult,
+  ExecRunError,
   ExecutionContext,
-  FsErrorCode,
-  FsResult,
+  FileText,
+  FileWritten,
+  FsError,
+  SearchError,
+  SearchFound,
   SearchHit,
   SearchQuery,
 } from './execution-context.js';
 export { displayPath } from './confine.js';
+export type { LocalContextOptions } from './local-context.js';
 export { LocalContext } from './local-context.js';

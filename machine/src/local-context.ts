@@ -1,51 +1,71 @@
 import { constants } from 'node:fs';
 import { mkdir, open, opendir, readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import type { ExecError, FsErrorCode, Result } from '@tether/shared-protocol';
+import { execFail, ok } from '@tether/shared-protocol';
 import type {
   DirEntryInfo,
-  FsErrorCode,
+  DirListing,
+  ExecOutcome,
   ExecRequest,
-  ExecResult,
+  ExecRunError,
   ExecutionContext,
-  FsResult,
+  FileText,
+  FileWritten,
+  FsError,
+  SearchError,
+  SearchFound,
   SearchQuery,
 } from './execution-context.js';
-import { fsError } from './execution-context.js';
 import { resolveInside } from './confine.js';
 import { runProcess } from './run-process.js';
-import { searchFiles } from './search-files.js';
+import { regexMatcher, searchFiles, textMatcher } from './search-files.js';
+
+export interface LocalContextOptions {
+  /** The environment commands start from (before the host's credentials are taken out). */
+  env?: NodeJS.ProcessEnv;
+}
 
 /** This computer. */
 export class LocalContext implements ExecutionContext {
   readonly place = 'local';
+  private readonly env: NodeJS.ProcessEnv;
 
-  exec(request: ExecRequest): Promise<ExecResult> {
-    return runProcess(request);
+  constructor(options: LocalContextOptions = {}) {
+    this.env = options.env ?? process.env;
   }
 
-  async checkFolder(path: string): Promise<FsResult<string>> {
-    const resolved = await resolveInside(path, '.');
-    if (!resolved.ok) return resolved;
-    const info = await stat(resolved.value);
-    return info.isDirectory() ? resolved : fsError('not-a-folder', `${path} is not a folder`);
+  async exec(request: ExecRequest): Promise<Result<ExecOutcome, ExecRunError>> {
+    const folder = await this.checkFolder(request.cwd);
+    if (!folder.ok) {
+      const { code, message } = folder.error;
+      return execFail(code === 'not-a-folder' || code === 'io' ? code : 'not-found', message);
+    }
+    return runProcess(request, this.env);
   }
 
-  async readFile(root: string, path: string, maxBytes: number): Promise<FsResult<{ text: string; size: number }>> {
+  checkFolder(path: string): Promise<Result<string, FsError>> {
+    return this.folderIn(path, '.', path);
+  }
+
+  async readFile(root: string, path: string, maxBytes: number): Promise<Result<FileText, FsError>> {
     const resolved = await resolveInside(root, path);
     if (!resolved.ok) return resolved;
     try {
       const info = await stat(resolved.value);
-      if (!info.isFile()) return fsError('not-a-file', `${path} is not a file`);
-      if (info.size > maxBytes) return fsError('too-large', `${path} is ${info.size} bytes; the limit is ${maxBytes}`);
+      if (!info.isFile()) return execFail('not-a-file', `${path} is not a file`);
+      if (info.size > maxBytes) {
+        return execFail('too-large', `${path} is ${info.size} bytes; the limit is ${maxBytes}`);
+      }
       const bytes = await readFile(resolved.value);
-      if (bytes.subarray(0, 8192).includes(0)) return fsError('binary', `${path} looks like a binary file`);
-      return { ok: true, value: { text: bytes.toString('utf8'), size: info.size } };
+      if (bytes.subarray(0, 8192).includes(0)) return execFail('binary', `${path} looks like a binary file`);
+      return ok({ text: bytes.toString('utf8'), size: info.size });
     } catch (error) {
       return ioError(path, error);
     }
   }
 
-  async writeFile(root: string, path: string, text: string): Promise<FsResult<{ created: boolean; path: string }>> {
+  async writeFile(root: string, path: string, text: string): Promise<Result<FileWritten, FsError>> {
     const resolved = await resolveInside(root, path);
     if (!resolved.ok) return resolved;
     let created = false;
@@ -68,17 +88,13 @@ export class LocalContext implements ExecutionContext {
       } finally {
         await handle.close();
       }
-      return { ok: true, value: { created, path: resolved.value } };
+      return ok({ created, path: resolved.value });
     } catch (error) {
       return ioError(path, error);
     }
   }
 
-  async listDir(
-    root: string,
-    path: string,
-    maxEntries: number,
-  ): Promise<FsResult<{ entries: DirEntryInfo[]; truncated: boolean }>> {
+  async listDir(root: string, path: string, maxEntries: number): Promise<Result<DirListing, FsError>> {
     const resolved = await resolveInside(root, path);
     if (!resolved.ok) return resolved;
     try {
@@ -104,29 +120,40 @@ export class LocalContext implements ExecutionContext {
       entries.sort((a, b) =>
         (a.type === 'dir') === (b.type === 'dir') ? a.name.localeCompare(b.name) : a.type === 'dir' ? -1 : 1,
       );
-      return { ok: true, value: { entries, truncated } };
+      return ok({ entries, truncated });
     } catch (error) {
       return ioError(path, error);
     }
   }
 
-  async search(
-    root: string,
-    query: SearchQuery,
-  ): Promise<
-    FsResult<{ hits: { path: string; line: number; text: string }[]; truncated: boolean; filesScanned: number }>
-  > {
-    const resolved = await resolveInside(root, query.path ?? '.');
+  async search(root: string, query: SearchQuery): Promise<Result<SearchFound, SearchError>> {
+    const start = await resolveInside(root, query.path ?? '.');
+    if (!start.ok) return start;
+    const rootReal = await resolveInside(root, '.');
+    if (!rootReal.ok) return rootReal;
+    const matcher = query.regex
+      ? regexMatcher(query.pattern, query.caseSensitive)
+      : ok(textMatcher(query.pattern, query.caseSensitive));
+    if (!matcher.ok) return matcher;
+    return searchFiles(rootReal.value, start.value, matcher.value, query.maxResults);
+  }
+
+  /** `path` resolved inside `root`, when it is a folder; `label` names it in errors. */
+  private async folderIn(root: string, path: string, label = path): Promise<Result<string, ExecError<FsErrorCode>>> {
+    const resolved = await resolveInside(root, path);
     if (!resolved.ok) return resolved;
-    const rootResolved = await resolveInside(root, '.');
-    if (!rootResolved.ok) return rootResolved;
-    return searchFiles(rootResolved.value, resolved.value, query);
+    try {
+      const info = await stat(resolved.value);
+      return info.isDirectory() ? resolved : execFail('not-a-folder', `${label} is not a folder`);
+    } catch (error) {
+      return ioError(label, error);
+    }
   }
 }
 
-function ioError(path: string, error: unknown): { ok: false; code: FsErrorCode; message: string } {
+function ioError(path: string, error: unknown): { ok: false; error: ExecError<FsErrorCode> } {
   const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'ENOENT') return fsError('not-found', `${path} does not exist`);
-  if (code === 'ENOTDIR') return fsError('not-a-folder', `${path} is not a folder`);
-  return fsError('io', `${path}: ${error instanceof Error ? error.message : String(error)}`);
+  if (code === 'ENOENT') return execFail('not-found', `${path} does not exist`);
+  if (code === 'ENOTDIR') return execFail('not-a-folder', `${path} is not a folder`);
+  return execFail('io', `${path}: ${error instanceof Error ? error.message : String(error)}`);
 }

@@ -1,8 +1,9 @@
 import type { Dirent } from 'node:fs';
 import { opendir, readFile, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import type { FsResult, SearchHit, SearchQuery } from './execution-context.js';
-import { fsError } from './execution-context.js';
+import type { ExecError, Result } from '@tether/shared-protocol';
+import { execFail, ok } from '@tether/shared-protocol';
+import type { SearchFound, SearchHit } from './execution-context.js';
 
 /** Folders never searched: version control internals and installed dependencies. */
 const SKIP = new Set(['.git', 'node_modules', '.hg', '.svn']);
@@ -11,37 +12,54 @@ const MAX_FILE_BYTES = 1024 * 1024;
 const MAX_FILES = 20_000;
 /** Characters of a matching line kept in a hit. */
 const MAX_LINE = 400;
-/** Milliseconds a search may take before it stops with what it found (bounds a costly regex). */
-const TIME_BUDGET_MS = 10_000;
+/** Characters of a line a pattern is matched against: a minified bundle's one line stops there. */
+const MAX_MATCHED_LINE = 10_000;
+/**
+ * Milliseconds a search may walk before it stops with what it found, checked between files.
+ * A single costly match is not interrupted by it: that is what the regex worker's limit is for.
+ */
+export const SEARCH_TIME_BUDGET_MS = 10_000;
 
-/** Plain-text or regex search of text files under `start`, which lies inside `root`. */
+export type LineMatcher = (line: string) => boolean;
+
+/** A plain-text matcher: a substring, optionally ignoring case. Linear in the line's length. */
+export function textMatcher(pattern: string, caseSensitive: boolean): LineMatcher {
+  if (caseSensitive) return (line) => line.includes(pattern);
+  const needle = pattern.toLowerCase();
+  return (line) => line.toLowerCase().includes(needle);
+}
+
+/** A regular expression's matcher, or why the pattern is not one. */
+export function regexMatcher(
+  pattern: string,
+  caseSensitive: boolean,
+): Result<LineMatcher, ExecError<'invalid-params'>> {
+  try {
+    const re = new RegExp(pattern, caseSensitive ? '' : 'i');
+    return ok((line) => re.test(line));
+  } catch (error) {
+    return execFail(
+      'invalid-params',
+      `invalid regular expression: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
+
+/** Searches the text files under `start` (a folder or a file inside `root`) line by line. */
 export async function searchFiles(
   root: string,
   start: string,
-  query: SearchQuery,
-): Promise<FsResult<{ hits: SearchHit[]; truncated: boolean; filesScanned: number }>> {
-  let matcher: (line: string) => boolean;
-  if (query.regex) {
-    let re: RegExp;
-    try {
-      re = new RegExp(query.pattern, query.caseSensitive ? '' : 'i');
-    } catch (error) {
-      return fsError('io', `invalid regular expression: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    matcher = (line) => re.test(line);
-  } else {
-    const needle = query.caseSensitive ? query.pattern : query.pattern.toLowerCase();
-    matcher = query.caseSensitive ? (line) => line.includes(needle) : (line) => line.toLowerCase().includes(needle);
-  }
+  matches: LineMatcher,
+  maxResults: number,
+  budgetMs = SEARCH_TIME_BUDGET_MS,
+): Promise<Result<SearchFound, ExecError<'not-found'>>> {
   const hits: SearchHit[] = [];
-  const deadline = Date.now() + TIME_BUDGET_MS;
+  const deadline = Date.now() + budgetMs;
   let filesScanned = 0;
   let truncated = false;
-  const stack = [start];
   const startInfo = await stat(start).catch(() => undefined);
-  if (!startInfo) return fsError('not-found', `${relative(root, start) || '.'} does not exist`);
-  const files: string[] = startInfo.isFile() ? [start] : [];
-  if (startInfo.isFile()) stack.pop();
+  if (!startInfo) return execFail('not-found', `${relative(root, start) || '.'} does not exist`);
+  const stack = startInfo.isFile() ? [] : [start];
 
   const scan = async (file: string) => {
     filesScanned++;
@@ -52,8 +70,8 @@ export async function searchFiles(
     const lines = bytes.toString('utf8').split('\n');
     for (let i = 0; i < lines.length; i++) {
       const line = lines[i]!;
-      if (!matcher(line.length > 10_000 ? line.slice(0, 10_000) : line)) continue;
-      if (hits.length >= query.maxResults) {
+      if (!matches(line.length > MAX_MATCHED_LINE ? line.slice(0, MAX_MATCHED_LINE) : line)) continue;
+      if (hits.length >= maxResults) {
         truncated = true;
         return;
       }
@@ -65,7 +83,7 @@ export async function searchFiles(
     }
   };
 
-  for (const file of files) await scan(file);
+  if (startInfo.isFile()) await scan(start);
   while (stack.length > 0 && !truncated) {
     if (filesScanned >= MAX_FILES || Date.now() > deadline) {
       truncated = true;
@@ -90,5 +108,5 @@ export async function searchFiles(
       }
     }
   }
-  return { ok: true, value: { hits, truncated, filesScanned } };
+  return ok({ hits, truncated, filesScanned });
 }

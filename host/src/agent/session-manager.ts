@@ -65,7 +65,9 @@ export class SessionManager {
     const context = this.deps.contexts(place);
     if (!context) return fail('not-found', `no machine named ${place}`);
     const folder = await context.checkFolder(input.cwd);
-    if (!folder.ok) return fail('invalid-params', folder.message);
+    if (!folder.ok) {
+      return fail(folder.error.code === 'unreachable' ? 'unavailable' : 'invalid-params', folder.error.message);
+    }
     const model = input.model ?? this.deps.defaultModel;
     const provider = this.deps.providers(model, () => undefined);
     if (!provider.ok) return provider;
