@@ -26,8 +26,8 @@ export interface ExecutionContext {
 export type FsError = ExecError<FsErrorCode | 'unreachable'>;
 /** `not-found`/`not-a-folder`: the working folder; `io`: the shell could not be started. */
 export type ExecRunError = ExecError<'not-found' | 'not-a-folder' | 'io' | 'unreachable'>;
-/** `invalid-params`: a malformed regular expression. */
-export type SearchError = ExecError<FsErrorCode | 'invalid-params' | 'unreachable'>;
+/** `invalid-params`: a malformed regular expression; `timeout`: one that took too long; `busy`: too many at once. */
+export type SearchError = ExecError<FsErrorCode | 'invalid-params' | 'timeout' | 'busy' | 'unreachable'>;
 
 export interface ExecRequest {
   command: string;

@@ -17,3 +17,4 @@ export type {
 export { displayPath } from './confine.js';
 export type { LocalContextOptions } from './local-context.js';
 export { LocalContext } from './local-context.js';
+export { REGEX_TIME_LIMIT_MS } from './regex-search.js';

@@ -19,9 +19,12 @@ import type {
 } from './execution-context.js';
 import { resolveInside } from './confine.js';
 import { runProcess } from './run-process.js';
-import { regexMatcher, searchFiles, textMatcher } from './search-files.js';
+import { searchFiles, textMatcher } from './search-files.js';
+import { REGEX_TIME_LIMIT_MS, searchWithRegex } from './regex-search.js';
 
 export interface LocalContextOptions {
+  /** See REGEX_TIME_LIMIT_MS; tests make it short. */
+  regexTimeLimitMs?: number;
   /** The environment commands start from (before the host's credentials are taken out). */
   env?: NodeJS.ProcessEnv;
 }
@@ -29,9 +32,11 @@ export interface LocalContextOptions {
 /** This computer. */
 export class LocalContext implements ExecutionContext {
   readonly place = 'local';
+  private readonly regexTimeLimitMs: number;
   private readonly env: NodeJS.ProcessEnv;
 
   constructor(options: LocalContextOptions = {}) {
+    this.regexTimeLimitMs = options.regexTimeLimitMs ?? REGEX_TIME_LIMIT_MS;
     this.env = options.env ?? process.env;
   }
 
@@ -131,11 +136,20 @@ export class LocalContext implements ExecutionContext {
     if (!start.ok) return start;
     const rootReal = await resolveInside(root, '.');
     if (!rootReal.ok) return rootReal;
-    const matcher = query.regex
-      ? regexMatcher(query.pattern, query.caseSensitive)
-      : ok(textMatcher(query.pattern, query.caseSensitive));
-    if (!matcher.ok) return matcher;
-    return searchFiles(rootReal.value, start.value, matcher.value, query.maxResults);
+    if (query.regex) {
+      return searchWithRegex(
+        {
+          root: rootReal.value,
+          start: start.value,
+          pattern: query.pattern,
+          caseSensitive: query.caseSensitive,
+          maxResults: query.maxResults,
+        },
+        this.regexTimeLimitMs,
+      );
+    }
+    // Plain text matching is linear in the input: it stays on this thread.
+    return searchFiles(rootReal.value, start.value, textMatcher(query.pattern, query.caseSensitive), query.maxResults);
   }
 
   /** `path` resolved inside `root`, when it is a folder; `label` names it in errors. */
