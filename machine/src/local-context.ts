@@ -13,14 +13,22 @@ import type {
   FileText,
   FileWritten,
   FsError,
+  ProcessHandle,
   SearchError,
   SearchFound,
   SearchQuery,
+  SpawnError,
+  SpawnRequest,
 } from './execution-context.js';
 import { resolveInside } from './confine.js';
+import { commandEnvironment } from './process-group.js';
 import { runProcess } from './run-process.js';
 import { searchFiles, textMatcher } from './search-files.js';
 import { REGEX_TIME_LIMIT_MS, searchWithRegex } from './regex-search.js';
+import { checkLaunch, startProcess } from './spawn-process.js';
+
+/** Processes started with `spawn` that may run at once; one more is refused with `busy`. */
+export const MAX_LIVE_PROCESSES = 64;
 
 export interface LocalContextOptions {
   /** See REGEX_TIME_LIMIT_MS; tests make it short. */
@@ -34,6 +42,7 @@ export class LocalContext implements ExecutionContext {
   readonly place = 'local';
   private readonly regexTimeLimitMs: number;
   private readonly env: NodeJS.ProcessEnv;
+  private liveProcesses = 0;
 
   constructor(options: LocalContextOptions = {}) {
     this.regexTimeLimitMs = options.regexTimeLimitMs ?? REGEX_TIME_LIMIT_MS;
@@ -47,6 +56,20 @@ export class LocalContext implements ExecutionContext {
       return execFail(code === 'not-a-folder' || code === 'io' ? code : 'not-found', message);
     }
     return runProcess(request, this.env);
+  }
+
+  async spawn(request: SpawnRequest): Promise<Result<ProcessHandle, SpawnError>> {
+    const launch = checkLaunch(request.command, request.env);
+    if (!launch.ok) return launch;
+    const cwd =
+      request.root === undefined ? await this.checkFolder(request.cwd) : await this.folderIn(request.root, request.cwd);
+    if (!cwd.ok) return cwd;
+    if (this.liveProcesses >= MAX_LIVE_PROCESSES) {
+      return execFail('busy', `${MAX_LIVE_PROCESSES} processes are running already`);
+    }
+    this.liveProcesses++;
+    const env = { ...commandEnvironment(this.env), ...request.env };
+    return startProcess(launch.value, cwd.value, env, () => this.liveProcesses--);
   }
 
   checkFolder(path: string): Promise<Result<string, FsError>> {

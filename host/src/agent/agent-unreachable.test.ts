@@ -16,6 +16,7 @@ function answeringWith(code: ExecErrorCode, message: string): ExecutionContext {
   return {
     place: 'laptop',
     exec: answer,
+    spawn: answer,
     checkFolder: answer,
     readFile: answer,
     writeFile: answer,
