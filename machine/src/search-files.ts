@@ -1,8 +1,9 @@
 import type { Dirent } from 'node:fs';
 import { opendir, readFile, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
+// Types only from shared-protocol: this file also runs on the regex search's worker thread, which
+// starts for every search and should not load the whole protocol package to build two objects.
 import type { ExecError, Result } from '@tether/shared-protocol';
-import { execFail, ok } from '@tether/shared-protocol';
 import type { SearchFound, SearchHit } from './execution-context.js';
 
 /** Folders never searched: version control internals and installed dependencies. */
@@ -36,12 +37,10 @@ export function regexMatcher(
 ): Result<LineMatcher, ExecError<'invalid-params'>> {
   try {
     const re = new RegExp(pattern, caseSensitive ? '' : 'i');
-    return ok((line) => re.test(line));
+    return { ok: true, value: (line) => re.test(line) };
   } catch (error) {
-    return execFail(
-      'invalid-params',
-      `invalid regular expression: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    const message = `invalid regular expression: ${error instanceof Error ? error.message : String(error)}`;
+    return { ok: false, error: { code: 'invalid-params', message } };
   }
 }
 
@@ -58,7 +57,8 @@ export async function searchFiles(
   let filesScanned = 0;
   let truncated = false;
   const startInfo = await stat(start).catch(() => undefined);
-  if (!startInfo) return execFail('not-found', `${relative(root, start) || '.'} does not exist`);
+  if (!startInfo)
+    return { ok: false, error: { code: 'not-found', message: `${relative(root, start) || '.'} does not exist` } };
   const stack = startInfo.isFile() ? [] : [start];
 
   const scan = async (file: string) => {
@@ -108,5 +108,5 @@ export async function searchFiles(
       }
     }
   }
-  return ok({ hits, truncated, filesScanned });
+  return { ok: true, value: { hits, truncated, filesScanned } };
 }
