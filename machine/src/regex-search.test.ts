@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalContext } from './local-context.js';
+import { MAX_REGEX_SEARCHES } from './regex-search.js';
 
 let root: string;
 
@@ -52,5 +53,22 @@ describe('a hostile regular expression in a search', () => {
     expect(!result.ok && result.error.message).toMatch(/regular expression took too long/);
     expect(elapsedMs).toBeGreaterThanOrEqual(limitMs - 1);
     expect(elapsedMs).toBeLessThan(limitMs + 5000);
+  });
+
+  it(`runs at most ${MAX_REGEX_SEARCHES} at once, and says busy to one more`, async () => {
+    writeFileSync(join(root, 'bait.txt'), `${'a'.repeat(50)}!\n`);
+    const context = new LocalContext({ regexTimeLimitMs: 1000 });
+    const search = () => context.search(root, { pattern: '^(a+)+$', regex: true, caseSensitive: true, maxResults: 10 });
+    const ended = await Promise.all(Array.from({ length: MAX_REGEX_SEARCHES + 1 }, search));
+    const codes = ended.map((r) => (r.ok ? 'ok' : r.error.code)).sort();
+    expect(codes).toEqual(['busy', ...Array<string>(MAX_REGEX_SEARCHES).fill('timeout')]);
+    // Their threads are gone: the next one runs again (with time to start a thread on a busy machine).
+    const next = await new LocalContext().search(root, {
+      pattern: 'a+!',
+      regex: true,
+      caseSensitive: true,
+      maxResults: 10,
+    });
+    expect(next.ok ? 'ok' : next.error.message).toBe('ok');
   });
 });
