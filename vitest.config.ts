@@ -5,10 +5,11 @@ const src = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
 export default defineConfig({
   resolve: {
-    // Tests run against the sources of shared-protocol, not its build.
+    // Tests run against the sources of the packages, not their builds.
     alias: [
       { find: /^@tether\/shared-protocol\/testing$/, replacement: src('./shared-protocol/src/testing/index.ts') },
       { find: /^@tether\/shared-protocol$/, replacement: src('./shared-protocol/src/index.ts') },
+      { find: /^@tether\/machine$/, replacement: src('./machine/src/index.ts') },
     ],
   },
   test: {

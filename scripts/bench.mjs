@@ -8,6 +8,7 @@ const BENCHES = {
   host: 'host/bench/host.ts',
   remote: 'host/bench/remote.ts',
   relay: 'relay/bench/relay.ts',
+  search: 'machine/bench/search.ts',
 };
 
 const names = process.argv.slice(2);

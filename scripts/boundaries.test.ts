@@ -36,12 +36,39 @@ describe('package boundaries', () => {
 
   it('refuse an app importing another app, with the reason', () => {
     const violations = checkBoundaries(
-      workspaceWith({ 'pwa/src/x.ts': "import { startHost } from '@tether/host';\n" }),
+      workspaceWith({ 'relay/src/x.ts': "import { LocalContext } from '@tether/machine';\n" }),
     );
     expect(violations).toHaveLength(1);
     expect(formatViolation(violations[0]!)).toMatch(
-      /pwa\/src\/x\.ts:1 {2}appToApp: pwa imports @tether\/host\n {4}because apps depend only on shared-protocol/,
+      /relay\/src\/x\.ts:1 {2}appToApp: relay imports @tether\/machine\n {4}because packages depend on shared-protocol, and the host also on machine/,
     );
+  });
+
+  it('refuse importing the host from anywhere', () => {
+    for (const pkg of ['pwa', 'relay', 'machine', 'e2e', 'shared-protocol']) {
+      const violations = checkBoundaries(
+        workspaceWith({ [`${pkg}/src/x.ts`]: "import { Host } from '@tether/host';\n" }),
+      );
+      expect(violations.map(formatViolation)).toEqual([
+        `${pkg}/src/x.ts:1  intoHost: ${pkg} imports @tether/host\n    because nothing imports the host: it is the top of the graph, so what another package needs from it belongs in machine or shared-protocol`,
+      ]);
+    }
+  });
+
+  it('let the host use machine, and machine only shared-protocol', () => {
+    expect(
+      rules({
+        'host/src/a.ts':
+          "import { LocalContext } from '@tether/machine';\nimport { ok } from '@tether/shared-protocol';\n",
+        'machine/src/a.ts': "import { ok } from '@tether/shared-protocol';\n",
+      }),
+    ).toEqual([]);
+    const violations = checkBoundaries(workspaceWith({ 'machine/src/a.ts': "import { App } from '@tether/pwa';\n" }));
+    expect(violations.map((v) => v.rule)).toEqual(['machineAlone: machine imports @tether/pwa']);
+    expect(violations[0]!.reason).toMatch(/depends only on shared-protocol and Node, never on the host/);
+    expect(rules({ 'shared-protocol/src/a.ts': "import { LocalContext } from '@tether/machine';\n" })).toEqual([
+      'protocolAlone: shared-protocol imports @tether/machine',
+    ]);
   });
 
   it('refuse reaching into another package by path or by deep import', () => {
@@ -73,6 +100,65 @@ describe('package boundaries', () => {
   it('refuse an app-to-app dependency in package.json', () => {
     const root = workspaceWith({});
     writeFileSync(join(root, 'relay', 'package.json'), JSON.stringify({ dependencies: { '@tether/host': '0.1.0' } }));
-    expect(checkBoundaries(root).map((v) => v.rule)).toEqual(['appToApp: depends on @tether/host']);
+    writeFileSync(join(root, 'pwa', 'package.json'), JSON.stringify({ dependencies: { '@tether/machine': '0.1.0' } }));
+    writeFileSync(join(root, 'host', 'package.json'), JSON.stringify({ dependencies: { '@tether/machine': '0.1.0' } }));
+    expect(checkBoundaries(root).map((v) => `${v.file} ${v.rule}`)).toEqual([
+      'relay/package.json intoHost: depends on @tether/host',
+      'pwa/package.json appToApp: depends on @tether/machine',
+    ]);
+  });
+});
+
+describe('import circles inside a package', () => {
+  const cycles = (files: Record<string, string>) =>
+    checkBoundaries(workspaceWith(files)).filter((v) => v.rule.startsWith('cycle'));
+
+  it('refuse two files importing each other, type-only imports included, with the files and the reason', () => {
+    const found = cycles({
+      'relay/src/a.ts': "import { b } from './b.js';\nexport const a = b;\n",
+      'relay/src/b.ts': "\n\nimport type { A } from './a.js';\nexport const b = 1;\n",
+    });
+    expect(found.map(formatViolation)).toEqual([
+      'relay/src/a.ts:1  cycle: relay/src/a.ts → relay/src/b.ts → relay/src/a.ts\n' +
+        '    because files that import each other (types too) can be neither read, tested nor loaded alone, and at load time one side sees the other half-initialised; move what both need into a file of its own',
+    ]);
+  });
+
+  it('follow re-exports, dynamic imports, folder indexes and self-imports', () => {
+    expect(
+      cycles({
+        'machine/src/a.ts': "export * from './b.js';\n",
+        'machine/src/b.ts': "export { c } from './sub';\n",
+        'machine/src/sub/index.ts': "export const c = () => import('../a.js');\n",
+        'pwa/src/self.ts': "import { x } from './self.js';\nexport const y = x;\n",
+      }).map((v) => v.rule),
+    ).toEqual([
+      'cycle: machine/src/a.ts → machine/src/b.ts → machine/src/sub/index.ts → machine/src/a.ts',
+      'cycle: pwa/src/self.ts → pwa/src/self.ts',
+    ]);
+  });
+
+  it('name every file of a knot once, even when it holds several circles', () => {
+    expect(
+      cycles({
+        'host/src/a.ts': "import './b.js';\n",
+        'host/src/b.ts': "import './a.js';\nimport './c.js';\n",
+        'host/src/c.ts': "import './b.js';\n",
+      }).map((v) => v.rule),
+    ).toEqual(['cycle: host/src/a.ts → host/src/b.ts → host/src/a.ts (tied in the same knot: host/src/c.ts)']);
+  });
+
+  it('accept chains and diamonds, and imports that only look alike', () => {
+    expect(
+      cycles({
+        'host/src/a.ts': "import './b.js';\nimport './c.js';\n",
+        'host/src/b.ts': "import './d.js';\n",
+        'host/src/c.ts': "import './d.js';\n// import './a.js';\n",
+        'host/src/d.ts': 'export const text = "from \'./a.js\'";\n',
+        // Same names in another package are other files.
+        'relay/src/a.ts': "import './b.js';\n",
+        'relay/src/b.ts': 'export const b = 1;\n',
+      }),
+    ).toEqual([]);
   });
 });

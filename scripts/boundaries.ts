@@ -1,11 +1,23 @@
-// Checks the dependency direction between the workspace packages (apps → shared-protocol, never
-// app → app) and that shared-protocol stays runtime-neutral (no Node, DOM or Buffer), so that the
-// PWA can bundle it. Each violation carries the rule it breaks and why the rule exists.
+// Checks the dependency direction between the workspace packages (every package → shared-protocol,
+// host → machine, nothing else), that no package's files import each other in a circle, and that
+// shared-protocol stays runtime-neutral (no Node, DOM or Buffer), so that the PWA can bundle it.
+// Each violation carries the rule it breaks and why the rule exists.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
+import type { ImportEdge } from './import-cycles.js';
+import { findCycles, resolveRelative } from './import-cycles.js';
 
 export const PACKAGES = ['shared-protocol', 'host', 'machine', 'relay', 'pwa', 'e2e'] as const;
-const APPS = new Set(['host', 'machine', 'relay', 'pwa', 'e2e']);
+type Package = (typeof PACKAGES)[number];
+/** The only workspace packages each package may depend on. Everything else is refused. */
+const MAY_DEPEND_ON: Record<Package, ReadonlySet<string>> = {
+  'shared-protocol': new Set(),
+  machine: new Set(['shared-protocol']),
+  host: new Set(['shared-protocol', 'machine']),
+  relay: new Set(['shared-protocol']),
+  pwa: new Set(['shared-protocol']),
+  e2e: new Set(['shared-protocol']),
+};
 /** Subpaths shared-protocol exports besides its root (package.json#exports). */
 const PUBLIC_SUBPATHS = new Set(['/testing', '/test-vectors.json']);
 const NEUTRAL_DEPENDENCIES = new Set(['tweetnacl', 'valibot']);
@@ -56,12 +68,20 @@ export interface Violation {
 }
 
 const REASONS = {
-  appToApp: 'apps depend only on shared-protocol; share code by moving it there, so no app grows into another',
+  appToApp:
+    'packages depend on shared-protocol, and the host also on machine, nothing else; share code by moving it down, so no app grows into another',
+  intoHost:
+    'nothing imports the host: it is the top of the graph, so what another package needs from it belongs in machine or shared-protocol',
+  machineAlone:
+    'machine runs on computers that lend themselves to a host: it depends only on shared-protocol and Node, never on the host or an app',
+  protocolAlone: 'shared-protocol is the bottom of the graph: it imports no other package of ours',
   deepImport: "a package's exports are its API: import '@tether/<name>', not its files",
   escape: "a relative import may not leave its package: it would reach another package's internals",
   neutralImport: 'shared-protocol must run in the browser and in Node: no Node built-ins',
   neutralGlobal: 'shared-protocol must run in the browser and in Node: no Node or DOM globals',
   neutralDependency: 'shared-protocol depends only on tweetnacl and valibot, which both runtimes load',
+  cycle:
+    'files that import each other (types too) can be neither read, tested nor loaded alone, and at load time one side sees the other half-initialised; move what both need into a file of its own',
 };
 
 function sourceFiles(dir: string): string[] {
@@ -95,8 +115,11 @@ export function checkBoundaries(root: string): Violation[] {
     } catch {
       continue;
     }
+    const imports = new Map<string, ImportEdge[]>();
     for (const file of files) {
       const rel = relative(root, file);
+      const edges: ImportEdge[] = [];
+      imports.set(file, edges);
       const text = stripComments(readFileSync(file, 'utf8'));
       const lineOf = (index: number) => text.slice(0, index).split('\n').length;
       const add = (index: number, rule: keyof typeof REASONS, detail: string) =>
@@ -108,11 +131,15 @@ export function checkBoundaries(root: string): Violation[] {
         const tether = /^@tether\/([^/]+)(\/.*)?$/.exec(spec);
         if (tether) {
           const [, target, sub] = tether;
-          if (APPS.has(pkg) && target !== 'shared-protocol') add(at, 'appToApp', `${pkg} imports ${spec}`);
+          if (!mayDepend(pkg, target!)) add(at, refusal(pkg, target!), `${pkg} imports ${spec}`);
           if (sub && !PUBLIC_SUBPATHS.has(sub)) add(at, 'deepImport', spec);
         } else if (spec.startsWith('.')) {
           const target = resolve(file, '..', spec);
           if (!target.startsWith(pkgDir + '/')) add(at, 'escape', spec);
+          else {
+            const to = resolveRelative(file, spec);
+            if (to) edges.push({ to, line: lineOf(at) });
+          }
         } else if (neutral) {
           const bare = spec.replace(/^node:/, '');
           if (spec.startsWith('node:') || NODE_BUILTINS.has(bare)) add(at, 'neutralImport', spec);
@@ -128,21 +155,22 @@ export function checkBoundaries(root: string): Violation[] {
         }
       }
     }
+    violations.push(...cycleViolations(root, imports));
     const manifest = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as {
       dependencies?: Record<string, string>;
       devDependencies?: Record<string, string>;
     };
     for (const dep of Object.keys({ ...manifest.dependencies, ...manifest.devDependencies })) {
       const target = /^@tether\/(.+)$/.exec(dep)?.[1];
-      if (target && APPS.has(pkg) && target !== 'shared-protocol') {
+      if (target && !mayDepend(pkg, target)) {
+        const rule = refusal(pkg, target);
         violations.push({
           file: `${pkg}/package.json`,
           line: 1,
-          rule: `appToApp: depends on ${dep}`,
-          reason: REASONS.appToApp,
+          rule: `${rule}: depends on ${dep}`,
+          reason: REASONS[rule],
         });
-      }
-      if (pkg === 'shared-protocol' && !NEUTRAL_DEPENDENCIES.has(dep)) {
+      } else if (pkg === 'shared-protocol' && !NEUTRAL_DEPENDENCIES.has(dep)) {
         violations.push({
           file: `${pkg}/package.json`,
           line: 1,
@@ -153,6 +181,34 @@ export function checkBoundaries(root: string): Violation[] {
     }
   }
   return violations;
+}
+
+function cycleViolations(root: string, imports: ReadonlyMap<string, readonly ImportEdge[]>): Violation[] {
+  const out: Violation[] = [];
+  for (const cycle of findCycles(imports)) {
+    const files = cycle.files.map((f) => relative(root, f));
+    const path = cycle.path.map((f) => relative(root, f));
+    const others = files.filter((f) => !path.includes(f));
+    out.push({
+      file: path[0]!,
+      line: cycle.line,
+      rule: `cycle: ${path.join(' → ')}${others.length > 0 ? ` (tied in the same knot: ${others.join(', ')})` : ''}`,
+      reason: REASONS.cycle,
+    });
+  }
+  return out;
+}
+
+function mayDepend(pkg: Package, target: string): boolean {
+  return target === pkg || MAY_DEPEND_ON[pkg].has(target);
+}
+
+/** The rule a refused dependency breaks, most specific first. */
+function refusal(pkg: Package, target: string): 'intoHost' | 'machineAlone' | 'protocolAlone' | 'appToApp' {
+  if (target === 'host') return 'intoHost';
+  if (pkg === 'machine') return 'machineAlone';
+  if (pkg === 'shared-protocol') return 'protocolAlone';
+  return 'appToApp';
 }
 
 export function formatViolation(v: Violation): string {

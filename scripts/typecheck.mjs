@@ -14,6 +14,7 @@ const projects = [
   'host/fuzz/tsconfig.json',
   'host/tsconfig.json',
   'machine/tsconfig.json',
+  'machine/bench/tsconfig.json',
   'relay/tsconfig.json',
   'pwa/tsconfig.json',
   'e2e/tsconfig.json',

@@ -111,8 +111,8 @@ test('without a running host, commands say so plainly', async () => {
 });
 
 test('usage errors exit 2 and every command has --help', async () => {
-  // About 25 `tether` processes one after another; each takes 1 to 3.5 s to start on a busy 2-core
-  // machine, which runs past the default 60 s.
+  // About 25 `tether` processes in a row, each loading the whole CLI (1.5 to 2 s of CPU apiece
+  // on this 2-core machine): the default 60 s is too tight when other work shares the machine.
   test.setTimeout(180_000);
   expect((await tether(dataDir, ['sessions', 'send', 'only-one-arg'])).code).toBe(2);
   expect((await tether(dataDir, ['sessions', '--bogus'])).code).toBe(2);

@@ -9,7 +9,7 @@ import type { DataPaths } from './config/data-dir.js';
 import { dataPaths, prepareDataDir } from './config/data-dir.js';
 import { loadOrCreateIdentity } from './config/host-identity.js';
 import { ControlServer } from './control/control-server.js';
-import { LocalContext } from './exec/local-context.js';
+import { LocalContext } from '@tether/machine';
 import { DeviceGateway } from './gateway/device-gateway.js';
 import type { PairRequestInfo } from './gateway/pairing-service.js';
 import { newId } from './ids.js';

@@ -57,6 +57,13 @@ export const ERROR_CODES = [
   'slow-consumer',
   'unavailable',
   'internal',
+  // Execution: files, commands and processes on a computer (the host's own or a machine's)
+  'outside-root',
+  'not-a-file',
+  'not-a-folder',
+  'binary',
+  'io',
+  'unreachable',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -80,6 +87,7 @@ const RETRYABLE: ReadonlySet<ErrorCode> = new Set([
   'unavailable',
   'slow-consumer',
   'host-offline',
+  'unreachable',
 ]);
 
 export function protocolError(code: ErrorCode, message: string): ProtocolError {
@@ -95,6 +103,51 @@ export function ok<T>(value: T): { ok: true; value: T } {
 
 export function fail(code: ErrorCode, message: string): { ok: false; error: ProtocolError } {
   return { ok: false, error: protocolError(code, message) };
+}
+
+/**
+ * What a file operation of an execution context fails with: a path that leads out of its root, a
+ * missing file, a file where a folder was meant (or the reverse), a file over the caller's limit,
+ * a binary file where text was meant, or any other I/O failure.
+ */
+export const FS_ERROR_CODES = [
+  'outside-root',
+  'not-found',
+  'not-a-file',
+  'not-a-folder',
+  'too-large',
+  'binary',
+  'io',
+] as const satisfies readonly ErrorCode[];
+
+export type FsErrorCode = (typeof FS_ERROR_CODES)[number];
+
+/**
+ * Every code an execution context answers with: the file codes; `unreachable` when the place it
+ * runs on cannot be reached now (an offline machine, or a link cut mid-call, when whether the call
+ * took effect is not known), never for a command that ran and failed; `invalid-params` for a request it refuses as such (a malformed regular
+ * expression, an invalid environment name); `timeout` for work stopped at its time limit; `busy`
+ * when a bound is full; `channel-closed` for input to a process that no longer reads it.
+ */
+export const EXEC_ERROR_CODES = [
+  ...FS_ERROR_CODES,
+  'unreachable',
+  'invalid-params',
+  'timeout',
+  'busy',
+  'channel-closed',
+] as const satisfies readonly ErrorCode[];
+
+export type ExecErrorCode = (typeof EXEC_ERROR_CODES)[number];
+
+/** An execution context's error. `C` narrows the codes a given operation can answer with. */
+export interface ExecError<C extends ExecErrorCode = ExecErrorCode> {
+  code: C;
+  message: string;
+}
+
+export function execFail<C extends ExecErrorCode>(code: C, message: string): { ok: false; error: ExecError<C> } {
+  return { ok: false, error: { code, message } };
 }
 
 /** Thrown only for a programming error (a state machine used out of order), never for input. */

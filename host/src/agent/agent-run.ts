@@ -35,7 +35,14 @@ export async function runAgent(
       history.push({ role: 'assistant', text: turn.text, toolCalls: turn.toolCalls });
       if (turn.toolCalls.length > 0) {
         const results: ToolResultMessage[] = [];
-        for (const toolCall of turn.toolCalls) results.push(await runToolCall(host, toolCall, signal));
+        for (const toolCall of turn.toolCalls) {
+          const ran = await runToolCall(host, toolCall, signal);
+          // The place is gone (an offline machine): the model can do nothing about that.
+          if ('unreachable' in ran) {
+            return { status: 'error', error: unreachableNotice(host.context.place, ran.unreachable), usage };
+          }
+          results.push(ran);
+        }
         history.push({ role: 'tool', results });
         if (signal.aborted) return { status: 'interrupted', usage };
         continue;
@@ -122,7 +129,16 @@ async function modelTurn(
   return { text, toolCalls };
 }
 
-async function runToolCall(host: RunHost, call: ToolCall, signal: AbortSignal): Promise<ToolResultMessage> {
+function unreachableNotice(place: string, why: string): string {
+  return `${place === 'local' ? 'this computer' : `the machine ${place}`} is not reachable: ${why}`;
+}
+
+/** The result for the model, or why the tool's place could not be reached (nothing for the model then). */
+async function runToolCall(
+  host: RunHost,
+  call: ToolCall,
+  signal: AbortSignal,
+): Promise<ToolResultMessage | { unreachable: string }> {
   const tool = host.tools().find((t) => t.spec.name === call.name);
   let input: unknown = call.arguments;
   let parsedJson = true;
@@ -142,7 +158,9 @@ async function runToolCall(host: RunHost, call: ToolCall, signal: AbortSignal): 
     const context = { sessionId: host.record().id, cwd: host.record().cwd, exec: host.context, signal };
     const value = parsed.value;
     const check = await tool.approval(value, context);
-    if ('refuse' in check) return { ok: false, output: check.refuse };
+    if ('refuse' in check) {
+      return { ok: false, output: check.refuse, ...(check.unreachable ? { unreachable: true } : {}) };
+    }
     if (check.need) {
       const gate = await askApproval(host, call, check.need, signal);
       if (gate) return gate;
@@ -166,6 +184,7 @@ async function runToolCall(host: RunHost, call: ToolCall, signal: AbortSignal): 
     truncated: (outcome.truncated ?? false) || output !== outcome.output,
     ...(outcome.exitCode !== undefined ? { exitCode: outcome.exitCode } : {}),
   });
+  if (outcome.unreachable) return { unreachable: outcome.output };
   return { toolCallId: call.id, name: call.name, output, isError: !outcome.ok };
 }
 

@@ -1,5 +1,5 @@
 import type { Clock, Result, SessionEventBody } from '@tether/shared-protocol';
-import type { ExecutionContext } from '../exec/execution-context.js';
+import type { ExecutionContext } from '@tether/machine';
 import type { SessionRecord } from '../store/session-store.js';
 import type { ApprovalGate } from './approval-gate.js';
 

@@ -4,7 +4,7 @@ import { ManualClock } from '@tether/shared-protocol/testing';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { LocalContext } from '../exec/local-context.js';
+import { LocalContext } from '@tether/machine';
 import { ApprovalStore } from '../store/approval-store.js';
 import { openDatabase } from '../store/database.js';
 import { EventLog } from '../store/event-log.js';

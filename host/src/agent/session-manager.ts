@@ -1,6 +1,6 @@
 import type { Clock, Result, SessionEventBody, SessionKind, SessionSummary } from '@tether/shared-protocol';
 import { fail, ok } from '@tether/shared-protocol';
-import type { ExecutionContext } from '../exec/execution-context.js';
+import type { ExecutionContext } from '@tether/machine';
 import type { EventLog } from '../store/event-log.js';
 import type { SessionRecord, SessionStore } from '../store/session-store.js';
 import type { ApprovalBroker } from './approval-broker.js';
@@ -66,7 +66,9 @@ export class SessionManager {
     const context = this.deps.contexts(place);
     if (!context) return fail('not-found', `no machine named ${place}`);
     const folder = await context.checkFolder(input.cwd);
-    if (!folder.ok) return fail('invalid-params', folder.message);
+    if (!folder.ok) {
+      return fail(folder.error.code === 'unreachable' ? 'unavailable' : 'invalid-params', folder.error.message);
+    }
     const model = input.model ?? this.deps.defaultModel;
     const checked = backend.check(model);
     if (!checked.ok) return checked;

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LocalContext } from '../exec/local-context.js';
+import { LocalContext } from '@tether/machine';
 import { editFileTool, listDirTool, readFileTool, writeFileTool } from './file-tools.js';
 import { searchTool } from './search-tool.js';
 import { shellTool } from './shell-tool.js';

@@ -1,8 +1,10 @@
+import type { ExecError } from '@tether/shared-protocol';
 import { MAX_ACTION_TEXT } from '@tether/shared-protocol';
 import * as v from 'valibot';
-import { displayPath } from '../exec/confine.js';
+import { displayPath } from '@tether/machine';
 import { parseInput } from './parse-input.js';
 import type { Tool, ToolContext } from './tool.js';
+import { failedOutcome, refusal } from './tool.js';
 import { unifiedDiff } from './unified-diff.js';
 
 /** Bytes of a file read_file returns, and the largest file edit_file and write_file touch. */
@@ -36,7 +38,7 @@ export const readFileTool: Tool<v.InferOutput<typeof ReadInput>> = {
   approval: () => Promise.resolve({ need: null }),
   async run(input, context) {
     const read = await context.exec.readFile(context.cwd, input.path, MAX_FILE_BYTES);
-    if (!read.ok) return { ok: false, output: read.message };
+    if (!read.ok) return failedOutcome(read.error);
     const lines = read.value.text.split('\n');
     const start = (input.offset ?? 1) - 1;
     const slice = lines.slice(start, input.limit ? start + input.limit : undefined);
@@ -50,10 +52,10 @@ const WriteInput = v.object({ path: Path, content: v.pipe(v.string(), v.maxLengt
 async function currentText(
   context: ToolContext,
   path: string,
-): Promise<{ ok: true; text: string } | { ok: false; message: string }> {
+): Promise<{ ok: true; text: string } | { ok: false; error: ExecError }> {
   const read = await context.exec.readFile(context.cwd, path, MAX_FILE_BYTES);
   if (read.ok) return { ok: true, text: read.value.text };
-  return read.code === 'not-found' ? { ok: true, text: '' } : { ok: false, message: read.message };
+  return read.error.code === 'not-found' ? { ok: true, text: '' } : read;
 }
 
 /** The approval text for a change: the whole diff, or a refusal when it cannot be shown whole. */
@@ -90,12 +92,12 @@ export const writeFileTool: Tool<v.InferOutput<typeof WriteInput>> = {
   title: (input) => input.path,
   async approval(input, context) {
     const before = await currentText(context, input.path);
-    if (!before.ok) return { refuse: before.message };
+    if (!before.ok) return refusal(before.error);
     return changeAction(input.path, before.text, input.content, 'Write');
   },
   async run(input, context) {
     const written = await context.exec.writeFile(context.cwd, input.path, input.content);
-    if (!written.ok) return { ok: false, output: written.message };
+    if (!written.ok) return failedOutcome(written.error);
     const where = displayPath(context.cwd, written.value.path);
     return {
       ok: true,
@@ -111,20 +113,19 @@ const EditInput = v.object({
   replace_all: v.optional(v.boolean()),
 });
 
-type EditPlan = { ok: true; before: string; after: string; count: number } | { ok: false; message: string };
+type EditPlan = { ok: true; before: string; after: string; count: number } | { ok: false; error: ExecError };
 
 async function planEdit(input: v.InferOutput<typeof EditInput>, context: ToolContext): Promise<EditPlan> {
   const read = await context.exec.readFile(context.cwd, input.path, MAX_FILE_BYTES);
-  if (!read.ok) return { ok: false, message: read.message };
+  if (!read.ok) return read;
   const before = read.value.text;
   const count = before.split(input.old_text).length - 1;
-  if (count === 0)
-    return { ok: false, message: `old_text was not found in ${input.path}; read the file and copy the text exactly` };
+  const refuse = (message: string): EditPlan => ({ ok: false, error: { code: 'invalid-params', message } });
+  if (count === 0) return refuse(`old_text was not found in ${input.path}; read the file and copy the text exactly`);
   if (count > 1 && !input.replace_all) {
-    return {
-      ok: false,
-      message: `old_text occurs ${count} times in ${input.path}; add surrounding lines to make it unique, or set replace_all`,
-    };
+    return refuse(
+      `old_text occurs ${count} times in ${input.path}; add surrounding lines to make it unique, or set replace_all`,
+    );
   }
   const after = input.replace_all
     ? before.split(input.old_text).join(input.new_text)
@@ -152,15 +153,15 @@ export const editFileTool: Tool<v.InferOutput<typeof EditInput>> = {
   title: (input) => input.path,
   async approval(input, context) {
     const plan = await planEdit(input, context);
-    if (!plan.ok) return { refuse: plan.message };
+    if (!plan.ok) return refusal(plan.error);
     return changeAction(input.path, plan.before, plan.after, 'Edit');
   },
   async run(input, context) {
     // Planned again: the file may have changed while the approval waited.
     const plan = await planEdit(input, context);
-    if (!plan.ok) return { ok: false, output: plan.message };
+    if (!plan.ok) return failedOutcome(plan.error);
     const written = await context.exec.writeFile(context.cwd, input.path, plan.after);
-    if (!written.ok) return { ok: false, output: written.message };
+    if (!written.ok) return failedOutcome(written.error);
     return {
       ok: true,
       output: `Edited ${input.path}: replaced ${plan.count} occurrence${plan.count === 1 ? '' : 's'}`,
@@ -186,7 +187,7 @@ export const listDirTool: Tool<v.InferOutput<typeof ListInput>> = {
   approval: () => Promise.resolve({ need: null }),
   async run(input, context) {
     const listed = await context.exec.listDir(context.cwd, input.path ?? '.', MAX_LIST_ENTRIES);
-    if (!listed.ok) return { ok: false, output: listed.message };
+    if (!listed.ok) return failedOutcome(listed.error);
     const lines = listed.value.entries.map((e) =>
       e.type === 'dir' ? `${e.name}/` : e.type === 'file' ? `${e.name}  (${e.size} bytes)` : `${e.name}  (${e.type})`,
     );

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { parseInput } from './parse-input.js';
 import type { Tool } from './tool.js';
+import { failedOutcome } from './tool.js';
 
 const MAX_RESULTS = 200;
 
@@ -41,7 +42,7 @@ export const searchTool: Tool<v.InferOutput<typeof Input>> = {
       ...(input.path !== undefined ? { path: input.path } : {}),
       maxResults: input.max_results ?? MAX_RESULTS,
     });
-    if (!found.ok) return { ok: false, output: found.message };
+    if (!found.ok) return failedOutcome(found.error);
     const { hits, truncated, filesScanned } = found.value;
     const lines = hits.map((h) => `${h.path}:${h.line}: ${h.text}`);
     lines.push(

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { parseInput } from './parse-input.js';
 import type { Tool } from './tool.js';
+import { failedOutcome } from './tool.js';
 
 /** Default and longest allowed run of a command, in seconds. */
 const DEFAULT_TIMEOUT_S = 120;
@@ -35,13 +36,15 @@ export const shellTool: Tool<v.InferOutput<typeof Input>> = {
   title: (input) => input.command.split('\n')[0]!.slice(0, 200),
   approval: (input) => Promise.resolve({ need: { kind: 'shell', action: input.command, command: input.command } }),
   async run(input, context) {
-    const result = await context.exec.exec({
+    const ran = await context.exec.exec({
       command: input.command,
       cwd: context.cwd,
       timeoutMs: (input.timeout_seconds ?? DEFAULT_TIMEOUT_S) * 1000,
       maxOutputBytes: SHELL_OUTPUT_BYTES,
       signal: context.signal,
     });
+    if (!ran.ok) return failedOutcome(ran.error);
+    const result = ran.value;
     const status = result.timedOut
       ? `timed out after ${input.timeout_seconds ?? DEFAULT_TIMEOUT_S} s and was killed`
       : result.aborted

@@ -1,5 +1,5 @@
-import type { Approval } from '@tether/shared-protocol';
-import type { ExecutionContext } from '../exec/execution-context.js';
+import type { Approval, ExecError } from '@tether/shared-protocol';
+import type { ExecutionContext } from '@tether/machine';
 import type { ToolSpec } from '../models/types.js';
 
 export interface ToolContext {
@@ -19,13 +19,30 @@ export interface ApprovalNeed {
   command?: string;
 }
 
-export type ApprovalCheck = { need: ApprovalNeed | null } | { refuse: string };
+/** `unreachable`: the refusal is that the place the tool acts on cannot be reached now. */
+export type ApprovalCheck = { need: ApprovalNeed | null } | { refuse: string; unreachable?: true };
 
 export interface ToolOutcome {
   ok: boolean;
   output: string;
   truncated?: boolean;
   exitCode?: number | null;
+  /**
+   * The place the tool acts on (an offline machine) could not be reached, so nothing was done
+   * and `output` says why. The run ends instead of the model being told: it can do nothing
+   * about it, and would only try again.
+   */
+  unreachable?: true;
+}
+
+/** The outcome of a tool whose execution context answered with an error. */
+export function failedOutcome(error: ExecError): ToolOutcome {
+  return { ok: false, output: error.message, ...(error.code === 'unreachable' ? { unreachable: true } : {}) };
+}
+
+/** The approval check of a tool that could not even look (at a file, say) for an error. */
+export function refusal(error: ExecError): ApprovalCheck {
+  return { refuse: error.message, ...(error.code === 'unreachable' ? { unreachable: true } : {}) };
 }
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };

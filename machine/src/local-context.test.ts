@@ -1,3 +1,4 @@
+import type { Result } from '@tether/shared-protocol';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +19,7 @@ beforeEach(() => {
 
 afterEach(() => rmSync(base, { recursive: true, force: true }));
 
-const code = (r: { ok: boolean; code?: string }) => (r.ok ? 'ok' : r.code);
+const code = (r: Result<unknown, { code: string }>) => (r.ok ? 'ok' : r.error.code);
 
 describe('LocalContext confinement', () => {
   it('reads and writes inside the folder', async () => {
@@ -71,7 +72,7 @@ describe('LocalContext confinement', () => {
     });
     expect(regex.ok && regex.value.hits.length).toBe(1);
     const bad = await context.search(root, { pattern: '(', regex: true, caseSensitive: true, maxResults: 10 });
-    expect(bad.ok).toBe(false);
+    expect(code(bad)).toBe('invalid-params');
     expect(
       code(await context.search(root, { pattern: 'x', regex: false, caseSensitive: true, path: '..', maxResults: 10 })),
     ).toBe('outside-root');

@@ -1,25 +1,19 @@
 import { spawn } from 'node:child_process';
-import type { ExecRequest, ExecResult } from './execution-context.js';
+import type { ExecError, Result } from '@tether/shared-protocol';
+import { execFail } from '@tether/shared-protocol';
+import type { ExecOutcome, ExecRequest } from './execution-context.js';
 import { HeadTailBuffer } from './output-buffer.js';
-
-/** Milliseconds between SIGTERM and SIGKILL when a command is stopped: time to clean up. */
-const KILL_GRACE_MS = 2000;
-
-/** Environment variables a command never sees: the host's own credentials. */
-const HIDDEN_ENV = /^(ANTHROPIC_API_KEY|OPENAI_API_KEY|TETHER_.*)$/;
-
-export function commandEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(env)) if (!HIDDEN_ENV.test(key)) out[key] = value;
-  return out;
-}
+import { KILL_GRACE_MS, commandEnvironment, killGroup } from './process-group.js';
 
 /**
  * Runs a shell command in its own process group, with stdin closed, output kept head-and-tail,
  * and the whole group killed on timeout or abort (SIGTERM, then SIGKILL after a grace period),
  * so that nothing it started outlives it.
  */
-export function runProcess(request: ExecRequest, env: NodeJS.ProcessEnv = process.env): Promise<ExecResult> {
+export function runProcess(
+  request: ExecRequest,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Result<ExecOutcome, ExecError<'io'>>> {
   const started = Date.now();
   return new Promise((resolve) => {
     const output = new HeadTailBuffer(request.maxOutputBytes);
@@ -32,17 +26,9 @@ export function runProcess(request: ExecRequest, env: NodeJS.ProcessEnv = proces
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });
-    const killGroup = (signal: NodeJS.Signals) => {
-      if (child.pid === undefined) return;
-      try {
-        process.kill(-child.pid, signal);
-      } catch {
-        // Already gone.
-      }
-    };
     const stop = () => {
-      killGroup('SIGTERM');
-      killTimer ??= setTimeout(() => killGroup('SIGKILL'), KILL_GRACE_MS);
+      killGroup(child.pid, 'SIGTERM');
+      killTimer ??= setTimeout(() => killGroup(child.pid, 'SIGKILL'), KILL_GRACE_MS);
     };
     const timer = setTimeout(() => {
       timedOut = true;
@@ -57,26 +43,35 @@ export function runProcess(request: ExecRequest, env: NodeJS.ProcessEnv = proces
     child.stdout.on('data', (chunk: Buffer) => output.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => output.push(chunk));
     let done = false;
-    const finish = (exitCode: number | null, signal: string | null, extra = '') => {
-      if (done) return;
+    const settle = () => {
+      if (done) return false;
       done = true;
       clearTimeout(timer);
       if (killTimer) clearTimeout(killTimer);
       request.signal.removeEventListener('abort', onAbort);
-      resolve({
-        exitCode,
-        signal,
-        output: output.text() + extra,
-        droppedBytes: output.dropped,
-        timedOut,
-        aborted,
-        durationMs: Date.now() - started,
-      });
+      return true;
     };
-    child.on('error', (error) => finish(null, null, `failed to start: ${error.message}`));
+    child.on('error', (error) => {
+      // Only a failure to start (the shell missing, the folder gone) comes here before 'close'.
+      if (settle()) resolve(execFail('io', `the command could not be started: ${error.message}`));
+    });
     // When the shell exits, whatever it left running in its group goes too; otherwise a
     // background child holding the output pipes open would keep the command from finishing.
-    child.on('exit', () => killGroup('SIGKILL'));
-    child.on('close', (code, signal) => finish(code, signal));
+    child.on('exit', () => killGroup(child.pid, 'SIGKILL'));
+    child.on('close', (exitCode, signal) => {
+      if (!settle()) return;
+      resolve({
+        ok: true,
+        value: {
+          exitCode,
+          signal,
+          output: output.text(),
+          droppedBytes: output.dropped,
+          timedOut,
+          aborted,
+          durationMs: Date.now() - started,
+        },
+      });
+    });
   });
 }

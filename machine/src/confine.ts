@@ -1,7 +1,7 @@
 import { lstat, realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import type { FsResult } from './execution-context.js';
-import { fsError } from './execution-context.js';
+import type { ExecError, FsErrorCode, Result } from '@tether/shared-protocol';
+import { execFail } from '@tether/shared-protocol';
 
 /**
  * Resolves `requested` (relative to `root`, or absolute) to a real path that must lie inside the
@@ -9,14 +9,14 @@ import { fsError } from './execution-context.js';
  * dangling symlink (writing through it could create a file anywhere). The path itself need not
  * exist: its deepest existing ancestor is resolved and the rest appended.
  */
-export async function resolveInside(root: string, requested: string): Promise<FsResult<string>> {
+export async function resolveInside(root: string, requested: string): Promise<Result<string, ExecError<FsErrorCode>>> {
   let rootReal: string;
   try {
     rootReal = await realpath(root);
   } catch {
-    return fsError('not-found', `the session folder ${root} does not exist`);
+    return execFail('not-found', `the session folder ${root} does not exist`);
   }
-  if (requested.includes('\0')) return fsError('outside-root', 'path contains a NUL character');
+  if (requested.includes('\0')) return execFail('outside-root', 'path contains a NUL character');
   const target = isAbsolute(requested) ? resolve(requested) : resolve(rootReal, requested);
   const rest: string[] = [];
   let existing = target;
@@ -28,19 +28,19 @@ export async function resolveInside(root: string, requested: string): Promise<Fs
     } catch {
       try {
         await lstat(existing);
-        return fsError('outside-root', `${requested} is a symlink to something that does not exist`);
+        return execFail('outside-root', `${requested} is a symlink to something that does not exist`);
       } catch {
         // Not there at all: look one level up.
       }
       const parent = dirname(existing);
-      if (parent === existing) return fsError('not-found', `${requested} cannot be resolved`);
+      if (parent === existing) return execFail('not-found', `${requested} cannot be resolved`);
       rest.unshift(basename(existing));
       existing = parent;
     }
   }
   const full = rest.length > 0 ? join(real, ...rest) : real;
   if (full !== rootReal && !full.startsWith(rootReal + sep)) {
-    return fsError('outside-root', `${requested} is outside the session folder ${rootReal}`);
+    return execFail('outside-root', `${requested} is outside the session folder ${rootReal}`);
   }
   return { ok: true, value: full };
 }

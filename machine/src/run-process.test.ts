@@ -1,15 +1,22 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { commandEnvironment, runProcess } from './run-process.js';
+import { commandEnvironment } from './process-group.js';
+import { runProcess } from './run-process.js';
 
-const run = (command: string, options: { timeoutMs?: number; maxOutputBytes?: number; signal?: AbortSignal } = {}) =>
-  runProcess({
+async function run(
+  command: string,
+  options: { timeoutMs?: number; maxOutputBytes?: number; signal?: AbortSignal; cwd?: string } = {},
+) {
+  const result = await runProcess({
     command,
-    cwd: '/tmp',
+    cwd: options.cwd ?? '/tmp',
     timeoutMs: options.timeoutMs ?? 10_000,
     maxOutputBytes: options.maxOutputBytes ?? 10_000,
     signal: options.signal ?? new AbortController().signal,
   });
+  if (!result.ok) throw new Error(`${result.error.code}: ${result.error.message}`);
+  return result.value;
+}
 
 /** Running, not a zombie waiting to be reaped (a container's init may never reap it). */
 function alive(pid: number): boolean {
@@ -58,6 +65,17 @@ describe('runProcess', () => {
     const r = await pending;
     expect(r.aborted).toBe(true);
     expect(r.exitCode).toBeNull();
+  });
+
+  it('says when the command could not be started at all', async () => {
+    const result = await runProcess({
+      command: 'true',
+      cwd: '/nonexistent-folder',
+      timeoutMs: 10_000,
+      maxOutputBytes: 100,
+      signal: new AbortController().signal,
+    });
+    expect(!result.ok && result.error.code).toBe('io');
   });
 
   it('hides the host credentials from commands', () => {
