@@ -8,6 +8,7 @@ export * from './json.js';
 export * from './wire.js';
 export * from './scopes.js';
 export * from './identity.js';
+export * from './device-key.js';
 export * from './pairing-link.js';
 export * from './pairing-messages.js';
 export * from './replay-cache.js';
