@@ -11,7 +11,17 @@ import { HandshakeInitiator, HandshakeResponder } from '../src/handshake.js';
 import { generateBoxKeyPair, generateDeviceId } from '../src/identity.js';
 import { openCall, sealCall } from '../src/one-shot.js';
 import { formatPairingLink, parsePairingLink } from '../src/pairing-link.js';
-import { decodePairRequestBody, openPairRequest, sealPairRequest } from '../src/pairing-messages.js';
+import { pairingCommitment } from '../src/pairing-code.js';
+import {
+  decodePairRequestBody,
+  openPairChallenge,
+  openPairMessage,
+  openPairReply,
+  sealPairChallenge,
+  sealPairCommit,
+  sealPairReply,
+  sealPairReveal,
+} from '../src/pairing-messages.js';
 import { secureRandom } from '../src/random.js';
 import { ReplayCache } from '../src/replay-cache.js';
 import { decodeChannelMessage, encodeChannelMessage } from '../src/rpc/channel.js';
@@ -45,11 +55,37 @@ const call = sealCall(
   { deviceId, deviceKeys: device, hostBoxPublicKey: host.publicKey, clock: systemClock, random: secureRandom },
   utf8Encode('{}'),
 ).message;
-const pairBody = utf8Encode(
-  JSON.stringify(
-    sealPairRequest({ pairingId: nacl.randomBytes(16), devicePublicKey: device.publicKey, label: 'fuzz' }, pairingKey),
+const pairingId = nacl.randomBytes(16);
+const deviceNonce = nacl.randomBytes(32);
+const requestId = 'RRRRRRRRRRRRRRRRRRRRRQ';
+/** A valid body of each pairing message, device → host first, then host → device. */
+const deviceBodies = [
+  sealPairCommit(pairingId, { commitment: pairingCommitment(device.publicKey, deviceNonce) }, pairingKey),
+  sealPairReveal(pairingId, { requestId, devicePublicKey: device.publicKey, deviceNonce, label: 'fuzz' }, pairingKey),
+].map((b) => utf8Encode(JSON.stringify(b)));
+const hostBodies = [
+  sealPairChallenge({ requestId, hostNonce: nacl.randomBytes(32) }, pairingKey),
+  sealPairReply(
+    {
+      deviceId: 'AAAAAAAAAAAAAAAAAAAAAA',
+      hostId: 'BBBBBBBBBBBBBBBBBBBBBB',
+      hostName: 'fuzz',
+      hostBoxPublicKey: 'C'.repeat(42) + 'A',
+      hostSignPublicKey: 'D'.repeat(42) + 'A',
+      scopes: ['watch'],
+    },
+    pairingKey,
   ),
-);
+].map((b) => utf8Encode(JSON.stringify(b)));
+
+/** The JSON in `bytes`, or undefined when it is not JSON (refused by the HTTP layer first). */
+function json(bytes: Uint8Array): { value: unknown } | undefined {
+  try {
+    return { value: JSON.parse(utf8Decode(bytes) ?? '') as unknown };
+  } catch {
+    return undefined;
+  }
+}
 const link = formatPairingLink({
   base: 'https://h.example:7420',
   hostBoxPublicKey: host.publicKey,
@@ -74,6 +110,21 @@ function mutate(seed: Uint8Array): Uint8Array {
 }
 
 const same = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+/**
+ * What a mutated pairing body may open as: itself when it still says what `seed` says (the JSON
+ * parses to the same fields, or differs only in the pairing id, which names another link whose
+ * key the host would use instead), else only the seed (so opening it is a forgery).
+ */
+function pairBaseline(mutated: Uint8Array, seed: Uint8Array): Uint8Array {
+  const fields = (bytes: Uint8Array) => {
+    const value = json(bytes)?.value;
+    if (typeof value !== 'object' || value === null) return undefined;
+    const { pairingId: _ignored, ...rest } = value as Record<string, unknown>;
+    return JSON.stringify(Object.entries(rest).sort(([a], [b]) => (a < b ? -1 : 1)));
+  };
+  return fields(mutated) === fields(seed) ? mutated : seed;
+}
 let tried = 0;
 const failures: string[] = [];
 
@@ -113,18 +164,29 @@ while (Date.now() < deadline && failures.length === 0) {
       () => openCall(c, { hostKeys: host, lookupDevice, clock: systemClock, replay: new ReplayCache(systemClock) }),
       call,
     );
-    const p = mutate(pairBody);
-    expectTyped('pair', p, () => {
-      const text = utf8Decode(p);
-      let json: unknown;
-      try {
-        json = JSON.parse(text ?? '');
-      } catch {
-        return { ok: true, value: undefined };
+    for (const seed of deviceBodies) {
+      const p = mutate(seed);
+      const parsed = json(p);
+      if (parsed) {
+        expectTyped(
+          'pair (device)',
+          p,
+          () => {
+            const body = decodePairRequestBody(parsed.value);
+            return body.ok ? openPairMessage(body.value, pairingKey) : body;
+          },
+          pairBaseline(p, seed),
+        );
       }
-      const body = decodePairRequestBody(json);
-      return body.ok ? openPairRequest(body.value, pairingKey) : body;
-    });
+    }
+    for (const seed of hostBodies) {
+      const p = mutate(seed);
+      const parsed = json(p);
+      if (parsed) {
+        expectTyped('pair challenge', p, () => openPairChallenge(parsed.value, pairingKey), pairBaseline(p, seed));
+        expectTyped('pair reply', p, () => openPairReply(parsed.value, pairingKey), pairBaseline(p, seed));
+      }
+    }
     const l = utf8Decode(mutate(utf8Encode(link))) ?? '';
     expectTyped('link', utf8Encode(l), () => parsePairingLink(l));
     const m = mutate(
