@@ -19,8 +19,26 @@ test('plain HTTP on a LAN address: no service worker, a banner says why, and pai
 }, testInfo) => {
   test.skip(lan === undefined, 'this machine has no private non-loopback address');
   host = await startAppHost({ bind: lan!, demoDelayMs: 5 });
-  await pairThroughLink(page, host);
+  // Over plain HTTP a device gets watch and approve unless more is asked for at the computer;
+  // this test asks for chat too, to start a session from the phone.
+  const request = await pairThroughLink(page, host, { scopes: ['watch', 'approve', 'chat'] });
+  expect(request).toMatchObject({ secure: false, scopes: ['watch', 'approve'] });
   expect(await page.evaluate(() => window.isSecureContext)).toBe(false);
+  // No WebCrypto here: the device key is kept the fallback way, as a raw secret.
+  expect(
+    await page.evaluate(
+      () =>
+        new Promise<string[]>((resolve, reject) => {
+          const open = indexedDB.open('tether');
+          open.onerror = () => reject(new Error('cannot open IndexedDB'));
+          open.onsuccess = () => {
+            const all = open.result.transaction('hosts').objectStore('hosts').getAll();
+            all.onsuccess = () =>
+              resolve((all.result as Record<string, unknown>[]).map((row) => typeof row.deviceSecretKey));
+          };
+        }),
+    ),
+  ).toEqual(['string']);
   await expect(page.locator('[data-banner="insecure"]')).toContainText('no install to the Home Screen');
   await snap(page, testInfo, 'phone-plain-lan');
   await openHost(page);
