@@ -16,13 +16,12 @@ import { ManualClock, seededRandom } from '@tether/shared-protocol/testing';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../store/database.js';
 import { DeviceStore } from '../store/device-store.js';
+import { MAX_PENDING_COMMITS, PAIR_COMMIT_TTL_MS } from './pair-commits.js';
 import type { PairRequestInfo } from './pairing-service.js';
 import {
   FAILED_OPENS_BEFORE_ROTATION,
   MAX_DEVICES,
-  MAX_PENDING_COMMITS,
   PAIR_ATTEMPTS_PER_MINUTE,
-  PAIR_COMMIT_TTL_MS,
   PairingService,
 } from './pairing-service.js';
 

@@ -13,9 +13,7 @@ import type {
 import {
   DEFAULT_DEVICE_SCOPES,
   PAIRING_LINK_TTL_MS,
-  PAIRING_NONCE_BYTES,
   PAIR_ANSWER_WAIT_MS,
-  PAIR_REQUEST_ID_BYTES,
   PLAIN_HTTP_DEVICE_SCOPES,
   confirmationCode,
   constantTimeEqual,
@@ -33,6 +31,7 @@ import {
   toBase64Url,
 } from '@tether/shared-protocol';
 import type { DeviceStore } from '../store/device-store.js';
+import { PairCommits } from './pair-commits.js';
 import { RateLimiter } from './rate-limiter.js';
 
 /** Pairing tries per source address per minute; each shows a request (and a code) at the computer. */
@@ -45,12 +44,6 @@ export const FAILED_OPENS_BEFORE_ROTATION = 20;
 export const MAX_DEVICES = 16;
 /** Pair requests waiting for an answer at once. */
 export const MAX_PENDING_PAIR_REQUESTS = 8;
-/** Commits waiting for their reveal at once; more are refused as `busy`. A phone reveals within a
- * round trip of the challenge, so a handful at most are ever waiting honestly. */
-export const MAX_PENDING_COMMITS = 32;
-/** Milliseconds a commit waits for its reveal: one round trip on a slow mobile network, with a
- * wide margin; far under the 10-minute link lifetime. */
-export const PAIR_COMMIT_TTL_MS = 30_000;
 
 export interface PairRequestInfo {
   id: string;
@@ -78,13 +71,6 @@ export interface PairChannel {
 interface Link {
   id: Uint8Array;
   key: Uint8Array;
-  expiresAt: number;
-}
-
-interface Commit {
-  commitment: Uint8Array;
-  hostNonce: Uint8Array;
-  link: Link;
   expiresAt: number;
 }
 
@@ -126,12 +112,12 @@ export interface PairingServiceDeps {
 export class PairingService {
   private link: Link | undefined;
   private failedOpens = 0;
-  /** Commits waiting for their reveal, by the request id given in the challenge. */
-  private readonly commits = new Map<string, Commit>();
+  private readonly commits: PairCommits<Link>;
   private readonly pending = new Map<string, Pending>();
   private readonly limiter: RateLimiter;
 
   constructor(private readonly deps: PairingServiceDeps) {
+    this.commits = new PairCommits(deps.clock, deps.random);
     this.limiter = new RateLimiter(
       deps.clock,
       (deps.attemptsPerMinute ?? PAIR_ATTEMPTS_PER_MINUTE) * POSTS_PER_ATTEMPT,
@@ -201,19 +187,8 @@ export class PairingService {
 
   /** Step 1: remember the commitment and answer with a fresh nonce and an id for the attempt. */
   private commit(commit: PairCommit, link: Link): Result<PairReplyBody> {
-    this.forgetExpiredCommits();
-    if (this.commits.size >= MAX_PENDING_COMMITS) {
-      return fail('busy', 'too many pairing attempts are under way; try again in a minute');
-    }
-    const requestId = toBase64Url(this.deps.random(PAIR_REQUEST_ID_BYTES));
-    const hostNonce = this.deps.random(PAIRING_NONCE_BYTES);
-    this.commits.set(requestId, {
-      commitment: commit.commitment,
-      hostNonce,
-      link,
-      expiresAt: this.deps.clock.now() + PAIR_COMMIT_TTL_MS,
-    });
-    return ok(sealPairChallenge({ requestId, hostNonce }, link.key, this.deps.random));
+    const challenge = this.commits.add(commit.commitment, link);
+    return challenge.ok ? ok(sealPairChallenge(challenge.value, link.key, this.deps.random)) : challenge;
   }
 
   /** Step 2: check the reveal against its commitment, then show the request at the computer. */
@@ -223,10 +198,7 @@ export class PairingService {
     signal: AbortSignal,
     channel: PairChannel,
   ): Promise<Result<PairReplyBody>> {
-    this.forgetExpiredCommits();
-    const commit = this.commits.get(reveal.requestId);
-    // A commit answers one reveal, matching or not: a wrong guess cannot be followed by another.
-    this.commits.delete(reveal.requestId);
+    const commit = this.commits.take(reveal.requestId);
     if (!commit || commit.link !== link) {
       return Promise.resolve(
         fail('pair-failed', 'no pairing attempt with that id is waiting (it expired or was used); start again'),
@@ -359,15 +331,10 @@ export class PairingService {
       }
     }
     if (this.link === link) this.mint();
-    else for (const [id, commit] of this.commits) if (commit.link === link) this.commits.delete(id);
+    else this.commits.dropLink(link);
     this.deps.onWarning(
       'Two different devices answered the same pairing link: someone else has it (seen over a shoulder, in a screenshot or on a shared screen?). Every request under it was cancelled and the link replaced. Show a new one with: tether pair',
     );
-  }
-
-  private forgetExpiredCommits(): void {
-    const now = this.deps.clock.now();
-    for (const [id, commit] of this.commits) if (now > commit.expiresAt) this.commits.delete(id);
   }
 
   private valid(): Link | undefined {
