@@ -15,21 +15,25 @@ import { describePairingError, startPairing } from './pairing.js';
 
 const random = seededRandom('pairing');
 const host = generateHostIdentity(random);
-const link: PairingLink = {
-  base: 'http://127.0.0.1:7420',
-  hostBoxPublicKey: host.box.publicKey,
-  pairingId: random(16),
-  pairingKey: random(32),
-};
+/** A fresh link per test: the app keeps one key per link for its retries. */
+function newLink(): PairingLink {
+  return {
+    base: 'http://127.0.0.1:7420',
+    hostBoxPublicKey: host.box.publicKey,
+    pairingId: random(16),
+    pairingKey: random(32),
+  };
+}
 
 interface Seen {
   code?: string;
   url?: string;
   steps: string[];
+  devicePublicKey?: Uint8Array;
 }
 
 /** A host's /rc/pair: answers the commit with a challenge, then the reveal with `answer`. */
-function fakeHost(answer: 'allow' | 'deny' | 'other-host' | 'garbage', seen: Seen) {
+function fakeHost(answer: 'allow' | 'deny' | 'other-host' | 'garbage', seen: Seen, link: PairingLink) {
   const hostNonce = random(32);
   const requestId = toBase64Url(random(16));
   return (url: string, init: { body: string }): Promise<Response> => {
@@ -43,6 +47,7 @@ function fakeHost(answer: 'allow' | 'deny' | 'other-host' | 'garbage', seen: See
       const challenge = sealPairChallenge({ requestId, hostNonce }, link.pairingKey, random);
       return Promise.resolve(new Response(JSON.stringify(challenge), { status: 200 }));
     }
+    seen.devicePublicKey = message.value.devicePublicKey;
     seen.code = confirmationCode({
       hostBoxPublicKey: host.box.publicKey,
       devicePublicKey: message.value.devicePublicKey,
@@ -73,13 +78,13 @@ function fakeHost(answer: 'allow' | 'deny' | 'other-host' | 'garbage', seen: See
   };
 }
 
-function pair(answer: Parameters<typeof fakeHost>[0], subtle?: SubtleCrypto) {
+function pair(answer: Parameters<typeof fakeHost>[0], subtle?: SubtleCrypto, link = newLink()) {
   const seen: Seen = { steps: [] };
   const codes: string[] = [];
   const attempt = startPairing(link, {
     apiBase: 'http://127.0.0.1:7420',
     label: 'iPhone · Safari',
-    fetch: fakeHost(answer, seen) as unknown as typeof fetch,
+    fetch: fakeHost(answer, seen, link) as unknown as typeof fetch,
     now: () => 5000,
     onCode: (code) => {
       codes.push(code);
@@ -113,6 +118,20 @@ describe('pairing', () => {
     expect(result.value.deviceKey?.privateKey).toBeInstanceOf(CryptoKey);
     expect(result.value.deviceKey?.privateKey.extractable).toBe(false);
     expect(result.value.deviceKey?.publicKey).toHaveLength(43);
+  });
+
+  it('tries again on the same link with the same key (a retry, not a second device), and a new link with a new one', async () => {
+    const link = newLink();
+    const first = pair('deny', undefined, link);
+    await first.attempt.done;
+    const again = pair('allow', undefined, link);
+    await again.attempt.done;
+    expect(again.seen.devicePublicKey).toEqual(first.seen.devicePublicKey);
+    // New nonces, so a new code even for the same key.
+    expect(again.codes[0]).not.toBe(first.codes[0]);
+    const other = pair('allow');
+    await other.attempt.done;
+    expect(other.seen.devicePublicKey).not.toEqual(first.seen.devicePublicKey);
   });
 
   it('says when the computer denied it', async () => {

@@ -13,6 +13,7 @@ import {
   ok,
   pairWithHost,
   secureRandom,
+  toBase64Url,
 } from '@tether/shared-protocol';
 import * as v from 'valibot';
 import type { HostRecord } from '../data/records.js';
@@ -58,6 +59,19 @@ const STATUS_CODES: Record<number, ErrorCode> = {
   429: 'rate-limited',
 };
 
+/**
+ * The key made for the link being paired. "Try again" on the same link reveals the same key, so
+ * at the computer it replaces this phone's own earlier request instead of looking like a second
+ * device under the link (which cancels everything on it as leaked). One link at a time.
+ */
+let linkKey: { pairingId: string; key: Promise<NewDeviceKey> } | undefined;
+
+function keyForLink(link: PairingLink, make: () => Promise<NewDeviceKey>): Promise<NewDeviceKey> {
+  const pairingId = toBase64Url(link.pairingId);
+  if (linkKey?.pairingId !== pairingId) linkKey = { pairingId, key: make() };
+  return linkKey.key;
+}
+
 export function startPairing(link: PairingLink, deps: PairingDeps): PairingAttempt {
   const random = deps.random ?? secureRandom;
   const controller = new AbortController();
@@ -83,7 +97,7 @@ export function startPairing(link: PairingLink, deps: PairingDeps): PairingAttem
   };
   const done = (async (): Promise<Result<HostRecord>> => {
     try {
-      const key = await (deps.makeKey ?? (() => makeDeviceKey(platformSubtle(), random)))();
+      const key = await keyForLink(link, deps.makeKey ?? (() => makeDeviceKey(platformSubtle(), random)));
       const reply = await pairWithHost({
         link,
         devicePublicKey: key.publicKey,
