@@ -6,6 +6,7 @@ import { watchLifecycle } from './app/lifecycle.js';
 import { registerServiceWorker } from './app/service-worker.js';
 import { AppDb } from './data/app-db.js';
 import { webSocketUrl } from './lib/api-urls.js';
+import { platformSubtle } from './net/device-key.js';
 import { App } from './ui/app.js';
 import { formatRoute, parseRoute } from './ui/route.js';
 import './styles/base.css';
@@ -18,6 +19,7 @@ const app = new AppModel({
   db,
   connectTo: (host) => webSocketConnect(webSocketUrl(host.apiBase), WebSocket as unknown as WebSocketConstructor),
   now: () => Date.now(),
+  subtle: platformSubtle(),
 });
 
 // Opened from a pairing link: take the link, then drop it from the address bar and the history

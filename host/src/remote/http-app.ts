@@ -127,7 +127,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
       deps.stats.add(`pair:${result.error.code}`);
       return errorResponse(result.error);
     }
-    deps.stats.add('pair:allowed');
+    deps.stats.add('pair:answered');
     return c.json(result.value);
   });
 

@@ -4,6 +4,7 @@ import type {
   Clock,
   Connect,
   Decision,
+  DeviceKey,
   HostEvent,
   HostInfo,
   MachineInfo,
@@ -14,13 +15,7 @@ import type {
   TetherEvent,
   TimerHandle,
 } from '@tether/shared-protocol';
-import {
-  DeviceClient,
-  boxKeyPairFromSecret,
-  fromBase64UrlExact,
-  isSessionEvent,
-  systemClock,
-} from '@tether/shared-protocol';
+import { DeviceClient, fromBase64UrlExact, isSessionEvent, systemClock } from '@tether/shared-protocol';
 import type { HostRecord } from '../data/records.js';
 import { Store } from '../lib/store.js';
 import { mergeSummary, replaceList } from '../lib/session-list.js';
@@ -36,6 +31,9 @@ export interface SessionsView {
 }
 
 export interface HostConnectionDeps {
+  /** This device's key for the host (net/device-key.ts): for a WebCrypto key, only the static
+   * box key, computed at start and kept in memory. */
+  deviceKey: DeviceKey;
   cache: CachePort;
   connect: Connect;
   /** Persists a change to the host's record (name, info, last seen, refusal). */
@@ -81,12 +79,11 @@ export class HostConnection {
     private readonly deps: HostConnectionDeps,
   ) {
     this.clock = deps.clock ?? systemClock;
-    const secret = fromBase64UrlExact(record.deviceSecretKey, 32);
     const hostKey = fromBase64UrlExact(record.hostBoxPublicKey, 32);
-    if (!secret || !hostKey) throw new Error('host record holds invalid keys'); // decoded by schema: a bug
+    if (!hostKey) throw new Error('host record holds an invalid host key'); // decoded by schema: a bug
     this.client = new DeviceClient({
       deviceId: record.deviceId,
-      deviceKeys: boxKeyPairFromSecret(secret),
+      deviceKeys: deps.deviceKey,
       hostBoxPublicKey: hostKey,
       connect: deps.connect,
       clock: this.clock,

@@ -12,8 +12,10 @@ import { TopBar } from './top-bar.js';
 import { useStore } from './use-store.js';
 
 type Phase =
-  | { name: 'waiting'; code: string }
-  | { name: 'failed'; error: ProtocolError; code?: string }
+  /** `code` once the computer answered the commit; none before. */
+  | { name: 'waiting'; code?: string }
+  /** No code here: after a failure a stale code must not be compared with a new request. */
+  | { name: 'failed'; error: ProtocolError }
   | { name: 'elsewhere'; apiBase: string };
 
 /**
@@ -63,7 +65,7 @@ export function PairScreen({ back }: { back?: string }) {
       </div>
     );
   }
-  const code = phase && 'code' in phase ? phase.code : undefined;
+  const code = phase?.name === 'waiting' ? phase.code : undefined;
   return (
     <div class="screen" data-screen="pair">
       <TopBar title="Pairing" back={back} />
@@ -76,7 +78,8 @@ export function PairScreen({ back }: { back?: string }) {
             </p>
           </>
         )}
-        {phase?.name === 'waiting' && (
+        {phase?.name === 'waiting' && !code && <p role="status">Reaching the computer…</p>}
+        {phase?.name === 'waiting' && code && (
           <p role="status">
             <strong>Confirm on your computer.</strong> Check that it shows the same code, then allow it there.
           </p>
@@ -128,17 +131,20 @@ function pair(
     show({ name: 'elsewhere', apiBase });
     return () => {};
   }
+  let live = true;
   const attempt = startPairing(link, {
     apiBase,
     label: deviceLabel(navigator.userAgent, navigator.maxTouchPoints),
     fetch: (input, init) => fetch(input, init),
     now: () => Date.now(),
+    onCode: (code) => {
+      if (live) show({ name: 'waiting', code });
+    },
   });
-  let live = true;
-  show({ name: 'waiting', code: attempt.code });
+  show({ name: 'waiting' });
   void attempt.done.then(async (result) => {
     if (!live) return;
-    if (!result.ok) return show({ name: 'failed', error: result.error, code: attempt.code });
+    if (!result.ok) return show({ name: 'failed', error: result.error });
     await save(result.value);
     if (live) paired(result.value);
   });

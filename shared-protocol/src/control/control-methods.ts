@@ -66,6 +66,10 @@ export const PairRequestSchema = v.object({
   code: v.pipe(v.string(), v.length(6)),
   fingerprint: Name,
   createdAt: Timestamp,
+  /** Whether it came over a secure channel (TLS or loopback); over plain HTTP it gets fewer scopes. */
+  secure: v.optional(v.boolean()),
+  /** What the device may do when allowed without --scopes. */
+  scopes: v.optional(v.array(ScopeSchema)),
 });
 
 export const PairAllowParams = v.object({ id: Id, scopes: v.optional(v.array(ScopeSchema)) });

@@ -113,7 +113,7 @@ async function runDoctor(context: CommandContext): Promise<number> {
         }
       : {
           level: 'warning',
-          what: 'TLS mode: plain HTTP: the phone can pair, follow and approve in the browser, but cannot install the app, get notifications or use its camera',
+          what: 'TLS mode: plain HTTP: someone able to change traffic on the network can serve the phone a different app, so new phones only watch and approve unless allowed more (tether pair allow ID --scopes …); no install, notifications or camera',
           fix: '--tailscale-cert, or --tls-cert/--tls-key with a certificate the phone trusts, or a relay',
         },
   );

@@ -100,10 +100,12 @@ async function runStart(context: CommandContext): Promise<number> {
         label: request.label,
         code: request.code,
         fingerprint: request.fingerprint,
+        secure: request.secure,
+        scopes: request.scopes,
       });
-    if (prompt && late.host) return prompt.ask(request, late.host);
+    if (prompt && late.host) return prompt.ask(request, late.host.gateway.pairing);
     stdout.write(
-      `Pair request ${request.id} from '${visibleText(request.label)}', code ${formatConfirmationCode(request.code)}. Check the phone shows the same code, then: tether pair allow ${request.id}\n`,
+      `Pair request ${request.id} from '${visibleText(request.label)}', code ${formatConfirmationCode(request.code)}. Check the phone shows the same code, then: tether pair allow ${request.id}${request.secure ? '' : ` (over plain HTTP it gets only ${request.scopes.join(', ')}; for more add --scopes watch,approve,chat,terminal)`}\n`,
     );
   };
   const started = await Host.start({
@@ -164,11 +166,13 @@ async function runStart(context: CommandContext): Promise<number> {
         `${visibleText(host.reachMessage, { multiline: true })}\nSessions and the local CLI work: tether sessions new "hello"\n`,
       );
     else {
-      if (remote.mode === 'http' && !remote.url.includes('127.0.0.1') && !remote.url.includes('[::1]')) {
+      if (!remote.secureChannel) {
         stdout.write(
-          'Plain HTTP: the phone can pair, follow sessions and answer approvals in its browser, but cannot install the app,\n' +
-            "get lock-screen notifications or scan with the app's camera. For those, serve HTTPS: --tailscale-cert (with\n" +
-            'Tailscale), --tls-cert/--tls-key (your own certificate), or a relay. See docs/security.md.\n\n',
+          'Plain HTTP: nobody listening on the network can read anything (all traffic after the app page is sealed),\n' +
+            'but someone able to change traffic on it (a hostile Wi-Fi, ARP spoofing) can serve the phone a different\n' +
+            'app page. So new phones may only follow sessions and answer approvals unless you allow more here\n' +
+            '(tether pair allow ID --scopes …), and the app cannot be installed, notify or use its camera.\n' +
+            'Serve HTTPS instead: --tailscale-cert (with Tailscale), --tls-cert/--tls-key, or a relay. See docs/security.md.\n\n',
         );
       }
       stdout.write(
