@@ -37,6 +37,9 @@ import type { Reach } from './rpc/control-handlers.js';
 import { deviceHandlers } from './rpc/device-handlers.js';
 import { createDispatch } from './rpc/dispatch.js';
 import { DeviceStore } from './store/device-store.js';
+import type { PushSender } from './push/push-sender.js';
+import { PushService } from './push/push-service.js';
+import type { Agent } from 'node:https';
 
 export interface HostOptions {
   dataDir: string;
@@ -64,6 +67,8 @@ export interface HostOptions {
   onPairRequest?: (request: PairRequestInfo) => void;
   /** It was answered, or gave up. */
   onPairSettled?: (id: string) => void;
+  /** Push: a sender in place of Web Push (tests), or an agent trusting a test push service's CA. */
+  push?: { sender?: PushSender; agent?: Agent; requestTimeoutMs?: number };
 }
 
 export interface RemoteOptions extends ListenOptions {
@@ -109,6 +114,7 @@ export class Host {
     readonly clock: Clock,
     options: HostOptions,
     models: readonly string[],
+    readonly push: PushService,
   ) {
     this.startedAt = clock.now();
     this.devices = new DeviceStore(db);
@@ -126,8 +132,8 @@ export class Host {
       onWarning: (text) => options.onNotice?.({ level: 'warning', text }),
       ...(options.pairAnswerWaitMs !== undefined ? { answerWaitMs: options.pairAnswerWaitMs } : {}),
       ...(options.pairAttemptsPerMinute !== undefined ? { attemptsPerMinute: options.pairAttemptsPerMinute } : {}),
-      handlers: (gateway) =>
-        deviceHandlers({
+      handlers: (gateway) => ({
+        ...deviceHandlers({
           hostId: identity.hostId,
           hostName: this.name,
           version: VERSION,
@@ -137,11 +143,18 @@ export class Host {
           disconnectDevice: (id) => gateway.hub.disconnectDevice(id),
           roots,
           models,
-          features: () => [],
+          features: () => ['push'],
           clock,
         }),
+        ...push.handlers(),
+      }),
     });
-    this.unsubscribe = log.subscribe('devices', (event) => this.gateway.publish(event));
+    const unsubscribeDevices = log.subscribe('devices', (event) => this.gateway.publish(event));
+    const unsubscribePush = log.subscribe('push', (event) => push.onEvent(event));
+    this.unsubscribe = () => {
+      unsubscribeDevices();
+      unsubscribePush();
+    };
   }
 
   static async start(options: HostOptions): Promise<Result<Host>> {
@@ -221,6 +234,28 @@ export class Host {
     late.sessions = sessions;
     sessions.recover();
 
+    const push = PushService.start({
+      hostId: identity.identity.hostId,
+      db,
+      vapidPath: paths.vapidKeys,
+      configPath: paths.notificationsConfig,
+      deviceScopes: (id) => {
+        const device = new DeviceStore(db).get(id);
+        return device && !device.revoked ? device.scopes : undefined;
+      },
+      sessionTitle: (id) => sessionStore.get(id)?.title,
+      clock,
+      ...(options.push?.sender ? { sender: options.push.sender } : {}),
+      ...(options.push?.agent ? { agent: options.push.agent } : {}),
+      ...(options.push?.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.push.requestTimeoutMs } : {}),
+    });
+    if (!push.ok) {
+      await sessions.shutdown();
+      await mcp.close();
+      db.close();
+      return push;
+    }
+
     const host = new Host(
       identity.identity,
       paths,
@@ -234,6 +269,7 @@ export class Host {
       clock,
       options,
       offeredModels(parsedDefault.value, options.env),
+      push.value,
     );
     const control = await ControlServer.listen(
       paths.controlSocket,
@@ -282,6 +318,7 @@ export class Host {
     this.stopRenewals?.();
     this.unsubscribe();
     this.gateway.close();
+    this.push.close();
     await this.listener?.close();
     await this.sessions.shutdown();
     await this.control?.close();
@@ -306,6 +343,7 @@ export class Host {
       gateway: this.gateway,
       reach: () => this.reach(),
       pairLink: () => this.pairLink(),
+      push: () => this.push.status(),
       clock: this.clock,
     });
   }

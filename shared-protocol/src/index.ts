@@ -28,6 +28,7 @@ export * from './rpc/terminals.js';
 export * from './rpc/push.js';
 export * from './rpc/methods.js';
 export * from './rpc/events.js';
+export * from './push/push-payload.js';
 export * from './rpc/channel.js';
 export * from './client/transport.js';
 export * from './client/memory-transport.js';

@@ -43,6 +43,8 @@ export function dataPaths(dir: string) {
     database: join(dir, 'tether.db'),
     controlSocket: join(dir, 'control.sock'),
     mcpConfig: join(dir, 'mcp.json'),
+    vapidKeys: join(dir, 'vapid-key.json'),
+    notificationsConfig: join(dir, 'notifications.json'),
     lock: join(dir, 'host.lock'),
   };
 }

@@ -39,6 +39,8 @@ export interface ControlDeps {
   reach: () => Reach;
   /** A fresh pairing link for where phones can reach this host, or why there is none. */
   pairLink: () => Result<{ link: string; expiresAt: number }>;
+  /** Push subscriptions and outcomes by reason, when the host sends push. */
+  push?: () => { subscriptions: number; counters: Record<string, number> };
   clock: Pick<Clock, 'now'>;
 }
 
@@ -61,6 +63,7 @@ export function controlHandlers(deps: ControlDeps): Handlers<ControlMethods, Con
           refused: gateway.stats.snapshot(),
         },
         failures: Object.fromEntries([...log.listenerFailures].map(([name, n]) => [`event listener ${name}`, n])),
+        ...(deps.push ? { push: deps.push() } : {}),
       });
     },
     'sessions.list': (p) => ok({ sessions: sessions.list(p.includeArchived ?? false) }),

@@ -101,4 +101,15 @@ export const MIGRATIONS: readonly string[] = [
     revoked_at INTEGER
   );
   `,
+  // 2: push subscriptions carry what the device wants to hear of, and go with a revoked device.
+  `
+  ALTER TABLE push_subscriptions ADD COLUMN preferences TEXT NOT NULL
+    DEFAULT '{"approvals":true,"runFinished":false,"runFailed":false}';
+  CREATE INDEX push_subscriptions_device ON push_subscriptions (device_id);
+  CREATE TRIGGER push_subscriptions_revoked AFTER UPDATE OF revoked_at ON devices
+    WHEN NEW.revoked_at IS NOT NULL
+  BEGIN
+    DELETE FROM push_subscriptions WHERE device_id = NEW.id;
+  END;
+  `,
 ];

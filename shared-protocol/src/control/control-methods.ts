@@ -53,6 +53,8 @@ export const HostStatusResult = v.object({
   remote: RemoteStatusSchema,
   /** Bugs caught and counted instead of failing what they were part of, by where they happened. */
   failures: v.record(v.string(), Count),
+  /** Push notifications: subscriptions kept, and every send's outcome by reason. */
+  push: v.optional(v.object({ subscriptions: Count, counters: v.record(v.string(), Count) })),
 });
 
 export const PairLinkResult = v.object({

@@ -5,7 +5,7 @@ import { Empty } from './common.js';
 import { ListDevicesResult, RevokeDeviceParams } from './devices.js';
 import { HostInfoResult, ListDirsParams, ListDirsResult } from './host.js';
 import { ListMachinesResult, MachineListDirsParams } from './machines.js';
-import { PushSubscribeParams, PushUnsubscribeParams } from './push.js';
+import { AppVisibilityParams, PushStatusResult, PushSubscribeParams, PushUnsubscribeParams } from './push.js';
 import {
   ArchiveParams,
   CreateSessionParams,
@@ -76,6 +76,8 @@ export const METHODS = {
 
   'push.subscribe': method('watch', PushSubscribeParams, Empty, true),
   'push.unsubscribe': method('watch', PushUnsubscribeParams, Empty, true),
+  'push.status': method('watch', Empty, PushStatusResult, true),
+  'app.visibility': method('watch', AppVisibilityParams, Empty, true),
 
   // A device may always revoke itself (unpair); revoking another needs `admin` (checked by the host).
   'devices.list': method('admin', Empty, ListDevicesResult, true),

@@ -29,6 +29,15 @@ export const statusCommand: Command = {
                     .join(', ')}`,
                 ]
               : []),
+            ...(s.push
+              ? [
+                  `push: ${s.push.subscriptions} subscription${s.push.subscriptions === 1 ? '' : 's'}${Object.entries(
+                    s.push.counters,
+                  )
+                    .map(([k, n]) => `, ${visibleText(k)}=${n}`)
+                    .join('')}`,
+                ]
+              : []),
             ...(Object.keys(s.failures).length > 0
               ? [
                   `failures caught (please report): ${Object.entries(s.failures)

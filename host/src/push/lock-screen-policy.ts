@@ -1,0 +1,45 @@
+/**
+ * Which approvals may be approved from a notification without opening the app. Deny is always
+ * offered (it only stops the agent); Approve is not when the action matches a pattern of the
+ * policy, or when the notification could not show it whole (unless the config allows that).
+ *
+ * Patterns are a guard against a slip of the thumb, not a security boundary: a model can spell a
+ * command in ways no list foresees. What protects is that the person sees what they approve.
+ */
+
+export interface LockScreenPolicy {
+  denyOnly: readonly string[];
+  approvePartial: boolean;
+}
+
+/**
+ * True when `action` matches `pattern`: anywhere in it, ignoring case and runs of whitespace,
+ * `*` standing for any text. Linear in the action's length (no regular expressions, so no pattern
+ * can make a hostile action slow to check).
+ */
+export function matchesPattern(action: string, pattern: string): boolean {
+  const text = ` ${normalise(action)} `;
+  const parts = normalise(pattern).split('*');
+  let at = 0;
+  for (const part of parts) {
+    if (part === '') continue;
+    const found = text.indexOf(part, at);
+    if (found < 0) return false;
+    at = found + part.length;
+  }
+  return true;
+}
+
+function normalise(text: string): string {
+  return text.toLowerCase().replace(/\s+/g, ' ');
+}
+
+/** `approve` when the notification may offer Approve; `deny-only` otherwise. */
+export function lockScreenChoice(
+  policy: LockScreenPolicy,
+  action: string,
+  shownWhole: boolean,
+): 'approve' | 'deny-only' {
+  if (!shownWhole && !policy.approvePartial) return 'deny-only';
+  return policy.denyOnly.some((pattern) => matchesPattern(action, pattern)) ? 'deny-only' : 'approve';
+}

@@ -1,0 +1,120 @@
+import type { Clock, Scope, SessionEvent } from '@tether/shared-protocol';
+import type { Result } from '@tether/shared-protocol';
+import { fail, ok } from '@tether/shared-protocol';
+import type { Agent } from 'node:https';
+import { Counters } from '../gateway/stats.js';
+import type { Db } from '../store/database.js';
+import { ForegroundTracker } from './foreground.js';
+import type { NotificationsConfig } from './push-config.js';
+import { loadNotificationsConfig } from './push-config.js';
+import { PushDelivery } from './push-delivery.js';
+import { pushHandlers } from './push-handlers.js';
+import { PushNotifier } from './push-notifier.js';
+import type { PushSender } from './push-sender.js';
+import { WebPushSender } from './push-sender.js';
+import { PushStore } from './push-store.js';
+import type { VapidKeys } from './vapid-keys.js';
+import { loadOrCreateVapidKeys } from './vapid-keys.js';
+
+export interface PushServiceOptions {
+  hostId: string;
+  db: Db;
+  /** `<data-dir>/vapid-key.json` (0600). */
+  vapidPath: string;
+  /** `<data-dir>/notifications.json` (optional file). */
+  configPath: string;
+  deviceScopes: (deviceId: string) => readonly Scope[] | undefined;
+  sessionTitle: (sessionId: string) => string | undefined;
+  clock: Clock;
+  /** Replaces the real sender (tests); else `WebPushSender`. */
+  sender?: PushSender;
+  /** For the real sender: trusts a test push service's CA. */
+  agent?: Agent;
+  /** For the real sender: the deadline of one request (ms). */
+  requestTimeoutMs?: number;
+}
+
+/** What `tether status` shows of push. */
+export interface PushStatusFacts {
+  subscriptions: number;
+  /** Outcomes by reason: `push:delivered`, `push:gone`, `push:retry:timeout`, … */
+  counters: Record<string, number>;
+}
+
+/**
+ * Lock-screen notifications, put together: the VAPID keys, the subscriptions, what the apps say is
+ * on their screens, the notifier that decides and the delivery that sends. The host feeds it every
+ * session event (`onEvent`) and adds its device methods (`handlers`).
+ */
+export class PushService {
+  readonly counters = new Counters();
+  readonly store: PushStore;
+  readonly foreground = new ForegroundTracker();
+  readonly delivery: PushDelivery;
+  private readonly notifier: PushNotifier;
+
+  private constructor(
+    private readonly options: PushServiceOptions,
+    readonly vapid: VapidKeys,
+    readonly config: NotificationsConfig,
+  ) {
+    this.store = new PushStore(options.db);
+    const sender =
+      options.sender ??
+      new WebPushSender({
+        vapid,
+        contact: config.contact,
+        clock: options.clock,
+        ...(options.agent ? { agent: options.agent } : {}),
+        ...(options.requestTimeoutMs !== undefined ? { timeoutMs: options.requestTimeoutMs } : {}),
+      });
+    this.delivery = new PushDelivery({
+      sender,
+      clock: options.clock,
+      counters: this.counters,
+      onGone: (endpoint) => this.store.remove(endpoint),
+    });
+    this.notifier = new PushNotifier({
+      hostId: options.hostId,
+      store: this.store,
+      deviceScopes: options.deviceScopes,
+      sessionTitle: options.sessionTitle,
+      foreground: this.foreground,
+      delivery: this.delivery,
+      policy: config,
+      counters: this.counters,
+      clock: options.clock,
+    });
+  }
+
+  /** Loads (or makes) the VAPID keys and reads the config; an error names the file at fault. */
+  static start(options: PushServiceOptions): Result<PushService> {
+    const vapid = loadOrCreateVapidKeys(options.vapidPath);
+    if (!vapid.ok) return fail('unavailable', vapid.message);
+    const config = loadNotificationsConfig(options.configPath);
+    if (!config.ok) return config;
+    return ok(new PushService(options, vapid.keys, config.value));
+  }
+
+  onEvent(event: SessionEvent): void {
+    this.notifier.onEvent(event);
+  }
+
+  handlers() {
+    return pushHandlers({
+      store: this.store,
+      foreground: this.foreground,
+      vapidPublicKey: this.vapid.publicKey,
+      extraPushOrigins: this.config.extraPushOrigins,
+      clock: this.options.clock,
+    });
+  }
+
+  status(): PushStatusFacts {
+    return { subscriptions: this.store.count(), counters: this.counters.snapshot() };
+  }
+
+  close(): void {
+    this.delivery.close();
+  }
+}
