@@ -68,7 +68,13 @@ export interface HostOptions {
   /** It was answered, or gave up. */
   onPairSettled?: (id: string) => void;
   /** Push: a sender in place of Web Push (tests), or an agent trusting a test push service's CA. */
-  push?: { sender?: PushSender; agent?: Agent; requestTimeoutMs?: number };
+  push?: {
+    sender?: PushSender;
+    agent?: Agent;
+    requestTimeoutMs?: number;
+    extraPushOrigins?: string[];
+    retryBaseMs?: number;
+  };
 }
 
 export interface RemoteOptions extends ListenOptions {
@@ -245,9 +251,7 @@ export class Host {
       },
       sessionTitle: (id) => sessionStore.get(id)?.title,
       clock,
-      ...(options.push?.sender ? { sender: options.push.sender } : {}),
-      ...(options.push?.agent ? { agent: options.push.agent } : {}),
-      ...(options.push?.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.push.requestTimeoutMs } : {}),
+      ...options.push,
     });
     if (!push.ok) {
       await sessions.shutdown();

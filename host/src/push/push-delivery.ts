@@ -37,6 +37,8 @@ export interface PushDeliveryDeps {
   counters: Counters;
   /** A subscription the push service says is gone (404, 410). */
   onGone: (endpoint: string) => void;
+  /** PUSH_RETRY_BASE_MS unless given (tests shorten it). */
+  retryBaseMs?: number;
 }
 
 /**
@@ -141,7 +143,10 @@ export class PushDelivery {
         return;
       case 'retry': {
         this.count(`retry:${outcome.reason}`);
-        const backoff = Math.min(PUSH_RETRY_MAX_MS, PUSH_RETRY_BASE_MS * 2 ** (entry.attempts - 1));
+        const backoff = Math.min(
+          PUSH_RETRY_MAX_MS,
+          (this.deps.retryBaseMs ?? PUSH_RETRY_BASE_MS) * 2 ** (entry.attempts - 1),
+        );
         const delay = Math.min(PUSH_RETRY_MAX_MS, Math.max(backoff, outcome.retryAfterMs ?? 0));
         if (this.closed || entry.attempts >= MAX_PUSH_ATTEMPTS) return this.count(`failed:${outcome.reason}`);
         if (this.deps.clock.now() + delay >= entry.expiresAt) return this.count('expired');

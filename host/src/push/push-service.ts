@@ -32,6 +32,10 @@ export interface PushServiceOptions {
   agent?: Agent;
   /** For the real sender: the deadline of one request (ms). */
   requestTimeoutMs?: number;
+  /** Push service origins allowed on top of the config's (a test's stand-in). */
+  extraPushOrigins?: readonly string[];
+  /** Milliseconds before the first retry (tests shorten it). */
+  retryBaseMs?: number;
 }
 
 /** What `tether status` shows of push. */
@@ -73,6 +77,7 @@ export class PushService {
       clock: options.clock,
       counters: this.counters,
       onGone: (endpoint) => this.store.remove(endpoint),
+      ...(options.retryBaseMs !== undefined ? { retryBaseMs: options.retryBaseMs } : {}),
     });
     this.notifier = new PushNotifier({
       hostId: options.hostId,
@@ -93,7 +98,8 @@ export class PushService {
     if (!vapid.ok) return fail('unavailable', vapid.message);
     const config = loadNotificationsConfig(options.configPath);
     if (!config.ok) return config;
-    return ok(new PushService(options, vapid.keys, config.value));
+    const extra = [...config.value.extraPushOrigins, ...(options.extraPushOrigins ?? [])];
+    return ok(new PushService(options, vapid.keys, { ...config.value, extraPushOrigins: extra }));
   }
 
   onEvent(event: SessionEvent): void {

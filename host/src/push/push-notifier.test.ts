@@ -1,0 +1,208 @@
+import type { Approval, PushPayload, SessionEvent } from '@tether/shared-protocol';
+import { decodePushPayload, utf8Decode } from '@tether/shared-protocol';
+import { ManualClock } from '@tether/shared-protocol/testing';
+import { describe, expect, it } from 'vitest';
+import { Counters } from '../gateway/stats.js';
+import { openDatabase } from '../store/database.js';
+import { DeviceStore } from '../store/device-store.js';
+import { ForegroundTracker } from './foreground.js';
+import { DEFAULT_DENY_ONLY_PATTERNS } from './push-config.js';
+import { PushDelivery } from './push-delivery.js';
+import { PushNotifier } from './push-notifier.js';
+import type { PushMessage, SendOutcome } from './push-sender.js';
+import { PushStore } from './push-store.js';
+import { APP_VISIBILITY_TTL_MS } from '@tether/shared-protocol';
+
+const HOST_ID = 'h'.repeat(22);
+const KEY = 'B'.padEnd(87, 'A');
+
+function setUp(options: { approvePartial?: boolean } = {}) {
+  const clock = new ManualClock();
+  const db = openDatabase(':memory:');
+  const devices = new DeviceStore(db);
+  const store = new PushStore(db);
+  const counters = new Counters();
+  const sent: PushMessage[] = [];
+  const sender = {
+    send: (m: PushMessage) => (sent.push(m), Promise.resolve<SendOutcome>({ kind: 'delivered', status: 201 })),
+  };
+  const delivery = new PushDelivery({ sender, clock, counters, onGone: () => undefined });
+  const foreground = new ForegroundTracker();
+  const notifier = new PushNotifier({
+    hostId: HOST_ID,
+    store,
+    deviceScopes: (id) => {
+      const d = devices.get(id);
+      return d && !d.revoked ? d.scopes : undefined;
+    },
+    sessionTitle: () => 'Fix the build',
+    foreground,
+    delivery,
+    policy: { denyOnly: DEFAULT_DENY_ONLY_PATTERNS, approvePartial: options.approvePartial ?? false },
+    counters,
+    clock,
+  });
+  let n = 0;
+  const device = (
+    scopes: ('watch' | 'approve')[],
+    preferences = { approvals: true, runFinished: false, runFailed: false },
+  ) => {
+    n++;
+    const id = `device${n}`.padEnd(22, 'x');
+    devices.insert({ id, publicKey: new Uint8Array(32).fill(n), label: `Phone ${n}`, scopes, createdAt: n });
+    store.put({
+      endpoint: `https://push.example/${n}`,
+      deviceId: id,
+      p256dh: KEY,
+      auth: 'a'.repeat(22),
+      createdAt: n,
+      preferences,
+    });
+    return id;
+  };
+  const payloads = async () => {
+    await delivery.idle();
+    return sent.map((m) => ({
+      endpoint: m.subscription.endpoint,
+      payload: decodePushPayload(utf8Decode(m.payload)!)!,
+      m,
+    }));
+  };
+  return { clock, devices, store, counters, sent, delivery, foreground, notifier, device, payloads };
+}
+
+let seq = 0;
+function approval(action: string, status: Approval['status'] = 'pending', extra: Partial<Approval> = {}): Approval {
+  return {
+    id: 'a_approval1',
+    sessionId: 's_session1',
+    toolCallId: 't1',
+    tool: 'shell',
+    kind: 'shell',
+    action,
+    cwd: '/p',
+    place: 'local',
+    createdAt: 1,
+    status,
+    ...extra,
+  };
+}
+
+function event(body: Record<string, unknown> & { type: string }): SessionEvent {
+  return { sessionId: 's_session1', seq: ++seq, at: 1, ...body } as SessionEvent;
+}
+
+describe('push notifier', () => {
+  it('sends an approval to every subscribed device that may answer it, and to no other', async () => {
+    const s = setUp();
+    s.device(['watch', 'approve']);
+    s.device(['watch']); // may not answer: not told
+    s.device(['watch', 'approve'], { approvals: false, runFinished: true, runFailed: true }); // asked not to be
+    s.notifier.onEvent(event({ type: 'approval.requested', approval: approval('npm test') }));
+    const sent = await s.payloads();
+    expect(sent.map((p) => p.endpoint)).toEqual(['https://push.example/1']);
+    expect(sent[0]!.payload).toEqual({
+      v: 1,
+      type: 'approval',
+      hostId: HOST_ID,
+      approvalId: 'a_approval1',
+      sessionId: 's_session1',
+      title: 'Fix the build',
+      summary: 'npm test',
+      kind: 'shell',
+      tool: 'shell',
+      place: 'local',
+      lockScreen: 'approve',
+    } satisfies PushPayload);
+    expect(sent[0]!.m).toMatchObject({ ttlSeconds: 120, urgency: 'high', topic: 'a_approval1' });
+  });
+
+  it('offers only Deny for what the policy names, and for what the notification cannot show whole', async () => {
+    const cases: [string, string][] = [
+      ['sudo rm /etc/hosts', 'deny-only'],
+      ['git   push origin main --force', 'deny-only'],
+      ['npm test\nrm -rf ~', 'deny-only'],
+      ['echo ' + 'x'.repeat(400), 'deny-only'],
+      ['ls -la', 'approve'],
+    ];
+    for (const [action, expected] of cases) {
+      const s = setUp();
+      s.device(['watch', 'approve']);
+      s.notifier.onEvent(event({ type: 'approval.requested', approval: approval(action) }));
+      const [sent] = await s.payloads();
+      expect([action, sent!.payload.type === 'approval' && sent!.payload.lockScreen]).toEqual([action, expected]);
+    }
+    const partial = setUp({ approvePartial: true });
+    partial.device(['watch', 'approve']);
+    partial.notifier.onEvent(event({ type: 'approval.requested', approval: approval('npm test\nnpm run lint') }));
+    const [sent] = await partial.payloads();
+    expect(sent!.payload).toMatchObject({ lockScreen: 'approve', summary: 'npm test (+1 more line)' });
+  });
+
+  it('skips a session some device shows in front, for as long as its report holds and its connection lives', async () => {
+    const s = setUp();
+    s.device(['watch', 'approve']);
+    const connection = { isClosed: false };
+    s.foreground.report(connection, 'other', true, 's_session1', s.clock.now());
+    s.notifier.onEvent(event({ type: 'approval.requested', approval: approval('ls') }));
+    expect(await s.payloads()).toEqual([]);
+    expect(s.counters.get('push:skipped:in-front')).toBe(1);
+
+    s.clock.advance(APP_VISIBILITY_TTL_MS + 1); // the phone locked without saying so
+    s.notifier.onEvent(event({ type: 'approval.requested', approval: approval('ls') }));
+    expect(await s.payloads()).toHaveLength(1);
+
+    s.foreground.report(connection, 'other', true, 's_session1', s.clock.now());
+    connection.isClosed = true;
+    s.notifier.onEvent(event({ type: 'approval.requested', approval: approval('ls') }));
+    expect(await s.payloads()).toHaveLength(2);
+  });
+
+  it('tells the others, not the device that answered, when an approval is resolved', async () => {
+    const s = setUp();
+    const answering = s.device(['watch', 'approve']);
+    s.device(['watch', 'approve']);
+    s.notifier.onEvent(event({ type: 'approval.requested', approval: approval('ls') }));
+    await s.payloads();
+    s.notifier.onEvent(
+      event({
+        type: 'approval.resolved',
+        approval: approval('ls', 'denied', {
+          decision: 'deny',
+          answeredBy: { kind: 'device', id: answering, label: 'Phone 1' },
+        }),
+      }),
+    );
+    const sent = (await s.payloads()).slice(2);
+    expect(sent.map((p) => [p.endpoint, p.payload.type, p.m.topic])).toEqual([
+      ['https://push.example/2', 'resolved', 'a_approval1'],
+    ]);
+    expect(sent[0]!.payload).toMatchObject({ status: 'denied', by: 'Phone 1' });
+  });
+
+  it('tells of a run that ended only those who asked', async () => {
+    const s = setUp();
+    s.device(['watch', 'approve']);
+    s.device(['watch'], { approvals: true, runFinished: true, runFailed: false });
+    s.device(['watch'], { approvals: true, runFinished: false, runFailed: true });
+    const run = (status: string, error?: string) =>
+      s.notifier.onEvent(
+        event({
+          type: 'run.finished',
+          runId: 'r',
+          status,
+          usage: { inputTokens: 0, outputTokens: 0 },
+          ...(error ? { error } : {}),
+        }),
+      );
+    run('done');
+    run('error', 'the model API failed\nwith details');
+    run('interrupted');
+    const sent = await s.payloads();
+    expect(sent.map((p) => [p.endpoint, p.payload.type === 'run' && p.payload.status])).toEqual([
+      ['https://push.example/2', 'done'],
+      ['https://push.example/3', 'error'],
+    ]);
+    expect(sent[1]!.payload).toMatchObject({ text: 'the model API failed (+1 more line)' });
+  });
+});
