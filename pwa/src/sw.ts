@@ -1,6 +1,7 @@
 import type { PrecacheEntry } from 'workbox-precaching';
 import { cleanupOutdatedCaches, createHandlerBoundToURL, precacheAndRoute } from 'workbox-precaching';
 import { NavigationRoute, registerRoute } from 'workbox-routing';
+import { installPushHandlers } from './push/sw-install.js';
 
 /**
  * The service worker: precaches the built app (the list is injected at build time) and answers
@@ -34,3 +35,6 @@ registerRoute(new NavigationRoute(createHandlerBoundToURL('index.html'), { denyl
 // A new version takes over at once: the shell is tiny and the app keeps its state in IndexedDB.
 sw.addEventListener('install', (event) => event.waitUntil(sw.skipWaiting()));
 sw.addEventListener('activate', (event) => event.waitUntil(sw.clients.claim()));
+
+// Notifications: push messages, their actions and taps (push/sw-push.ts).
+installPushHandlers(self as unknown as Parameters<typeof installPushHandlers>[0]);

@@ -1,0 +1,195 @@
+import type { ApprovalPush, PushPayload, ResolvedPush } from '@tether/shared-protocol';
+import { visibleText } from '@tether/shared-protocol';
+import { formatRoute } from '../ui/route.js';
+
+/**
+ * What a notification says and offers, from a push payload: pure, so the service worker and its
+ * tests share it. Notification text is plain text (never markup); the host already made hidden
+ * characters visible in what it sent, and anything added here from local records is escaped too.
+ */
+
+export interface NotificationAction {
+  action: 'approve' | 'deny' | 'open';
+  title: string;
+}
+
+/** What the service worker keeps on a notification, read back when it is clicked. */
+export interface NotificationData {
+  hostId: string;
+  sessionId: string;
+  approvalId?: string;
+  /** `approve`: Approve may be answered from here; `deny-only`: Deny and Open only. */
+  lockScreen?: 'approve' | 'deny-only';
+  /** The fragment a tap opens (`#/h/<host>/s/<session>`). */
+  open: string;
+}
+
+export interface NotificationSpec {
+  title: string;
+  options: {
+    body: string;
+    tag: string;
+    data: NotificationData;
+    actions?: NotificationAction[];
+    /** Stays until answered where the platform allows (desktop Chrome; ignored elsewhere). */
+    requireInteraction?: boolean;
+    /** No sound or buzz: an update to one already shown. */
+    silent?: boolean;
+    /** Buzz again when it replaces one with the same tag. */
+    renotify?: boolean;
+    icon?: string;
+    badge?: string;
+  };
+}
+
+export interface Platform {
+  /** Whether notifications may carry action buttons (not on iOS / iPadOS Home Screen apps). */
+  actions: boolean;
+  icon?: string;
+}
+
+export type AnswerOutcome =
+  | { kind: 'approved' }
+  | { kind: 'denied' }
+  | { kind: 'already-answered'; message: string }
+  | { kind: 'failed'; message: string };
+
+function openHash(hostId: string, sessionId: string): string {
+  return formatRoute({ name: 'session', hostId, sessionId });
+}
+
+export function approvalNotification(push: ApprovalPush, hostName: string, platform: Platform): NotificationSpec {
+  const where = push.place === 'local' ? hostName : `${push.place} (via ${hostName})`;
+  const lines = [push.summary, `${push.title} · ${where}`];
+  const canApprove = push.lockScreen === 'approve';
+  let actions: NotificationAction[] | undefined;
+  if (platform.actions) {
+    actions = canApprove
+      ? [
+          { action: 'approve', title: 'Approve' },
+          { action: 'deny', title: 'Deny' },
+        ]
+      : [
+          { action: 'deny', title: 'Deny' },
+          { action: 'open', title: 'Open' },
+        ];
+    if (!canApprove) lines.push('Open the app to approve this one.');
+  } else {
+    lines.push('Tap to see it whole and answer.');
+  }
+  return {
+    title: `${verb(push.kind)} on ${hostName}?`,
+    options: {
+      body: lines.join('\n'),
+      tag: push.approvalId,
+      data: {
+        hostId: push.hostId,
+        sessionId: push.sessionId,
+        approvalId: push.approvalId,
+        lockScreen: push.lockScreen,
+        open: openHash(push.hostId, push.sessionId),
+      },
+      ...(actions ? { actions } : {}),
+      requireInteraction: true,
+      renotify: true,
+      ...(platform.icon ? { icon: platform.icon, badge: platform.icon } : {}),
+    },
+  };
+}
+
+function verb(kind: ApprovalPush['kind']): string {
+  switch (kind) {
+    case 'shell':
+      return 'Run a command';
+    case 'write':
+      return 'Write a file';
+    case 'edit':
+      return 'Edit a file';
+    case 'mcp':
+      return 'Use a tool';
+  }
+}
+
+/** An approval answered elsewhere: replaces its notification, quietly. */
+export function resolvedNotification(push: ResolvedPush, hostName: string, platform: Platform): NotificationSpec {
+  const by = push.by ? ` by ${push.by}` : '';
+  const body =
+    push.status === 'allowed' ? `Approved${by}.` : push.status === 'denied' ? `Denied${by}.` : 'No longer asked.';
+  return quiet(push.approvalId, `Answered on ${hostName}`, body, push.hostId, push.sessionId, platform);
+}
+
+/** What became of an answer given from the notification, in its place. */
+export function outcomeNotification(
+  data: NotificationData,
+  hostName: string,
+  outcome: AnswerOutcome,
+  platform: Platform,
+): NotificationSpec {
+  const tag = data.approvalId ?? `run:${data.sessionId}`;
+  switch (outcome.kind) {
+    case 'approved':
+      return quiet(tag, 'Approved', `On ${hostName}.`, data.hostId, data.sessionId, platform);
+    case 'denied':
+      return quiet(tag, 'Denied', `On ${hostName}.`, data.hostId, data.sessionId, platform);
+    case 'already-answered':
+      return quiet(tag, 'Already answered on another device', outcome.message, data.hostId, data.sessionId, platform);
+    case 'failed':
+      return {
+        title: 'The answer did not reach the computer',
+        options: {
+          body: `${outcome.message}\nOpen to retry.`,
+          tag,
+          data: { ...data, open: data.open },
+          requireInteraction: true,
+          ...(platform.icon ? { icon: platform.icon, badge: platform.icon } : {}),
+        },
+      };
+  }
+}
+
+export function runNotification(push: Extract<PushPayload, { type: 'run' }>, hostName: string, platform: Platform) {
+  const title = push.status === 'done' ? `Finished: ${push.title}` : `Failed: ${push.title}`;
+  const body = push.status === 'done' ? `On ${hostName}.` : `${push.text}\nOn ${hostName}.`;
+  return quiet(`run:${push.sessionId}`, title, body, push.hostId, push.sessionId, platform, false);
+}
+
+/** A push that did not decode, or names a computer this device no longer knows: shown all the
+ * same (a push that shows nothing gets the subscription revoked on iOS), saying nothing it read. */
+export function unknownNotification(platform: Platform): NotificationSpec {
+  return {
+    title: 'Tether',
+    options: {
+      body: 'A computer sent something this app could not read. Open the app to see what waits.',
+      tag: 'tether:unknown',
+      data: { hostId: '', sessionId: '', open: formatRoute({ name: 'home' }) },
+      silent: true,
+      ...(platform.icon ? { icon: platform.icon, badge: platform.icon } : {}),
+    },
+  };
+}
+
+function quiet(
+  tag: string,
+  title: string,
+  body: string,
+  hostId: string,
+  sessionId: string,
+  platform: Platform,
+  silent = true,
+): NotificationSpec {
+  return {
+    title,
+    options: {
+      body,
+      tag,
+      data: { hostId, sessionId, open: openHash(hostId, sessionId) },
+      silent,
+      ...(platform.icon ? { icon: platform.icon, badge: platform.icon } : {}),
+    },
+  };
+}
+
+/** A host's name as this device shows it, escaped for a notification's plain text. */
+export function shownHostName(name: string): string {
+  return visibleText(name, { maxLength: 64 }) || 'your computer';
+}

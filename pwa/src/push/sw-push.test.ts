@@ -1,0 +1,265 @@
+import type { ApprovalPush, Decision } from '@tether/shared-protocol';
+import {
+  ReplayCache,
+  decodeChannelMessage,
+  encodeChannelMessage,
+  generateBoxKeyPair,
+  openCall,
+  sealCallReply,
+  secureRandom,
+  systemClock,
+  toBase64Url,
+} from '@tether/shared-protocol';
+import { describe, expect, it } from 'vitest';
+import type { HostRecord } from '../data/records.js';
+import type { AnswerOutcome, NotificationSpec } from './notification-view.js';
+import { answerByOneShot, callTargets } from './one-shot-answer.js';
+import type { AppWindow, ShownNotification } from './sw-push.js';
+import { OPEN_MESSAGE, SwPush } from './sw-push.js';
+
+const HOST_ID = toBase64Url(new Uint8Array(16).fill(7));
+const host = generateBoxKeyPair();
+const device = generateBoxKeyPair();
+const record: HostRecord = {
+  hostId: HOST_ID,
+  name: 'studio\u202e',
+  apiBase: 'https://studio.example.ts.net:8443',
+  deviceId: toBase64Url(new Uint8Array(16).fill(9)),
+  deviceSecretKey: toBase64Url(device.secretKey),
+  hostBoxPublicKey: toBase64Url(host.publicKey),
+  hostSignPublicKey: toBase64Url(new Uint8Array(32)),
+  scopes: ['watch', 'approve'],
+  pairedAt: 1,
+  lastSeenAt: null,
+  recentFolders: [],
+};
+
+const approvalPush = (lockScreen: 'approve' | 'deny-only' = 'approve'): ApprovalPush => ({
+  v: 1,
+  type: 'approval',
+  hostId: HOST_ID,
+  approvalId: 'a_1',
+  sessionId: 's_1',
+  title: 'Fix the build',
+  summary: 'rm -rf build && make',
+  kind: 'shell',
+  tool: 'shell',
+  place: 'local',
+  lockScreen,
+});
+
+function world(options: { actions?: boolean; windows?: AppWindow[]; answer?: AnswerOutcome } = {}) {
+  const shown: NotificationSpec[] = [];
+  const closed: string[] = [];
+  const opened: string[] = [];
+  const answers: [string, Decision][] = [];
+  const push = new SwPush({
+    showNotification: (spec) => (shown.push(spec), Promise.resolve()),
+    getNotifications: (tag) =>
+      Promise.resolve(
+        shown
+          .filter((s) => tag === undefined || s.options.tag === tag)
+          .map<ShownNotification>((s) => ({
+            tag: s.options.tag,
+            data: s.options.data,
+            close: () => closed.push(s.options.tag),
+          })),
+      ),
+    windows: () => Promise.resolve(options.windows ?? []),
+    openWindow: (url) => (opened.push(url), Promise.resolve(undefined)),
+    scopeUrl: 'https://studio.example.ts.net:8443/',
+    hosts: () => Promise.resolve([record]),
+    answer: (_record, id, decision) => (
+      answers.push([id, decision]),
+      Promise.resolve(options.answer ?? { kind: 'approved' })
+    ),
+    platform: { actions: options.actions ?? true },
+  });
+  const click = (action: string) => {
+    const spec = shown[shown.length - 1]!;
+    return push.onClick(
+      { tag: spec.options.tag, data: spec.options.data, close: () => closed.push(spec.options.tag) },
+      action,
+    );
+  };
+  return { push, shown, closed, opened, answers, click };
+}
+
+describe('the service worker with a push', () => {
+  it('shows an approval with Approve and Deny, tagged with its id, kept until answered', async () => {
+    const w = world();
+    await w.push.onPush(JSON.stringify(approvalPush()));
+    const [spec] = w.shown;
+    expect(spec!.title).toBe('Run a command on studio⟨U+202E⟩?');
+    expect(spec!.options.body).toBe('rm -rf build && make\nFix the build · studio⟨U+202E⟩');
+    expect(spec!.options.actions?.map((a) => a.title)).toEqual(['Approve', 'Deny']);
+    expect(spec!.options).toMatchObject({
+      tag: 'a_1',
+      requireInteraction: true,
+      data: { open: `#/h/${HOST_ID}/s/s_1` },
+    });
+  });
+
+  it('offers Deny and Open only for what the lock-screen policy forbids, and no buttons where there are none', async () => {
+    const w = world();
+    await w.push.onPush(JSON.stringify(approvalPush('deny-only')));
+    expect(w.shown[0]!.options.actions?.map((a) => a.action)).toEqual(['deny', 'open']);
+    // A forged Approve on it (no such button) is not answered: the app opens instead.
+    await w.click('approve');
+    expect(w.answers).toEqual([]);
+    const ios = world({ actions: false });
+    await ios.push.onPush(JSON.stringify(approvalPush()));
+    expect(ios.shown[0]!.options.actions).toBeUndefined();
+    expect(ios.shown[0]!.options.body).toMatch(/Tap to see it whole/);
+  });
+
+  it('always shows something, even for a push it cannot read or a computer it does not know', async () => {
+    const w = world();
+    await w.push.onPush('not json');
+    await w.push.onPush(undefined);
+    await w.push.onPush(JSON.stringify({ ...approvalPush(), hostId: 'X'.repeat(22) }));
+    expect(w.shown.map((s) => s.options.tag)).toEqual(['tether:unknown', 'tether:unknown', 'tether:unknown']);
+  });
+
+  it('answers from an action and puts the outcome in the notification’s place', async () => {
+    const w = world();
+    await w.push.onPush(JSON.stringify(approvalPush()));
+    await w.click('approve');
+    expect(w.answers).toEqual([['a_1', 'allow-once']]);
+    expect(w.shown[1]).toMatchObject({ title: 'Approved', options: { tag: 'a_1', silent: true } });
+
+    const again = world({ answer: { kind: 'already-answered', message: 'approval a_1 was already denied by iPad' } });
+    await again.push.onPush(JSON.stringify(approvalPush()));
+    await again.click('deny');
+    expect(again.answers).toEqual([['a_1', 'deny']]);
+    expect(again.shown[1]!.title).toBe('Already answered on another device');
+
+    const failed = world({ answer: { kind: 'failed', message: 'The computer could not be reached.' } });
+    await failed.push.onPush(JSON.stringify(approvalPush()));
+    await failed.click('approve');
+    expect(failed.shown[1]!.options.body).toMatch(/Open to retry/);
+  });
+
+  it('opens the app on the session for a tap: in a window already open, else a new one', async () => {
+    const messages: unknown[] = [];
+    const window: AppWindow = {
+      visibilityState: 'hidden',
+      focus: () => Promise.resolve(),
+      postMessage: (m) => messages.push(m),
+    };
+    const w = world({ windows: [window] });
+    await w.push.onPush(JSON.stringify(approvalPush()));
+    await w.click('');
+    expect(messages).toEqual([{ type: OPEN_MESSAGE, hash: `#/h/${HOST_ID}/s/s_1` }]);
+    expect(w.closed).toEqual(['a_1']);
+    const none = world();
+    await none.push.onPush(JSON.stringify(approvalPush()));
+    await none.click('');
+    expect(none.opened).toEqual([`https://studio.example.ts.net:8443/#/h/${HOST_ID}/s/s_1`]);
+  });
+
+  it('replaces a notification answered elsewhere, and shows nothing new while the app is in front', async () => {
+    const w = world();
+    await w.push.onPush(JSON.stringify(approvalPush()));
+    await w.push.onPush(
+      JSON.stringify({
+        v: 1,
+        type: 'resolved',
+        hostId: HOST_ID,
+        approvalId: 'a_1',
+        sessionId: 's_1',
+        status: 'allowed',
+        by: 'iPad',
+      }),
+    );
+    expect(w.shown[1]).toMatchObject({
+      title: 'Answered on studio⟨U+202E⟩',
+      options: { tag: 'a_1', body: 'Approved by iPad.' },
+    });
+    const front: AppWindow = {
+      visibilityState: 'visible',
+      focus: () => Promise.resolve(),
+      postMessage: () => undefined,
+    };
+    const inFront = world({ windows: [front] });
+    await inFront.push.onPush(
+      JSON.stringify({
+        v: 1,
+        type: 'resolved',
+        hostId: HOST_ID,
+        approvalId: 'a_9',
+        sessionId: 's_1',
+        status: 'denied',
+        by: '',
+      }),
+    );
+    expect(inFront.shown).toEqual([]);
+  });
+});
+
+/** A host's side of one-shot calls, in memory: opens the call, answers as `respond` says. */
+function hostFetch(respond: (params: unknown) => unknown, failFirst = false) {
+  const replay = new ReplayCache(systemClock);
+  const urls: string[] = [];
+  const fetchImpl = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    urls.push(input instanceof Request ? input.url : input.toString());
+    if (failFirst && urls.length === 1) throw new TypeError('network');
+    const body = new Uint8Array(await new Response(init!.body).arrayBuffer());
+    const opened = openCall(body, { hostKeys: host, lookupDevice: () => device.publicKey, clock: systemClock, replay });
+    if (!opened.ok) return new Response(null, { status: 401 });
+    const request = decodeChannelMessage(opened.value.body);
+    if (request?.t !== 'req') return new Response(null, { status: 400 });
+    const reply = respond(request.params);
+    const message = encodeChannelMessage({ t: 'res', id: request.id, ...(reply as { result: unknown }) });
+    return new Response(new Uint8Array(sealCallReply(opened.value.replyKey, message, secureRandom)), { status: 200 });
+  };
+  return { fetch: fetchImpl, urls };
+}
+
+const approval = (status: string) => ({
+  approval: {
+    id: 'a_1', sessionId: 's_1', toolCallId: 't', tool: 'shell', kind: 'shell', action: 'ls', cwd: '/', place: 'local',
+    createdAt: 1, status,
+  },
+}); // prettier-ignore
+
+describe('the one-shot answer', () => {
+  const deps = (fetchImpl: typeof fetch) => ({
+    fetch: fetchImpl,
+    subtle: undefined,
+    clock: systemClock,
+    random: secureRandom,
+    origin: 'https://studio.example.ts.net:8443',
+  });
+
+  it('seals approvals.answer with the stored device key and reads the sealed reply', async () => {
+    const seen: unknown[] = [];
+    const h = hostFetch((params) => (seen.push(params), { result: approval('allowed') }));
+    expect(await answerByOneShot(record, 'a_1', 'allow-once', deps(h.fetch))).toEqual({ kind: 'approved' });
+    expect(seen).toEqual([{ id: 'a_1', decision: 'allow-once' }]);
+    expect(h.urls).toEqual(['https://studio.example.ts.net:8443/rc/call']);
+  });
+
+  it('says when another device answered first', async () => {
+    const h = hostFetch(() => ({
+      error: { code: 'already-resolved', message: 'approval a_1 was already allowed by iPad' },
+    }));
+    expect(await answerByOneShot(record, 'a_1', 'deny', deps(h.fetch))).toEqual({
+      kind: 'already-answered',
+      message: 'approval a_1 was already allowed by iPad',
+    });
+  });
+
+  it('tries the relay when the direct path cannot be reached, with a fresh call', async () => {
+    const withRelay: HostRecord = { ...record, relay: { url: 'https://relay.example', ticket: 't' } };
+    const h = hostFetch(() => ({ result: approval('denied') }), true);
+    expect(await answerByOneShot(withRelay, 'a_1', 'deny', deps(h.fetch))).toEqual({ kind: 'denied' });
+    expect(h.urls).toEqual([
+      'https://studio.example.ts.net:8443/rc/call',
+      `https://relay.example/relay/call/${HOST_ID}`,
+    ]);
+    expect(callTargets({ ...withRelay, apiBase: 'http://192.168.1.20:8080' }, 'https://relay.example')).toEqual([
+      `https://relay.example/relay/call/${HOST_ID}`,
+    ]);
+  });
+});
