@@ -6,20 +6,21 @@ import { totalWaiting } from '../lib/session-list.js';
 import type { SessionsView } from '../net/host-connection.js';
 import { useApp } from './app-context.js';
 import { hostStatus } from './host-status.js';
+import { NotificationsPanel } from './notifications-panel.js';
 import { formatRoute } from './route.js';
 import { useStore } from './use-store.js';
 
 const NO_SESSIONS: SessionsView = { list: [], fresh: false, loaded: false };
 const IDLE: ClientState = { name: 'idle' };
 
-/** A paired computer: its status, and rename / unpair. */
+/** A paired computer: its status, and rename / notifications / unpair. */
 export function HostRow({ host, now, current }: { host: HostRecord; now: number; current: boolean }) {
   const { app, online } = useApp();
   const connection = app.connection(host.hostId);
   const state = useStore(connection?.status, IDLE);
   const sessions = useStore(connection?.sessions, NO_SESSIONS);
   const isOnline = useStore(online);
-  const [mode, setMode] = useState<'view' | 'rename' | 'unpair'>('view');
+  const [mode, setMode] = useState<'view' | 'rename' | 'unpair' | 'notifications'>('view');
   const [name, setName] = useState('');
   const [message, setMessage] = useState('');
   const status = hostStatus(state, host, isOnline, now);
@@ -102,6 +103,16 @@ export function HostRow({ host, now, current }: { host: HostRecord; now: number;
             </button>
           </div>
         )}
+        {mode === 'notifications' && (
+          <>
+            <NotificationsPanel host={host} />
+            <div class="row-actions">
+              <button type="button" class="link" onClick={() => setMode('view')}>
+                Done
+              </button>
+            </div>
+          </>
+        )}
         {mode === 'view' && (
           <div class="row-actions">
             <button
@@ -113,6 +124,9 @@ export function HostRow({ host, now, current }: { host: HostRecord; now: number;
               }}
             >
               Rename
+            </button>
+            <button type="button" class="link" onClick={() => setMode('notifications')}>
+              Notifications
             </button>
             <button type="button" class="link danger" onClick={() => setMode('unpair')}>
               Unpair

@@ -1,0 +1,63 @@
+import { systemClock } from '@tether/shared-protocol';
+import type { AppModel } from '../app/app-model.js';
+import { parseRoute } from '../ui/route.js';
+import { notificationData, OPEN_MESSAGE } from './sw-push.js';
+import { VisibilityReporter } from './visibility-report.js';
+
+/**
+ * The page's side of notifications: reports what is on screen to each host, goes where the service
+ * worker says when a notification is tapped with the app open, and closes the notifications of
+ * approvals answered while the app is open (on this device or another).
+ */
+export function watchPush(app: AppModel): void {
+  const reporter = new VisibilityReporter(
+    {
+      connections: () => app.allConnections(),
+      onConnectionsChange: (listener) => app.connectionsVersion.subscribe(listener),
+      route: () => parseRoute(location.hash),
+      visible: () => document.visibilityState === 'visible',
+    },
+    systemClock,
+  );
+  reporter.report();
+  window.addEventListener('hashchange', () => reporter.report());
+  document.addEventListener('visibilitychange', () => reporter.report());
+
+  if (!window.isSecureContext || !('serviceWorker' in navigator)) return;
+  navigator.serviceWorker.addEventListener('message', (event: MessageEvent<unknown>) => {
+    const data = event.data as { type?: unknown; hash?: unknown } | null;
+    if (data?.type === OPEN_MESSAGE && typeof data.hash === 'string' && data.hash.startsWith('#/')) {
+      location.hash = data.hash;
+    }
+  });
+
+  const followed = new WeakSet<object>();
+  const follow = () => {
+    for (const connection of app.allConnections()) {
+      const hostId = connection.record.hostId;
+      if (followed.has(connection)) continue;
+      followed.add(connection);
+      connection.approvals.subscribe((approvals) => {
+        const pending = new Set(approvals.map((a) => a.id));
+        void closeAnswered(hostId, pending);
+      });
+    }
+  };
+  app.connectionsVersion.subscribe(follow);
+  follow();
+}
+
+async function closeAnswered(hostId: string, pending: ReadonlySet<string>): Promise<void> {
+  const registration = await navigator.serviceWorker.getRegistration();
+  if (!registration) return;
+  for (const notification of await registration.getNotifications()) {
+    const data = notificationData(notification.data);
+    if (
+      data?.hostId === hostId &&
+      data.approvalId &&
+      data.approvalId === notification.tag &&
+      !pending.has(data.approvalId)
+    )
+      notification.close();
+  }
+}
