@@ -1,6 +1,8 @@
 import { devices } from '@playwright/test';
 import type { BrowserContextOptions, Page } from '@playwright/test';
 import { expect } from '@playwright/test';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { HostProcess } from './host-process.js';
 import { eventually, makeDataDir, removeDataDir, startHost, tether, tetherJson } from './host-process.js';
 
@@ -27,16 +29,22 @@ export interface AppHostOptions {
   bind?: string;
   /** `--model SPEC` (default: the demo model). */
   model?: string;
+  /** More environment for the host process. */
+  env?: NodeJS.ProcessEnv;
+  /** Files written into the data dir before the host starts (name → text). */
+  files?: Record<string, string>;
 }
 
 export async function startAppHost(options: AppHostOptions = {}): Promise<AppHost> {
   const dataDir = makeDataDir();
+  for (const [name, text] of Object.entries(options.files ?? {})) writeFileSync(join(dataDir, name), text);
   const model = options.model !== undefined ? ['--model', options.model] : [];
   const process = await startHost(
     dataDir,
     ['--bind', options.bind ?? '127.0.0.1', '--port', '0', '--root', dataDir, ...model],
     {
       TETHER_DEMO_DELAY_MS: String(options.demoDelayMs ?? 10),
+      ...options.env,
     },
   );
   const listening = await process.waitFor((l) => l.event === 'listening' || l.event === 'not-listening');
@@ -145,7 +153,7 @@ export async function createSession(page: Page, host: AppHost, text: string): Pr
 }
 
 /** Device presets without `defaultBrowserType` (which would switch the run to WebKit). */
-export function device(name: 'iPhone 15' | 'iPad Pro 11'): BrowserContextOptions {
+export function device(name: 'iPhone 15' | 'iPad Pro 11' | 'Pixel 7'): BrowserContextOptions {
   const { defaultBrowserType: _ignored, ...options } = devices[name];
   return options;
 }

@@ -7,6 +7,7 @@ import { Store } from '../lib/store.js';
 import type { CachePort } from '../net/cache-port.js';
 import { deviceKeyFor } from '../net/device-key.js';
 import { HostConnection } from '../net/host-connection.js';
+import type { Route } from '../ui/route.js';
 
 export interface AppModelDeps {
   db: Pick<AppDb, 'hosts' | 'putHost' | 'deleteHost'> & CachePort;
@@ -32,6 +33,8 @@ export class AppModel {
   readonly connectionsVersion = new Store(0);
   /** The pairing link taken from the address, a scan or a paste (or why it did not parse). */
   readonly pairingLink = new Store<Result<PairingLink> | null>(null);
+  /** The screen shown (set by the app's router), for the hosts' "what is in front" reports. */
+  readonly screen = new Store<Route>({ name: 'home' });
   private readonly connections = new Map<string, HostConnection>();
 
   constructor(private readonly deps: AppModelDeps) {}

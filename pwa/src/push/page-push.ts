@@ -1,6 +1,5 @@
 import { systemClock } from '@tether/shared-protocol';
 import type { AppModel } from '../app/app-model.js';
-import { parseRoute } from '../ui/route.js';
 import { notificationData, OPEN_MESSAGE } from './sw-push.js';
 import { VisibilityReporter } from './visibility-report.js';
 
@@ -14,13 +13,13 @@ export function watchPush(app: AppModel): void {
     {
       connections: () => app.allConnections(),
       onConnectionsChange: (listener) => app.connectionsVersion.subscribe(listener),
-      route: () => parseRoute(location.hash),
+      route: () => app.screen.get(),
       visible: () => document.visibilityState === 'visible',
     },
     systemClock,
   );
   reporter.report();
-  window.addEventListener('hashchange', () => reporter.report());
+  app.screen.subscribe(() => reporter.report());
   document.addEventListener('visibilitychange', () => reporter.report());
 
   if (!window.isSecureContext || !('serviceWorker' in navigator)) return;

@@ -34,6 +34,9 @@ export function App({ app, online }: { app: AppModel; online: Store<boolean> }) 
     setRoute(parseRoute(hash));
   }, []);
 
+  // Navigation uses pushState (no hashchange): the model learns the screen from here.
+  useEffect(() => app.screen.set(route), [app, route]);
+
   useEffect(() => {
     const changed = () => setRoute(parseRoute(location.hash));
     window.addEventListener('hashchange', changed);

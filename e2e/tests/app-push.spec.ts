@@ -1,0 +1,204 @@
+import type { BrowserContext, Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
+import type { AppHost } from '../support/app-host.js';
+import { createSession, device, pairThroughLink, sessionEvents, startAppHost } from '../support/app-host.js';
+import { eventually } from '../support/host-process.js';
+import type { PushLine, PushServiceProcess } from '../support/push-service-process.js';
+import { startPushService } from '../support/push-service-process.js';
+
+/**
+ * Lock-screen approvals in Chromium. Headless Chromium cannot make a real push subscription, so
+ * the page's PushManager hands out one the stand-in push service made; the host encrypts for it,
+ * the stand-in decrypts, and the payload is delivered to the service worker's `push` handler over
+ * the DevTools protocol. A click on a notification is played through a test-only message.
+ */
+
+/** Must match TEST_CLICK_MESSAGE in pwa/src/push/sw-install.ts. */
+const TEST_CLICK_MESSAGE = 'tether:test-notification-click';
+
+let host: AppHost | undefined;
+let pushService: PushServiceProcess | undefined;
+
+test.afterEach(async () => {
+  await host?.stop();
+  await pushService?.stop();
+  host = undefined;
+  pushService = undefined;
+});
+
+// An Android phone: on an iPhone, push needs the app added to the Home Screen (and has no buttons).
+test.use(device('Pixel 7'));
+
+interface Shown {
+  title: string;
+  body: string;
+  tag: string;
+  actions: string[];
+  requireInteraction: boolean;
+}
+
+async function setUp(page: Page, context: BrowserContext, lockScreen: object = {}) {
+  pushService = await startPushService();
+  const subscription = await pushService.subscribe();
+  host = await startAppHost({
+    // Slow enough that the page shows the new session before its first approval is raised.
+    demoDelayMs: 150,
+    env: { NODE_EXTRA_CA_CERTS: pushService.caFile },
+    files: { 'notifications.json': JSON.stringify({ pushServices: [pushService.origin], lockScreen }) },
+  });
+  await context.grantPermissions(['notifications'], { origin: host.url });
+  await context.addInitScript((sub) => {
+    let current: unknown = null;
+    const fake = {
+      endpoint: sub.endpoint,
+      options: { applicationServerKey: null, userVisibleOnly: true },
+      toJSON: () => ({ endpoint: sub.endpoint, keys: sub.keys }),
+      unsubscribe: () => Promise.resolve(true),
+    };
+    PushManager.prototype.subscribe = () => ((current = fake), Promise.resolve(fake as unknown as PushSubscription));
+    PushManager.prototype.getSubscription = () => Promise.resolve(current as PushSubscription | null);
+  }, subscription);
+  const request = await pairThroughLink(page, host);
+  await page.evaluate(() => navigator.serviceWorker.ready.then(() => true));
+
+  await page.goto(`${host.url}/#/`);
+  await page.getByRole('button', { name: 'Notifications' }).click();
+  await page.getByRole('button', { name: 'Turn on notifications' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Notifications are on' })).toBeVisible();
+  await page.locator('a.row-head').first().click();
+
+  const cdp = await context.newCDPSession(page);
+  const registrations: { registrationId: string; scopeURL: string }[] = [];
+  cdp.on('ServiceWorker.workerRegistrationUpdated', (event) => registrations.push(...event.registrations));
+  await cdp.send('ServiceWorker.enable');
+  const registration = await eventually(() => registrations.find((r) => r.scopeURL.startsWith(host!.url)));
+  const deliver = (push: PushLine) =>
+    cdp.send('ServiceWorker.deliverPushMessage', {
+      origin: new URL(host!.url).origin,
+      registrationId: registration.registrationId,
+      data: push.payload,
+    });
+  return { deviceLabel: request.label, deliver };
+}
+
+/**
+ * Starts a session from the page (its first approval is raised while the page shows it), queues a
+ * second message, and answers the first approval from the Waiting screen: the second run's
+ * approval is raised while no device shows that session. Returns the pushes of both.
+ */
+async function raiseApprovalWhileAway(page: Page) {
+  const sessionId = await createSession(page, host!, 'List the files, please');
+  await expect(page.locator('section.approval[data-status="pending"]')).toBeVisible();
+  await page.getByLabel('Message', { exact: true }).fill('And once more, please');
+  await page.getByRole('button', { name: 'Queue' }).click();
+  await expect(page.getByText('Queued: it goes to the agent when the current turn ends.')).toBeVisible();
+  const first = (await sessionEvents(host!, sessionId)).find((e) => e.type === 'approval.requested');
+  await page.goto(`${host!.url}/#/waiting`);
+  await page.locator('section.approval').getByRole('button', { name: 'Allow once' }).click();
+  const second = await eventually(async () =>
+    (await sessionEvents(host!, sessionId)).find(
+      (e) => e.type === 'approval.requested' && JSON.stringify(e) !== JSON.stringify(first),
+    ),
+  );
+  const approvalId = String((second.approval as { id: string }).id);
+  const push = await pushService!.next((p) => p.topic === approvalId);
+  return { sessionId, approvalId, firstId: String((first!.approval as { id: string }).id), push };
+}
+
+const shown = (page: Page, tag: string) =>
+  eventually(() =>
+    page.evaluate(async (t) => {
+      const registration = await navigator.serviceWorker.ready;
+      const [n] = await registration.getNotifications({ tag: t });
+      return n
+        ? {
+            title: n.title,
+            body: n.body,
+            tag: n.tag,
+            actions: (n as unknown as { actions: { action: string }[] }).actions.map((a) => a.action),
+            requireInteraction: n.requireInteraction,
+          }
+        : undefined;
+    }, tag),
+  ) as Promise<Shown>;
+
+const titled = (page: Page, tag: string, title: string) =>
+  eventually(async () => {
+    const n = await shown(page, tag);
+    return n.title === title ? n : undefined;
+  });
+
+const click = (page: Page, tag: string, action: string) =>
+  page.evaluate(
+    async ({ type, tag: t, action: a }) =>
+      (await navigator.serviceWorker.ready).active!.postMessage({ type, tag: t, action: a }),
+    { type: TEST_CLICK_MESSAGE, tag, action },
+  );
+
+test('an approval away from its session reaches the phone, is approved from the notification, and a second answer is refused', async ({
+  page,
+  context,
+}) => {
+  const { deviceLabel, deliver } = await setUp(page, context);
+  const { sessionId, approvalId, firstId, push } = await raiseApprovalWhileAway(page);
+  // The first approval was raised while the page showed its session: nothing was sent for it.
+  expect(pushService!.received.filter((p) => p.topic === firstId)).toEqual([]);
+  expect(push).toMatchObject({ ttl: 120, urgency: 'high', topic: approvalId });
+  const payload = JSON.parse(push.payload) as Record<string, unknown>;
+  expect(payload).toMatchObject({ type: 'approval', approvalId, sessionId, summary: 'ls -la', lockScreen: 'approve' });
+
+  await deliver(push);
+  const n = await shown(page, approvalId);
+  expect(n.actions).toEqual(['approve', 'deny']);
+  expect(n.title).toMatch(/^Run a command on .+\?$/);
+  expect(n.body).toContain('ls -la');
+  expect(n.requireInteraction).toBe(true);
+
+  await click(page, approvalId, 'approve');
+  await titled(page, approvalId, 'Approved');
+  const resolved = await eventually(async () =>
+    (await sessionEvents(host!, sessionId)).find(
+      (e) => e.type === 'approval.resolved' && JSON.stringify(e).includes(approvalId),
+    ),
+  );
+  expect(JSON.stringify(resolved)).toContain(deviceLabel);
+  expect(JSON.stringify(resolved)).toContain('allow-once');
+
+  // The same approval answered again (here: Deny on a copy of the notification) is refused.
+  await deliver(push);
+  await titled(page, approvalId, n.title);
+  await click(page, approvalId, 'deny');
+  await titled(page, approvalId, 'Already answered on another device');
+
+  // A plain tap opens the app on the approval's session.
+  await page.goto(`${host!.url}/#/`);
+  await deliver(push);
+  await titled(page, approvalId, n.title);
+  await click(page, approvalId, '');
+  await expect(page).toHaveURL(new RegExp(`#/h/[^/]+/s/${sessionId}$`));
+});
+
+test('an approval the lock-screen policy forbids offers only Deny and Open, and Deny answers it', async ({
+  page,
+  context,
+}) => {
+  const { deliver } = await setUp(page, context, { alsoDenyOnly: ['ls -la'] });
+  const { sessionId, approvalId, push } = await raiseApprovalWhileAway(page);
+  expect(JSON.parse(push.payload)).toMatchObject({ lockScreen: 'deny-only' });
+  await deliver(push);
+  const n = await shown(page, approvalId);
+  expect(n.actions).toEqual(['deny', 'open']);
+  // An Approve forged onto it is not answered: the app opens instead.
+  await click(page, approvalId, 'approve');
+  await expect(page).toHaveURL(new RegExp(`#/h/[^/]+/s/${sessionId}$`));
+  await deliver(push);
+  await titled(page, approvalId, n.title);
+  await click(page, approvalId, 'deny');
+  await titled(page, approvalId, 'Denied');
+  const resolved = await eventually(async () =>
+    (await sessionEvents(host!, sessionId)).find(
+      (e) => e.type === 'approval.resolved' && JSON.stringify(e).includes(approvalId),
+    ),
+  );
+  expect(JSON.stringify(resolved)).toContain('"deny"');
+});
