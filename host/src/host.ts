@@ -64,6 +64,9 @@ export interface HostOptions {
   onPairRequest?: (request: PairRequestInfo) => void;
   /** It was answered, or gave up. */
   onPairSettled?: (id: string) => void;
+  /** Model calls a run may make before it waits for a go-on (`--max-model-calls`), unless a
+   * session sets its own. */
+  maxModelCalls?: number;
 }
 
 export interface RemoteOptions extends ListenOptions {
@@ -134,6 +137,7 @@ export class Host {
           sessions,
           approvals,
           devices: this.devices,
+          log,
           disconnectDevice: (id) => gateway.hub.disconnectDevice(id),
           roots,
           models,
@@ -166,6 +170,7 @@ export class Host {
     const db = openDatabase(paths.database);
     const log = new EventLog(db, clock);
     const sessionStore = new SessionStore(db);
+    if (options.maxModelCalls !== undefined) sessionStore.activity.setHostLimit(options.maxModelCalls);
     const approvals = new ApprovalBroker(new ApprovalStore(db), log, clock, () => newId('a'));
     const mcpFailures: string[] = [];
     // Made after the MCP servers start, which may already report failures to it.

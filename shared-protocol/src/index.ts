@@ -21,6 +21,8 @@ export * from './app-headers.js';
 export * from './rpc/common.js';
 export * from './rpc/host.js';
 export * from './rpc/sessions.js';
+export * from './rpc/activity.js';
+export * from './rpc/history.js';
 export * from './rpc/approvals.js';
 export * from './rpc/devices.js';
 export * from './rpc/machines.js';

@@ -62,3 +62,7 @@ export const MAX_MESSAGE_TEXT = 256 * 1024;
 
 /** Bytes of tool output carried in one `tool.finished` event: 64 KiB (the rest is summarised). */
 export const MAX_TOOL_OUTPUT_EVENT = 64 * 1024;
+
+/** Characters of the diff carried in one `file.changed` event: 256 KiB (the rest is cut and
+ * marked), so a page of changes still fits a frame. */
+export const MAX_DIFF_EVENT = 256 * 1024;

@@ -12,6 +12,7 @@ import {
 import { devicesCommand, devicesRevokeCommand } from './commands/devices.js';
 import { doctorCommand } from './commands/doctor.js';
 import { pairAllowCommand, pairCommand, pairDenyCommand, pairRequestsCommand } from './commands/pair.js';
+import { sessionsLimitCommand } from './commands/sessions-limit.js';
 import { startCommand } from './commands/start.js';
 import { statusCommand } from './commands/status.js';
 
@@ -26,6 +27,7 @@ export const COMMANDS: Command[] = [
   sessionsInterruptCommand,
   sessionsArchiveCommand,
   sessionsAutoApproveCommand,
+  sessionsLimitCommand,
   approvalsCommand,
   approveCommand,
   pairCommand,

@@ -3,8 +3,8 @@ import type { DeviceRecord } from '../store/device-store.js';
 
 /** What a method handler may ask of the live connection a request came on. */
 export interface ConnectionPort {
-  /** Follows a session: replays after `after`, then live events. */
-  watch(sessionId: string, after: number): Result<void>;
+  /** Follows a session: replays after `after` (at most the newest `tail` events), then live events. */
+  watch(sessionId: string, after: number, tail?: number): Result<void>;
   unwatch(sessionId: string): void;
 }
 

@@ -8,6 +8,7 @@ import type { DeviceStore } from '../store/device-store.js';
 import type { EventLog } from '../store/event-log.js';
 import { replayThenFollow } from '../store/replay.js';
 import type { Handlers } from './dispatch.js';
+import { historyHandlers } from './history-handlers.js';
 import { answerApproval, publicDeviceInfo, revokeDevice } from './shared-handlers.js';
 
 /** What `tether status` says about this host itself. */
@@ -98,6 +99,7 @@ export function controlHandlers(deps: ControlDeps): Handlers<ControlMethods, Con
     'sessions.interrupt': (p) => sessions.interrupt(p.id),
     'sessions.archive': (p) => sessions.archive(p.id, p.archived ?? true),
     'sessions.autoApprove': (p) => sessions.setAutoApprove(p.id, p.enabled),
+    'sessions.configure': historyHandlers({ sessions, log })['sessions.configure'],
     'approvals.list': (p) => ok({ approvals: approvals.pending(p.sessionId) }),
     'approvals.answer': (p) => answerApproval(approvals, p, local),
     'pair.create': () => {

@@ -3,6 +3,8 @@ import { PROTOCOL_VERSION, fail, ok } from '@tether/shared-protocol';
 import type { ApprovalBroker } from '../agent/approval-broker.js';
 import type { SessionManager } from '../agent/session-manager.js';
 import type { DeviceStore } from '../store/device-store.js';
+import type { EventLog } from '../store/event-log.js';
+import { historyHandlers } from './history-handlers.js';
 import { insideRoots, listDirs } from '../remote/folder-browser.js';
 import type { Caller } from './caller.js';
 import type { Handlers } from './dispatch.js';
@@ -17,6 +19,8 @@ export interface DeviceHandlerDeps {
   sessions: SessionManager;
   approvals: ApprovalBroker;
   devices: DeviceStore;
+  /** The event log, for history pages and changes. */
+  log: EventLog;
   /** Closes a device's live connections (it was revoked); returns how many. */
   disconnectDevice: (deviceId: string) => number;
   /** Folders devices may start sessions in (`--root`). */
@@ -36,6 +40,7 @@ export interface DeviceHandlerDeps {
 export function deviceHandlers(deps: DeviceHandlerDeps): DeviceHandlers {
   const byDevice = (caller: Caller) => ({ kind: 'device' as const, id: caller.device.id, label: caller.device.label });
   return {
+    ...historyHandlers({ sessions: deps.sessions, log: deps.log }),
     'host.info': (_params, caller) =>
       ok({
         hostId: deps.hostId,
@@ -65,11 +70,11 @@ export function deviceHandlers(deps: DeviceHandlerDeps): DeviceHandlers {
       const created = await deps.sessions.create({ cwd: folder, text, ...(model !== undefined ? { model } : {}) });
       return created.ok ? ok({ session: created.value }) : created;
     },
-    'sessions.watch': ({ id, after }, caller) => {
+    'sessions.watch': ({ id, after, tail }, caller) => {
       if (!caller.connection) return fail('unsupported', 'watching needs a connection, not a one-shot call');
       const session = deps.sessions.get(id);
       if (!session) return fail('not-found', `no session ${id}`);
-      const watched = caller.connection.watch(id, after);
+      const watched = caller.connection.watch(id, after, tail);
       return watched.ok ? ok({ session }) : watched;
     },
     'sessions.unwatch': ({ id }, caller) => {

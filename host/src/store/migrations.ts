@@ -101,4 +101,21 @@ export const MIGRATIONS: readonly string[] = [
     revoked_at INTEGER
   );
   `,
+  // 2: a run at a glance (counters kept as events are appended) and each session's own
+  // model-call limit per run (NULL: the host's default).
+  `
+  CREATE TABLE session_activity (
+    session_id TEXT PRIMARY KEY REFERENCES sessions (id),
+    run_started_at INTEGER,
+    run_ended_at INTEGER,
+    model_calls INTEGER NOT NULL DEFAULT 0,
+    max_model_calls INTEGER,
+    tool_calls INTEGER NOT NULL DEFAULT 0,
+    input_tokens INTEGER NOT NULL DEFAULT 0,
+    output_tokens INTEGER NOT NULL DEFAULT 0,
+    cost_usd REAL,
+    now TEXT NOT NULL DEFAULT '',
+    paused INTEGER NOT NULL DEFAULT 0
+  ) WITHOUT ROWID;
+  `,
 ];

@@ -33,6 +33,16 @@ export interface ToolOutcome {
    * about it, and would only try again.
    */
   unreachable?: true;
+  /** A file the tool wrote: logged as `file.changed` for the session's Changes view. */
+  change?: FileChange;
+}
+
+/** What a write did to a file: its path, whether it is new, and the text before and after. */
+export interface FileChange {
+  path: string;
+  created: boolean;
+  before: string;
+  after: string;
 }
 
 /** The outcome of a tool whose execution context answered with an error. */

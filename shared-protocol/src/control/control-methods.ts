@@ -9,6 +9,7 @@ import {
 import { Count, Empty, Id, Name, Path, Seq, Timestamp } from '../rpc/common.js';
 import { DeviceInfoSchema, ListDevicesResult, RevokeDeviceParams } from '../rpc/devices.js';
 import { ScopeSchema } from '../scopes.js';
+import { ConfigureSessionParams } from '../rpc/history.js';
 import {
   ArchiveParams,
   ListSessionsParams,
@@ -110,6 +111,7 @@ export const CONTROL_METHODS = {
   'sessions.interrupt': control(SessionIdParams, Empty),
   'sessions.archive': control(ArchiveParams, Empty),
   'sessions.autoApprove': control(AutoApproveParams, Empty),
+  'sessions.configure': control(ConfigureSessionParams, SessionResult),
   'approvals.list': control(ListApprovalsParams, ListApprovalsResult),
   'approvals.answer': control(AnswerApprovalParams, AnswerApprovalResult),
   /** Mints a new pairing link (the old one stops working). */

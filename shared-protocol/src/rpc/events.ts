@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { MAX_TOOL_OUTPUT_EVENT } from '../limits.js';
+import { MAX_DIFF_EVENT, MAX_TOOL_OUTPUT_EVENT } from '../limits.js';
 import { ApprovalSchema } from './approvals.js';
 import { Count, Id, Name, Seq, Timestamp } from './common.js';
 import { MachineInfoSchema } from './machines.js';
@@ -60,6 +60,18 @@ export const SESSION_EVENT_SCHEMAS = {
     level: v.picklist(['info', 'warning', 'error']),
     text: v.pipe(v.string(), v.maxLength(4000)),
   }),
+  /** A file the session wrote or edited, with the diff of what changed (for the Changes view). */
+  'file.changed': v.object({
+    ...sessionBase,
+    type: v.literal('file.changed'),
+    toolCallId: Id,
+    path: v.pipe(v.string(), v.maxLength(4096)),
+    /** `created`, or `modified`. */
+    change: v.picklist(['created', 'modified']),
+    /** A unified diff, cut at MAX_DIFF_EVENT (then `truncated`). */
+    diff: v.pipe(v.string(), v.maxLength(MAX_DIFF_EVENT)),
+    truncated: v.boolean(),
+  }),
 } as const;
 
 export const HOST_EVENT_SCHEMAS = {
@@ -73,6 +85,8 @@ export const HOST_EVENT_SCHEMAS = {
     data: v.pipe(v.string(), v.maxLength(256 * 1024)),
   }),
   'terminal.exit': v.object({ type: v.literal('terminal.exit'), terminalId: Id, code: v.nullable(v.number()) }),
+  /** On a watch with `tail`: the events in (after, to] are not replayed; the device pages them in. */
+  'watch.skipped': v.object({ type: v.literal('watch.skipped'), sessionId: Id, after: Seq, to: Seq }),
 } as const;
 
 export type SessionEventType = keyof typeof SESSION_EVENT_SCHEMAS;

@@ -3,6 +3,7 @@ import type { Scope } from '../scopes.js';
 import { AnswerApprovalParams, AnswerApprovalResult, ListApprovalsParams, ListApprovalsResult } from './approvals.js';
 import { Empty } from './common.js';
 import { ListDevicesResult, RevokeDeviceParams } from './devices.js';
+import { ChangesParams, ChangesResult, ConfigureSessionParams, HistoryParams, HistoryResult } from './history.js';
 import { HostInfoResult, ListDirsParams, ListDirsResult } from './host.js';
 import { ListMachinesResult, MachineListDirsParams } from './machines.js';
 import { PushSubscribeParams, PushUnsubscribeParams } from './push.js';
@@ -61,6 +62,9 @@ export const METHODS = {
   'sessions.send': method('chat', SendParams, SendResult, false),
   'sessions.interrupt': method('chat', SessionIdParams, Empty, true),
   'sessions.archive': method('chat', ArchiveParams, Empty, true),
+  'sessions.history': method('watch', HistoryParams, HistoryResult, true),
+  'sessions.changes': method('watch', ChangesParams, ChangesResult, true),
+  'sessions.configure': method('chat', ConfigureSessionParams, SessionResult, true),
 
   'approvals.list': method('watch', ListApprovalsParams, ListApprovalsResult, true),
   'approvals.answer': method('approve', AnswerApprovalParams, AnswerApprovalResult, true),

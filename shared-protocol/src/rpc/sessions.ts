@@ -1,5 +1,7 @@
 import * as v from 'valibot';
 import { MAX_MESSAGE_TEXT } from '../limits.js';
+import { MAX_WATCH_TAIL } from './history.js';
+import { SessionActivitySchema } from './activity.js';
 import { Count, Id, Name, Path, Seq, Timestamp } from './common.js';
 
 /** `sessions.*`: list, create, follow and steer agent sessions. */
@@ -40,6 +42,8 @@ export const SessionSummarySchema = v.object({
   queued: Count,
   /** The last line of the transcript, for lists. */
   lastLine: v.pipe(v.string(), v.maxLength(400)),
+  /** The current (or last) run at a glance; absent from hosts that do not keep it. */
+  activity: v.optional(SessionActivitySchema),
 });
 
 export type SessionSummary = v.InferOutput<typeof SessionSummarySchema>;
@@ -62,6 +66,11 @@ export const WatchSessionParams = v.object({
   id: Id,
   /** The last sequence number the device holds; events after it are replayed, then live ones follow. */
   after: Seq,
+  /**
+   * At most this many of the newest events are replayed: when more came after `after`, a
+   * `watch.skipped` event names the ones left out (the device reads them later as history pages).
+   */
+  tail: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_WATCH_TAIL))),
 });
 export const WatchSessionResult = v.object({ session: SessionSummarySchema });
 

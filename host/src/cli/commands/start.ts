@@ -1,4 +1,5 @@
-import { formatConfirmationCode, visibleText } from '@tether/shared-protocol';
+import { DEFAULT_MAX_MODEL_CALLS, formatConfirmationCode, visibleText } from '@tether/shared-protocol';
+
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { resolveDataDir } from '../../config/data-dir.js';
@@ -12,6 +13,7 @@ import type { Command, CommandContext } from '../command.js';
 import { Exit } from '../command.js';
 import { DATA_DIR_OPTION, JSON_OPTION, jsonForTerminal } from '../common.js';
 import { PairPrompt } from '../pair-prompt.js';
+import { parseModelCallLimit } from './sessions-limit.js';
 import { terminalQr } from '../terminal-qr.js';
 
 export const startCommand: Command = {
@@ -66,6 +68,12 @@ export const startCommand: Command = {
       value: 'DIR',
       description: 'serve the app from DIR instead of the built pwa/dist',
     },
+    {
+      name: 'max-model-calls',
+      type: 'string',
+      value: 'N',
+      description: `model calls a run may make before it waits for "go on" (default ${DEFAULT_MAX_MODEL_CALLS}; sessions may set their own)`,
+    },
     JSON_OPTION,
   ],
   arity: [0, 0],
@@ -80,6 +88,12 @@ async function runStart(context: CommandContext): Promise<number> {
   const port = Number(portText);
   if (!/^\d+$/.test(portText) || port > 65535) {
     stderr.write(`tether start: --port takes a number from 0 to 65535\n`);
+    return Exit.Usage;
+  }
+  const limitText = stringOption(args, 'max-model-calls');
+  const maxModelCalls = limitText === undefined ? undefined : parseModelCallLimit(limitText);
+  if (maxModelCalls === null) {
+    stderr.write('tether start: --max-model-calls takes a whole number from 1 to 100000\n');
     return Exit.Usage;
   }
   const model = stringOption(args, 'model');
@@ -114,6 +128,7 @@ async function runStart(context: CommandContext): Promise<number> {
     ...(model !== undefined ? { model } : {}),
     ...(mcpConfig !== undefined ? { mcpConfig } : {}),
     ...(demoDelay !== undefined && Number.isFinite(demoDelay) ? { demoDelayMs: demoDelay } : {}),
+    ...(maxModelCalls !== undefined ? { maxModelCalls } : {}),
     remote: {
       bind: stringOption(args, 'bind') ?? 'auto',
       port,
