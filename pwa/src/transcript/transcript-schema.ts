@@ -10,11 +10,14 @@ import type { TranscriptState } from './transcript.js';
 
 const Text = v.pipe(v.string(), v.maxLength(2 * 1024 * 1024));
 const Seq = v.pipe(v.number(), v.integer(), v.minValue(0));
+/** Caches written before items carried their sequence number read as 0 (before everything). */
+const ItemSeq = v.optional(Seq, 0);
 
 const ItemSchema = v.variant('kind', [
   v.object({
     kind: v.literal('message'),
     id: v.string(),
+    seq: ItemSeq,
     role: v.picklist(['user', 'assistant']),
     text: Text,
     streaming: v.boolean(),
@@ -22,6 +25,7 @@ const ItemSchema = v.variant('kind', [
   v.object({
     kind: v.literal('tool'),
     id: v.string(),
+    seq: ItemSeq,
     tool: v.string(),
     title: v.string(),
     input: Text,
@@ -30,11 +34,19 @@ const ItemSchema = v.variant('kind', [
     truncated: v.boolean(),
     exitCode: v.nullable(v.number()),
   }),
-  v.object({ kind: v.literal('approval'), id: v.string(), approval: ApprovalSchema }),
-  v.object({ kind: v.literal('notice'), id: v.string(), level: v.picklist(['info', 'warning', 'error']), text: Text }),
+  v.object({ kind: v.literal('approval'), id: v.string(), seq: ItemSeq, approval: ApprovalSchema }),
+  v.object({ kind: v.literal('gap'), id: v.string(), seq: ItemSeq, after: Seq, to: Seq }),
+  v.object({
+    kind: v.literal('notice'),
+    id: v.string(),
+    seq: ItemSeq,
+    level: v.picklist(['info', 'warning', 'error']),
+    text: Text,
+  }),
   v.object({
     kind: v.literal('run'),
     id: v.string(),
+    seq: ItemSeq,
     status: v.picklist(['done', 'interrupted', 'error']),
     error: v.string(),
   }),
