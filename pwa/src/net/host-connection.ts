@@ -213,6 +213,7 @@ export class HostConnection {
 
   private received(event: TetherEvent): void {
     this.seen(false);
+    if (event.type === 'watch.skipped') return this.feeds.get(event.sessionId)?.skipped(event.after, event.to);
     if (!isSessionEvent(event)) return this.hostEvent(event);
     if (event.type === 'session.updated') {
       const before = this.sessions.get().list.find((s) => s.id === event.session.id);
