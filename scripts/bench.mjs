@@ -5,6 +5,7 @@ const BENCHES = {
   protocol: 'shared-protocol/bench/protocol.ts',
   'app-size': 'pwa/bench/bundle-size.ts',
   'app-render': 'e2e/bench/first-render.ts',
+  'long-run': 'e2e/bench/long-run.ts',
   host: 'host/bench/host.ts',
   remote: 'host/bench/remote.ts',
   relay: 'relay/bench/relay.ts',

@@ -27,6 +27,8 @@ export interface AppHostOptions {
   bind?: string;
   /** `--model SPEC` (default: the demo model). */
   model?: string;
+  /** More `tether start` arguments (e.g. `--max-model-calls 500`). */
+  args?: string[];
 }
 
 export async function startAppHost(options: AppHostOptions = {}): Promise<AppHost> {
@@ -34,7 +36,7 @@ export async function startAppHost(options: AppHostOptions = {}): Promise<AppHos
   const model = options.model !== undefined ? ['--model', options.model] : [];
   const process = await startHost(
     dataDir,
-    ['--bind', options.bind ?? '127.0.0.1', '--port', '0', '--root', dataDir, ...model],
+    ['--bind', options.bind ?? '127.0.0.1', '--port', '0', '--root', dataDir, ...model, ...(options.args ?? [])],
     {
       TETHER_DEMO_DELAY_MS: String(options.demoDelayMs ?? 10),
     },

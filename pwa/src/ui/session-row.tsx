@@ -1,5 +1,6 @@
 import type { SessionSummary } from '@tether/shared-protocol';
 import { relativeTime } from './relative-time.js';
+import { nowLine } from './run-glance.js';
 import { formatRoute } from './route.js';
 import { SESSION_STATUS_TEXT } from './session-status.js';
 
@@ -15,6 +16,8 @@ export function SessionRow({
   current: boolean;
   now: number;
 }) {
+  const line = nowLine(session);
+  const paused = session.activity?.paused === true && session.status !== 'running' && session.status !== 'waiting';
   return (
     <li>
       <a
@@ -30,12 +33,19 @@ export function SessionRow({
               {session.pendingApprovals}
             </span>
           )}
-          <span class={`chip ${session.status}`}>{SESSION_STATUS_TEXT[session.status]}</span>
+          {paused ? (
+            <span class="chip waiting" data-paused="true">
+              waiting for you
+            </span>
+          ) : (
+            <span class={`chip ${session.status}`}>{SESSION_STATUS_TEXT[session.status]}</span>
+          )}
         </span>
         <span class="row-meta" title={session.cwd}>
           {session.place === 'local' ? 'this computer' : session.place} · {session.cwd} ·{' '}
           {relativeTime(session.updatedAt, now)}
         </span>
+        {line && <span class="row-now">{line}</span>}
         {session.lastLine && <span class="row-line">{session.lastLine}</span>}
       </a>
     </li>
