@@ -1,13 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import type { TranscriptItem } from '../transcript/transcript.js';
-import { ESTIMATED_ITEM_PX, MAX_WINDOW_ITEMS, findMatches, visibleRange } from './transcript-window.js';
+import {
+  ALWAYS_DRAW_ITEMS,
+  ESTIMATED_ITEM_PX,
+  MAX_WINDOW_ITEMS,
+  findMatches,
+  visibleRange,
+} from './transcript-window.js';
 
 const notes = (n: number): TranscriptItem[] =>
   Array.from({ length: n }, (_, i) => ({ kind: 'notice', id: `n${i}`, seq: i + 1, level: 'info', text: `note ${i}` }));
 
 describe('the transcript window', () => {
   it('draws a bounded number of items whatever the length, and spacers for the rest', () => {
-    for (const n of [10, 1000, 20_000]) {
+    for (const n of [ALWAYS_DRAW_ITEMS + 1, 1000, 20_000]) {
       const items = notes(n);
       const pinned = visibleRange(items, new Map(), 0, 800, true);
       expect(pinned.end).toBe(n);
@@ -17,8 +23,13 @@ describe('the transcript window', () => {
       );
       const top = visibleRange(items, new Map(), 0, 800, false);
       expect(top.start).toBe(0);
-      expect(top.end).toBe(Math.min(n, 10));
+      expect(top.end).toBe(10);
     }
+  });
+
+  it('draws a short transcript whole', () => {
+    const range = visibleRange(notes(ALWAYS_DRAW_ITEMS), new Map(), 0, 100, false);
+    expect([range.start, range.end, range.before, range.after]).toEqual([0, ALWAYS_DRAW_ITEMS, 0, 0]);
   });
 
   it('uses measured heights for where the viewport falls', () => {

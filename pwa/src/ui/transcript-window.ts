@@ -9,6 +9,11 @@ export const PINNED_DRAW_PX = 1600;
  * is tiny or heights are wrong.
  */
 export const MAX_WINDOW_ITEMS = 150;
+/**
+ * A transcript this short is drawn whole: cheap, and its heights never need estimating. Windowing
+ * starts past it.
+ */
+export const ALWAYS_DRAW_ITEMS = 60;
 
 export interface WindowRange {
   /** Items [start, end) are drawn. */
@@ -34,6 +39,7 @@ export function visibleRange(
   const estimate = averageHeight(heights);
   const h = (i: number) => heights.get(items[i]!.id) ?? estimate;
   const n = items.length;
+  if (n <= ALWAYS_DRAW_ITEMS) return { start: 0, end: n, before: 0, after: 0, estimate };
   let start: number;
   let end: number;
   if (pinned) {
