@@ -25,9 +25,12 @@ test.afterEach(async () => {
 const MAX_DOM_ELEMENTS = 2500;
 const STEPS = 300;
 
-async function startLongRun(steps: number, writes = 0): Promise<AppHost> {
+async function startLongRun(steps: number, writes = 0, maxModelCalls = 1000): Promise<AppHost> {
   model = await startLongRunModel(steps, writes);
-  host = await startAppHost({ model: `openai-compatible:fake@${model.url}`, args: ['--max-model-calls', '1000'] });
+  host = await startAppHost({
+    model: `openai-compatible:fake@${model.url}`,
+    args: ['--max-model-calls', String(maxModelCalls)],
+  });
   return host;
 }
 
@@ -142,5 +145,25 @@ test.describe('changes', () => {
     ]);
     await expect(files.first().locator('.diff-add')).toContainText(['+step 2']);
     await expect(files.first()).toHaveAttribute('data-change', 'created');
+  });
+});
+
+test.describe('the model-call limit', () => {
+  test.use(device('iPad Pro 11'));
+
+  test('a run stopped at its limit shows "waiting for you", and Go on finishes it', async ({ page }) => {
+    test.setTimeout(120_000);
+    const h = await startLongRun(5, 0, 3);
+    await pairThroughLink(page, h);
+    const sessionId = await createSession(page, h, 'Start the long run');
+    const glance = page.getByRole('region', { name: 'Run at a glance' });
+    await expect(glance).toHaveAttribute('data-paused', 'true');
+    await expect(glance).toContainText('3 / 3');
+    await expect(page.locator(`[data-session-id="${sessionId}"] [data-paused="true"]`)).toHaveText('waiting for you');
+    await page.getByRole('button', { name: 'Go on' }).click();
+    const transcript = page.getByRole('log', { name: 'Transcript' });
+    await expect(transcript.getByText('THE END')).toBeVisible();
+    await expect(glance).toHaveAttribute('data-paused', 'false');
+    await expect(page.locator(`[data-session-id="${sessionId}"] [data-paused]`)).toHaveCount(0);
   });
 });
