@@ -96,10 +96,7 @@ async function measureSize(events: number): Promise<void> {
     // The list, not the log: a log of thousands of events is too big to poll.
     const lastSeq = await eventually(
       async () => {
-        const list = await tetherJson<{ id: string; status: string; lastSeq: number }[]>(host.dataDir, [
-          'sessions',
-          'list',
-        ]);
+        const list = await tetherJson<{ id: string; status: string; lastSeq: number }[]>(host.dataDir, ['sessions']);
         const s = list.find((x) => x.id === sessionId);
         return s && s.status === 'idle' && s.lastSeq > steps ? s.lastSeq : undefined;
       },

@@ -65,6 +65,31 @@ async function expectWhole(page: Page, events: Record<string, unknown>[]): Promi
 
 const domSize = (page: Page) => page.evaluate(() => document.getElementsByTagName('*').length);
 
+/** What IndexedDB holds for the session: its items and first item kind, and its recorded size. */
+const cached = (page: Page) =>
+  page.evaluate(
+    () =>
+      new Promise<{ items: number; first: string; bytes: number }>((resolve, reject) => {
+        const open = indexedDB.open('tether');
+        open.onerror = () => reject(new Error('no database'));
+        open.onsuccess = () => {
+          const tx = open.result.transaction(['transcripts', 'transcriptSizes']);
+          const rows = tx.objectStore('transcripts').getAll();
+          const sizes = tx.objectStore('transcriptSizes').getAll();
+          tx.oncomplete = () => {
+            const row = (rows.result as { state: { items: { kind: string }[] } }[])[0];
+            const size = (sizes.result as { bytes: number }[])[0];
+            open.result.close();
+            resolve({
+              items: row?.state.items.length ?? 0,
+              first: row?.state.items[0]?.kind ?? '',
+              bytes: size?.bytes ?? 0,
+            });
+          };
+        };
+      }),
+  );
+
 for (const name of ['iPad Pro 11', 'iPhone 15'] as const) {
   test.describe(name, () => {
     test.use(device(name));
@@ -82,6 +107,12 @@ for (const name of ['iPad Pro 11', 'iPhone 15'] as const) {
       await expect(transcript.getByText('THE END')).toBeVisible({ timeout: 30_000 });
       await expectWhole(page, events);
       expect(await domSize(page)).toBeLessThan(MAX_DOM_ELEMENTS);
+      // The cache holds the newest items only, the rest as one gap, with its size kept for eviction.
+      await expect(transcript).toHaveAttribute('data-saved-seq', String(events.length));
+      const stored = await cached(page);
+      expect(stored.items).toBeLessThanOrEqual(401);
+      expect(stored.first).toBe('gap');
+      expect(stored.bytes).toBeGreaterThan(1000);
       await scrollToStart(page);
       expect(await domSize(page)).toBeLessThan(MAX_DOM_ELEMENTS);
       await expectWhole(page, events);
