@@ -191,6 +191,11 @@ test.describe('the model-call limit', () => {
     await expect(glance).toHaveAttribute('data-paused', 'true');
     await expect(glance).toContainText('3 / 3');
     await expect(page.locator(`[data-session-id="${sessionId}"] [data-paused="true"]`)).toHaveText('waiting for you');
+    // The session's own limit, set from the app.
+    await glance.getByText(/Model calls per run: 3 \(the computer's\)/).click();
+    await glance.getByLabel('Limit').fill('10');
+    await glance.getByRole('button', { name: 'Set' }).click();
+    await expect(glance.getByText('Model calls per run: 10 (this session)')).toBeVisible();
     await page.getByRole('button', { name: 'Go on' }).click();
     const transcript = page.getByRole('log', { name: 'Transcript' });
     await expect(transcript.getByText('THE END')).toBeVisible();

@@ -1,4 +1,5 @@
-import type { SessionSummary } from '@tether/shared-protocol';
+import type { Result, SessionSummary } from '@tether/shared-protocol';
+import { MAX_MODEL_CALLS_LIMIT } from '@tether/shared-protocol';
 import { useState } from 'preact/hooks';
 import { useNow } from './use-now.js';
 
@@ -33,9 +34,12 @@ export function nowLine(session: SessionSummary): string {
 export function RunGlance({
   session,
   onGoOn,
+  onSetLimit,
 }: {
   session: SessionSummary;
   onGoOn: (() => Promise<unknown>) | undefined;
+  /** Sets the session's own model-call limit (null: back to the computer's). */
+  onSetLimit?: ((limit: number | null) => Promise<Result<unknown>>) | undefined;
 }) {
   const activity = session.activity;
   const running = session.status === 'running' || session.status === 'waiting';
@@ -82,6 +86,7 @@ export function RunGlance({
         )}
       </dl>
       {activity.now && running && <p class="run-now">{activity.now}</p>}
+      {onSetLimit && <LimitForm limit={activity.maxModelCalls} own={activity.ownLimit} onSet={onSetLimit} />}
       {activity.paused && !running && (
         <p class="run-paused" role="status">
           Stopped after {activity.modelCalls} model calls (the limit for one run). It waits for you.{' '}
@@ -101,5 +106,62 @@ export function RunGlance({
         </p>
       )}
     </section>
+  );
+}
+
+/** The session's own model-call limit per run: a number, or back to the computer's default. */
+function LimitForm({
+  limit,
+  own,
+  onSet,
+}: {
+  limit: number;
+  own: boolean;
+  onSet: (limit: number | null) => Promise<Result<unknown>>;
+}) {
+  const [value, setValue] = useState(String(limit));
+  const [error, setError] = useState('');
+  const submit = async (next: number | null) => {
+    const result = await onSet(next);
+    setError(result.ok ? '' : result.error.message);
+  };
+  return (
+    <details class="run-limit">
+      <summary>Model calls per run: {own ? `${limit} (this session)` : `${limit} (the computer's)`}</summary>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          const n = Number(value);
+          if (!Number.isInteger(n) || n < 1 || n > MAX_MODEL_CALLS_LIMIT) {
+            setError(`A whole number from 1 to ${MAX_MODEL_CALLS_LIMIT}`);
+            return;
+          }
+          void submit(n);
+        }}
+      >
+        <label>
+          Limit{' '}
+          <input
+            type="number"
+            min={1}
+            max={MAX_MODEL_CALLS_LIMIT}
+            value={value}
+            onInput={(event) => setValue(event.currentTarget.value)}
+          />
+        </label>{' '}
+        <button type="submit">Set</button>{' '}
+        {own && (
+          <button type="button" onClick={() => void submit(null)}>
+            Use the computer's
+          </button>
+        )}
+        {error && (
+          <span class="error-text" role="alert">
+            {' '}
+            {error}
+          </span>
+        )}
+      </form>
+    </details>
   );
 }
