@@ -29,10 +29,11 @@ export const NO_FEED: FeedView = {
 };
 
 /**
- * Events a watch replays at most when the feed (re)opens: the newest screenful many times over.
- * Coming back after hours, the rest is skipped and read as history pages when scrolled to.
+ * Events a watch replays at most when the feed (re)opens: a few screenfuls (a tool call is about
+ * five events). Coming back after hours, the rest is skipped and read as history pages when
+ * scrolled to; replaying more only delays the newest event on a slow phone.
  */
-export const WATCH_TAIL = 300;
+export const WATCH_TAIL = 120;
 /** Events in one history page read to fill a gap. */
 export const HISTORY_PAGE = 300;
 /**
