@@ -128,6 +128,11 @@ export function SessionScreen({ hostId, sessionId, back }: { hostId: string; ses
           onGoOn={
             canChat ? () => connection.client.call('sessions.send', { id: sessionId, text: 'Go on.' }) : undefined
           }
+          onSetLimit={
+            canChat
+              ? (limit) => connection.client.call('sessions.configure', { id: sessionId, maxModelCalls: limit })
+              : undefined
+          }
         />
       )}
       <div class={`session-body${changesOpen && sideBySide ? ' side-by-side' : ''}`}>
