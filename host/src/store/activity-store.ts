@@ -74,11 +74,11 @@ export class ActivityStore {
       runEndedAt: row?.run_ended_at ?? null,
       modelCalls: row?.model_calls ?? 0,
       maxModelCalls: row?.max_model_calls ?? this.defaultMaxModelCalls,
-      ownLimit: row?.max_model_calls != null,
+      ownLimit: (row?.max_model_calls ?? null) !== null,
       toolCalls: row?.tool_calls ?? 0,
       inputTokens: row?.input_tokens ?? 0,
       outputTokens: row?.output_tokens ?? 0,
-      ...(row?.cost_usd != null ? { costUsd: row.cost_usd } : {}),
+      ...(row && row.cost_usd !== null ? { costUsd: row.cost_usd } : {}),
       now: row?.now ?? '',
       paused: (row?.paused ?? 0) !== 0,
     };
