@@ -42,3 +42,4 @@ export * from './relay/relay-ticket.js';
 export * from './relay/host-auth.js';
 export * from './relay/relay-close-codes.js';
 export * from './relay/relay-urls.js';
+export * from './machine/index.js';
