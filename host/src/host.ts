@@ -37,6 +37,7 @@ import type { Reach } from './rpc/control-handlers.js';
 import { deviceHandlers } from './rpc/device-handlers.js';
 import { createDispatch } from './rpc/dispatch.js';
 import { DeviceStore } from './store/device-store.js';
+import { HostMachines } from './machines/host-machines.js';
 
 export interface HostOptions {
   dataDir: string;
@@ -64,6 +65,8 @@ export interface HostOptions {
   onPairRequest?: (request: PairRequestInfo) => void;
   /** It was answered, or gave up. */
   onPairSettled?: (id: string) => void;
+  /** Milliseconds a session's call waits for an offline machine before its run stops (default 15 min). */
+  machineWaitMs?: number;
 }
 
 export interface RemoteOptions extends ListenOptions {
@@ -109,6 +112,7 @@ export class Host {
     readonly clock: Clock,
     options: HostOptions,
     models: readonly string[],
+    readonly machines: HostMachines,
   ) {
     this.startedAt = clock.now();
     this.devices = new DeviceStore(db);
@@ -137,11 +141,13 @@ export class Host {
           disconnectDevice: (id) => gateway.hub.disconnectDevice(id),
           roots,
           models,
-          features: () => [],
+          features: () => ['machines'],
           clock,
+          machines: machines.registry,
         }),
     });
     this.unsubscribe = log.subscribe('devices', (event) => this.gateway.publish(event));
+    machines.publish = (event) => this.gateway.publish(event);
   }
 
   static async start(options: HostOptions): Promise<Result<Host>> {
@@ -201,6 +207,15 @@ export class Host {
       return ok({ provider: made.value, model: parsed.value.model });
     };
     const local = new LocalContext();
+    // Machine status goes to the devices once the gateway exists (the constructor wires it).
+    const machines = new HostMachines({
+      db,
+      identity: identity.identity,
+      clock,
+      ...(options.machineWaitMs !== undefined ? { waitMs: options.machineWaitMs } : {}),
+      publish: (event) => machines.publish?.(event),
+      sessionsOn: (name) => late.sessions?.list(true).filter((s) => s.place === name).length ?? 0,
+    });
     const sessions = new SessionManager({
       sessions: sessionStore,
       log,
@@ -212,7 +227,7 @@ export class Host {
           tools: () => [...BUILTIN_TOOLS, ...mcp.tools().map(mcpAgentTool)],
         }),
       },
-      contexts: (place) => (place === 'local' ? local : undefined),
+      contexts: (place, run) => (place === 'local' ? local : machines.registry.context(place, run)),
       clock,
       newId,
       defaultModel,
@@ -234,6 +249,7 @@ export class Host {
       clock,
       options,
       offeredModels(parsedDefault.value, options.env),
+      machines,
     );
     const control = await ControlServer.listen(
       paths.controlSocket,
@@ -282,6 +298,8 @@ export class Host {
     this.stopRenewals?.();
     this.unsubscribe();
     this.gateway.close();
+    // Calls waiting for an offline machine fail now, so no run holds the shutdown.
+    this.machines.close();
     await this.listener?.close();
     await this.sessions.shutdown();
     await this.control?.close();
@@ -307,6 +325,7 @@ export class Host {
       reach: () => this.reach(),
       pairLink: () => this.pairLink(),
       clock: this.clock,
+      machines: this.machines.handlerDeps(),
     });
   }
 
@@ -324,6 +343,7 @@ export class Host {
       port: remote.port,
       ...(listen.tls ? { tls: listen.tls } : {}),
       gateway: this.gateway,
+      machines: this.machines.linkServer(this.gateway.stats),
       clock: this.clock,
       app: loadAppFiles(remote.appDir ?? DEFAULT_APP_DIR),
       ...(remote.extraOrigins ? { extraOrigins: remote.extraOrigins } : {}),

@@ -34,6 +34,7 @@ export * from './client/device-channel.js';
 export * from './client/device-client.js';
 export * from './server/host-channel.js';
 export * from './control/control-methods.js';
+export * from './control/machine-control.js';
 export * from './text/visible-text.js';
 export * from './text/prefix-rule.js';
 export * from './relay/relay-limits.js';

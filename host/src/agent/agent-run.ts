@@ -39,6 +39,8 @@ export async function runAgent(
           const ran = await runToolCall(host, toolCall, signal);
           // The place is gone (an offline machine): the model can do nothing about that.
           if ('unreachable' in ran) {
+            // Interrupted while it waited for the machine: nothing was sent, the run was stopped.
+            if (signal.aborted) return { status: 'interrupted', usage };
             return { status: 'error', error: unreachableNotice(host.context.place, ran.unreachable), usage };
           }
           results.push(ran);

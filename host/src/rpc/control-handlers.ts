@@ -8,6 +8,8 @@ import type { DeviceStore } from '../store/device-store.js';
 import type { EventLog } from '../store/event-log.js';
 import { replayThenFollow } from '../store/replay.js';
 import type { Handlers } from './dispatch.js';
+import type { MachineDeps } from './machine-handlers.js';
+import { machineControlHandlers, placeFolder } from './machine-handlers.js';
 import { answerApproval, publicDeviceInfo, revokeDevice } from './shared-handlers.js';
 
 /** What `tether status` says about this host itself. */
@@ -40,6 +42,8 @@ export interface ControlDeps {
   /** A fresh pairing link for where phones can reach this host, or why there is none. */
   pairLink: () => Result<{ link: string; expiresAt: number }>;
   clock: Pick<Clock, 'now'>;
+  /** Machines and their tokens. */
+  machines: MachineDeps;
 }
 
 /** Every control-socket method: the person at the computer, through `tether …`. */
@@ -65,10 +69,13 @@ export function controlHandlers(deps: ControlDeps): Handlers<ControlMethods, Con
     },
     'sessions.list': (p) => ok({ sessions: sessions.list(p.includeArchived ?? false) }),
     'sessions.create': async (p) => {
+      const placed = placeFolder(deps.machines.registry, p.machine, p.cwd);
+      if (!placed.ok) return placed;
       const created = await sessions.create({
-        cwd: p.cwd,
+        cwd: placed.value?.cwd ?? p.cwd,
         text: p.text,
         ...(p.model !== undefined ? { model: p.model } : {}),
+        ...(placed.value ? { place: placed.value.place } : {}),
       });
       return created.ok ? ok({ session: created.value }) : created;
     },
@@ -115,5 +122,6 @@ export function controlHandlers(deps: ControlDeps): Handlers<ControlMethods, Con
       const revoked = revokeDevice(deps.devices, p.id, deps.clock.now());
       return revoked.ok ? ok({ closedConnections: gateway.hub.disconnectDevice(p.id) }) : revoked;
     },
+    ...machineControlHandlers(deps.machines),
   };
 }

@@ -6,6 +6,8 @@ import type { DeviceStore } from '../store/device-store.js';
 import { insideRoots, listDirs } from '../remote/folder-browser.js';
 import type { Caller } from './caller.js';
 import type { Handlers } from './dispatch.js';
+import type { MachineRegistry } from '../machines/machine-registry.js';
+import { machineDeviceHandlers, placeFolder } from './machine-handlers.js';
 import { answerApproval, publicDeviceInfo, revokeDevice } from './shared-handlers.js';
 
 export type DeviceHandlers = Partial<Handlers<Methods, Caller>>;
@@ -26,6 +28,8 @@ export interface DeviceHandlerDeps {
   /** Method families this host offers beyond the base set. */
   features: () => readonly string[];
   clock: Clock;
+  /** Machines that lend themselves to this host, when it serves them. */
+  machines?: MachineRegistry;
 }
 
 /**
@@ -53,12 +57,22 @@ export function deviceHandlers(deps: DeviceHandlerDeps): DeviceHandlers {
 
     'sessions.list': (params) => ok({ sessions: deps.sessions.list(params.includeArchived ?? false) }),
     'sessions.create': async ({ cwd, text, model, place }) => {
-      if (place !== undefined && place !== 'local') return fail('not-found', `no machine named ${place}`);
       if (model !== undefined && !deps.models.includes(model)) {
         return fail(
           'invalid-params',
           `model ${model} is not offered by this host; choose one of ${deps.models.join(', ')}`,
         );
+      }
+      const placed = placeFolder(deps.machines, place, cwd);
+      if (!placed.ok) return placed;
+      if (placed.value) {
+        // A folder on a machine: its roots, not this host's, say where a session may go.
+        const created = await deps.sessions.create({
+          ...placed.value,
+          text,
+          ...(model !== undefined ? { model } : {}),
+        });
+        return created.ok ? ok({ session: created.value }) : created;
       }
       const folder = await insideRoots(deps.roots, cwd);
       if (!folder) return fail('forbidden', `${cwd} is not under a folder this host shares with devices`);
@@ -82,6 +96,8 @@ export function deviceHandlers(deps: DeviceHandlerDeps): DeviceHandlers {
 
     'approvals.list': ({ sessionId }) => ok({ approvals: deps.approvals.pending(sessionId) }),
     'approvals.answer': (params, caller) => answerApproval(deps.approvals, params, byDevice(caller)),
+
+    ...(deps.machines ? machineDeviceHandlers(deps.machines) : {}),
 
     'devices.list': () => ok({ devices: deps.devices.list().map(publicDeviceInfo) }),
     'devices.revoke': ({ id }, caller) => {

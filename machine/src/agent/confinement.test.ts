@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LinkPeer } from '@tether/shared-protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { code, linkTo } from './link-harness.test-support.js';
+import { code, linkTo } from './testing/link-harness.js';
 import { MachineExecutor } from './machine-executor.js';
 import { privatePaths } from './private-folders.js';
 import { checkSharedRoots } from './shared-roots.js';

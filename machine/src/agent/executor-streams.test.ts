@@ -10,7 +10,7 @@ import {
   toBase64Url,
 } from '@tether/shared-protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { code, linkTo } from './link-harness.test-support.js';
+import { code, linkTo } from './testing/link-harness.js';
 import { MachineExecutor } from './machine-executor.js';
 
 let base: string;

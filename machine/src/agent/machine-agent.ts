@@ -181,6 +181,9 @@ export class MachineAgent {
     const peer = opened.value.peer;
     this.peer = peer;
     const ended = new Promise<ProtocolError>((resolve) => peer.onClose(resolve));
+    // Served from the start: the host may send its first calls (waiting ones) as it answers.
+    peer.onRequest = (method, params) => options.executor.handle(method, params);
+    peer.onEvent = (event) => options.executor.event(event);
     const registered = await this.register(peer);
     if (!registered.ok) {
       peer.close(1000, registered.error.code);
@@ -192,8 +195,6 @@ export class MachineAgent {
     }
     const since = options.clock.now();
     options.executor.attach((event) => peer.notify(event).ok);
-    peer.onRequest = (method, params) => options.executor.handle(method, params);
-    peer.onEvent = (event) => options.executor.event(event);
     this.setState({ name: 'linked', since, hostId: registered.value.hostId, machineId: registered.value.machineId });
     const error = await ended;
     options.executor.detach();

@@ -19,6 +19,15 @@ import {
   SessionResult,
   WatchSessionParams,
 } from '../rpc/sessions.js';
+import {
+  CreateTokenParams,
+  CreateTokenResult,
+  ForgetMachineParams,
+  ListMachineDetailsResult,
+  ListTokensResult,
+  RevokeTokenParams,
+  RevokeTokenResult,
+} from './machine-control.js';
 
 /**
  * The local control socket: what `tether …` commands ask the running host, over an owner-only
@@ -74,6 +83,8 @@ export const ControlCreateSessionParams = v.object({
   cwd: Path,
   text: v.pipe(v.string(), v.minLength(1), v.maxLength(MAX_MESSAGE_TEXT)),
   model: v.optional(Name),
+  /** The machine it runs on (its name); this computer when absent. */
+  machine: v.optional(Name),
 });
 
 export const SessionEventsParams = v.object({
@@ -115,6 +126,12 @@ export const CONTROL_METHODS = {
   'pair.deny': control(v.object({ id: Id }), Empty),
   'devices.list': control(Empty, ListDevicesResult),
   'devices.revoke': control(RevokeDeviceParams, v.object({ closedConnections: Count })),
+  'tokens.create': control(CreateTokenParams, CreateTokenResult),
+  'tokens.list': control(Empty, ListTokensResult),
+  /** Revokes a token; the machines linked with it are dropped at once. */
+  'tokens.revoke': control(RevokeTokenParams, RevokeTokenResult),
+  'machines.list': control(Empty, ListMachineDetailsResult),
+  'machines.forget': control(ForgetMachineParams, Empty),
 } as const;
 
 export type ControlMethods = typeof CONTROL_METHODS;

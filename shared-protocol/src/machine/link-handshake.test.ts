@@ -58,7 +58,7 @@ describe('machine link handshake', () => {
     const taken: number[] = [];
     for (let index = 0; index < welcome.length; index++) {
       const mutated = welcome.slice();
-      mutated[index]! ^= 1 << index % 8;
+      mutated[index]! ^= 1 << (index % 8);
       // The same seed gives the same machine state: its ephemeral key, hence its hello.
       const r = seededRandom('machine handshake');
       generateBoxKeyPair(r);

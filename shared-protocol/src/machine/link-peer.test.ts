@@ -20,7 +20,9 @@ async function linked(options: { pin?: Uint8Array } = {}) {
     clock,
     random,
     checkHostKey: (key) =>
-      options.pin && !options.pin.every((b, i) => b === key[i]) ? fail('handshake-failed', 'the host key changed') : ok(undefined),
+      options.pin && !options.pin.every((b, i) => b === key[i])
+        ? fail('handshake-failed', 'the host key changed')
+        : ok(undefined),
   });
   const [hostPeer, machine] = await Promise.all([accepting, opening]);
   return { clock, host, hostPeer, machine, machineEnd, hostEnd };

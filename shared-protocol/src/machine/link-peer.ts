@@ -1,6 +1,6 @@
 import type { Clock, TimerHandle } from '../clock.js';
 import { every } from '../clock.js';
-import { CloseCode, closeCodeToError } from '../close-codes.js';
+import { CloseCode } from '../close-codes.js';
 import type { ErrorCode, ProtocolError, Result } from '../errors.js';
 import { fail, ok, protocolError } from '../errors.js';
 import type { SessionKeys } from '../handshake.js';
@@ -58,8 +58,10 @@ export class LinkPeer {
     this.opener = new FrameOpener(options.keys.receive, MAX_LINK_FRAME_PLAINTEXT);
     this.lastHeard = options.clock.now();
     options.transport.onMessage = (data) => this.receive(data);
+    // A close code is not sealed (anyone on the path can forge one): whatever it says, the link
+    // just dropped. Only a sealed `bye` carries a reason the other side acts on.
     options.transport.onClose = ({ code, reason }) =>
-      this.finish(protocolError(closeCodeToError(code), reason || 'the link closed'));
+      this.finish(protocolError('disconnected', `${reason || 'the link closed'} (${code})`));
     this.stopPings = every(options.clock, options.pingIntervalMs ?? LINK_PING_INTERVAL_MS, () => this.ping());
   }
 
@@ -174,7 +176,10 @@ export class LinkPeer {
       this.send({
         t: 'res',
         id,
-        error: protocolError('too-large', `the reply to ${method.slice(0, 100)} is too large for the link: ${sent.error.message}`),
+        error: protocolError(
+          'too-large',
+          `the reply to ${method.slice(0, 100)} is too large for the link: ${sent.error.message}`,
+        ),
       });
     }
   }
@@ -187,7 +192,11 @@ export class LinkPeer {
     this.pongTimer = this.options.clock.setTimeout(() => {
       this.pongTimer = undefined;
       if (this.lastHeard < sentAt) {
-        this.close(CloseCode.PingTimeout, 'no answer to ping', protocolError('timeout', 'the other end stopped answering'));
+        this.close(
+          CloseCode.PingTimeout,
+          'no answer to ping',
+          protocolError('timeout', 'the other end stopped answering'),
+        );
       }
     }, this.options.pongTimeoutMs ?? LINK_PONG_TIMEOUT_MS);
   }

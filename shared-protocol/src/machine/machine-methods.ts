@@ -72,7 +72,11 @@ export const DirListingSchema = v.object({
   entries: v.pipe(v.array(DirEntryInfoSchema), v.maxLength(10_000)),
   truncated: v.boolean(),
 });
-export const FileStatSchema = v.object({ type: v.picklist(['file', 'dir', 'other']), size: Count, modifiedAt: Timestamp });
+export const FileStatSchema = v.object({
+  type: v.picklist(['file', 'dir', 'other']),
+  size: Count,
+  modifiedAt: Timestamp,
+});
 export const SearchQuerySchema = v.object({
   pattern: v.pipe(v.string(), v.minLength(1), v.maxLength(10_000)),
   regex: v.boolean(),
@@ -139,7 +143,10 @@ export const MACHINE_METHODS = {
   /** The folder's real path when it is a folder inside a shared root. */
   'fs.checkFolder': call(v.object({ path: Path }), v.object({ path: Path }), true),
   'fs.read': call(
-    v.object({ ...RootPath, maxBytes: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(MAX_MACHINE_FILE_BYTES)) }),
+    v.object({
+      ...RootPath,
+      maxBytes: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(MAX_MACHINE_FILE_BYTES)),
+    }),
     FileTextSchema,
     true,
   ),
@@ -181,7 +188,11 @@ export const MACHINE_METHODS = {
   ),
   'tasks.list': call(Empty, v.object({ tasks: v.pipe(v.array(TaskInfoSchema), v.maxLength(1024)) }), true),
   /** Waits up to `timeoutMs` for the task to end; answers with its state either way. */
-  'tasks.wait': call(v.object({ taskId: Id, timeoutMs: Millis(MAX_TASK_WAIT_MS) }), v.object({ task: TaskInfoSchema }), true),
+  'tasks.wait': call(
+    v.object({ taskId: Id, timeoutMs: Millis(MAX_TASK_WAIT_MS) }),
+    v.object({ task: TaskInfoSchema }),
+    true,
+  ),
   'tasks.read': call(
     v.object({
       taskId: Id,
@@ -231,7 +242,8 @@ export const MACHINE_EVENT_SCHEMAS = {
 export type MachineEventType = keyof typeof MACHINE_EVENT_SCHEMAS;
 export type MachineEvent = v.InferOutput<(typeof MACHINE_EVENT_SCHEMAS)[MachineEventType]>;
 
-export type DecodedMachineEvent = { kind: 'event'; event: MachineEvent } | { kind: 'unknown' | 'invalid'; type: string };
+export type DecodedMachineEvent =
+  { kind: 'event'; event: MachineEvent } | { kind: 'unknown' | 'invalid'; type: string };
 
 export function decodeMachineEvent(input: unknown): DecodedMachineEvent {
   const type = typeof input === 'object' && input !== null ? (input as { type?: unknown }).type : undefined;

@@ -38,11 +38,7 @@ export function computeMachineLinkVectors(v: MachineLinkVectors): MachineLinkVec
   const initiator = new MachineLinkInitiator(scriptedRandom([hex(v.machineEphemeralSecret)]));
   const hello = initiator.hello();
   const host = boxKeyPairFromSecret(hex(v.hostSecret));
-  const accepted = acceptMachineHello(
-    hello,
-    host,
-    scriptedRandom([hex(v.hostEphemeralSecret), hex(v.welcomeNonce)]),
-  );
+  const accepted = acceptMachineHello(hello, host, scriptedRandom([hex(v.hostEphemeralSecret), hex(v.welcomeNonce)]));
   if (!accepted.ok) throw new Error(`host refused the vector hello: ${accepted.error.message}`);
   const welcomed = initiator.acceptWelcome(accepted.value.welcome);
   if (!welcomed.ok) throw new Error(`machine refused the vector welcome: ${welcomed.error.message}`);
@@ -73,7 +69,9 @@ export function checkMachineLinkVectors(expected: MachineLinkVectors): MachineLi
   const same = (name: string, got: unknown, want: unknown) => {
     const a = JSON.stringify(got);
     const b = JSON.stringify(want);
-    checks.push(a === b ? { name, ok: true } : { name, ok: false, detail: `got ${a.slice(0, 200)} want ${b.slice(0, 200)}` });
+    checks.push(
+      a === b ? { name, ok: true } : { name, ok: false, detail: `got ${a.slice(0, 200)} want ${b.slice(0, 200)}` },
+    );
   };
   let actual: MachineLinkVectors;
   try {
@@ -84,7 +82,11 @@ export function checkMachineLinkVectors(expected: MachineLinkVectors): MachineLi
   same('machine hello', actual.hello, expected.hello);
   same('machine welcome', actual.welcome, expected.welcome);
   same('machine host key', actual.hostKey, expected.hostKey);
-  same('machine session keys', [actual.machineToHost, actual.hostToMachine], [expected.machineToHost, expected.hostToMachine]);
+  same(
+    'machine session keys',
+    [actual.machineToHost, actual.hostToMachine],
+    [expected.machineToHost, expected.hostToMachine],
+  );
   same('machine register frame', actual.registerFrame, expected.registerFrame);
   // The host's side opens the machine's first frame with the key it derived on its own.
   const host = acceptMachineHello(
@@ -98,7 +100,14 @@ export function checkMachineLinkVectors(expected: MachineLinkVectors): MachineLi
   same(
     'machine register frame opens',
     opened.ok && toHex(opened.value),
-    toHex(encodeChannelMessage({ t: 'req', id: 1, method: 'machine.register', params: JSON.parse(expected.register) as unknown })),
+    toHex(
+      encodeChannelMessage({
+        t: 'req',
+        id: 1,
+        method: 'machine.register',
+        params: JSON.parse(expected.register) as unknown,
+      }),
+    ),
   );
   return checks;
 }

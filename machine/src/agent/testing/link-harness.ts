@@ -9,7 +9,7 @@ import {
 } from '@tether/shared-protocol';
 import { ManualClock } from '@tether/shared-protocol/testing';
 import type { LinkPeer } from '@tether/shared-protocol';
-import type { MachineExecutor } from './machine-executor.js';
+import type { MachineExecutor } from '../machine-executor.js';
 
 /**
  * A host and a machine on an in-memory pipe with a sealed link between them, the machine end
