@@ -10,6 +10,9 @@ import {
   sessionsShowCommand,
 } from './commands/sessions.js';
 import { devicesCommand, devicesRevokeCommand } from './commands/devices.js';
+import { machineShareCommand, machineStatusCommand } from './commands/machine-share.js';
+import { machinesForgetCommand, machinesListCommand } from './commands/machines.js';
+import { tokenCreateCommand, tokensListCommand, tokensRevokeCommand } from './commands/tokens.js';
 import { doctorCommand } from './commands/doctor.js';
 import { pairAllowCommand, pairCommand, pairDenyCommand, pairRequestsCommand } from './commands/pair.js';
 import { startCommand } from './commands/start.js';
@@ -34,5 +37,12 @@ export const COMMANDS: Command[] = [
   pairDenyCommand,
   devicesCommand,
   devicesRevokeCommand,
+  tokenCreateCommand,
+  tokensListCommand,
+  tokensRevokeCommand,
+  machinesListCommand,
+  machinesForgetCommand,
+  machineShareCommand,
+  machineStatusCommand,
   doctorCommand,
 ];
