@@ -9,7 +9,7 @@ import type { DataPaths } from './config/data-dir.js';
 import { dataPaths, prepareDataDir } from './config/data-dir.js';
 import { loadOrCreateIdentity } from './config/host-identity.js';
 import { ControlServer } from './control/control-server.js';
-import { LocalContext } from '@tether/machine';
+import { LocalContext, privatePaths } from '@tether/machine';
 import { DeviceGateway } from './gateway/device-gateway.js';
 import type { PairRequestInfo } from './gateway/pairing-service.js';
 import { newId } from './ids.js';
@@ -140,6 +140,8 @@ export class Host {
           devices: this.devices,
           disconnectDevice: (id) => gateway.hub.disconnectDevice(id),
           roots,
+          // The same list a machine keeps from its host: credential folders and Tether's own data.
+          privates: privatePaths({ ...(options.env ? { env: options.env } : {}), extra: [paths.dir] }),
           models,
           features: () => ['machines'],
           clock,

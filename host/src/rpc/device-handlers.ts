@@ -23,6 +23,8 @@ export interface DeviceHandlerDeps {
   disconnectDevice: (deviceId: string) => number;
   /** Folders devices may start sessions in (`--root`). */
   roots: readonly string[];
+  /** Folders never offered inside the roots (credentials, Tether's data): `privatePaths()`. */
+  privates?: readonly string[];
   /** Models a device may choose; the first is the default. */
   models: readonly string[];
   /** Method families this host offers beyond the base set. */
@@ -53,7 +55,7 @@ export function deviceHandlers(deps: DeviceHandlerDeps): DeviceHandlers {
         defaultModel: deps.models[0]!,
         roots: [...deps.roots],
       }),
-    'fs.listDirs': (params) => listDirs(deps.roots, params.path),
+    'fs.listDirs': (params) => listDirs(deps.roots, params.path, deps.privates),
 
     'sessions.list': (params) => ok({ sessions: deps.sessions.list(params.includeArchived ?? false) }),
     'sessions.create': async ({ cwd, text, model, place }) => {
@@ -74,7 +76,7 @@ export function deviceHandlers(deps: DeviceHandlerDeps): DeviceHandlers {
         });
         return created.ok ? ok({ session: created.value }) : created;
       }
-      const folder = await insideRoots(deps.roots, cwd);
+      const folder = await insideRoots(deps.roots, cwd, deps.privates);
       if (!folder) return fail('forbidden', `${cwd} is not under a folder this host shares with devices`);
       const created = await deps.sessions.create({ cwd: folder, text, ...(model !== undefined ? { model } : {}) });
       return created.ok ? ok({ session: created.value }) : created;
