@@ -9,6 +9,7 @@ const BENCHES = {
   remote: 'host/bench/remote.ts',
   relay: 'relay/bench/relay.ts',
   search: 'machine/bench/search.ts',
+  machine: 'host/bench/machine.ts',
 };
 
 const names = process.argv.slice(2);
