@@ -1,4 +1,4 @@
-import { formatConfirmationCode, visibleText } from '@tether/shared-protocol';
+import { DEFAULT_MACHINE_WAIT_MINUTES, formatConfirmationCode, visibleText } from '@tether/shared-protocol';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { resolveDataDir } from '../../config/data-dir.js';
@@ -13,6 +13,9 @@ import { Exit } from '../command.js';
 import { DATA_DIR_OPTION, JSON_OPTION, jsonForTerminal } from '../common.js';
 import { PairPrompt } from '../pair-prompt.js';
 import { terminalQr } from '../terminal-qr.js';
+
+/** Longest `--machine-wait`: a day. A run held longer for a machine has been forgotten by its person. */
+const MAX_MACHINE_WAIT_MINUTES = 24 * 60;
 
 export const startCommand: Command = {
   path: ['start'],
@@ -61,6 +64,12 @@ export const startCommand: Command = {
       description: 'a folder phones may start sessions in (default: your home folder)',
     },
     {
+      name: 'machine-wait',
+      type: 'string',
+      value: 'MINUTES',
+      description: `how long a session's call waits for an offline machine before its run stops (default ${DEFAULT_MACHINE_WAIT_MINUTES})`,
+    },
+    {
       name: 'app-dir',
       type: 'string',
       value: 'DIR',
@@ -88,6 +97,12 @@ async function runStart(context: CommandContext): Promise<number> {
   const tlsKey = stringOption(args, 'tls-key');
   const appDir = stringOption(args, 'app-dir');
   const roots = listOption(args, 'root').map((r) => resolve(r));
+  const waitText = stringOption(args, 'machine-wait');
+  const machineWait = waitText === undefined ? undefined : Number(waitText);
+  if (machineWait !== undefined && !(/^\d+(\.\d+)?$/.test(waitText!) && machineWait <= MAX_MACHINE_WAIT_MINUTES)) {
+    stderr.write(`tether start: --machine-wait takes minutes, from 0 to ${MAX_MACHINE_WAIT_MINUTES}\n`);
+    return Exit.Usage;
+  }
   const demoDelay = env.TETHER_DEMO_DELAY_MS ? Number(env.TETHER_DEMO_DELAY_MS) : undefined;
   const prompt = !json && process.stdin.isTTY === true ? new PairPrompt(process.stdin, stdout) : undefined;
   // The prompt answers through the host, which exists only once start returns.
@@ -111,6 +126,7 @@ async function runStart(context: CommandContext): Promise<number> {
     env,
     ...(model !== undefined ? { model } : {}),
     ...(mcpConfig !== undefined ? { mcpConfig } : {}),
+    ...(machineWait !== undefined ? { machineWaitMs: Math.round(machineWait * 60_000) } : {}),
     ...(demoDelay !== undefined && Number.isFinite(demoDelay) ? { demoDelayMs: demoDelay } : {}),
     remote: {
       bind: stringOption(args, 'bind') ?? 'auto',
