@@ -119,19 +119,20 @@ test.describe('a machine lending itself to the host', () => {
     expect(escape.code).not.toBe(0);
 
     await pairThroughLink(page, host);
-    const created = await tether(host.dataDir, [
-      'sessions',
-      'new',
-      '--machine',
-      MACHINE,
-      '--cwd',
-      root,
-      'List the files, please',
-    ]);
-    expect(created.code, created.stderr).toBe(0);
-    const sessionId = created.stdout.split('\n')[0]!;
+    // The host's screen lists the machine, online, with its folder.
+    const row = page.locator(`[data-machine="${MACHINE}"]`);
+    await expect(row).toHaveAttribute('data-machine-status', 'online');
+    await expect(row).toContainText(root);
 
-    await page.locator(`a[href*="/s/${encodeURIComponent(sessionId)}"]`).click();
+    // A new session placed on the machine, its folder picked from the machine's roots.
+    await page.getByRole('button', { name: 'New session' }).click();
+    await page.getByLabel('Runs on').selectOption(MACHINE);
+    await page.getByRole('button', { name: `Browse folders on ${MACHINE}` }).click();
+    await page.getByRole('list', { name: 'Folders' }).getByRole('button', { name: root }).click();
+    await expect(page.getByLabel('Folder', { exact: true })).toHaveValue(root);
+    await page.getByLabel('First message').fill('List the files, please');
+    await page.getByRole('button', { name: 'Start session' }).click();
+    await expect(page.locator('[data-screen="session"]')).toBeVisible();
     const card = page.locator('section.approval[data-status="pending"]');
     await expect(card).toBeVisible();
     await expect(card).toContainText(MACHINE);
@@ -142,6 +143,14 @@ test.describe('a machine lending itself to the host', () => {
     await expect(tool).toHaveAttribute('data-status', 'ok');
     await tool.locator('summary').click();
     await expect(tool.locator('.tool-output')).toContainText(MACHINE_ONLY);
+
+    // The machine goes away: the app shows it, and the session on it, as offline.
+    const exited = new Promise((resolve) => share!.once('exit', resolve));
+    share!.kill('SIGTERM');
+    await exited;
+    await page.getByRole('button', { name: 'Back' }).click();
+    await expect(row).toHaveAttribute('data-machine-status', 'offline');
+    await expect(page.locator('[data-session-id] [data-machine-offline]')).toBeVisible();
   });
 
   test('a revoked token drops the link and the share stops for good', async () => {

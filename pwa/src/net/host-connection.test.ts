@@ -82,7 +82,7 @@ function setup() {
       return Promise.resolve(device);
     },
   });
-  return { clock, host, cache, connection, changes, network, record };
+  return { clock, host, cache, connection, changes, network, record, info };
 }
 
 describe('HostConnection', () => {
@@ -161,6 +161,25 @@ describe('HostConnection', () => {
     expect(s.host.calls.filter((c) => c.method === 'sessions.watch').at(-1)?.params).toEqual({ id: 's1', after: 4 });
     expect(feed.view.get().transcript.applied).toBe(4);
     again.stop();
+  });
+
+  it('lists the machines when it connects to a host that has them, and not otherwise', async () => {
+    const machine = { id: 'm1', name: 'laptop', status: 'online' as const, roots: ['/w'], lastSeenAt: 5 };
+    const plain = setup();
+    plain.host.handlers.set('machines.list', () => ({ result: { machines: [machine] } }));
+    await plain.connection.start();
+    await settle();
+    expect(plain.host.calls.some((c) => c.method === 'machines.list')).toBe(false);
+    expect(plain.connection.machines.get()).toEqual([]);
+    plain.connection.stop();
+
+    const s = setup();
+    s.info.features = ['machines'];
+    s.host.handlers.set('machines.list', () => ({ result: { machines: [machine] } }));
+    await s.connection.start();
+    await settle();
+    expect(s.connection.machines.get()).toEqual([machine]);
+    s.connection.stop();
   });
 
   it('routes host events: machine status to its store, every host event to listeners', async () => {

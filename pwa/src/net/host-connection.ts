@@ -212,6 +212,14 @@ export class HostConnection {
       }));
       void this.saveList();
     }
+    await this.refreshMachines(info.ok ? info.value.features : []);
+  }
+
+  /** The machines as the host lists them now; status events keep the list current after. */
+  private async refreshMachines(features: readonly string[]): Promise<void> {
+    if (!features.includes('machines')) return;
+    const listed = await this.client.call('machines.list', {});
+    if (listed.ok && this.client.state.name === 'open') this.machines.set(listed.value.machines);
   }
 
   private received(event: TetherEvent): void {

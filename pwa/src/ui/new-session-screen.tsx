@@ -1,4 +1,4 @@
-import type { ProtocolError } from '@tether/shared-protocol';
+import type { MachineInfo, ProtocolError } from '@tether/shared-protocol';
 import { useState } from 'preact/hooks';
 import { useApp } from './app-context.js';
 import { FolderPicker } from './folder-picker.js';
@@ -6,7 +6,9 @@ import { formatRoute } from './route.js';
 import { TopBar } from './top-bar.js';
 import { useStore } from './use-store.js';
 
-/** A new session: a folder, a model, and the first message. */
+const NO_MACHINES: MachineInfo[] = [];
+
+/** A new session: where it runs (this computer or a machine), a folder, a model, and the first message. */
 export function NewSessionScreen({ hostId, back }: { hostId: string; back?: string }) {
   const { app, navigate } = useApp();
   useStore(app.connectionsVersion);
@@ -15,7 +17,10 @@ export function NewSessionScreen({ hostId, back }: { hostId: string; back?: stri
   const connection = app.connection(hostId);
   const liveInfo = useStore(connection?.info, null);
   const info = liveInfo ?? record?.info;
+  const machines = useStore(connection?.machines, NO_MACHINES);
   const [cwd, setCwd] = useState(record?.recentFolders[0] ?? '');
+  /** '' is the host's own computer; otherwise a machine's name. */
+  const [place, setPlace] = useState('');
   const [model, setModel] = useState('');
   const [text, setText] = useState('');
   const [busy, setBusy] = useState(false);
@@ -38,10 +43,12 @@ export function NewSessionScreen({ hostId, back }: { hostId: string; back?: stri
       cwd: cwd.trim(),
       text: text.trim(),
       ...(chosenModel ? { model: chosenModel } : {}),
+      ...(place !== '' ? { place } : {}),
     });
     setBusy(false);
     if (!result.ok) return setError(result.error);
-    await app.rememberFolder(hostId, cwd.trim());
+    // Recent folders are the host's own: a machine's folder means nothing on another computer.
+    if (place === '') await app.rememberFolder(hostId, cwd.trim());
     navigate(formatRoute({ name: 'session', hostId, sessionId: result.value.session.id }), { replace: true });
   };
 
@@ -55,7 +62,35 @@ export function NewSessionScreen({ hostId, back }: { hostId: string; back?: stri
           void create();
         }}
       >
-        <FolderPicker connection={connection} recent={record.recentFolders} value={cwd} onChange={setCwd} />
+        {machines.length > 0 && (
+          <>
+            <label for="session-place">Runs on</label>
+            <select
+              id="session-place"
+              value={place}
+              onChange={(e) => {
+                setPlace(e.currentTarget.value);
+                setCwd('');
+              }}
+            >
+              <option value="">this computer</option>
+              {machines.map((m) => (
+                <option key={m.id} value={m.name}>
+                  {m.name}
+                  {m.status === 'offline' ? ' (offline)' : ''}
+                </option>
+              ))}
+            </select>
+          </>
+        )}
+        <FolderPicker
+          key={place}
+          connection={connection}
+          recent={place === '' ? record.recentFolders : []}
+          value={cwd}
+          onChange={setCwd}
+          {...(place !== '' ? { machine: place } : {})}
+        />
         <label for="session-folder">Folder</label>
         <input
           id="session-folder"
@@ -63,7 +98,9 @@ export function NewSessionScreen({ hostId, back }: { hostId: string; back?: stri
           value={cwd}
           autoComplete="off"
           spellcheck={false}
-          placeholder={info?.roots[0] ?? '/path/to/project'}
+          placeholder={
+            (place === '' ? info?.roots[0] : machines.find((m) => m.name === place)?.roots[0]) ?? '/path/to/project'
+          }
           onInput={(e) => setCwd(e.currentTarget.value)}
         />
         <label for="session-model">Model</label>

@@ -9,11 +9,14 @@ export function SessionRow({
   session,
   current,
   now,
+  machineOffline = false,
 }: {
   hostId: string;
   session: SessionSummary;
   current: boolean;
   now: number;
+  /** The session runs on a machine that is offline now: its tools wait for it. */
+  machineOffline?: boolean;
 }) {
   return (
     <li>
@@ -33,8 +36,14 @@ export function SessionRow({
           <span class={`chip ${session.status}`}>{SESSION_STATUS_TEXT[session.status]}</span>
         </span>
         <span class="row-meta" title={session.cwd}>
-          {session.place === 'local' ? 'this computer' : session.place} · {session.cwd} ·{' '}
-          {relativeTime(session.updatedAt, now)}
+          {session.place === 'local' ? 'this computer' : session.place}
+          {machineOffline && (
+            <span class="stale" data-machine-offline>
+              {' '}
+              (offline)
+            </span>
+          )}{' '}
+          · {session.cwd} · {relativeTime(session.updatedAt, now)}
         </span>
         {session.lastLine && <span class="row-line">{session.lastLine}</span>}
       </a>

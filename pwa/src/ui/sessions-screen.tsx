@@ -1,8 +1,9 @@
-import type { ClientState } from '@tether/shared-protocol';
+import type { ClientState, MachineInfo } from '@tether/shared-protocol';
 import { hostDisplayName } from '../data/records.js';
 import type { SessionsView } from '../net/host-connection.js';
 import { useApp } from './app-context.js';
 import { hostStatus } from './host-status.js';
+import { MachinesList } from './machines-list.js';
 import { formatRoute } from './route.js';
 import { SessionRow } from './session-row.js';
 import { TopBar } from './top-bar.js';
@@ -11,6 +12,7 @@ import { useStore } from './use-store.js';
 
 const NO_SESSIONS: SessionsView = { list: [], fresh: false, loaded: false };
 const IDLE: ClientState = { name: 'idle' };
+const NO_MACHINES: MachineInfo[] = [];
 
 /** A host's sessions, newest first, with "New session". */
 export function SessionsScreen({
@@ -32,6 +34,8 @@ export function SessionsScreen({
   const connection = app.connection(hostId);
   const sessions = useStore(connection?.sessions, NO_SESSIONS);
   const state = useStore(connection?.status, IDLE);
+  const machines = useStore(connection?.machines, NO_MACHINES);
+  const offlineMachines = new Set(machines.filter((m) => m.status === 'offline').map((m) => m.name));
 
   if (!record) {
     return (
@@ -78,10 +82,12 @@ export function SessionsScreen({
                 session={session}
                 current={session.id === currentSessionId}
                 now={now}
+                machineOffline={offlineMachines.has(session.place)}
               />
             ))}
           </ul>
         )}
+        {connection && status.kind !== 'refused' && <MachinesList connection={connection} now={now} />}
       </div>
     </div>
   );
