@@ -1,10 +1,12 @@
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
-import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import type { AppHost } from '../support/app-host.js';
 import { device, pairThroughLink, startAppHost } from '../support/app-host.js';
+import type { FakeModel } from '../support/fake-openai.js';
+import { startFakeModel } from '../support/fake-openai.js';
 import { TETHER_BIN, eventually, makeDataDir, removeDataDir, tether, tetherJson } from '../support/host-process.js';
 
 // A host and a machine, each its own `tether` process on 127.0.0.1: the machine shares one folder,
@@ -18,6 +20,9 @@ let host: AppHost;
 let machineBase: string;
 let share: ChildProcess | undefined;
 let shareOut = '';
+let model: FakeModel | undefined;
+/** Processes a test left on purpose (a command orphaned by a killed machine), ended after it. */
+const leftPids: number[] = [];
 
 interface MachineLine {
   id: string;
@@ -56,7 +61,7 @@ async function startShare(root: string): Promise<void> {
   ];
   // The token is in a file, never in the arguments.
   expect(args.join(' ')).not.toContain(created.token);
-  const env = { ...process.env, HOME: machineBase };
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: machineBase };
   delete env.TETHER_DATA_DIR;
   delete env.TETHER_MACHINE_DIR;
   share = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -83,7 +88,16 @@ test.afterEach(async () => {
   }
   share = undefined;
   shareOut = '';
+  for (const pid of leftPids.splice(0)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
   await host.stop();
+  await model?.close();
+  model = undefined;
   removeDataDir(machineBase);
 });
 
@@ -168,6 +182,57 @@ test.describe('a machine lending itself to the host', () => {
     // Exit code 3: refused for good, not retried.
     expect(await exited).toBe(3);
     expect(shareOut).toMatch(/revoked|refused/i);
+    await eventually(async () => {
+      const machines = await tetherJson<MachineLine[]>(host.dataDir, ['machines']);
+      return machines.find((m) => m.name === MACHINE && m.status === 'offline');
+    });
+  });
+
+  test('kill -9 of the machine mid-command: the model is told the result is lost, the machine shows offline', async () => {
+    machineBase = realpathSync(makeDataDir());
+    const pidFile = join(machineBase, 'command.pid');
+    // The shell's pid becomes sleep's (exec), so the test can end it afterwards.
+    model = await startFakeModel(`echo $$ > ${pidFile}; exec sleep 60`);
+    host = await startAppHost({ model: `openai-compatible:fake@${model.url}` });
+    const root = join(machineBase, 'code');
+    mkdirSync(root);
+    await startShare(root);
+    const created = await tether(host.dataDir, ['sessions', 'new', '--machine', MACHINE, '--cwd', root, 'go']);
+    expect(created.code, created.stderr).toBe(0);
+    const sessionId = created.stdout.split('\n')[0]!;
+    const approval = await eventually(async () => {
+      const waiting = await tetherJson<{ id: string; sessionId: string; place: string }[]>(host.dataDir, ['approvals']);
+      return waiting.find((a) => a.sessionId === sessionId);
+    });
+    expect(approval.place).toBe(MACHINE);
+    expect((await tether(host.dataDir, ['approve', approval.id, 'allow'])).code).toBe(0);
+    const pid = await eventually(
+      () => {
+        const text = existsSync(pidFile) ? readFileSync(pidFile, 'utf8').trim() : '';
+        return /^\d+$/.test(text) ? Number(text) : undefined;
+      },
+      20_000,
+      'the command to start on the machine',
+    );
+    leftPids.push(pid);
+
+    const exited = new Promise((resolve) => share!.once('exit', resolve));
+    share!.kill('SIGKILL');
+    await exited;
+    const finished = await eventually(
+      async () => {
+        const events = await tetherJson<{ type: string; ok?: boolean; output?: string }[]>(host.dataDir, [
+          'sessions',
+          'show',
+          sessionId,
+        ]);
+        return events.find((e) => e.type === 'tool.finished');
+      },
+      30_000,
+      'the tool call to end',
+    );
+    expect(finished.ok).toBe(false);
+    expect(finished.output).toContain('result lost');
     await eventually(async () => {
       const machines = await tetherJson<MachineLine[]>(host.dataDir, ['machines']);
       return machines.find((m) => m.name === MACHINE && m.status === 'offline');
