@@ -141,7 +141,7 @@ export class Host {
           disconnectDevice: (id) => gateway.hub.disconnectDevice(id),
           roots,
           // The same list a machine keeps from its host: credential folders and Tether's own data.
-          privates: privatePaths({ ...(options.env ? { env: options.env } : {}), extra: [paths.dir] }),
+          privates: privatePaths(options.env ? { env: options.env } : {}),
           models,
           features: () => ['machines'],
           clock,
@@ -208,7 +208,11 @@ export class Host {
       if (!made.ok) return fail('invalid-params', made.message);
       return ok({ provider: made.value, model: parsed.value.model });
     };
-    const local = new LocalContext();
+    // Its own computer keeps from sessions what a machine keeps from its host (docs/machines.md):
+    // credential folders and Tether's usual data dirs. A data dir named with --data-dir is not
+    // added: a person may deliberately offer it as a root (the browser tests do).
+    const privates = privatePaths(options.env ? { env: options.env } : {});
+    const local = new LocalContext({ privates });
     // Machine status goes to the devices once the gateway exists (the constructor wires it).
     const machines = new HostMachines({
       db,
