@@ -37,6 +37,11 @@ import type { Reach } from './rpc/control-handlers.js';
 import { deviceHandlers } from './rpc/device-handlers.js';
 import { createDispatch } from './rpc/dispatch.js';
 import { DeviceStore } from './store/device-store.js';
+import { AcpBackend } from './agents/acp-backend.js';
+import type { AcpLimits } from './agents/acp-backend.js';
+import { AcpSessionStore } from './agents/acp-session-store.js';
+import { AgentCatalog } from './agents/agent-catalog.js';
+import { agentsConfigPath, loadAgents } from './agents/agent-config.js';
 
 export interface HostOptions {
   dataDir: string;
@@ -44,6 +49,10 @@ export interface HostOptions {
   model?: string;
   /** `--mcp-config`; otherwise `<data-dir>/mcp.json` when it exists. */
   mcpConfig?: string;
+  /** The ACP agents file; `<data-dir>/agents.json` by default (missing: the ready entries only). */
+  agentsConfig?: string;
+  /** Bounds of ACP agent runs (tests shorten the timeouts). */
+  acpLimits?: Partial<AcpLimits>;
   env: NodeJS.ProcessEnv;
   clock?: Clock;
   /** Things the person at the computer should see (MCP failures, retries). */
@@ -109,6 +118,7 @@ export class Host {
     readonly clock: Clock,
     options: HostOptions,
     models: readonly string[],
+    readonly agents: { backend: AcpBackend; catalog: AgentCatalog },
   ) {
     this.startedAt = clock.now();
     this.devices = new DeviceStore(db);
@@ -137,6 +147,7 @@ export class Host {
           disconnectDevice: (id) => gateway.hub.disconnectDevice(id),
           roots,
           models,
+          agents: agents.catalog,
           features: () => [],
           clock,
         }),
@@ -162,6 +173,9 @@ export class Host {
       required: options.mcpConfig !== undefined,
     });
     if (!mcpConfig.ok) return fail('invalid-params', mcpConfig.message);
+
+    const agentSpecs = loadAgents(options.agentsConfig ?? agentsConfigPath(paths.dir));
+    if (!agentSpecs.ok) return fail('invalid-params', agentSpecs.message);
 
     const db = openDatabase(paths.database);
     const log = new EventLog(db, clock);
@@ -201,6 +215,15 @@ export class Host {
       return ok({ provider: made.value, model: parsed.value.model });
     };
     const local = new LocalContext();
+    const catalog = new AgentCatalog(agentSpecs.value, options.env);
+    const acp = new AcpBackend({
+      catalog,
+      log,
+      sessions: new AcpSessionStore(db),
+      clock,
+      env: options.env,
+      ...(options.acpLimits ? { limits: options.acpLimits } : {}),
+    });
     const sessions = new SessionManager({
       sessions: sessionStore,
       log,
@@ -211,6 +234,7 @@ export class Host {
           providers,
           tools: () => [...BUILTIN_TOOLS, ...mcp.tools().map(mcpAgentTool)],
         }),
+        acp,
       },
       contexts: (place) => (place === 'local' ? local : undefined),
       clock,
@@ -234,6 +258,7 @@ export class Host {
       clock,
       options,
       offeredModels(parsedDefault.value, options.env),
+      { backend: acp, catalog },
     );
     const control = await ControlServer.listen(
       paths.controlSocket,
@@ -284,6 +309,7 @@ export class Host {
     this.gateway.close();
     await this.listener?.close();
     await this.sessions.shutdown();
+    await this.agents.backend.close();
     await this.control?.close();
     await this.mcp.close();
     this.db.close();
@@ -306,6 +332,7 @@ export class Host {
       gateway: this.gateway,
       reach: () => this.reach(),
       pairLink: () => this.pairLink(),
+      agents: this.agents.catalog,
       clock: this.clock,
     });
   }

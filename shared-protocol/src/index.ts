@@ -19,6 +19,7 @@ export * from './one-shot.js';
 export * from './close-codes.js';
 export * from './app-headers.js';
 export * from './rpc/common.js';
+export * from './rpc/agents.js';
 export * from './rpc/host.js';
 export * from './rpc/sessions.js';
 export * from './rpc/approvals.js';

@@ -1,4 +1,5 @@
 import type { Command } from './command.js';
+import { agentsCommand } from './commands/agents.js';
 import { approvalsCommand, approveCommand } from './commands/approvals.js';
 import {
   sessionsArchiveCommand,
@@ -26,6 +27,7 @@ export const COMMANDS: Command[] = [
   sessionsInterruptCommand,
   sessionsArchiveCommand,
   sessionsAutoApproveCommand,
+  agentsCommand,
   approvalsCommand,
   approveCommand,
   pairCommand,

@@ -7,6 +7,7 @@ import type { DeviceGateway } from '../gateway/device-gateway.js';
 import type { DeviceStore } from '../store/device-store.js';
 import type { EventLog } from '../store/event-log.js';
 import { replayThenFollow } from '../store/replay.js';
+import type { AgentCatalog } from '../agents/agent-catalog.js';
 import type { Handlers } from './dispatch.js';
 import { answerApproval, publicDeviceInfo, revokeDevice } from './shared-handlers.js';
 
@@ -39,6 +40,8 @@ export interface ControlDeps {
   reach: () => Reach;
   /** A fresh pairing link for where phones can reach this host, or why there is none. */
   pairLink: () => Result<{ link: string; expiresAt: number }>;
+  /** The configured ACP agents. */
+  agents: Pick<AgentCatalog, 'list'>;
   clock: Pick<Clock, 'now'>;
 }
 
@@ -65,10 +68,14 @@ export function controlHandlers(deps: ControlDeps): Handlers<ControlMethods, Con
     },
     'sessions.list': (p) => ok({ sessions: sessions.list(p.includeArchived ?? false) }),
     'sessions.create': async (p) => {
+      if (p.agent !== undefined && p.model !== undefined) {
+        return fail('invalid-params', 'a session is run by a model or by an agent, not both');
+      }
       const created = await sessions.create({
         cwd: p.cwd,
         text: p.text,
         ...(p.model !== undefined ? { model: p.model } : {}),
+        ...(p.agent !== undefined ? { kind: 'acp' as const, model: p.agent } : {}),
       });
       return created.ok ? ok({ session: created.value }) : created;
     },
@@ -98,6 +105,7 @@ export function controlHandlers(deps: ControlDeps): Handlers<ControlMethods, Con
     'sessions.interrupt': (p) => sessions.interrupt(p.id),
     'sessions.archive': (p) => sessions.archive(p.id, p.archived ?? true),
     'sessions.autoApprove': (p) => sessions.setAutoApprove(p.id, p.enabled),
+    'agents.list': () => ok({ agents: deps.agents.list() }),
     'approvals.list': (p) => ok({ approvals: approvals.pending(p.sessionId) }),
     'approvals.answer': (p) => answerApproval(approvals, p, local),
     'pair.create': () => {

@@ -5,6 +5,7 @@ import type { SessionManager } from '../agent/session-manager.js';
 import type { DeviceStore } from '../store/device-store.js';
 import { insideRoots, listDirs } from '../remote/folder-browser.js';
 import type { Caller } from './caller.js';
+import type { AgentCatalog } from '../agents/agent-catalog.js';
 import type { Handlers } from './dispatch.js';
 import { answerApproval, publicDeviceInfo, revokeDevice } from './shared-handlers.js';
 
@@ -23,6 +24,8 @@ export interface DeviceHandlerDeps {
   roots: readonly string[];
   /** Models a device may choose; the first is the default. */
   models: readonly string[];
+  /** The configured ACP agents; only those that can be started are offered to devices. */
+  agents?: Pick<AgentCatalog, 'available'>;
   /** Method families this host offers beyond the base set. */
   features: () => readonly string[];
   clock: Clock;
@@ -48,12 +51,16 @@ export function deviceHandlers(deps: DeviceHandlerDeps): DeviceHandlers {
         models: [...deps.models],
         defaultModel: deps.models[0]!,
         roots: [...deps.roots],
+        agents: deps.agents?.available() ?? [],
       }),
     'fs.listDirs': (params) => listDirs(deps.roots, params.path),
 
     'sessions.list': (params) => ok({ sessions: deps.sessions.list(params.includeArchived ?? false) }),
-    'sessions.create': async ({ cwd, text, model, place }) => {
+    'sessions.create': async ({ cwd, text, model, place, agent }) => {
       if (place !== undefined && place !== 'local') return fail('not-found', `no machine named ${place}`);
+      if (agent !== undefined && model !== undefined) {
+        return fail('invalid-params', 'a session is run by a model or by an agent, not both');
+      }
       if (model !== undefined && !deps.models.includes(model)) {
         return fail(
           'invalid-params',
@@ -62,7 +69,12 @@ export function deviceHandlers(deps: DeviceHandlerDeps): DeviceHandlers {
       }
       const folder = await insideRoots(deps.roots, cwd);
       if (!folder) return fail('forbidden', `${cwd} is not under a folder this host shares with devices`);
-      const created = await deps.sessions.create({ cwd: folder, text, ...(model !== undefined ? { model } : {}) });
+      const created = await deps.sessions.create({
+        cwd: folder,
+        text,
+        ...(model !== undefined ? { model } : {}),
+        ...(agent !== undefined ? { kind: 'acp' as const, model: agent } : {}),
+      });
       return created.ok ? ok({ session: created.value }) : created;
     },
     'sessions.watch': ({ id, after }, caller) => {

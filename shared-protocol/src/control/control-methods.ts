@@ -6,6 +6,7 @@ import {
   ListApprovalsParams,
   ListApprovalsResult,
 } from '../rpc/approvals.js';
+import { AgentName, ListAgentsResult } from '../rpc/agents.js';
 import { Count, Empty, Id, Name, Path, Seq, Timestamp } from '../rpc/common.js';
 import { DeviceInfoSchema, ListDevicesResult, RevokeDeviceParams } from '../rpc/devices.js';
 import { ScopeSchema } from '../scopes.js';
@@ -78,6 +79,8 @@ export const ControlCreateSessionParams = v.object({
   cwd: Path,
   text: v.pipe(v.string(), v.minLength(1), v.maxLength(MAX_MESSAGE_TEXT)),
   model: v.optional(Name),
+  /** An ACP agent by its configured name, instead of Tether's own loop; not with `model`. */
+  agent: v.optional(AgentName),
 });
 
 export const SessionEventsParams = v.object({
@@ -110,6 +113,8 @@ export const CONTROL_METHODS = {
   'sessions.interrupt': control(SessionIdParams, Empty),
   'sessions.archive': control(ArchiveParams, Empty),
   'sessions.autoApprove': control(AutoApproveParams, Empty),
+  /** Every configured ACP agent, whether it can be started now and why not. */
+  'agents.list': control(Empty, ListAgentsResult),
   'approvals.list': control(ListApprovalsParams, ListApprovalsResult),
   'approvals.answer': control(AnswerApprovalParams, AnswerApprovalResult),
   /** Mints a new pairing link (the old one stops working). */

@@ -48,16 +48,24 @@ export const sessionsNewCommand: Command = {
     DATA_DIR_OPTION,
     { name: 'cwd', type: 'string', value: 'DIR', description: 'the folder it works in (default: the current folder)' },
     { name: 'model', type: 'string', value: 'SPEC', description: "a model for this session (default: the host's)" },
+    {
+      name: 'agent',
+      type: 'string',
+      value: 'NAME',
+      description: 'run it with an ACP agent instead of the built-in loop (see tether agents)',
+    },
     JSON_OPTION,
   ],
   arity: [1, 1],
   run: (context) =>
     withClient(context, async (client) => {
       const model = stringOption(context.args, 'model');
+      const agent = stringOption(context.args, 'agent');
       const result = await client.call('sessions.create', {
         cwd: resolve(stringOption(context.args, 'cwd') ?? process.cwd()),
         text: context.args.positionals[0]!,
         ...(model !== undefined ? { model } : {}),
+        ...(agent !== undefined ? { agent } : {}),
       });
       if (failed(context, result)) return Exit.Error;
       if (flag(context.args, 'json')) printJson(context, result.value.session);
