@@ -135,13 +135,14 @@ export class AcpBackend implements SessionBackend {
             return failure(`${spec.title} stopped: ${outcome.why}`);
           case 'hung':
             ending = 'The agent stopped answering before finishing this.';
-            live.connection.kill();
+            this.discard(live);
             this.reportStderr(run, live);
             return failure(
               `${spec.title} said nothing for ${Math.round(this.limits.idleLimitMs / 1000)} s and was stopped; the next message starts it again`,
             );
           case 'killed':
             ending = 'Interrupted.';
+            this.discard(live);
             return { status: 'interrupted', usage: NO_USAGE };
         }
         if (run.signal.aborted) return { status: 'interrupted', usage: NO_USAGE };
