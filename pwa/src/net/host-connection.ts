@@ -198,8 +198,11 @@ export class HostConnection {
     ]);
     if (info.ok) {
       this.info.set(info.value);
-      const { version, models, defaultModel, roots, features } = info.value;
-      this.deps.saveRecord({ name: info.value.name, info: { version, models, defaultModel, roots, features } });
+      const { version, models, defaultModel, roots, features, agents } = info.value;
+      this.deps.saveRecord({
+        name: info.value.name,
+        info: { version, models, defaultModel, roots, features, ...(agents ? { agents } : {}) },
+      });
     }
     if (list.ok && this.client.state.name === 'open') {
       this.sessions.update((view) => ({
