@@ -49,7 +49,7 @@ export interface HostOptions {
   model?: string;
   /** `--mcp-config`; otherwise `<data-dir>/mcp.json` when it exists. */
   mcpConfig?: string;
-  /** The ACP agents file; `<data-dir>/agents.json` by default (missing: the ready entries only). */
+  /** `--agents-config`; otherwise `<data-dir>/agents.json` when it exists (else the ready entries only). */
   agentsConfig?: string;
   /** Bounds of ACP agent runs (tests shorten the timeouts). */
   acpLimits?: Partial<AcpLimits>;
@@ -174,7 +174,9 @@ export class Host {
     });
     if (!mcpConfig.ok) return fail('invalid-params', mcpConfig.message);
 
-    const agentSpecs = loadAgents(options.agentsConfig ?? agentsConfigPath(paths.dir));
+    const agentSpecs = loadAgents(options.agentsConfig ?? agentsConfigPath(paths.dir), {
+      required: options.agentsConfig !== undefined,
+    });
     if (!agentSpecs.ok) return fail('invalid-params', agentSpecs.message);
 
     const db = openDatabase(paths.database);

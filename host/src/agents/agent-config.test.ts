@@ -16,6 +16,8 @@ describe('agents.json', () => {
     dir = mkdtempSync(join(tmpdir(), 'tether-agents-'));
     const loaded = loadAgents(join(dir, 'agents.json'));
     expect(loaded).toEqual({ ok: true, value: [...READY_AGENTS] });
+    const required = loadAgents(join(dir, 'agents.json'), { required: true });
+    expect(!required.ok && required.message).toContain('cannot be read');
     expect(READY_AGENTS.map((a) => commandLine(a))).toEqual(['claude-code-acp', 'codex-acp', 'gemini --experimental-acp']);
   });
 

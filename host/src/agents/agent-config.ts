@@ -96,8 +96,8 @@ const FileSchema = notArray(
 
 export type AgentsLoad = { ok: true; value: AgentSpec[] } | { ok: false; message: string };
 
-/** The ready agents with the file's entries over them; a missing file is no change. */
-export function loadAgents(path: string): AgentsLoad {
+/** The ready agents with the file's entries over them; a missing file is no change unless `required`. */
+export function loadAgents(path: string, options: { required?: boolean } = {}): AgentsLoad {
   let text: string;
   try {
     const size = statSync(path).size;
@@ -106,7 +106,7 @@ export function loadAgents(path: string): AgentsLoad {
     }
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { ok: true, value: [...READY_AGENTS] };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !options.required) return { ok: true, value: [...READY_AGENTS] };
     return { ok: false, message: `agents config ${path} cannot be read: ${(error as Error).message}` };
   }
   const decoded = decodeAgents(text);

@@ -36,6 +36,12 @@ export const startCommand: Command = {
       description: 'MCP servers ({"mcpServers":{…}}); default <data-dir>/mcp.json',
     },
     {
+      name: 'agents-config',
+      type: 'string',
+      value: 'FILE',
+      description: 'ACP agents ({"agents":{…}}, see docs/agents.md); default <data-dir>/agents.json',
+    },
+    {
       name: 'bind',
       type: 'string',
       value: 'WHERE',
@@ -84,6 +90,7 @@ async function runStart(context: CommandContext): Promise<number> {
   }
   const model = stringOption(args, 'model');
   const mcpConfig = stringOption(args, 'mcp-config');
+  const agentsConfig = stringOption(args, 'agents-config');
   const tlsCert = stringOption(args, 'tls-cert');
   const tlsKey = stringOption(args, 'tls-key');
   const appDir = stringOption(args, 'app-dir');
@@ -113,6 +120,7 @@ async function runStart(context: CommandContext): Promise<number> {
     env,
     ...(model !== undefined ? { model } : {}),
     ...(mcpConfig !== undefined ? { mcpConfig } : {}),
+    ...(agentsConfig !== undefined ? { agentsConfig } : {}),
     ...(demoDelay !== undefined && Number.isFinite(demoDelay) ? { demoDelayMs: demoDelay } : {}),
     remote: {
       bind: stringOption(args, 'bind') ?? 'auto',
