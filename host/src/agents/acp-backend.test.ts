@@ -1,5 +1,5 @@
 import type { Approval, SessionEvent } from '@tether/shared-protocol';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,7 +8,8 @@ import { agentsCommand } from '../cli/commands/agents.js';
 import { approveCommand } from '../cli/commands/approvals.js';
 import { sessionsNewCommand } from '../cli/commands/sessions.js';
 import { connectDevice, pairDevice } from '../../test/support/remote-device.js';
-import { runCommand } from '../../test/support/run-command.js';
+import { collector, runCommand } from '../../test/support/run-command.js';
+import { TranscriptPrinter } from '../cli/transcript-printer.js';
 import type { TestHost } from '../../test/support/test-host.js';
 import { LOCAL_REMOTE, startTestHost } from '../../test/support/test-host.js';
 import type { AcpLimits } from './acp-backend.js';
@@ -127,6 +128,41 @@ describe('an ACP agent as a session back-end', () => {
     expect(messages(host, id).join('')).toContain('edit allowed (yes) and written');
     // The write was exactly what was approved: it did not ask a second time.
     expect(host.events(id).filter((e) => e.type === 'approval.requested')).toHaveLength(1);
+  });
+
+  it('the CLI transcript shows the plan as a checklist and the diff, escaped', async () => {
+    const host = await hostWithAgent();
+    const id = await start(host, 'plan read \x1b[2Jit | write it\ntool-diff notes.txt');
+    await finished(host, id);
+    const out = collector();
+    const printer = new TranscriptPrinter(out.stream, false);
+    for (const event of host.events(id)) printer.print(event);
+    expect(out.text()).toContain('Plan:\n  ▶ read ⟨ESC⟩[2Jit\n  ☐ write it\n');
+    expect(out.text()).toContain('  ┊ -old line\n  ┊ +new line\n');
+  });
+
+  it('“allow for this session” picks the agent’s allow-always option', async () => {
+    const host = await hostWithAgent();
+    const id = await start(host, 'ask-edit notes.txt again');
+    const approval = await approvalOf(host, id);
+    host.host.approvals.answer(approval.id, { decision: 'allow-session' }, { kind: 'local', label: 'test' });
+    await finished(host, id);
+    expect(messages(host, id).join('')).toContain('edit allowed (always) and written');
+  });
+
+  it('an edit through a link that leads out of the folder says so in the approval, and is refused even when allowed', async () => {
+    const host = await hostWithAgent();
+    const outside = join(host.dir, 'outside.txt');
+    writeFileSync(outside, 'keep me');
+    symlinkSync(outside, join(host.project, 'link.txt'));
+    const id = await start(host, 'ask-edit link.txt overwritten');
+    const approval = await approvalOf(host, id);
+    // The person sees that this write would not land in the folder before answering.
+    expect(approval.action).toMatch(/change \S*link\.txt \(.* is outside the session folder/);
+    host.host.approvals.answer(approval.id, { decision: 'allow-once' }, { kind: 'local', label: 'test' });
+    await finished(host, id);
+    expect(messages(host, id).join('')).toContain('edit allowed (yes) but the write failed');
+    expect(readFileSync(outside, 'utf8')).toBe('keep me');
   });
 
   it('a denial answers the agent’s reject option and nothing is written', async () => {
