@@ -75,8 +75,7 @@ test.describe('an ACP agent session on a phone', () => {
     expect(readFileSync(join(project, 'phone.txt'), 'utf8')).toBe('written from the phone');
     const events = await sessionEvents(host, sessionId);
     const resolved = events.find((e) => e.type === 'approval.resolved') as
-      | { approval: { answeredBy?: { kind: string } } }
-      | undefined;
+      { approval: { answeredBy?: { kind: string } } } | undefined;
     expect(resolved?.approval.answeredBy?.kind).toBe('device');
   });
 });

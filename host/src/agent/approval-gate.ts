@@ -72,6 +72,10 @@ export class ApprovalGate {
       const rule = ruleForAnswer(request.tool, request.need, answer.prefix);
       if (!('error' in rule)) this.session.addAllowRule(rule);
     }
-    return { allowed: true, by: 'person', decision: answer.decision === 'allow-session' ? 'allow-session' : 'allow-once' };
+    return {
+      allowed: true,
+      by: 'person',
+      decision: answer.decision === 'allow-session' ? 'allow-session' : 'allow-once',
+    };
   }
 }

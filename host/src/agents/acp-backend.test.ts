@@ -169,7 +169,9 @@ describe('an ACP agent as a session back-end', () => {
     const host = await hostWithAgent();
     const id = await start(host, 'ask-edit notes.txt changed');
     const approval = await approvalOf(host, id);
-    expect(host.host.approvals.answer(approval.id, { decision: 'deny' }, { kind: 'local', label: 'test' }).ok).toBe(true);
+    expect(host.host.approvals.answer(approval.id, { decision: 'deny' }, { kind: 'local', label: 'test' }).ok).toBe(
+      true,
+    );
     expect((await finished(host, id)).status).toBe('done');
     expect(messages(host, id).join('')).toContain('edit not allowed (no)');
     expect(readFileSync(join(host.project, 'notes.txt'), 'utf8')).toBe('first line\nsecond line\n');

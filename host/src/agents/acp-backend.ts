@@ -222,7 +222,9 @@ export class AcpBackend implements SessionBackend {
       if (outcome.kind === 'aborted') return { status: 'interrupted', usage: NO_USAGE };
       this.reportStderr(run, live);
       if (outcome.kind === 'timeout') {
-        return failure(`${spec.title} did not get ready within ${Math.round(this.limits.startTimeoutMs / 1000)} s (${what})`);
+        return failure(
+          `${spec.title} did not get ready within ${Math.round(this.limits.startTimeoutMs / 1000)} s (${what})`,
+        );
       }
       if (outcome.kind === 'ended') return failure(`${spec.title} stopped while starting (${what}): ${outcome.why}`);
       return failure(`${spec.title} refused ${what}: ${errorText(outcome.error)}`);
@@ -270,7 +272,9 @@ export class AcpBackend implements SessionBackend {
         text: `${spec.title} was started again and cannot load its earlier session; it starts afresh without the conversation so far.`,
       });
     }
-    const created = await step(connection.agent.request(methods.agent.session.new, { cwd: record.cwd, mcpServers: [] }));
+    const created = await step(
+      connection.agent.request(methods.agent.session.new, { cwd: record.cwd, mcpServers: [] }),
+    );
     if (created.kind !== 'value') return stop(created, 'session/new');
     live.acpSessionId = created.value.sessionId;
     connection.setSession(live.acpSessionId);
@@ -283,7 +287,12 @@ export class AcpBackend implements SessionBackend {
    * idle limit. An interrupt sends `session/cancel`; an agent that has not stopped within the
    * grace period is ended.
    */
-  private async prompt(live: LiveAgent, turn: AcpTurn, texts: readonly string[], run: RunContext): Promise<PromptOutcome> {
+  private async prompt(
+    live: LiveAgent,
+    turn: AcpTurn,
+    texts: readonly string[],
+    run: RunContext,
+  ): Promise<PromptOutcome> {
     const { connection } = live;
     const prompt: ContentBlock[] = texts.map((text) => ({ type: 'text', text }));
     const request = connection.agent.request(methods.agent.session.prompt, { sessionId: live.acpSessionId, prompt });
@@ -308,13 +317,19 @@ export class AcpBackend implements SessionBackend {
           return { kind: 'ended', why: outcome.why };
         case 'error':
           if (connection.closedSignal.aborted) return { kind: 'ended', why: await connection.ended };
-          if (cancelDeadline !== undefined && outcome.error instanceof RequestError && outcome.error.code === REQUEST_CANCELLED) {
+          if (
+            cancelDeadline !== undefined &&
+            outcome.error instanceof RequestError &&
+            outcome.error.code === REQUEST_CANCELLED
+          ) {
             return { kind: 'stopped', stopReason: 'cancelled' };
           }
           return { kind: 'failed', message: errorText(outcome.error) };
         case 'aborted':
           cancelDeadline = this.deps.clock.now() + this.limits.cancelGraceMs;
-          void connection.agent.notify(methods.agent.session.cancel, { sessionId: live.acpSessionId }).catch(() => undefined);
+          void connection.agent
+            .notify(methods.agent.session.cancel, { sessionId: live.acpSessionId })
+            .catch(() => undefined);
           break;
         case 'timeout':
           if (cancelDeadline !== undefined) {
@@ -332,7 +347,8 @@ export class AcpBackend implements SessionBackend {
     run.append({
       type: 'notice',
       level: 'error',
-      text: tail === '' ? `${live.spec.title} wrote nothing to stderr.` : cut(`${live.spec.title} stderr:\n${tail}`, 4000),
+      text:
+        tail === '' ? `${live.spec.title} wrote nothing to stderr.` : cut(`${live.spec.title} stderr:\n${tail}`, 4000),
     });
   }
 
@@ -346,7 +362,12 @@ export class AcpBackend implements SessionBackend {
   /** The run ended: a healthy agent is kept for the next prompt, for a while; any other is ended. */
   private release(live: LiveAgent): void {
     live.busy = false;
-    if (this.closed || live.connection.isEnded || live.connection.closedSignal.aborted || this.live.get(live.sessionId) !== live) {
+    if (
+      this.closed ||
+      live.connection.isEnded ||
+      live.connection.closedSignal.aborted ||
+      this.live.get(live.sessionId) !== live
+    ) {
       this.discard(live);
       return;
     }

@@ -93,47 +93,54 @@ export class AcpConnection {
       cwd: options.cwd,
       env: options.env,
     });
-    if (!spawned.ok) return { ok: false, message: `${commandLine(spec)} could not be started: ${spawned.error.message}` };
+    if (!spawned.ok)
+      return { ok: false, message: `${commandLine(spec)} could not be started: ${spawned.error.message}` };
     const stderr = new StderrTail(STDERR_LINES, STDERR_LINE_CHARS);
     const handle = spawned.value;
     const streams = processStreams(handle, (chunk) => stderr.push(chunk));
-    let self: AcpConnection | undefined;
+    // The handlers are made before the connection they serve: they find it here.
+    const made: { connection?: AcpConnection } = {};
     const app = client({ name: 'tether' })
       .onNotification(methods.client.session.update, ({ params }) => {
-        const connection = self!;
+        const connection = made.connection!;
         connection.touch();
         const turn = connection.turnFor(params.sessionId);
         if (!turn || connection.replaying) connection.dropped++;
         else turn.log.update(params.update);
       })
       .onRequest(methods.client.session.requestPermission, ({ params, signal }) =>
-        self!.serve(params.sessionId, (turn) => turn.permission(params, signal), () => CANCELLED),
+        made.connection!.serve(
+          params.sessionId,
+          (turn) => turn.permission(params, signal),
+          () => CANCELLED,
+        ),
       )
       .onRequest(methods.client.fs.readTextFile, ({ params }) =>
-        self!.serve(params.sessionId, (turn) => turn.files.read(params)),
+        made.connection!.serve(params.sessionId, (turn) => turn.files.read(params)),
       )
       .onRequest(methods.client.fs.writeTextFile, ({ params, signal }) =>
-        self!.serve(params.sessionId, (turn) => turn.files.write(params, turn.signal(signal))),
+        made.connection!.serve(params.sessionId, (turn) => turn.files.write(params, turn.signal(signal))),
       )
       .onRequest(methods.client.terminal.create, ({ params, signal }) =>
-        self!.serve(params.sessionId, (turn) => turn.terminals.create(params, turn.signal(signal))),
+        made.connection!.serve(params.sessionId, (turn) => turn.terminals.create(params, turn.signal(signal))),
       )
       .onRequest(methods.client.terminal.output, ({ params }) =>
-        self!.serve(params.sessionId, (turn) => turn.terminals.output(params.terminalId)),
+        made.connection!.serve(params.sessionId, (turn) => turn.terminals.output(params.terminalId)),
       )
       .onRequest(methods.client.terminal.waitForExit, ({ params }) =>
-        self!.serve(params.sessionId, (turn) => turn.terminals.waitForExit(params.terminalId)),
+        made.connection!.serve(params.sessionId, (turn) => turn.terminals.waitForExit(params.terminalId)),
       )
       .onRequest(methods.client.terminal.kill, ({ params }) =>
-        self!.serve(params.sessionId, (turn) => turn.terminals.kill(params.terminalId)),
+        made.connection!.serve(params.sessionId, (turn) => turn.terminals.kill(params.terminalId)),
       )
       .onRequest(methods.client.terminal.release, ({ params }) =>
-        self!.serve(params.sessionId, (turn) => turn.terminals.release(params.terminalId)),
+        made.connection!.serve(params.sessionId, (turn) => turn.terminals.release(params.terminalId)),
       );
     const connection = app.connect(
       ndJsonStream(streams.writable, streams.readable, { maxMessageBytes: MAX_ACP_MESSAGE_BYTES }),
     );
-    self = new AcpConnection(handle, connection.agent, stderr, options.clock, connection.signal);
+    const self = new AcpConnection(handle, connection.agent, stderr, options.clock, connection.signal);
+    made.connection = self;
     return { ok: true, value: self };
   }
 

@@ -7,7 +7,7 @@ import type {
 import { MAX_ACTION_TEXT } from '@tether/shared-protocol';
 import { displayPath } from '@tether/machine';
 import { resolve } from 'node:path';
-import type { GateOutcome, GateRequest } from '../agent/approval-gate.js';
+import type { GateOutcome } from '../agent/approval-gate.js';
 import type { ApprovalNeed } from '../tools/tool.js';
 import { agentDiff } from './acp-diff.js';
 import type { AcpTurnContext } from './acp-turn-context.js';
@@ -134,11 +134,14 @@ async function gateRequest(turn: AcpTurnContext, state: ToolState, options: Opti
     lines.push(`input: ${json(state.rawInput)}`);
   }
   if (state.locations.length > 0) {
-    lines.push(`files: ${state.locations.map((l) => `${l.path}${typeof l.line === 'number' ? `:${l.line}` : ''}`).join(', ')}`);
+    lines.push(
+      `files: ${state.locations.map((l) => `${l.path}${typeof l.line === 'number' ? `:${l.line}` : ''}`).join(', ')}`,
+    );
   }
   lines.push(answersLine(options));
   const action = lines.join('\n');
-  if (command !== undefined) return { tool: 'shell', need: { kind: 'shell', action, command }, action, writes, command };
+  if (command !== undefined)
+    return { tool: 'shell', need: { kind: 'shell', action, command }, action, writes, command };
   const tool = TETHER_TOOL_NAMES.has(state.tool) ? `agent.${state.tool}` : state.tool;
   const kind = writes.length > 0 ? (created ? 'write' : 'edit') : 'mcp';
   return { tool, need: { kind, action }, action, writes, command };
@@ -162,7 +165,7 @@ export function commandOf(state: ToolState): string {
   const value = input?.command ?? input?.cmd;
   if (typeof value === 'string' && value.trim() !== '') return value;
   if (Array.isArray(value) && value.length > 0 && value.every((w) => typeof w === 'string')) {
-    return shellWords(value as string[]);
+    return shellWords(value);
   }
   return state.title || state.tool;
 }

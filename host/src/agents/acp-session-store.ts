@@ -19,8 +19,7 @@ export class AcpSessionStore {
 
   get(sessionId: string): AcpSessionRef | undefined {
     const value = this.db.prepare('SELECT value FROM settings WHERE key = ?').pluck().get(key(sessionId)) as
-      | string
-      | undefined;
+      string | undefined;
     if (value === undefined) return undefined;
     try {
       const parsed = JSON.parse(value) as Partial<AcpSessionRef>;

@@ -57,7 +57,8 @@ export class AcpTerminals {
     for (const variable of params.env ?? []) env[variable.name] = variable.value;
     let toolCallId: string | undefined;
     if (!this.turn.grants.takeCommand(line)) {
-      if (line.length > MAX_ACTION_TEXT) throw new RequestError(INVALID_PARAMS, 'the command is too long to show for approval');
+      if (line.length > MAX_ACTION_TEXT)
+        throw new RequestError(INVALID_PARAMS, 'the command is too long to show for approval');
       toolCallId = run.newId('t');
       run.append({
         type: 'tool.started',
@@ -73,7 +74,14 @@ export class AcpTerminals {
       );
       if (!outcome.allowed) {
         const why = outcome.reason === 'cancelled' ? 'the run was interrupted' : 'the person denied this command';
-        run.append({ type: 'tool.finished', toolCallId, tool: 'shell', ok: false, output: `Not run: ${why}.`, truncated: false });
+        run.append({
+          type: 'tool.finished',
+          toolCallId,
+          tool: 'shell',
+          ok: false,
+          output: `Not run: ${why}.`,
+          truncated: false,
+        });
         throw new RequestError(INTERNAL, `not run: ${why}`);
       }
     }
@@ -92,7 +100,14 @@ export class AcpTerminals {
         });
       }
       if (toolCallId !== undefined) {
-        run.append({ type: 'tool.finished', toolCallId, tool: 'shell', ok: false, output: spawned.error.message, truncated: false });
+        run.append({
+          type: 'tool.finished',
+          toolCallId,
+          tool: 'shell',
+          ok: false,
+          output: spawned.error.message,
+          truncated: false,
+        });
       }
       throw new RequestError(spawned.error.code === 'outside-root' ? INVALID_PARAMS : INTERNAL, spawned.error.message);
     }
@@ -109,7 +124,9 @@ export class AcpTerminals {
     };
     spawned.value.onOutput((_stream, chunk) => this.append(terminal, chunk));
     terminal.exited = spawned.value.exited.then((exited) => {
-      terminal.exit = exited.ok ? { exitCode: exited.value.code, signal: exited.value.signal } : { exitCode: null, signal: null };
+      terminal.exit = exited.ok
+        ? { exitCode: exited.value.code, signal: exited.value.signal }
+        : { exitCode: null, signal: null };
       if (terminal.toolCallId !== undefined) {
         const output = terminal.output.toString('utf8');
         run.append({

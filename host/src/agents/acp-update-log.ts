@@ -241,7 +241,12 @@ export class AcpUpdateLog {
     if (state.kind) out.kind = state.kind;
     const locations = state.locations.flatMap((l): ToolLocation[] =>
       typeof l.path === 'string' && l.path !== '' && l.path.length <= 4096
-        ? [{ path: l.path, ...(typeof l.line === 'number' && Number.isInteger(l.line) && l.line >= 0 ? { line: l.line } : {}) }]
+        ? [
+            {
+              path: l.path,
+              ...(typeof l.line === 'number' && Number.isInteger(l.line) && l.line >= 0 ? { line: l.line } : {}),
+            },
+          ]
         : [],
     );
     if (locations.length > 0) out.locations = locations.slice(0, MAX_TOOL_LOCATIONS);

@@ -26,7 +26,9 @@ export function findOnPath(command: string, env: NodeJS.ProcessEnv): string | un
 
 /** The program and its arguments in one line, for people (quoted where a space would mislead). */
 export function commandLine(spec: Pick<AgentSpec, 'command' | 'args'>): string {
-  return [spec.command, ...spec.args].map((word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : JSON.stringify(word))).join(' ');
+  return [spec.command, ...spec.args]
+    .map((word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : JSON.stringify(word)))
+    .join(' ');
 }
 
 /**
@@ -58,7 +60,10 @@ export class AgentCatalog {
     const spec = this.get(name);
     if (!spec) {
       const names = this.specs.map((s) => s.name).join(', ');
-      return fail('invalid-params', `no agent named ${name} is configured on this host (there are: ${names || 'none'})`);
+      return fail(
+        'invalid-params',
+        `no agent named ${name} is configured on this host (there are: ${names || 'none'})`,
+      );
     }
     const info = this.info(spec);
     return info.available ? ok(spec) : fail('unavailable', `the agent ${name} cannot be started: ${info.reason}`);

@@ -18,7 +18,11 @@ describe('agents.json', () => {
     expect(loaded).toEqual({ ok: true, value: [...READY_AGENTS] });
     const required = loadAgents(join(dir, 'agents.json'), { required: true });
     expect(!required.ok && required.message).toContain('cannot be read');
-    expect(READY_AGENTS.map((a) => commandLine(a))).toEqual(['claude-code-acp', 'codex-acp', 'gemini --experimental-acp']);
+    expect(READY_AGENTS.map((a) => commandLine(a))).toEqual([
+      'claude-code-acp',
+      'codex-acp',
+      'gemini --experimental-acp',
+    ]);
   });
 
   it('adds entries and replaces a ready one of the same name', () => {

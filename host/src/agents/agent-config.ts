@@ -54,7 +54,8 @@ export function agentsConfigPath(dataDir: string): string {
 }
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const NAME_RULE = 'agent names use letters, digits, ".", "_" and "-", 1 to 40 characters, starting with a letter or digit';
+const NAME_RULE =
+  'agent names use letters, digits, ".", "_" and "-", 1 to 40 characters, starting with a letter or digit';
 
 function notArray<TSchema extends v.GenericSchema>(schema: TSchema, message: string) {
   return v.pipe(
@@ -76,7 +77,10 @@ const EntrySchema = notArray(
     ),
     passEnv: v.optional(
       v.array(
-        v.pipe(v.string('must be a string'), v.regex(ENV_NAME, 'environment variable names are letters, digits and "_"')),
+        v.pipe(
+          v.string('must be a string'),
+          v.regex(ENV_NAME, 'environment variable names are letters, digits and "_"'),
+        ),
         'must be an array of names',
       ),
     ),
@@ -102,11 +106,15 @@ export function loadAgents(path: string, options: { required?: boolean } = {}): 
   try {
     const size = statSync(path).size;
     if (size > MAX_AGENTS_CONFIG_BYTES) {
-      return { ok: false, message: `agents config ${path}: ${size} bytes is too large (limit ${MAX_AGENTS_CONFIG_BYTES})` };
+      return {
+        ok: false,
+        message: `agents config ${path}: ${size} bytes is too large (limit ${MAX_AGENTS_CONFIG_BYTES})`,
+      };
     }
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !options.required) return { ok: true, value: [...READY_AGENTS] };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !options.required)
+      return { ok: true, value: [...READY_AGENTS] };
     return { ok: false, message: `agents config ${path} cannot be read: ${(error as Error).message}` };
   }
   const decoded = decodeAgents(text);

@@ -31,7 +31,8 @@ export function settle<T>(
       (error: unknown) => finish({ kind: 'error', error }),
     );
     void options.ended?.then((why) => finish({ kind: 'ended', why }));
-    if (options.clock && options.ms !== undefined) timer = options.clock.setTimeout(() => finish({ kind: 'timeout' }), options.ms);
+    if (options.clock && options.ms !== undefined)
+      timer = options.clock.setTimeout(() => finish({ kind: 'timeout' }), options.ms);
     if (options.signal?.aborted) onAbort();
     else options.signal?.addEventListener('abort', onAbort, { once: true });
   });

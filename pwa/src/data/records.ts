@@ -1,4 +1,10 @@
-import { AgentInfoSchema, ErrorCodeSchema, RelayDetailsSchema, ScopeSchema, SessionSummarySchema } from '@tether/shared-protocol';
+import {
+  AgentInfoSchema,
+  ErrorCodeSchema,
+  RelayDetailsSchema,
+  ScopeSchema,
+  SessionSummarySchema,
+} from '@tether/shared-protocol';
 import * as v from 'valibot';
 import { TranscriptStateSchema } from '../transcript/transcript-schema.js';
 

@@ -117,8 +117,21 @@ describe('an ACP agent’s plan and tool details', () => {
         { content: 'change it', status: 'pending' },
       ],
     },
-    { type: 'tool.started', toolCallId: 't1', tool: 'edit', title: 'Edit a.txt', input: { path: 'a.txt' }, kind: 'edit' },
-    { type: 'tool.updated', toolCallId: 't1', tool: 'edit', title: 'Edit a.txt (2 lines)', diff: '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-old\n+new\n' },
+    {
+      type: 'tool.started',
+      toolCallId: 't1',
+      tool: 'edit',
+      title: 'Edit a.txt',
+      input: { path: 'a.txt' },
+      kind: 'edit',
+    },
+    {
+      type: 'tool.updated',
+      toolCallId: 't1',
+      tool: 'edit',
+      title: 'Edit a.txt (2 lines)',
+      diff: '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-old\n+new\n',
+    },
     { type: 'tool.finished', toolCallId: 't1', tool: 'edit', ok: true, output: '', truncated: false },
     {
       type: 'plan',

@@ -133,9 +133,7 @@ export function applyEvent(
     case 'tool.updated':
       next.items = upsert(state.items, toolKey(event.toolCallId), (old) => {
         const base: ToolItem =
-          old?.kind === 'tool'
-            ? old
-            : { ...blankTool(event.toolCallId, event.tool), title: event.title ?? event.tool };
+          old?.kind === 'tool' ? old : { ...blankTool(event.toolCallId, event.tool), title: event.title ?? event.tool };
         return {
           ...base,
           ...(event.title !== undefined ? { title: event.title } : {}),
