@@ -26,6 +26,12 @@ import { agentDiff } from './acp-diff.js';
 export const MAX_MESSAGE_CHARS = 128 * 1024;
 /** Tool calls one run keeps track of; past it the oldest finished ones are forgotten. */
 export const MAX_TRACKED_TOOL_CALLS = 1000;
+/**
+ * Characters of a tool call's input (as JSON) carried in an event: 64 KiB, like its output. An
+ * agent's input can be as large as its message (8 MiB), which no sealed frame holds; a larger one
+ * is carried as a cut preview.
+ */
+export const MAX_TOOL_INPUT_EVENT = 64 * 1024;
 /** Characters of a tool title in an event, as the event allows. */
 const MAX_TITLE = 1000;
 
@@ -136,7 +142,7 @@ export class AcpUpdateLog {
         toolCallId: state.id,
         tool: state.tool,
         title: cut(state.title || state.tool, MAX_TITLE),
-        input: state.rawInput ?? {},
+        input: boundedInput(state.rawInput ?? {}),
         ...this.details(state),
       });
     }
@@ -217,7 +223,7 @@ export class AcpUpdateLog {
       toolCallId: state.id,
       tool: state.tool,
       ...(typeof update.title === 'string' ? { title: cut(update.title, MAX_TITLE) } : {}),
-      ...(update.rawInput !== undefined ? { input: update.rawInput } : {}),
+      ...(update.rawInput !== undefined ? { input: boundedInput(update.rawInput) } : {}),
       ...(output !== undefined ? { output: cut(output, MAX_TOOL_OUTPUT_EVENT) } : {}),
       ...(update.kind || update.content || update.locations ? this.details(state) : {}),
     });
@@ -316,6 +322,17 @@ export function blockText(block: ContentBlock): string {
 export function toolName(name: string | undefined, kind: string | undefined): string {
   const raw = (name ?? kind ?? 'tool').replace(/[^\w.:-]+/g, '_').slice(0, 64);
   return raw === '' ? 'tool' : raw;
+}
+
+/** The input as it is when small enough; else `{truncated: true, preview}`, its JSON cut. */
+export function boundedInput(input: unknown): unknown {
+  let json: string;
+  try {
+    json = JSON.stringify(input) ?? '';
+  } catch {
+    return { truncated: true, preview: '' };
+  }
+  return json.length <= MAX_TOOL_INPUT_EVENT ? input : { truncated: true, preview: cut(json, MAX_TOOL_INPUT_EVENT) };
 }
 
 export function cut(text: string, max: number): string {
