@@ -32,7 +32,9 @@ type Of<T extends SessionEvent['type']> = Extract<SessionEvent, { type: T }>;
  * session load, keeping its sessions in a folder of its own) and `missing`, whose command is not
  * there.
  */
-async function hostWithAgent(options: { limits?: Partial<AcpLimits>; remote?: boolean } = {}): Promise<TestHost> {
+async function hostWithAgent(
+  options: { limits?: Partial<AcpLimits>; remote?: boolean; env?: NodeJS.ProcessEnv } = {},
+): Promise<TestHost> {
   const config = mkdtempSync(join(tmpdir(), 'tether-acp-'));
   cleanups.push(() => rmSync(config, { recursive: true, force: true }));
   const agentsConfig = join(config, 'agents.json');
@@ -45,6 +47,7 @@ async function hostWithAgent(options: { limits?: Partial<AcpLimits>; remote?: bo
           command: process.execPath,
           args: [FIXTURE],
           env: { SCRIPTED_ACP_LOAD: '1', SCRIPTED_ACP_STATE_DIR: join(config, 'state') },
+          passEnv: ['SCRIPTED_KEY'],
         },
         missing: { command: 'tether-no-such-acp-agent' },
       },
@@ -54,6 +57,7 @@ async function hostWithAgent(options: { limits?: Partial<AcpLimits>; remote?: bo
     agentsConfig,
     ...(options.limits ? { acpLimits: options.limits } : {}),
     ...(options.remote ? { remote: LOCAL_REMOTE } : {}),
+    ...(options.env ? { env: options.env } : {}),
   });
   return t;
 }
@@ -270,6 +274,13 @@ describe('an ACP agent as a session back-end', () => {
     expect(end.error).toContain('said nothing');
     const notice = host.events(id).find((e): e is Of<'notice'> => e.type === 'notice' && e.text.includes('stderr'))!;
     expect(notice.text).toContain('last words');
+  });
+
+  it('the agent gets its own variables and the host’s it names in passEnv, no other', async () => {
+    const host = await hostWithAgent({ env: { SCRIPTED_KEY: 'key-for-agent', OTHER_KEY: 'not-for-agent' } });
+    const id = await start(host, 'env SCRIPTED_KEY\nsay ;\nenv OTHER_KEY\nsay ;\nenv SCRIPTED_ACP_LOAD');
+    await finished(host, id);
+    expect(messages(host, id).join('')).toBe('SCRIPTED_KEY=key-for-agent;OTHER_KEY unset;SCRIPTED_ACP_LOAD=1');
   });
 
   it('an agent that is not configured or not installed is refused at creation, with the reason', async () => {
