@@ -1,5 +1,5 @@
 import type { Approval, SessionEvent } from '@tether/shared-protocol';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +12,7 @@ import { collector, runCommand } from '../../test/support/run-command.js';
 import { TranscriptPrinter } from '../cli/transcript-printer.js';
 import type { TestHost } from '../../test/support/test-host.js';
 import { LOCAL_REMOTE, startTestHost } from '../../test/support/test-host.js';
+import { Host } from '../host.js';
 import type { AcpLimits } from './acp-backend.js';
 
 const FIXTURE = fileURLToPath(new URL('../../test/fixtures/acp-scripted-agent.mjs', import.meta.url));
@@ -245,6 +246,60 @@ describe('an ACP agent as a session back-end', () => {
     expect(messages(host, id).some((text) => text.startsWith('(replayed'))).toBe(false);
   });
 
+  it('after the host restarts, the next prompt loads the agent’s session it had', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tether-acp-restart-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const project = join(dir, 'project');
+    mkdirSync(project);
+    const agentsConfig = join(dir, 'agents.json');
+    writeFileSync(
+      agentsConfig,
+      JSON.stringify({
+        agents: {
+          scripted: {
+            command: process.execPath,
+            args: [FIXTURE],
+            env: { SCRIPTED_ACP_LOAD: '1', SCRIPTED_ACP_STATE_DIR: join(dir, 'state') },
+          },
+        },
+      }),
+    );
+    const startHost = async () => {
+      const started = await Host.start({ dataDir: join(dir, 'data'), env: {}, agentsConfig });
+      if (!started.ok) throw new Error(started.error.message);
+      return started.value;
+    };
+    const runToEnd = (host: Host, id: string, nth: number) =>
+      new Promise<void>((resolve) => {
+        const done = () => [...host.log.readAll(id)].filter((e) => e.type === 'run.finished').length >= nth;
+        if (done()) return resolve();
+        const stop = host.log.subscribe('restart-test', () => {
+          if (!done()) return;
+          stop();
+          resolve();
+        });
+      });
+    const said = (host: Host, id: string) =>
+      [...host.log.readAll(id)].flatMap((e) => (e.type === 'message' && e.role === 'assistant' ? [e.text] : []));
+
+    const first = await startHost();
+    const created = await first.sessions.create({ cwd: project, text: 'whoami', kind: 'acp', model: 'scripted' });
+    if (!created.ok) throw new Error(created.error.message);
+    const id = created.value.id;
+    await runToEnd(first, id, 1);
+    const session = /session (\S+) \(new\)/.exec(said(first, id)[0]!)![1]!;
+    await first.close();
+
+    const second = await startHost();
+    try {
+      second.sessions.send(id, 'whoami');
+      await runToEnd(second, id, 2);
+      expect(said(second, id).at(-1)).toBe(`session ${session} (loaded), prompt 2`);
+    } finally {
+      await second.close();
+    }
+  });
+
   it('interrupting sends session/cancel and the agent stops; the agent is kept for the next prompt', async () => {
     const host = await hostWithAgent();
     const id = await start(host, 'say working\nwait\nsay never');
@@ -255,6 +310,18 @@ describe('an ACP agent as a session back-end', () => {
     host.host.sessions.send(id, 'whoami');
     await finished(host, id, 2);
     expect(messages(host, id).at(-1)).toMatch(/\(new\), prompt 2$/);
+  });
+
+  it('interrupting while a permission request waits cancels it, and nothing is written', async () => {
+    const host = await hostWithAgent();
+    const id = await start(host, 'ask-edit notes.txt never');
+    const approval = await approvalOf(host, id);
+    host.host.sessions.interrupt(id);
+    expect((await finished(host, id)).status).toBe('interrupted');
+    expect(host.host.approvals.pending(id)).toEqual([]);
+    const late = host.host.approvals.answer(approval.id, { decision: 'allow-once' }, { kind: 'local', label: 'test' });
+    expect(late.ok).toBe(false);
+    expect(readFileSync(join(host.project, 'notes.txt'), 'utf8')).toBe('first line\nsecond line\n');
   });
 
   it('an agent that ignores cancel is ended after the grace period', async () => {
