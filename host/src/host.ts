@@ -9,7 +9,7 @@ import type { DataPaths } from './config/data-dir.js';
 import { dataPaths, prepareDataDir } from './config/data-dir.js';
 import { loadOrCreateIdentity } from './config/host-identity.js';
 import { ControlServer } from './control/control-server.js';
-import { LocalContext } from '@tether/machine';
+import { LocalContext, NodePtyPort, PtyTerminals } from '@tether/machine';
 import { DeviceGateway } from './gateway/device-gateway.js';
 import type { PairRequestInfo } from './gateway/pairing-service.js';
 import { newId } from './ids.js';
@@ -37,6 +37,7 @@ import type { Reach } from './rpc/control-handlers.js';
 import { deviceHandlers } from './rpc/device-handlers.js';
 import { createDispatch } from './rpc/dispatch.js';
 import { DeviceStore } from './store/device-store.js';
+import { TerminalManager } from './terminals/terminal-manager.js';
 
 export interface HostOptions {
   dataDir: string;
@@ -64,6 +65,8 @@ export interface HostOptions {
   onPairRequest?: (request: PairRequestInfo) => void;
   /** It was answered, or gave up. */
   onPairSettled?: (id: string) => void;
+  /** Milliseconds a terminal with no device attached stays open (default 30 min). */
+  terminalIdleMs?: number;
 }
 
 export interface RemoteOptions extends ListenOptions {
@@ -93,6 +96,7 @@ export class Host {
   private stopRenewals: (() => void) | undefined;
   readonly devices: DeviceStore;
   readonly gateway: DeviceGateway;
+  readonly terminals: TerminalManager;
   private control: ControlServer | undefined;
   private readonly unsubscribe: () => void;
 
@@ -113,6 +117,16 @@ export class Host {
     this.startedAt = clock.now();
     this.devices = new DeviceStore(db);
     const roots = options.remote?.roots ?? options.roots ?? [homedir()];
+    const localTerminals = new PtyTerminals({ pty: new NodePtyPort(), roots, clock, env: options.env });
+    this.terminals = new TerminalManager({
+      clock,
+      newId,
+      place: (machine) =>
+        machine === 'local'
+          ? ok(localTerminals)
+          : fail('unsupported', `terminals on other machines are not offered yet; ${machine} is not this computer`),
+      ...(options.terminalIdleMs !== undefined ? { idleMs: options.terminalIdleMs } : {}),
+    });
     this.gateway = new DeviceGateway({
       identity,
       devices: this.devices,
@@ -137,8 +151,9 @@ export class Host {
           disconnectDevice: (id) => gateway.hub.disconnectDevice(id),
           roots,
           models,
-          features: () => [],
+          features: () => ['terminals'],
           clock,
+          terminals: this.terminals,
         }),
     });
     this.unsubscribe = log.subscribe('devices', (event) => this.gateway.publish(event));
@@ -281,6 +296,7 @@ export class Host {
     this.closed = true;
     this.stopRenewals?.();
     this.unsubscribe();
+    this.terminals.closeAll();
     this.gateway.close();
     await this.listener?.close();
     await this.sessions.shutdown();
@@ -307,6 +323,7 @@ export class Host {
       reach: () => this.reach(),
       pairLink: () => this.pairLink(),
       clock: this.clock,
+      terminals: this.terminals,
     });
   }
 

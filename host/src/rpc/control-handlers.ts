@@ -6,6 +6,7 @@ import type { ControlConnection } from '../control/control-server.js';
 import type { DeviceGateway } from '../gateway/device-gateway.js';
 import type { DeviceStore } from '../store/device-store.js';
 import type { EventLog } from '../store/event-log.js';
+import type { TerminalManager } from '../terminals/terminal-manager.js';
 import { replayThenFollow } from '../store/replay.js';
 import type { Handlers } from './dispatch.js';
 import { answerApproval, publicDeviceInfo, revokeDevice } from './shared-handlers.js';
@@ -40,6 +41,7 @@ export interface ControlDeps {
   /** A fresh pairing link for where phones can reach this host, or why there is none. */
   pairLink: () => Result<{ link: string; expiresAt: number }>;
   clock: Pick<Clock, 'now'>;
+  terminals: Pick<TerminalManager, 'list'>;
 }
 
 /** Every control-socket method: the person at the computer, through `tether …`. */
@@ -115,5 +117,6 @@ export function controlHandlers(deps: ControlDeps): Handlers<ControlMethods, Con
       const revoked = revokeDevice(deps.devices, p.id, deps.clock.now());
       return revoked.ok ? ok({ closedConnections: gateway.hub.disconnectDevice(p.id) }) : revoked;
     },
+    'terminals.list': () => ok({ terminals: deps.terminals.list() }),
   };
 }

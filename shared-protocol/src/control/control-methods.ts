@@ -8,6 +8,7 @@ import {
 } from '../rpc/approvals.js';
 import { Count, Empty, Id, Name, Path, Seq, Timestamp } from '../rpc/common.js';
 import { DeviceInfoSchema, ListDevicesResult, RevokeDeviceParams } from '../rpc/devices.js';
+import { ListTerminalsResult } from '../rpc/terminals.js';
 import { ScopeSchema } from '../scopes.js';
 import {
   ArchiveParams,
@@ -115,6 +116,7 @@ export const CONTROL_METHODS = {
   'pair.deny': control(v.object({ id: Id }), Empty),
   'devices.list': control(Empty, ListDevicesResult),
   'devices.revoke': control(RevokeDeviceParams, v.object({ closedConnections: Count })),
+  'terminals.list': control(Empty, ListTerminalsResult),
 } as const;
 
 export type ControlMethods = typeof CONTROL_METHODS;

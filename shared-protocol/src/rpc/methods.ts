@@ -19,7 +19,10 @@ import {
   WatchSessionResult,
 } from './sessions.js';
 import {
+  AckTerminalParams,
   AttachTerminalParams,
+  AttachTerminalResult,
+  ListTerminalsResult,
   OpenTerminalParams,
   OpenTerminalResult,
   ResizeTerminalParams,
@@ -69,10 +72,13 @@ export const METHODS = {
   'machines.listDirs': method('chat', MachineListDirsParams, ListDirsResult, true),
 
   'terminals.open': method('terminal', OpenTerminalParams, OpenTerminalResult, false),
-  'terminals.attach': method('terminal', AttachTerminalParams, Empty, true),
+  'terminals.attach': method('terminal', AttachTerminalParams, AttachTerminalResult, true),
   'terminals.input': method('terminal', TerminalInputParams, Empty, false),
   'terminals.resize': method('terminal', ResizeTerminalParams, Empty, true),
   'terminals.close': method('terminal', TerminalIdParams, Empty, true),
+  'terminals.list': method('terminal', Empty, ListTerminalsResult, true),
+  'terminals.ack': method('terminal', AckTerminalParams, Empty, true),
+  'terminals.detach': method('terminal', TerminalIdParams, Empty, true),
 
   'push.subscribe': method('watch', PushSubscribeParams, Empty, true),
   'push.unsubscribe': method('watch', PushUnsubscribeParams, Empty, true),
