@@ -1,5 +1,16 @@
-import { SerializeAddon } from '@xterm/addon-serialize';
+import { createRequire } from 'node:module';
 import headless from '@xterm/headless';
+
+/**
+ * The serialize addon, loaded without its type declarations: they import the browser xterm's,
+ * which pull the DOM library into every program that compiles this file. Only this is used.
+ */
+interface Serializer extends headless.ITerminalAddon {
+  serialize(options: { scrollback: number }): string;
+}
+const { SerializeAddon } = createRequire(import.meta.url)('@xterm/addon-serialize') as {
+  SerializeAddon: new () => Serializer;
+};
 
 /** Lines of scrollback the screen keeps and a snapshot carries above the visible screen: a few
  * screens of context, about 200 KiB of cells at 80 columns. */

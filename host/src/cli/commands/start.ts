@@ -61,6 +61,12 @@ export const startCommand: Command = {
       description: 'a folder phones may start sessions in (default: your home folder)',
     },
     {
+      name: 'terminal-idle',
+      type: 'string',
+      value: 'MINUTES',
+      description: 'close a terminal no device has been attached to for this long (default 30)',
+    },
+    {
       name: 'app-dir',
       type: 'string',
       value: 'DIR',
@@ -88,6 +94,11 @@ async function runStart(context: CommandContext): Promise<number> {
   const tlsKey = stringOption(args, 'tls-key');
   const appDir = stringOption(args, 'app-dir');
   const roots = listOption(args, 'root').map((r) => resolve(r));
+  const idleText = stringOption(args, 'terminal-idle');
+  if (idleText !== undefined && !/^\d+$/.test(idleText)) {
+    stderr.write(`tether start: --terminal-idle takes a whole number of minutes\n`);
+    return Exit.Usage;
+  }
   const demoDelay = env.TETHER_DEMO_DELAY_MS ? Number(env.TETHER_DEMO_DELAY_MS) : undefined;
   const prompt = !json && process.stdin.isTTY === true ? new PairPrompt(process.stdin, stdout) : undefined;
   // The prompt answers through the host, which exists only once start returns.
@@ -112,6 +123,7 @@ async function runStart(context: CommandContext): Promise<number> {
     ...(model !== undefined ? { model } : {}),
     ...(mcpConfig !== undefined ? { mcpConfig } : {}),
     ...(demoDelay !== undefined && Number.isFinite(demoDelay) ? { demoDelayMs: demoDelay } : {}),
+    ...(idleText !== undefined ? { terminalIdleMs: Number(idleText) * 60_000 } : {}),
     remote: {
       bind: stringOption(args, 'bind') ?? 'auto',
       port,
