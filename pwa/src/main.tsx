@@ -12,6 +12,7 @@ import './styles/base.css';
 import './styles/layout.css';
 import './styles/transcript.css';
 import './styles/forms.css';
+import './styles/terminal.css';
 
 const db = new AppDb();
 const app = new AppModel({

@@ -5,6 +5,7 @@ import { useApp } from './app-context.js';
 import { hostStatus } from './host-status.js';
 import { formatRoute } from './route.js';
 import { SessionRow } from './session-row.js';
+import { TerminalButton } from './terminal-button.js';
 import { TopBar } from './top-bar.js';
 import { useNow } from './use-now.js';
 import { useStore } from './use-store.js';
@@ -61,6 +62,7 @@ export function SessionsScreen({
             New session
           </button>
         )}
+        {status.kind !== 'refused' && <TerminalButton hostId={hostId} />}
       </TopBar>
       <div class="scroll">
         {status.kind === 'refused' ? (
