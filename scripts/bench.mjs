@@ -7,6 +7,7 @@ const BENCHES = {
   'app-render': 'e2e/bench/first-render.ts',
   host: 'host/bench/host.ts',
   remote: 'host/bench/remote.ts',
+  terminal: 'host/bench/terminal.ts',
   relay: 'relay/bench/relay.ts',
   search: 'machine/bench/search.ts',
 };
