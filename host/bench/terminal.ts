@@ -1,7 +1,8 @@
 // npm run bench -- terminal
 // Terminals on loopback, device → host → PTY → device, with the host and a device in this process:
 //   - keystroke to echo: one key sent as `terminals.input`, timed until the shell's echo arrives
-//     as `terminal.output`, decrypted (p50, p99);
+//     as `terminal.output`, decrypted (p50, p99), against the same keys written straight to a
+//     bare PTY running the same shell (node-pty, nothing else) in the same run;
 //   - throughput: `cat` of a text file in the terminal, the device acknowledging as it goes, in
 //     MB/s of the file with the peak growth of this process's memory, against the same file
 //     through a plain socket pipe (`cat` into a loopback TCP socket) and through a bare PTY
@@ -82,15 +83,76 @@ async function barePty(file: string): Promise<number> {
   return bytes;
 }
 
+/** Keys in the shell's line editor, repeated in lines of 49 then cleared with Ctrl-U. */
+async function typeKeys(send: (data: string) => void, nextOutput: () => Promise<void>): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < WARMUP_KEYS + KEYS; i++) {
+    if (i % 50 === 49) {
+      const cleared = nextOutput();
+      send('\x15'); // Ctrl-U: clear the line
+      await cleared;
+      continue;
+    }
+    const echoed = nextOutput();
+    const began = performance.now();
+    send('x');
+    await echoed;
+    if (i >= WARMUP_KEYS) times.push(performance.now() - began);
+  }
+  send('\x15');
+  return times;
+}
+
+/** The baseline for keystroke → echo: the same shell on a bare PTY, keys written straight to it. */
+async function barePtyEcho(env: Record<string, string>, cwd: string): Promise<number[]> {
+  const spawned = new NodePtyPort().spawn({
+    file: '/bin/bash',
+    args: ['-l'],
+    cwd,
+    env: { ...env, TERM: 'xterm-256color' },
+    cols: 120,
+    rows: 40,
+  });
+  if (!spawned.ok) throw new Error(spawned.error.message);
+  const pty = spawned.value;
+  let tail = '';
+  const waiters = new Set<() => void>();
+  pty.onData((chunk) => {
+    tail = (tail + new TextDecoder().decode(chunk)).slice(-256);
+    for (const wake of waiters) wake();
+  });
+  const exited = new Promise<void>((resolve) => pty.onExit(() => resolve()));
+  try {
+    await until(() => /[$#] $/.test(tail) || undefined, 10_000, 'the bare PTY prompt');
+    return await typeKeys(
+      (data) => pty.write(new TextEncoder().encode(data)),
+      () =>
+        new Promise<void>((resolve) =>
+          waiters.add(function wake() {
+            waiters.delete(wake);
+            resolve();
+          }),
+        ),
+    );
+  } finally {
+    pty.kill('SIGKILL');
+    await exited;
+  }
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'tether-bench-terminal-'));
 const file = join(dir, 'big.txt');
 const line = `${'0123456789abcdef'.repeat(4)}\n`;
 writeFileSync(file, line.repeat(Math.ceil(FILE_BYTES / line.length)));
 
-const t = await startTestHost({
-  remote: { ...LOCAL_REMOTE, roots: [dir] },
-  env: { PATH: process.env.PATH, SHELL: '/bin/bash', HOME: dir, PS1: '$ ', LANG: 'C.UTF-8' },
-});
+const shellEnv = {
+  PATH: process.env.PATH ?? '/usr/bin:/bin',
+  SHELL: '/bin/bash',
+  HOME: dir,
+  PS1: '$ ',
+  LANG: 'C.UTF-8',
+};
+const t = await startTestHost({ remote: { ...LOCAL_REMOTE, roots: [dir] }, env: shellEnv });
 try {
   const device = await pairDevice(t);
   const { client } = connectDevice(t, device);
@@ -123,24 +185,16 @@ try {
   if (!attached.ok) throw new Error(attached.error.message);
   await until(() => /[$#] $/.test(tail) || undefined, 10_000, 'the prompt');
 
-  // Keystroke → echo.
-  const times: number[] = [];
-  for (let i = 0; i < WARMUP_KEYS + KEYS; i++) {
-    if (i % 50 === 49) {
-      const cleared = nextOutput();
-      await client.call('terminals.input', { terminalId, data: '\x15' }); // Ctrl-U: clear the line
-      await cleared;
-      continue;
-    }
-    const echoed = nextOutput();
-    const began = performance.now();
-    void client.call('terminals.input', { terminalId, data: 'x' });
-    await echoed;
-    if (i >= WARMUP_KEYS) times.push(performance.now() - began);
-  }
-  await client.call('terminals.input', { terminalId, data: '\x15' });
+  // Keystroke → echo, the bare PTY first.
+  const bareTimes = await barePtyEcho(shellEnv, dir);
+  const times = await typeKeys((data) => void client.call('terminals.input', { terminalId, data }), nextOutput);
+  const ms = (values: number[], p: number) => percentile(values, p).toFixed(2);
   console.log(
-    `keystroke→echo over loopback (${times.length} keys): p50 ${percentile(times, 50).toFixed(2)} ms, p99 ${percentile(times, 99).toFixed(2)} ms`,
+    `keystroke→echo on a bare PTY (${bareTimes.length} keys): p50 ${ms(bareTimes, 50)} ms, p99 ${ms(bareTimes, 99)} ms`,
+  );
+  console.log(`keystroke→echo over loopback (${times.length} keys): p50 ${ms(times, 50)} ms, p99 ${ms(times, 99)} ms`);
+  console.log(
+    `ratio terminal/bare PTY: keystroke p50 ${(percentile(times, 50) / Math.max(0.001, percentile(bareTimes, 50))).toFixed(1)}, p99 ${(percentile(times, 99) / Math.max(0.001, percentile(bareTimes, 99))).toFixed(1)}`,
   );
 
   // Throughput, baseline first.
@@ -173,7 +227,7 @@ try {
   );
   console.log(`ratio terminal/bare PTY: throughput ${(terminalMBs / bareMBs).toFixed(3)}`);
   console.log(
-    `terminal keystroke-p50-ms=${percentile(times, 50).toFixed(2)} keystroke-p99-ms=${percentile(times, 99).toFixed(2)} throughput-mbs=${terminalMBs.toFixed(1)} plain-mbs=${plainMBs.toFixed(1)} bare-pty-mbs=${bareMBs.toFixed(1)}`,
+    `terminal keystroke-p50-ms=${percentile(times, 50).toFixed(2)} keystroke-p99-ms=${percentile(times, 99).toFixed(2)} bare-keystroke-p50-ms=${ms(bareTimes, 50)} throughput-mbs=${terminalMBs.toFixed(1)} plain-mbs=${plainMBs.toFixed(1)} bare-pty-mbs=${bareMBs.toFixed(1)}`,
   );
   client.stop();
 } finally {
