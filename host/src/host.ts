@@ -148,20 +148,20 @@ export class Host {
     const clock = options.clock ?? systemClock;
     const paths = dataPaths(options.dataDir);
     const dir = prepareDataDir(paths.dir);
-    if (!dir.ok) return fail('unavailable', dir.message);
+    if (!dir.ok) return dir;
     const identity = loadOrCreateIdentity(paths.identity);
-    if (!identity.ok) return fail('unavailable', identity.message);
+    if (!identity.ok) return identity;
 
     const defaultModel = options.model ?? formatModelSpec(defaultModelSpec(options.env));
     const parsedDefault = parseModelSpec(defaultModel);
-    if (!parsedDefault.ok) return fail('invalid-params', parsedDefault.message);
+    if (!parsedDefault.ok) return parsedDefault;
     const checked = createProvider(parsedDefault.value, options.env);
-    if (!checked.ok) return fail('invalid-params', checked.message);
+    if (!checked.ok) return checked;
 
     const mcpConfig = loadMcpConfig(options.mcpConfig ?? paths.mcpConfig, {
       required: options.mcpConfig !== undefined,
     });
-    if (!mcpConfig.ok) return fail('invalid-params', mcpConfig.message);
+    if (!mcpConfig.ok) return mcpConfig;
 
     const db = openDatabase(paths.database);
     const log = new EventLog(db, clock);
@@ -184,7 +184,7 @@ export class Host {
 
     const providers: ProviderFactory = (spec, onNotice) => {
       const parsed = parseModelSpec(spec);
-      if (!parsed.ok) return fail('invalid-params', parsed.message);
+      if (!parsed.ok) return parsed;
       const made = createProvider(parsed.value, options.env, {
         clock,
         ...(options.demoDelayMs !== undefined ? { demo: { delayMs: options.demoDelayMs } } : {}),
@@ -197,7 +197,7 @@ export class Host {
             ),
         },
       });
-      if (!made.ok) return fail('invalid-params', made.message);
+      if (!made.ok) return made;
       return ok({ provider: made.value, model: parsed.value.model });
     };
     const local = new LocalContext();
@@ -222,7 +222,7 @@ export class Host {
     sessions.recover();
 
     const host = new Host(
-      identity.identity,
+      identity.value.identity,
       paths,
       db,
       log,
@@ -313,12 +313,12 @@ export class Host {
   /** Starts the LAN or Tailscale listener in front of the device gateway. */
   private async listen(remote: RemoteOptions, options: HostOptions): Promise<Result<void>> {
     const plan = await planListen(remote, this.paths.dir);
-    if (!plan.ok) return { ok: false, error: { code: plan.error.code, message: plan.error.message } };
-    if (!plan.value) {
-      this.reachMessage = 'message' in plan ? plan.message : 'remote control is off';
+    if (!plan.ok) return plan;
+    if (!plan.value.plan) {
+      this.reachMessage = plan.value.why;
       return ok(undefined);
     }
-    const listen = plan.value;
+    const listen = plan.value.plan;
     const server = await LanListener.start({
       address: listen.address,
       port: remote.port,
