@@ -61,9 +61,14 @@ export interface HttpAppDeps {
 /** A year, in seconds: hashed assets over HTTPS never change under their name. */
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
+/** The HTTP status a failure of `/rc/pair` or `/rc/call` gets; a relay link answers with the same. */
+export function httpStatusFor(code: ErrorCode): ContentfulStatusCode {
+  return STATUS[code] ?? 400;
+}
+
 function errorResponse(error: ProtocolError): Response {
   return new Response(JSON.stringify({ error }), {
-    status: STATUS[error.code] ?? 400,
+    status: httpStatusFor(error.code),
     headers: { 'Content-Type': 'application/json' },
   });
 }
