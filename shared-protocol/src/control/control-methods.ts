@@ -41,6 +41,8 @@ export const RelayLinkStatusSchema = v.object({
   connections: Count,
 });
 
+export type RelayLinkStatus = v.InferOutput<typeof RelayLinkStatusSchema>;
+
 export const RemoteStatusSchema = v.object({
   /** Whether phones can reach this host now, and if not, why and what would fix it. */
   listening: v.boolean(),
