@@ -369,6 +369,7 @@ export class Host {
       clock: this.clock,
       app: loadAppFiles(remote.appDir ?? DEFAULT_APP_DIR),
       ...(remote.extraOrigins ? { extraOrigins: remote.extraOrigins } : {}),
+      connectSources: () => this.relay?.connectSources() ?? [],
     });
     if (!server.ok) return server;
     this.listener = server.value;

@@ -89,6 +89,12 @@ export class HostRelay {
     return formatPairingLink({ ...parsed.value, relay: { hostId: this.identity.hostId, url: this.url } });
   }
 
+  /** What the host's own pages may connect to besides themselves: this relay, over HTTP and WS. */
+  connectSources(): string[] {
+    const origin = relayOrigin(this.url);
+    return origin ? [origin, origin.replace(/^http/, 'ws')] : [];
+  }
+
   status(): RelayLinkStatus {
     const state = this.link.state;
     return {
