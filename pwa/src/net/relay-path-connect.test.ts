@@ -170,6 +170,28 @@ describe('reaching a host by the first path that works', () => {
     client.stop();
   });
 
+  it('takes a direct address that closes before answering for a failed one, and goes to the relay', async () => {
+    const { clock, host, connect, client } = setup();
+    client.start();
+    await settle();
+    expect(connect.path.get().current).toBe('direct');
+    // Something else now answers at the host's address and hangs up before a word.
+    const accept = host.accept.bind(host);
+    host.accept = (transport) => setTimeout(() => transport.close(1000, 'not a tether host'), 0);
+    host.dropAll();
+    await settle();
+    clock.advance(250);
+    await settle();
+    host.accept = accept;
+    for (let i = 0; i < 3 && connect.path.get().current !== 'relay'; i++) {
+      clock.advance(1000);
+      await settle();
+    }
+    expect(connect.path.get().current).toBe('relay');
+    expect(client.state.name).toBe('open');
+    client.stop();
+  });
+
   it('says why when the page can reach the host by no path at all', async () => {
     const clock = new ManualClock();
     const identity = generateHostIdentity(random);

@@ -77,7 +77,11 @@ export function pathConnect(deps: PathConnectDeps): PathConnect {
       try {
         const transport = await open(host, target, quick ? DIRECT_OPEN_TIMEOUT_MS : OPEN_TIMEOUT_MS);
         path.set({ current: target.kind, plan });
-        return transport;
+        // Something that takes the connection and closes it before a word (a captive portal, an
+        // address now held by another machine) is no better than no answer: relay first next time.
+        return target.kind === 'direct'
+          ? closedBeforeAnswer(transport, () => (directFailedAt = deps.clock.now()))
+          : transport;
       } catch (error) {
         if (target.kind === 'direct') directFailedAt = deps.clock.now();
         lastError = error;
@@ -111,4 +115,24 @@ function withTimeout(opening: Promise<Transport>, ms: number, clock: Clock): Pro
       },
     );
   });
+}
+
+/** The same transport, calling `failed` if it closes before its first message arrives. */
+function closedBeforeAnswer(transport: Transport, failed: () => void): Transport {
+  let answered = false;
+  const wrapped: Transport = {
+    send: (data) => transport.send(data),
+    close: (code, reason) => transport.close(code, reason),
+    onMessage: null,
+    onClose: null,
+  };
+  transport.onMessage = (data) => {
+    answered = true;
+    wrapped.onMessage?.(data);
+  };
+  transport.onClose = (info) => {
+    if (!answered) failed();
+    wrapped.onClose?.(info);
+  };
+  return wrapped;
 }
