@@ -37,6 +37,9 @@ import type { Reach } from './rpc/control-handlers.js';
 import { deviceHandlers } from './rpc/device-handlers.js';
 import { createDispatch } from './rpc/dispatch.js';
 import { DeviceStore } from './store/device-store.js';
+import { HostRelay } from './relay/host-relay.js';
+import type { RelayLinkState } from './relay/relay-link.js';
+import { relayHandlers } from './relay/relay-handlers.js';
 
 export interface HostOptions {
   dataDir: string;
@@ -64,6 +67,10 @@ export interface HostOptions {
   onPairRequest?: (request: PairRequestInfo) => void;
   /** It was answered, or gave up. */
   onPairSettled?: (id: string) => void;
+  /** `--relay URL`: keep a link to this relay, so phones anywhere reach the host through it. */
+  relay?: { url: string };
+  /** The relay link changed state (linked, waiting, stopped). */
+  onRelayState?: (state: RelayLinkState) => void;
 }
 
 export interface RemoteOptions extends ListenOptions {
@@ -88,6 +95,8 @@ export class Host {
   private closed = false;
   /** The LAN or Tailscale listener, when phones can reach this host directly. */
   listener: LanListener | undefined;
+  /** The link to a relay, with `--relay`. */
+  relay: HostRelay | undefined;
   /** Why phones can or cannot reach this host, in words for the person. */
   reachMessage = 'remote control is off';
   private stopRenewals: (() => void) | undefined;
@@ -124,10 +133,12 @@ export class Host {
       onRequest: (request) => options.onPairRequest?.(request),
       onSettled: (id) => options.onPairSettled?.(id),
       onWarning: (text) => options.onNotice?.({ level: 'warning', text }),
+      relay: (deviceId) => this.relay?.tickets.details(deviceId),
       ...(options.pairAnswerWaitMs !== undefined ? { answerWaitMs: options.pairAnswerWaitMs } : {}),
       ...(options.pairAttemptsPerMinute !== undefined ? { attemptsPerMinute: options.pairAttemptsPerMinute } : {}),
-      handlers: (gateway) =>
-        deviceHandlers({
+      handlers: (gateway) => ({
+        ...relayHandlers(() => this.relay?.tickets),
+        ...deviceHandlers({
           hostId: identity.hostId,
           hostName: this.name,
           version: VERSION,
@@ -137,9 +148,10 @@ export class Host {
           disconnectDevice: (id) => gateway.hub.disconnectDevice(id),
           roots,
           models,
-          features: () => [],
+          features: () => (this.relay ? ['relay'] : []),
           clock,
         }),
+      }),
     });
     this.unsubscribe = log.subscribe('devices', (event) => this.gateway.publish(event));
   }
@@ -252,6 +264,24 @@ export class Host {
         return started;
       }
     }
+    if (options.relay) {
+      const relay = HostRelay.create({
+        url: options.relay.url,
+        identity: host.identity,
+        gateway: host.gateway,
+        clock,
+        random: secureRandom,
+        ...(options.onRelayState ? { onState: options.onRelayState } : {}),
+      });
+      if (!relay.ok) {
+        await host.close();
+        return relay;
+      }
+      host.relay = relay.value;
+      if (!options.remote)
+        host.reachMessage = 'listening on no network address: phones reach this host through the relay';
+      relay.value.start();
+    }
     return ok(host);
   }
 
@@ -266,13 +296,24 @@ export class Host {
       url: this.listener?.url ?? null,
       mode: this.listener?.mode ?? null,
       message: this.reachMessage,
+      ...(this.relay ? { relay: this.relay.status() } : {}),
     };
   }
 
   /** The current pairing link, on the origin phones load the app from. */
-  pairLink(): Result<{ link: string; expiresAt: number }> {
-    if (!this.listener) return fail('unavailable', `no phone can reach this host: ${this.reachMessage}`);
-    return ok(this.gateway.pairing.currentLink(this.listener.url));
+  pairLink(): Result<{ link: string; expiresAt: number; relay?: { url: string; link: string } }> {
+    const relay = this.relay && this.relay.pairLink((base) => this.gateway.pairing.currentLink(base));
+    const withRelay = relay && { relay: { url: this.relay!.url, link: relay.link } };
+    if (this.listener) {
+      const direct = this.gateway.pairing.currentLink(this.listener.url);
+      return ok({
+        link: this.relay ? this.relay.withHint(direct.link) : direct.link,
+        expiresAt: direct.expiresAt,
+        ...withRelay,
+      });
+    }
+    if (relay) return ok({ ...relay, ...withRelay });
+    return fail('unavailable', `no phone can reach this host: ${this.reachMessage}`);
   }
 
   /** Stops cleanly: runs are interrupted and recorded as such, servers closed, the store closed. */
@@ -282,6 +323,7 @@ export class Host {
     this.stopRenewals?.();
     this.unsubscribe();
     this.gateway.close();
+    this.relay?.stop();
     await this.listener?.close();
     await this.sessions.shutdown();
     await this.control?.close();
@@ -327,6 +369,7 @@ export class Host {
       clock: this.clock,
       app: loadAppFiles(remote.appDir ?? DEFAULT_APP_DIR),
       ...(remote.extraOrigins ? { extraOrigins: remote.extraOrigins } : {}),
+      connectSources: () => this.relay?.connectSources() ?? [],
     });
     if (!server.ok) return server;
     this.listener = server.value;

@@ -1,3 +1,4 @@
+import type { RelayLinkStatus } from '@tether/shared-protocol';
 import { visibleText } from '@tether/shared-protocol';
 import { existsSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -9,6 +10,7 @@ import { DEFAULT_APP_DIR } from '../../remote/app-files.js';
 import { chooseBindAddress, classifyAddress, interfacesFrom } from '../../remote/bind-address.js';
 import { DEFAULT_PORT } from '../../remote/start-remote.js';
 import { tailscaleSelf } from '../../remote/tailscale.js';
+import { checkRelay } from '../../relay/relay-doctor.js';
 import { flag, stringOption } from '../args.js';
 import type { Command, CommandContext } from '../command.js';
 import { Exit } from '../command.js';
@@ -30,6 +32,12 @@ export const doctorCommand: Command = {
     { name: 'port', type: 'string', value: 'N', description: `as for tether start (default ${DEFAULT_PORT})` },
     { name: 'tls-cert', type: 'string', value: 'FILE', description: 'as for tether start' },
     { name: 'tailscale-cert', type: 'boolean', description: 'as for tether start' },
+    {
+      name: 'relay',
+      type: 'string',
+      value: 'URL',
+      description: "check this relay (default: the running host's, if it has one)",
+    },
     JSON_OPTION,
   ],
   arity: [0, 0],
@@ -122,17 +130,24 @@ async function runDoctor(context: CommandContext): Promise<number> {
   if (choice.ok) checks.push(await checkPort(choice.value.address, Number(portText)));
 
   const client = await ControlClient.connect(paths.controlSocket);
+  let linked: RelayLinkStatus | undefined;
   if (client.ok) {
     const status = await client.value.call('host.status', {});
     client.value.close();
-    if (status.ok)
+    if (status.ok) {
+      linked = status.value.remote.relay;
       checks.push({
         level: 'info',
         what: `a host is running (pid ${status.value.pid}); ${status.value.remote.message}`,
       });
+    }
   } else {
     checks.push({ level: 'info', what: 'no host is running with this data dir', fix: 'tether start' });
   }
+
+  const relayUrl = stringOption(context.args, 'relay') ?? linked?.url;
+  if (relayUrl !== undefined)
+    checks.push(...(await checkRelay(relayUrl, linked?.url === relayUrl ? linked : undefined)));
 
   checks.push(
     existsSync(join(DEFAULT_APP_DIR, 'index.html'))
