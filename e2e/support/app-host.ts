@@ -58,6 +58,10 @@ export interface PairRequestLine {
   id: string;
   label: string;
   code: string;
+  /** Whether it came over a secure channel (TLS or loopback). */
+  secure: boolean;
+  /** What the device gets when allowed without --scopes. */
+  scopes: string[];
 }
 
 /** Waits for a pair request not taken before (`pair.request` on the host's output). */
@@ -65,11 +69,18 @@ export async function nextPairRequest(host: AppHost): Promise<PairRequestLine> {
   const seen = host.seenPairRequests;
   const line = await host.process.waitFor((l) => l.event === 'pair.request' && !seen.has(String(l.id)), 30_000);
   seen.add(String(line.id));
-  return { id: String(line.id), label: String(line.label), code: String(line.code) };
+  return {
+    id: String(line.id),
+    label: String(line.label),
+    code: String(line.code),
+    secure: line.secure === true,
+    scopes: Array.isArray(line.scopes) ? line.scopes.map(String) : [],
+  };
 }
 
-export async function allowPairRequest(host: AppHost, id: string): Promise<void> {
-  const result = await tether(host.dataDir, ['pair', 'allow', id]);
+/** `tether pair allow ID`, with `--scopes` when given. */
+export async function allowPairRequest(host: AppHost, id: string, scopes?: string[]): Promise<void> {
+  const result = await tether(host.dataDir, ['pair', 'allow', id, ...(scopes ? ['--scopes', scopes.join(',')] : [])]);
   if (result.code !== 0) throw new Error(`tether pair allow failed: ${result.stderr}`);
 }
 
@@ -97,11 +108,15 @@ export async function sessionEvents(host: AppHost, sessionId: string): Promise<R
  * Pairs the page with the host through its pairing link: the page shows the code, the host prints
  * the same code, `tether pair allow` allows it, and the page goes on to the host's sessions.
  */
-export async function pairThroughLink(page: Page, host: AppHost, link = host.pairUrl): Promise<PairRequestLine> {
-  await page.goto(link);
+export async function pairThroughLink(
+  page: Page,
+  host: AppHost,
+  options: { link?: string; scopes?: string[] } = {},
+): Promise<PairRequestLine> {
+  await page.goto(options.link ?? host.pairUrl);
   const request = await nextPairRequest(host);
   await expect(page.locator('[data-pairing-code]')).toHaveAttribute('data-pairing-code', request.code);
-  await allowPairRequest(host, request.id);
+  await allowPairRequest(host, request.id, options.scopes);
   await expectHostSessions(page);
   return request;
 }

@@ -38,6 +38,9 @@ import { deviceHandlers } from './rpc/device-handlers.js';
 import { createDispatch } from './rpc/dispatch.js';
 import { DeviceStore } from './store/device-store.js';
 import { TerminalManager } from './terminals/terminal-manager.js';
+import { HostRelay } from './relay/host-relay.js';
+import type { RelayLinkState } from './relay/relay-link.js';
+import { relayHandlers } from './relay/relay-handlers.js';
 
 export interface HostOptions {
   dataDir: string;
@@ -67,6 +70,10 @@ export interface HostOptions {
   onPairSettled?: (id: string) => void;
   /** Milliseconds a terminal with no device attached stays open (default 30 min). */
   terminalIdleMs?: number;
+  /** `--relay URL`: keep a link to this relay, so phones anywhere reach the host through it. */
+  relay?: { url: string };
+  /** The relay link changed state (linked, waiting, stopped). */
+  onRelayState?: (state: RelayLinkState) => void;
 }
 
 export interface RemoteOptions extends ListenOptions {
@@ -91,6 +98,8 @@ export class Host {
   private closed = false;
   /** The LAN or Tailscale listener, when phones can reach this host directly. */
   listener: LanListener | undefined;
+  /** The link to a relay, with `--relay`. */
+  relay: HostRelay | undefined;
   /** Why phones can or cannot reach this host, in words for the person. */
   reachMessage = 'remote control is off';
   private stopRenewals: (() => void) | undefined;
@@ -138,10 +147,12 @@ export class Host {
       onRequest: (request) => options.onPairRequest?.(request),
       onSettled: (id) => options.onPairSettled?.(id),
       onWarning: (text) => options.onNotice?.({ level: 'warning', text }),
+      relay: (deviceId) => this.relay?.tickets.details(deviceId),
       ...(options.pairAnswerWaitMs !== undefined ? { answerWaitMs: options.pairAnswerWaitMs } : {}),
       ...(options.pairAttemptsPerMinute !== undefined ? { attemptsPerMinute: options.pairAttemptsPerMinute } : {}),
-      handlers: (gateway) =>
-        deviceHandlers({
+      handlers: (gateway) => ({
+        ...relayHandlers(() => this.relay?.tickets),
+        ...deviceHandlers({
           hostId: identity.hostId,
           hostName: this.name,
           version: VERSION,
@@ -151,10 +162,11 @@ export class Host {
           disconnectDevice: (id) => gateway.hub.disconnectDevice(id),
           roots,
           models,
-          features: () => ['terminals'],
+          features: () => (this.relay ? ['terminals', 'relay'] : ['terminals']),
           clock,
           terminals: this.terminals,
         }),
+      }),
     });
     this.unsubscribe = log.subscribe('devices', (event) => this.gateway.publish(event));
   }
@@ -163,20 +175,20 @@ export class Host {
     const clock = options.clock ?? systemClock;
     const paths = dataPaths(options.dataDir);
     const dir = prepareDataDir(paths.dir);
-    if (!dir.ok) return fail('unavailable', dir.message);
+    if (!dir.ok) return dir;
     const identity = loadOrCreateIdentity(paths.identity);
-    if (!identity.ok) return fail('unavailable', identity.message);
+    if (!identity.ok) return identity;
 
     const defaultModel = options.model ?? formatModelSpec(defaultModelSpec(options.env));
     const parsedDefault = parseModelSpec(defaultModel);
-    if (!parsedDefault.ok) return fail('invalid-params', parsedDefault.message);
+    if (!parsedDefault.ok) return parsedDefault;
     const checked = createProvider(parsedDefault.value, options.env);
-    if (!checked.ok) return fail('invalid-params', checked.message);
+    if (!checked.ok) return checked;
 
     const mcpConfig = loadMcpConfig(options.mcpConfig ?? paths.mcpConfig, {
       required: options.mcpConfig !== undefined,
     });
-    if (!mcpConfig.ok) return fail('invalid-params', mcpConfig.message);
+    if (!mcpConfig.ok) return mcpConfig;
 
     const db = openDatabase(paths.database);
     const log = new EventLog(db, clock);
@@ -199,7 +211,7 @@ export class Host {
 
     const providers: ProviderFactory = (spec, onNotice) => {
       const parsed = parseModelSpec(spec);
-      if (!parsed.ok) return fail('invalid-params', parsed.message);
+      if (!parsed.ok) return parsed;
       const made = createProvider(parsed.value, options.env, {
         clock,
         ...(options.demoDelayMs !== undefined ? { demo: { delayMs: options.demoDelayMs } } : {}),
@@ -212,7 +224,7 @@ export class Host {
             ),
         },
       });
-      if (!made.ok) return fail('invalid-params', made.message);
+      if (!made.ok) return made;
       return ok({ provider: made.value, model: parsed.value.model });
     };
     const local = new LocalContext();
@@ -237,7 +249,7 @@ export class Host {
     sessions.recover();
 
     const host = new Host(
-      identity.identity,
+      identity.value.identity,
       paths,
       db,
       log,
@@ -267,6 +279,24 @@ export class Host {
         return started;
       }
     }
+    if (options.relay) {
+      const relay = HostRelay.create({
+        url: options.relay.url,
+        identity: host.identity,
+        gateway: host.gateway,
+        clock,
+        random: secureRandom,
+        ...(options.onRelayState ? { onState: options.onRelayState } : {}),
+      });
+      if (!relay.ok) {
+        await host.close();
+        return relay;
+      }
+      host.relay = relay.value;
+      if (!options.remote)
+        host.reachMessage = 'listening on no network address: phones reach this host through the relay';
+      relay.value.start();
+    }
     return ok(host);
   }
 
@@ -281,13 +311,24 @@ export class Host {
       url: this.listener?.url ?? null,
       mode: this.listener?.mode ?? null,
       message: this.reachMessage,
+      ...(this.relay ? { relay: this.relay.status() } : {}),
     };
   }
 
   /** The current pairing link, on the origin phones load the app from. */
-  pairLink(): Result<{ link: string; expiresAt: number }> {
-    if (!this.listener) return fail('unavailable', `no phone can reach this host: ${this.reachMessage}`);
-    return ok(this.gateway.pairing.currentLink(this.listener.url));
+  pairLink(): Result<{ link: string; expiresAt: number; relay?: { url: string; link: string } }> {
+    const relay = this.relay && this.relay.pairLink((base) => this.gateway.pairing.currentLink(base));
+    const withRelay = relay && { relay: { url: this.relay!.url, link: relay.link } };
+    if (this.listener) {
+      const direct = this.gateway.pairing.currentLink(this.listener.url);
+      return ok({
+        link: this.relay ? this.relay.withHint(direct.link) : direct.link,
+        expiresAt: direct.expiresAt,
+        ...withRelay,
+      });
+    }
+    if (relay) return ok({ ...relay, ...withRelay });
+    return fail('unavailable', `no phone can reach this host: ${this.reachMessage}`);
   }
 
   /** Stops cleanly: runs are interrupted and recorded as such, servers closed, the store closed. */
@@ -298,6 +339,7 @@ export class Host {
     this.unsubscribe();
     this.terminals.closeAll();
     this.gateway.close();
+    this.relay?.stop();
     await this.listener?.close();
     await this.sessions.shutdown();
     await this.control?.close();
@@ -330,12 +372,12 @@ export class Host {
   /** Starts the LAN or Tailscale listener in front of the device gateway. */
   private async listen(remote: RemoteOptions, options: HostOptions): Promise<Result<void>> {
     const plan = await planListen(remote, this.paths.dir);
-    if (!plan.ok) return { ok: false, error: { code: plan.error.code, message: plan.error.message } };
-    if (!plan.value) {
-      this.reachMessage = 'message' in plan ? plan.message : 'remote control is off';
+    if (!plan.ok) return plan;
+    if (!plan.value.plan) {
+      this.reachMessage = plan.value.why;
       return ok(undefined);
     }
-    const listen = plan.value;
+    const listen = plan.value.plan;
     const server = await LanListener.start({
       address: listen.address,
       port: remote.port,
@@ -344,6 +386,7 @@ export class Host {
       clock: this.clock,
       app: loadAppFiles(remote.appDir ?? DEFAULT_APP_DIR),
       ...(remote.extraOrigins ? { extraOrigins: remote.extraOrigins } : {}),
+      connectSources: () => this.relay?.connectSources() ?? [],
     });
     if (!server.ok) return server;
     this.listener = server.value;

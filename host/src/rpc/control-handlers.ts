@@ -1,4 +1,4 @@
-import type { Clock, ControlMethods, Result } from '@tether/shared-protocol';
+import type { Clock, ControlMethods, ControlResult, RelayLinkStatus, Result } from '@tether/shared-protocol';
 import { fail, ok } from '@tether/shared-protocol';
 import type { ApprovalBroker } from '../agent/approval-broker.js';
 import type { SessionManager } from '../agent/session-manager.js';
@@ -27,6 +27,8 @@ export interface Reach {
   url: string | null;
   mode: 'http' | 'https' | null;
   message: string;
+  /** The host's relay link, with `--relay`. */
+  relay?: RelayLinkStatus;
 }
 
 /** What the control handlers need of the host, and nothing more. */
@@ -39,7 +41,7 @@ export interface ControlDeps {
   gateway: Pick<DeviceGateway, 'pairing' | 'hub' | 'stats'>;
   reach: () => Reach;
   /** A fresh pairing link for where phones can reach this host, or why there is none. */
-  pairLink: () => Result<{ link: string; expiresAt: number }>;
+  pairLink: () => Result<ControlResult<'pair.create'>>;
   clock: Pick<Clock, 'now'>;
   terminals: Pick<TerminalManager, 'list'>;
 }

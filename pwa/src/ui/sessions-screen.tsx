@@ -2,6 +2,7 @@ import type { ClientState } from '@tether/shared-protocol';
 import { hostDisplayName } from '../data/records.js';
 import type { SessionsView } from '../net/host-connection.js';
 import { useApp } from './app-context.js';
+import { HostPathLabel } from './host-path.js';
 import { hostStatus } from './host-status.js';
 import { formatRoute } from './route.js';
 import { SessionRow } from './session-row.js';
@@ -52,6 +53,7 @@ export function SessionsScreen({
             <span class={`chip ${status.kind}`} data-host-status={status.kind}>
               {status.text}
             </span>
+            <HostPathLabel connection={connection} connected={status.kind === 'connected'} />
             {sessions.loaded && !sessions.fresh && sessions.list.length > 0 && <span class="stale"> · not live</span>}
           </>
         }

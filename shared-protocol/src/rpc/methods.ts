@@ -6,6 +6,7 @@ import { ListDevicesResult, RevokeDeviceParams } from './devices.js';
 import { HostInfoResult, ListDirsParams, ListDirsResult } from './host.js';
 import { ListMachinesResult, MachineListDirsParams } from './machines.js';
 import { PushSubscribeParams, PushUnsubscribeParams } from './push.js';
+import { RelayTicketResult } from './relay.js';
 import {
   ArchiveParams,
   CreateSessionParams,
@@ -86,6 +87,9 @@ export const METHODS = {
   // A device may always revoke itself (unpair); revoking another needs `admin` (checked by the host).
   'devices.list': method('admin', Empty, ListDevicesResult, true),
   'devices.revoke': method(null, RevokeDeviceParams, Empty, true),
+
+  // Any paired device may renew its own relay ticket: the ticket names the caller, nobody else.
+  'relay.ticket': method(null, Empty, RelayTicketResult, true),
 } as const;
 
 export type Methods = typeof METHODS;
