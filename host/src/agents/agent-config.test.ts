@@ -17,7 +17,7 @@ describe('agents.json', () => {
     const loaded = loadAgents(join(dir, 'agents.json'));
     expect(loaded).toEqual({ ok: true, value: [...READY_AGENTS] });
     const required = loadAgents(join(dir, 'agents.json'), { required: true });
-    expect(!required.ok && required.message).toContain('cannot be read');
+    expect(!required.ok && required.error.message).toContain('cannot be read');
     expect(READY_AGENTS.map((a) => commandLine(a))).toEqual([
       'claude-code-acp',
       'codex-acp',
@@ -34,7 +34,7 @@ describe('agents.json', () => {
         },
       }),
     );
-    if (!decoded.ok) throw new Error(decoded.message);
+    if (!decoded.ok) throw new Error(decoded.error.message);
     expect(decoded.value.find((a) => a.name === 'gemini')).toMatchObject({
       command: '/opt/gemini/bin/gemini',
       passEnv: ['GEMINI_API_KEY'],
@@ -61,7 +61,7 @@ describe('agents.json', () => {
   ])('refuses %s with a message naming the problem', (_what, text, words) => {
     const decoded = decodeAgents(text);
     expect(decoded.ok).toBe(false);
-    expect(!decoded.ok && decoded.message).toContain(words);
+    expect(!decoded.ok && decoded.error.message).toContain(words);
   });
 
   it('a file too large is refused, naming the file', () => {
@@ -69,7 +69,7 @@ describe('agents.json', () => {
     const path = join(dir, 'agents.json');
     writeFileSync(path, ' '.repeat(300 * 1024));
     const loaded = loadAgents(path);
-    expect(!loaded.ok && loaded.message).toContain(path);
+    expect(!loaded.ok && loaded.error.message).toContain(path);
   });
 });
 

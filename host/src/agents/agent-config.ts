@@ -9,7 +9,8 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { AGENT_NAME } from '@tether/shared-protocol';
+import type { Result } from '@tether/shared-protocol';
+import { AGENT_NAME, fail, ok } from '@tether/shared-protocol';
 import * as v from 'valibot';
 import { describeIssues } from '../schema-issues.js';
 
@@ -98,38 +99,35 @@ const FileSchema = notArray(
   'the file must hold a JSON object',
 );
 
-export type AgentsLoad = { ok: true; value: AgentSpec[] } | { ok: false; message: string };
-
 /** The ready agents with the file's entries over them; a missing file is no change unless `required`. */
-export function loadAgents(path: string, options: { required?: boolean } = {}): AgentsLoad {
+export function loadAgents(path: string, options: { required?: boolean } = {}): Result<AgentSpec[]> {
   let text: string;
   try {
     const size = statSync(path).size;
     if (size > MAX_AGENTS_CONFIG_BYTES) {
-      return {
-        ok: false,
-        message: `agents config ${path}: ${size} bytes is too large (limit ${MAX_AGENTS_CONFIG_BYTES})`,
-      };
+      return fail(
+        'invalid-params',
+        `agents config ${path}: ${size} bytes is too large (limit ${MAX_AGENTS_CONFIG_BYTES})`,
+      );
     }
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !options.required)
-      return { ok: true, value: [...READY_AGENTS] };
-    return { ok: false, message: `agents config ${path} cannot be read: ${(error as Error).message}` };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !options.required) return ok([...READY_AGENTS]);
+    return fail('invalid-params', `agents config ${path} cannot be read: ${(error as Error).message}`);
   }
   const decoded = decodeAgents(text);
-  return decoded.ok ? decoded : { ok: false, message: `agents config ${path}: ${decoded.message}` };
+  return decoded.ok ? decoded : fail('invalid-params', `agents config ${path}: ${decoded.error.message}`);
 }
 
-export function decodeAgents(text: string): AgentsLoad {
+export function decodeAgents(text: string): Result<AgentSpec[]> {
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (error) {
-    return { ok: false, message: `invalid JSON: ${(error as Error).message}` };
+    return fail('invalid-params', `invalid JSON: ${(error as Error).message}`);
   }
   const parsed = v.safeParse(FileSchema, json);
-  if (!parsed.success) return { ok: false, message: describeIssues(parsed.issues) };
+  if (!parsed.success) return fail('invalid-params', describeIssues(parsed.issues));
   const byName = new Map(READY_AGENTS.map((spec) => [spec.name, spec]));
   for (const [name, entry] of Object.entries(parsed.output.agents)) {
     byName.set(name, {
@@ -141,5 +139,5 @@ export function decodeAgents(text: string): AgentsLoad {
       passEnv: entry.passEnv ?? [],
     });
   }
-  return { ok: true, value: [...byName.values()] };
+  return ok([...byName.values()]);
 }

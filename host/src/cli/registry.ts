@@ -15,6 +15,7 @@ import { doctorCommand } from './commands/doctor.js';
 import { pairAllowCommand, pairCommand, pairDenyCommand, pairRequestsCommand } from './commands/pair.js';
 import { startCommand } from './commands/start.js';
 import { statusCommand } from './commands/status.js';
+import { terminalsCommand } from './commands/terminals.js';
 
 /** Every `tether …` command, in the order `tether --help` lists them. */
 export const COMMANDS: Command[] = [
@@ -36,5 +37,6 @@ export const COMMANDS: Command[] = [
   pairDenyCommand,
   devicesCommand,
   devicesRevokeCommand,
+  terminalsCommand,
   doctorCommand,
 ];

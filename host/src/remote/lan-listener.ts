@@ -45,6 +45,8 @@ export interface LanListenerOptions {
   app: ReadonlyMap<string, AppFile> | undefined;
   /** More origins allowed to call `/rc/*` and open `/rc/ws` (a relay's app origin). */
   extraOrigins?: readonly string[];
+  /** Origins the app's pages may also connect to (the host's relay). */
+  connectSources?: () => readonly string[];
 }
 
 /**
@@ -97,6 +99,7 @@ export class LanListener {
       app: options.app,
       https: options.tls !== undefined,
       stats: gateway.stats,
+      ...(options.connectSources ? { connectSources: options.connectSources } : {}),
     });
     const listener = getRequestListener(app.fetch);
     server.on('request', (request, response) => void listener(request, response));

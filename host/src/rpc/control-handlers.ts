@@ -1,4 +1,4 @@
-import type { Clock, ControlMethods, Result } from '@tether/shared-protocol';
+import type { Clock, ControlMethods, ControlResult, RelayLinkStatus, Result } from '@tether/shared-protocol';
 import { fail, ok } from '@tether/shared-protocol';
 import type { ApprovalBroker } from '../agent/approval-broker.js';
 import type { SessionManager } from '../agent/session-manager.js';
@@ -6,6 +6,7 @@ import type { ControlConnection } from '../control/control-server.js';
 import type { DeviceGateway } from '../gateway/device-gateway.js';
 import type { DeviceStore } from '../store/device-store.js';
 import type { EventLog } from '../store/event-log.js';
+import type { TerminalManager } from '../terminals/terminal-manager.js';
 import { replayThenFollow } from '../store/replay.js';
 import type { AgentCatalog } from '../agents/agent-catalog.js';
 import type { Handlers } from './dispatch.js';
@@ -27,6 +28,8 @@ export interface Reach {
   url: string | null;
   mode: 'http' | 'https' | null;
   message: string;
+  /** The host's relay link, with `--relay`. */
+  relay?: RelayLinkStatus;
 }
 
 /** What the control handlers need of the host, and nothing more. */
@@ -39,10 +42,11 @@ export interface ControlDeps {
   gateway: Pick<DeviceGateway, 'pairing' | 'hub' | 'stats'>;
   reach: () => Reach;
   /** A fresh pairing link for where phones can reach this host, or why there is none. */
-  pairLink: () => Result<{ link: string; expiresAt: number }>;
+  pairLink: () => Result<ControlResult<'pair.create'>>;
   /** The configured ACP agents. */
   agents: Pick<AgentCatalog, 'list'>;
   clock: Pick<Clock, 'now'>;
+  terminals: Pick<TerminalManager, 'list'>;
 }
 
 /** Every control-socket method: the person at the computer, through `tether …`. */
@@ -123,5 +127,6 @@ export function controlHandlers(deps: ControlDeps): Handlers<ControlMethods, Con
       const revoked = revokeDevice(deps.devices, p.id, deps.clock.now());
       return revoked.ok ? ok({ closedConnections: gateway.hub.disconnectDevice(p.id) }) : revoked;
     },
+    'terminals.list': () => ok({ terminals: deps.terminals.list() }),
   };
 }

@@ -3,6 +3,8 @@ import { PROTOCOL_VERSION, fail, ok } from '@tether/shared-protocol';
 import type { ApprovalBroker } from '../agent/approval-broker.js';
 import type { SessionManager } from '../agent/session-manager.js';
 import type { DeviceStore } from '../store/device-store.js';
+import { terminalHandlers } from '../terminals/terminal-handlers.js';
+import type { TerminalManager } from '../terminals/terminal-manager.js';
 import { insideRoots, listDirs } from '../remote/folder-browser.js';
 import type { Caller } from './caller.js';
 import type { AgentCatalog } from '../agents/agent-catalog.js';
@@ -29,6 +31,8 @@ export interface DeviceHandlerDeps {
   /** Method families this host offers beyond the base set. */
   features: () => readonly string[];
   clock: Clock;
+  /** Terminals on this host (and its machines); `terminals.*` answer `unsupported` without. */
+  terminals?: TerminalManager;
 }
 
 /**
@@ -94,6 +98,8 @@ export function deviceHandlers(deps: DeviceHandlerDeps): DeviceHandlers {
 
     'approvals.list': ({ sessionId }) => ok({ approvals: deps.approvals.pending(sessionId) }),
     'approvals.answer': (params, caller) => answerApproval(deps.approvals, params, byDevice(caller)),
+
+    ...(deps.terminals ? terminalHandlers(deps.terminals) : {}),
 
     'devices.list': () => ok({ devices: deps.devices.list().map(publicDeviceInfo) }),
     'devices.revoke': ({ id }, caller) => {

@@ -9,6 +9,7 @@ import {
 import { AgentName, ListAgentsResult } from '../rpc/agents.js';
 import { Count, Empty, Id, Name, Path, Seq, Timestamp } from '../rpc/common.js';
 import { DeviceInfoSchema, ListDevicesResult, RevokeDeviceParams } from '../rpc/devices.js';
+import { ListTerminalsResult } from '../rpc/terminals.js';
 import { ScopeSchema } from '../scopes.js';
 import {
   ArchiveParams,
@@ -29,6 +30,21 @@ import {
  * never may (allow a pairing, mint tokens).
  */
 
+/** The host's link to a relay (`tether start --relay URL`), as `tether status` shows it. */
+export const RelayLinkStatusSchema = v.object({
+  url: v.pipe(v.string(), v.maxLength(2048)),
+  /** `linked`: devices reach the host through the relay now; `waiting`: relinking after a drop;
+   * `stopped`: the relay refused this host for good (see `message`). */
+  state: v.picklist(['connecting', 'linked', 'waiting', 'stopped']),
+  message: v.pipe(v.string(), v.maxLength(2000)),
+  /** When the link reached its current state. */
+  since: Timestamp,
+  /** Device connections open through the relay now. */
+  connections: Count,
+});
+
+export type RelayLinkStatus = v.InferOutput<typeof RelayLinkStatusSchema>;
+
 export const RemoteStatusSchema = v.object({
   /** Whether phones can reach this host now, and if not, why and what would fix it. */
   listening: v.boolean(),
@@ -38,6 +54,7 @@ export const RemoteStatusSchema = v.object({
   connectedDevices: Count,
   /** Refused connections, frames and requests, by reason. */
   refused: v.record(v.string(), Count),
+  relay: v.optional(RelayLinkStatusSchema),
 });
 
 export const HostStatusResult = v.object({
@@ -59,6 +76,11 @@ export const HostStatusResult = v.object({
 export const PairLinkResult = v.object({
   link: v.pipe(v.string(), v.maxLength(2048)),
   expiresAt: Timestamp,
+  /** The same pairing on the relay's origin, for a host with a relay: the app loaded from there
+   * pairs and reaches the host through it, from any network. */
+  relay: v.optional(
+    v.object({ url: v.pipe(v.string(), v.maxLength(2048)), link: v.pipe(v.string(), v.maxLength(2048)) }),
+  ),
 });
 
 export const PairRequestSchema = v.object({
@@ -124,6 +146,7 @@ export const CONTROL_METHODS = {
   'pair.deny': control(v.object({ id: Id }), Empty),
   'devices.list': control(Empty, ListDevicesResult),
   'devices.revoke': control(RevokeDeviceParams, v.object({ closedConnections: Count })),
+  'terminals.list': control(Empty, ListTerminalsResult),
 } as const;
 
 export type ControlMethods = typeof CONTROL_METHODS;

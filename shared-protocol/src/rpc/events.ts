@@ -127,7 +127,34 @@ export const HOST_EVENT_SCHEMAS = {
     /** Output bytes as base64url. */
     data: v.pipe(v.string(), v.maxLength(256 * 1024)),
   }),
-  'terminal.exit': v.object({ type: v.literal('terminal.exit'), terminalId: Id, code: v.nullable(v.number()) }),
+  'terminal.exit': v.object({
+    type: v.literal('terminal.exit'),
+    terminalId: Id,
+    code: v.nullable(v.number()),
+    /** The end of the output: the exit follows every byte before it. */
+    offset: v.optional(Count),
+    signal: v.optional(v.nullable(Name)),
+  }),
+  /**
+   * The terminal's current screen, sent on attach in place of output the host no longer holds:
+   * the device resets its terminal, writes `data`, and takes output from `offset` on.
+   */
+  'terminal.screen': v.object({
+    type: v.literal('terminal.screen'),
+    terminalId: Id,
+    offset: Count,
+    /** Bytes between the device's `after` and `offset` it will never get. */
+    dropped: Count,
+    cols: Count,
+    rows: Count,
+    data: v.pipe(v.string(), v.maxLength(700 * 1024)),
+  }),
+  /** The device no longer gets this terminal's output (it stopped acknowledging); attach again. */
+  'terminal.detached': v.object({
+    type: v.literal('terminal.detached'),
+    terminalId: Id,
+    reason: v.pipe(v.string(), v.maxLength(1000)),
+  }),
 } as const;
 
 export type SessionEventType = keyof typeof SESSION_EVENT_SCHEMAS;
