@@ -1,6 +1,8 @@
 import { devices } from '@playwright/test';
 import type { BrowserContextOptions, Page } from '@playwright/test';
 import { expect } from '@playwright/test';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { HostProcess } from './host-process.js';
 import { eventually, makeDataDir, removeDataDir, startHost, tether, tetherJson } from './host-process.js';
 
@@ -27,10 +29,13 @@ export interface AppHostOptions {
   bind?: string;
   /** `--model SPEC` (default: the demo model). */
   model?: string;
+  /** Written to `<data-dir>/agents.json` before the host starts: ACP agents it offers. */
+  agents?: Record<string, { command: string; args?: string[]; title?: string; env?: Record<string, string> }>;
 }
 
 export async function startAppHost(options: AppHostOptions = {}): Promise<AppHost> {
   const dataDir = makeDataDir();
+  if (options.agents) writeFileSync(join(dataDir, 'agents.json'), JSON.stringify({ agents: options.agents }));
   const model = options.model !== undefined ? ['--model', options.model] : [];
   const process = await startHost(
     dataDir,
@@ -58,6 +63,10 @@ export interface PairRequestLine {
   id: string;
   label: string;
   code: string;
+  /** Whether it came over a secure channel (TLS or loopback). */
+  secure: boolean;
+  /** What the device gets when allowed without --scopes. */
+  scopes: string[];
 }
 
 /** Waits for a pair request not taken before (`pair.request` on the host's output). */
@@ -65,11 +74,18 @@ export async function nextPairRequest(host: AppHost): Promise<PairRequestLine> {
   const seen = host.seenPairRequests;
   const line = await host.process.waitFor((l) => l.event === 'pair.request' && !seen.has(String(l.id)), 30_000);
   seen.add(String(line.id));
-  return { id: String(line.id), label: String(line.label), code: String(line.code) };
+  return {
+    id: String(line.id),
+    label: String(line.label),
+    code: String(line.code),
+    secure: line.secure === true,
+    scopes: Array.isArray(line.scopes) ? line.scopes.map(String) : [],
+  };
 }
 
-export async function allowPairRequest(host: AppHost, id: string): Promise<void> {
-  const result = await tether(host.dataDir, ['pair', 'allow', id]);
+/** `tether pair allow ID`, with `--scopes` when given. */
+export async function allowPairRequest(host: AppHost, id: string, scopes?: string[]): Promise<void> {
+  const result = await tether(host.dataDir, ['pair', 'allow', id, ...(scopes ? ['--scopes', scopes.join(',')] : [])]);
   if (result.code !== 0) throw new Error(`tether pair allow failed: ${result.stderr}`);
 }
 
@@ -97,11 +113,15 @@ export async function sessionEvents(host: AppHost, sessionId: string): Promise<R
  * Pairs the page with the host through its pairing link: the page shows the code, the host prints
  * the same code, `tether pair allow` allows it, and the page goes on to the host's sessions.
  */
-export async function pairThroughLink(page: Page, host: AppHost, link = host.pairUrl): Promise<PairRequestLine> {
-  await page.goto(link);
+export async function pairThroughLink(
+  page: Page,
+  host: AppHost,
+  options: { link?: string; scopes?: string[] } = {},
+): Promise<PairRequestLine> {
+  await page.goto(options.link ?? host.pairUrl);
   const request = await nextPairRequest(host);
   await expect(page.locator('[data-pairing-code]')).toHaveAttribute('data-pairing-code', request.code);
-  await allowPairRequest(host, request.id);
+  await allowPairRequest(host, request.id, options.scopes);
   await expectHostSessions(page);
   return request;
 }

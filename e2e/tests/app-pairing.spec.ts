@@ -3,6 +3,7 @@ import { chromium, expect, test } from '@playwright/test';
 import type { AppHost } from '../support/app-host.js';
 import {
   allowPairRequest,
+  createSession,
   device,
   expectHostSessions,
   listDevices,
@@ -59,11 +60,66 @@ test.describe('pairing on a phone', () => {
     await expect(page.getByText('Confirm on your computer.')).toBeVisible();
     expect((await tether(host.dataDir, ['pair', 'deny', first.id])).code).toBe(0);
     await expect(page.locator('[data-pairing-error="pair-denied"]')).toBeVisible();
+    // The old code is gone: nothing on the phone to compare with a request made by someone else.
+    await expect(page.locator('[data-pairing-code]')).toHaveCount(0);
+    await expect(page.getByText(first.code.slice(0, 3))).toHaveCount(0);
     await page.getByRole('button', { name: 'Try again' }).click();
     const second = await nextPairRequest(host);
     await expect(page.locator('[data-pairing-code]')).toHaveAttribute('data-pairing-code', second.code);
     await allowPairRequest(host, second.id);
     await expectHostSessions(page);
+  });
+
+  test('the device key is a non-extractable CryptoKey, and the app still connects and answers', async ({ page }) => {
+    const request = await pairThroughLink(page, host);
+    expect(request).toMatchObject({ secure: true, scopes: ['watch', 'approve', 'chat', 'terminal'] });
+    const stored = () =>
+      page.evaluate(async () => {
+        const db = await new Promise<IDBDatabase>((resolve, reject) => {
+          const open = indexedDB.open('tether');
+          open.onsuccess = () => resolve(open.result);
+          open.onerror = () => reject(new Error('cannot open IndexedDB'));
+        });
+        const rows = await new Promise<Record<string, unknown>[]>((resolve, reject) => {
+          const all = db.transaction('hosts').objectStore('hosts').getAll();
+          all.onsuccess = () => resolve(all.result as Record<string, unknown>[]);
+          all.onerror = () => reject(new Error('cannot read hosts'));
+        });
+        db.close();
+        return Promise.all(
+          rows.map(async (row) => {
+            const key = (row.deviceKey as { privateKey?: unknown } | undefined)?.privateKey;
+            return {
+              cryptoKey: key instanceof CryptoKey,
+              extractable: key instanceof CryptoKey ? key.extractable : undefined,
+              algorithm: key instanceof CryptoKey ? key.algorithm.name : undefined,
+              exportRefused:
+                key instanceof CryptoKey
+                  ? await crypto.subtle.exportKey('pkcs8', key).then(
+                      () => false,
+                      () => true,
+                    )
+                  : undefined,
+              rawSecretStored: 'deviceSecretKey' in row,
+            };
+          }),
+        );
+      });
+    const expected = {
+      cryptoKey: true,
+      extractable: false,
+      algorithm: 'X25519',
+      exportRefused: true,
+      rawSecretStored: false,
+    };
+    expect(await stored()).toEqual([expected]);
+    await createSession(page, host, 'With a key that cannot leave WebCrypto');
+    await page.locator('section.approval[data-status="pending"]').getByRole('button', { name: 'Allow once' }).click();
+    await expect(page.locator('[data-run-status="done"]')).toBeVisible();
+    // After a reload the key comes back from IndexedDB as the same kind of key, and connects again.
+    await page.goto(`${host.url}/#/`);
+    await expect(page.locator('[data-host-id] [data-host-status="connected"]')).toBeVisible();
+    expect(await stored()).toEqual([expected]);
   });
 
   test('a revoked device is told so and returns to pairing', async ({ page }, testInfo) => {

@@ -23,7 +23,10 @@ test('plain HTTP on a LAN address: no service worker, a banner says why, and pai
   page.on('response', (r) => {
     if (/\/assets\/index-[^/]+\.js$/.test(r.url())) scripts.push(r.allHeaders());
   });
-  await pairThroughLink(page, host);
+  // Over plain HTTP a device gets watch and approve unless more is asked for at the computer;
+  // this test asks for chat too, to start a session from the phone.
+  const request = await pairThroughLink(page, host, { scopes: ['watch', 'approve', 'chat'] });
+  expect(request).toMatchObject({ secure: false, scopes: ['watch', 'approve'] });
   // Chromium offers no brotli over plain HTTP: the script comes gzipped, and is not kept for good.
   expect(scripts.length).toBeGreaterThan(0);
   for (const headers of await Promise.all(scripts)) {
@@ -31,6 +34,21 @@ test('plain HTTP on a LAN address: no service worker, a banner says why, and pai
     expect(headers['cache-control']).toBe('no-cache');
   }
   expect(await page.evaluate(() => window.isSecureContext)).toBe(false);
+  // No WebCrypto here: the device key is kept the fallback way, as a raw secret.
+  expect(
+    await page.evaluate(
+      () =>
+        new Promise<string[]>((resolve, reject) => {
+          const open = indexedDB.open('tether');
+          open.onerror = () => reject(new Error('cannot open IndexedDB'));
+          open.onsuccess = () => {
+            const all = open.result.transaction('hosts').objectStore('hosts').getAll();
+            all.onsuccess = () =>
+              resolve((all.result as Record<string, unknown>[]).map((row) => typeof row.deviceSecretKey));
+          };
+        }),
+    ),
+  ).toEqual(['string']);
   await expect(page.locator('[data-banner="insecure"]')).toContainText('no install to the Home Screen');
   await snap(page, testInfo, 'phone-plain-lan');
   const sessionId = await createSession(page, host, 'Over plain HTTP');

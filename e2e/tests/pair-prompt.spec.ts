@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
-import { generateBoxKeyPair, openPairReply, parsePairingLink, sealPairRequest } from '@tether/shared-protocol';
+import { parsePairingLink } from '@tether/shared-protocol';
 import { expect, test } from '@playwright/test';
 import { TETHER_BIN, eventually, makeDataDir, removeDataDir, tetherJson } from '../support/host-process.js';
+import { pairFromNode } from '../support/pair-client.js';
 
 /** `tether start` on a real terminal (a pty from `script`), answering its pairing prompt. */
 test('on a terminal, tether start asks "Pair …? code … [y/N]" and pairs on y', async () => {
@@ -18,17 +19,7 @@ test('on a terminal, tether start asks "Pair …? code … [y/N]" and pairs on y
     );
     const parsed = parsePairingLink(link);
     if (!parsed.ok) throw new Error(parsed.error.message);
-    const keys = generateBoxKeyPair();
-    const posted = fetch(`${link.split('/#')[0]}/rc/pair`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(
-        sealPairRequest(
-          { pairingId: parsed.value.pairingId, devicePublicKey: keys.publicKey, label: 'Pixel · Chrome' },
-          parsed.value.pairingKey,
-        ),
-      ),
-    });
+    const phone = pairFromNode(link.split('/#')[0]!, parsed.value, 'Pixel · Chrome');
     const question = await eventually(
       () => /Pair 'Pixel · Chrome'\? code (\d{3} \d{3}).*\[y\/N\]/.exec(out),
       15_000,
@@ -37,13 +28,12 @@ test('on a terminal, tether start asks "Pair …? code … [y/N]" and pairs on y
     // Typed a moment after the question appears, as a person would.
     await new Promise((resolve) => setTimeout(resolve, 200));
     child.stdin.write('y\r');
-    const response = await posted;
-    expect(response.status).toBe(200);
-    expect(openPairReply(await response.json(), parsed.value.pairingKey).ok).toBe(true);
+    expect((await phone.done).ok).toBe(true);
     await eventually(() => (out.includes("Paired 'Pixel · Chrome'") ? true : undefined));
     const devices = await tetherJson<{ label: string }[]>(dataDir, ['devices']);
     expect(devices.map((d) => d.label)).toEqual(['Pixel · Chrome']);
-    expect(question[1]).toMatch(/^\d{3} \d{3}$/);
+    // The terminal asked with the code the phone shows.
+    expect(question[1]!.replace(' ', '')).toBe(await phone.code);
   } finally {
     child.stdin.write('\x03');
     await new Promise((resolve) => setTimeout(resolve, 500));

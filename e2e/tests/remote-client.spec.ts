@@ -1,18 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SessionEvent, TetherEvent, WebSocketConstructor } from '@tether/shared-protocol';
-import {
-  DeviceClient,
-  fromBase64UrlExact,
-  generateBoxKeyPair,
-  openPairReply,
-  parsePairingLink,
-  sealPairRequest,
-  webSocketConnect,
-} from '@tether/shared-protocol';
+import { DeviceClient, fromBase64UrlExact, parsePairingLink, webSocketConnect } from '@tether/shared-protocol';
 import { expect, test } from '@playwright/test';
 import { WebSocket } from 'ws';
 import { eventually, makeDataDir, removeDataDir, startHost, tether, tetherJson } from '../support/host-process.js';
+import { pairFromNode } from '../support/pair-client.js';
 
 test('a Node client pairs (allowed from the CLI), follows a session, answers its approval and resumes after a drop', async () => {
   const dataDir = makeDataDir();
@@ -28,22 +21,14 @@ test('a Node client pairs (allowed from the CLI), follows a session, answers its
     const listening = await host.waitFor((l) => l.event === 'listening');
     const link = parsePairingLink(String(listening.pairUrl));
     if (!link.ok) throw new Error(link.error.message);
-    const keys = generateBoxKeyPair();
-    const posted = fetch(`${String(listening.url)}/rc/pair`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(
-        sealPairRequest(
-          { pairingId: link.value.pairingId, devicePublicKey: keys.publicKey, label: 'e2e client' },
-          link.value.pairingKey,
-        ),
-      ),
-    });
+    const pairing = pairFromNode(String(listening.url), link.value, 'e2e client');
+    const keys = pairing.keys;
     const request = await host.waitFor((l) => l.event === 'pair.request');
+    expect(request.code).toBe(await pairing.code);
     const listed = await tetherJson<{ id: string; code: string }[]>(dataDir, ['pair', 'requests']);
     expect(listed).toEqual([expect.objectContaining({ id: request.id, code: request.code })]);
     expect((await tether(dataDir, ['pair', 'allow', String(request.id)])).code).toBe(0);
-    const reply = openPairReply(await (await posted).json(), link.value.pairingKey);
+    const reply = await pairing.done;
     if (!reply.ok) throw new Error(reply.error.message);
 
     class TrackedWebSocket extends WebSocket {

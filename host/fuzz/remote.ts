@@ -2,9 +2,10 @@
 // A bounded run against a real host on 127.0.0.1: random and mutated bodies at /rc/pair and
 // /rc/call, and random and mutated frames at /rc/ws (before the handshake, and after a valid one).
 // Fails on a crash, an unhandled rejection, a server that stops answering, or an accepted forgery
-// (the mutated messages all carry sessions.create or a pair request; none may take effect, and
-// every mutation differs from its seed, so one that took effect was forged). Prints how many
-// inputs it tried and the host's refusal counters by reason.
+// (the mutated messages all carry sessions.create or a pairing step; none may take effect: a
+// mutated commit may not be answered with a challenge, a mutated reveal may not reach the computer;
+// every mutation differs from its seed, so one that took effect was forged). Prints how many inputs
+// it tried and the host's refusal counters by reason.
 import type { WebSocketConstructor } from '@tether/shared-protocol';
 import {
   DeviceClient,
@@ -12,9 +13,12 @@ import {
   HandshakeInitiator,
   encodeChannelMessage,
   generateBoxKeyPair,
+  openPairChallenge,
+  pairingCommitment,
   parsePairingLink,
   sealCall,
-  sealPairRequest,
+  sealPairCommit,
+  sealPairReveal,
   secureRandom,
   systemClock,
   utf8Encode,
@@ -37,10 +41,13 @@ process.on('uncaughtException', (error) => failures.push(`uncaught exception: ${
 
 const mutate = (seed: Uint8Array) => mutateWith(seed, Math.random, REMOTE_MUTATIONS);
 
+/** Pair requests shown at the computer so far. */
+let shownRequests = 0;
 const t = await startTestHost({
   remote: { bind: '127.0.0.1', port: 0, roots: [] },
   pairAttemptsPerMinute: 1_000_000,
   pairAnswerWaitMs: 50,
+  onPairRequest: () => shownRequests++,
 });
 const remote = { url: t.url, pairing: t.host.gateway.pairing, stats: t.host.gateway.stats };
 const device = await pairDevice(t);
@@ -52,25 +59,64 @@ const create = encodeChannelMessage({
   params: { cwd: t.project, text: 'forged' },
 });
 
+function postPairBytes(body: Uint8Array): Promise<{ status: number; json: unknown }> {
+  return fetch(`${remote.url}/rc/pair`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+  }).then(async (r) => ({ status: r.status, json: await r.json().catch((): unknown => undefined) }));
+}
+
+/** True when `mutated` still parses to the same JSON fields as `seed` (a harmless edit). */
+function sameJson(mutated: Uint8Array, seed: Uint8Array): boolean {
+  const fields = (bytes: Uint8Array) => {
+    try {
+      const value = JSON.parse(new TextDecoder().decode(bytes)) as unknown;
+      return typeof value === 'object' && value !== null
+        ? JSON.stringify(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1)))
+        : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  return fields(mutated) !== undefined && fields(mutated) === fields(seed);
+}
+
+/** Mutated commits, and mutated reveals each answering a fresh real commit. */
 async function fuzzPair(): Promise<void> {
   const link = parsePairingLink(t.pairLink());
   if (!link.ok) throw new Error('link');
-  const valid = utf8Encode(
-    JSON.stringify(
-      sealPairRequest(
-        { pairingId: link.value.pairingId, devicePublicKey: generateBoxKeyPair().publicKey, label: 'fuzz' },
-        link.value.pairingKey,
-      ),
-    ),
+  const l = link.value;
+  const keys = generateBoxKeyPair();
+  const nonce = secureRandom(32);
+  const commit = utf8Encode(
+    JSON.stringify(sealPairCommit(l.pairingId, { commitment: pairingCommitment(keys.publicKey, nonce) }, l.pairingKey)),
   );
-  for (let i = 0; i < 20 && budget.more(); i++) {
+  for (let i = 0; i < 10 && budget.more(); i++) {
     budget.tried++;
-    const body = mutate(valid);
-    await fetch(`${remote.url}/rc/pair`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body,
-    }).then((r) => r.arrayBuffer());
+    const body = mutate(commit);
+    const answer = await postPairBytes(body);
+    if (answer.status === 200 && !sameJson(body, commit)) failures.push('a mutated pair commit was answered');
+  }
+  for (let i = 0; i < 10; i++) {
+    const answer = await postPairBytes(commit);
+    const challenge = openPairChallenge(answer.json, l.pairingKey);
+    if (!challenge.ok) return; // the link was replaced meanwhile (failed opens): the next round has a new one
+    const reveal = utf8Encode(
+      JSON.stringify(
+        sealPairReveal(
+          l.pairingId,
+          { requestId: challenge.value.requestId, devicePublicKey: keys.publicKey, deviceNonce: nonce, label: 'fuzz' },
+          l.pairingKey,
+        ),
+      ),
+    );
+    budget.tried++;
+    const body = mutate(reveal);
+    const before = shownRequests;
+    await postPairBytes(body);
+    // A request shown at the computer must come from an unchanged reveal.
+    if (shownRequests > before && !sameJson(body, reveal)) failures.push('a mutated pair reveal reached the computer');
   }
 }
 

@@ -18,6 +18,12 @@ export interface ExecutionContext {
   spawn(request: SpawnRequest): Promise<Result<ProcessHandle, SpawnError>>;
   /** The folder's real path when it exists and is a folder. */
   checkFolder(path: string): Promise<Result<string, FsError>>;
+  /**
+   * Where `path` (relative to `root`) really is: its real path, symlinks followed, confined to
+   * the root like every file operation. The path need not exist (its deepest existing folder is
+   * resolved). An approval shows it when a write would land elsewhere than its name says.
+   */
+  realPath(root: string, path: string): Promise<Result<string, FsError>>;
   readFile(root: string, path: string, maxBytes: number): Promise<Result<FileText, FsError>>;
   writeFile(root: string, path: string, text: string): Promise<Result<FileWritten, FsError>>;
   listDir(root: string, path: string, maxEntries: number): Promise<Result<DirListing, FsError>>;

@@ -41,3 +41,18 @@ export { describeState, readTokenFile, shareStatus, startShare } from './agent/s
 export type { CommandRunner, ServiceOutcome, ServicePlan, ServiceSpec } from './agent/background-service.js';
 export { installService, servicePlan, shellLine, uninstallService } from './agent/background-service.js';
 export { machineSocketUrl, wsConnect } from './link/ws-connect.js';
+export type { PtyPort, PtyProcess, PtySpawn } from './terminal/pty-port.js';
+export { NodePtyPort } from './terminal/node-pty-port.js';
+export type { OutputChunk } from './terminal/terminal-backlog.js';
+export { TERMINAL_BACKLOG_BYTES, TerminalBacklog } from './terminal/terminal-backlog.js';
+export type { ScreenSnapshot } from './terminal/terminal-screen.js';
+export { MAX_SCREEN_LAG_BYTES, MAX_SNAPSHOT_BYTES, SCREEN_SCROLLBACK_LINES } from './terminal/terminal-screen.js';
+export type { OutputReader, TerminalHandle, TerminalOptions } from './terminal/terminal.js';
+export { MAX_PENDING_TERMINAL_INPUT, Terminal } from './terminal/terminal.js';
+export type {
+  OpenTerminalError,
+  OpenTerminalRequest,
+  PtyTerminalsOptions,
+  TerminalPlace,
+} from './terminal/pty-terminals.js';
+export { MAX_TERMINALS, PtyTerminals } from './terminal/pty-terminals.js';

@@ -101,6 +101,10 @@ export class LocalContext implements ExecutionContext {
     }
   }
 
+  realPath(root: string, path: string): Promise<Result<string, FsError>> {
+    return resolveInside(root, path);
+  }
+
   async writeFile(root: string, path: string, text: string): Promise<Result<FileWritten, FsError>> {
     const resolved = await this.inside(root, path);
     if (!resolved.ok) return resolved;

@@ -12,7 +12,17 @@ import { HandshakeInitiator, HandshakeResponder } from '../src/handshake.js';
 import { generateBoxKeyPair, generateDeviceId } from '../src/identity.js';
 import { openCall, sealCall } from '../src/one-shot.js';
 import { formatPairingLink, parsePairingLink } from '../src/pairing-link.js';
-import { decodePairRequestBody, openPairRequest, sealPairRequest } from '../src/pairing-messages.js';
+import { pairingCommitment } from '../src/pairing-code.js';
+import {
+  decodePairRequestBody,
+  openPairChallenge,
+  openPairMessage,
+  openPairReply,
+  sealPairChallenge,
+  sealPairCommit,
+  sealPairReply,
+  sealPairReveal,
+} from '../src/pairing-messages.js';
 import { secureRandom } from '../src/random.js';
 import { ReplayCache } from '../src/replay-cache.js';
 import { decodeChannelMessage, encodeChannelMessage } from '../src/rpc/channel.js';
@@ -62,16 +72,42 @@ function makeSeeds() {
     { deviceId, deviceKeys: device, hostBoxPublicKey: host.publicKey, clock: systemClock, random: secureRandom },
     utf8Encode('{}'),
   ).message;
-  const pairBody = utf8Encode(
-    JSON.stringify(
-      sealPairRequest(
-        { pairingId: nacl.randomBytes(16), devicePublicKey: device.publicKey, label: 'fuzz' },
-        pairingKey,
-      ),
-    ),
-  );
-  return { hello, frame, call, pairBody, madeAt: Date.now() };
+  return { hello, frame, call, madeAt: Date.now() };
 }
+
+const pairingId = nacl.randomBytes(16);
+const deviceNonce = nacl.randomBytes(32);
+const requestId = 'RRRRRRRRRRRRRRRRRRRRRQ';
+/** A valid body of each pairing message, device → host first, then host → device. */
+const deviceBodies = [
+  sealPairCommit(pairingId, { commitment: pairingCommitment(device.publicKey, deviceNonce) }, pairingKey),
+  sealPairReveal(pairingId, { requestId, devicePublicKey: device.publicKey, deviceNonce, label: 'fuzz' }, pairingKey),
+].map((b) => utf8Encode(JSON.stringify(b)));
+const hostBodies = [
+  sealPairChallenge({ requestId, hostNonce: nacl.randomBytes(32) }, pairingKey),
+  sealPairReply(
+    {
+      deviceId: 'AAAAAAAAAAAAAAAAAAAAAA',
+      hostId: 'BBBBBBBBBBBBBBBBBBBBBB',
+      hostName: 'fuzz',
+      hostBoxPublicKey: 'C'.repeat(42) + 'A',
+      hostSignPublicKey: 'D'.repeat(42) + 'A',
+      scopes: ['watch'],
+    },
+    pairingKey,
+  ),
+].map((b) => utf8Encode(JSON.stringify(b)));
+
+/** The JSON in `bytes`, or a refusal when it is not JSON (the HTTP layer refuses it first). */
+function asJson(bytes: Uint8Array): Result<unknown> {
+  try {
+    return { ok: true, value: JSON.parse(utf8Decode(bytes) ?? '') as unknown };
+  } catch {
+    return { ok: false, error: { code: 'bad-request', message: 'not JSON' } };
+  }
+}
+
+const pick = <T>(list: readonly T[]): T => list[Math.floor(Math.random() * list.length)]!;
 
 const link = utf8Encode(
   formatPairingLink({
@@ -151,19 +187,28 @@ const cases: (() => void)[] = [
     expectTyped('call', () => openCall(c, { hostKeys: host, lookupDevice, clock: systemClock, replay }), true);
   },
   () => {
-    // A changed pair body may still be the same request (JSON allows spaces), so opening is no forgery.
-    const p = mutate(seeds.pairBody);
+    // A changed pair body may still say the same thing (JSON allows spaces), so opening is no forgery.
+    const p = mutate(pick(deviceBodies));
     expectTyped(
-      'pair',
+      'pair (device)',
       () => {
-        let json: unknown;
-        try {
-          json = JSON.parse(utf8Decode(p) ?? '');
-        } catch {
-          return { ok: false, error: { code: 'bad-request', message: 'not JSON' } };
-        }
-        const body = decodePairRequestBody(json);
-        return body.ok ? openPairRequest(body.value, pairingKey) : body;
+        const json = asJson(p);
+        if (!json.ok) return json;
+        const body = decodePairRequestBody(json.value);
+        return body.ok ? openPairMessage(body.value, pairingKey) : body;
+      },
+      false,
+    );
+  },
+  () => {
+    const p = mutate(pick(hostBodies));
+    expectTyped(
+      'pair (host)',
+      () => {
+        const json = asJson(p);
+        if (!json.ok) return json;
+        const challenge = openPairChallenge(json.value, pairingKey);
+        return challenge.ok ? challenge : openPairReply(json.value, pairingKey);
       },
       false,
     );

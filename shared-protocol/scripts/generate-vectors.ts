@@ -2,7 +2,7 @@
 // (and then decide on a PROTOCOL_VERSION bump: old peers would produce the old bytes):
 //   npx tsx shared-protocol/scripts/generate-vectors.ts
 import { writeFileSync } from 'node:fs';
-import { toHex } from '../src/encoding.js';
+import { toBase64Url, toHex } from '../src/encoding.js';
 import { boxKeyPairFromSecret, generateDeviceId } from '../src/identity.js';
 import type { Vectors } from '../src/testing/vectors.js';
 import { computeVectors } from '../src/testing/vectors.js';
@@ -23,8 +23,16 @@ const inputs: Vectors = {
     link: '',
     deviceSecret: h(32),
     label: 'iPhone · Safari',
-    requestNonce: h(24),
-    request: null,
+    deviceNonce: h(32),
+    commitment: '',
+    commitNonce: h(24),
+    commit: null,
+    requestId: toBase64Url(r(16)),
+    hostNonce: h(32),
+    challengeNonce: h(24),
+    challenge: null,
+    revealNonce: h(24),
+    reveal: null,
     confirmationCode: '',
     reply: {
       deviceId: generateDeviceId(r),

@@ -6,7 +6,7 @@ import { HandshakeInitiator, HandshakeResponder } from './handshake.js';
 import { decodeHostIdentity, generateBoxKeyPair, generateDeviceId } from './identity.js';
 import { openCall, openCallReply, sealCall } from './one-shot.js';
 import { formatPairingLink, parsePairingLink } from './pairing-link.js';
-import { decodePairRequestBody, openPairReply, openPairRequest } from './pairing-messages.js';
+import { decodePairRequestBody, openPairChallenge, openPairMessage, openPairReply } from './pairing-messages.js';
 import { ReplayCache } from './replay-cache.js';
 import { decodeChannelMessage, encodeChannelMessage } from './rpc/channel.js';
 import { decodeEvent } from './rpc/events.js';
@@ -139,7 +139,8 @@ describe('decoders under random and mutated input', () => {
       fc.property(fc.anything(), fc.string(), (value, text) => {
         const body = decodePairRequestBody(value);
         expectTyped(body);
-        if (body.ok) expectTyped(openPairRequest(body.value, key));
+        if (body.ok) expectTyped(openPairMessage(body.value, key));
+        expectTyped(openPairChallenge(value, key));
         expectTyped(openPairReply(value, key));
         expectTyped(decodeHostIdentity(value));
         expectTyped(parsePairingLink(text));

@@ -3,6 +3,8 @@ import type { Clock } from './clock.js';
 import { concatBytes, fromBase64UrlExact, readUint64, toBase64Url, utf8Encode, writeUint64 } from './encoding.js';
 import type { Result } from './errors.js';
 import { BugError, fail, ok } from './errors.js';
+import type { DeviceKey } from './device-key.js';
+import { staticBoxKey } from './device-key.js';
 import type { BoxKeyPair } from './identity.js';
 import { DEVICE_ID_BYTES, KEY_BYTES, generateBoxKeyPair } from './identity.js';
 import { HANDSHAKE_CLOCK_WINDOW_MS } from './limits.js';
@@ -60,7 +62,8 @@ export function helloDigest(hello: Uint8Array): Uint8Array {
 
 export interface InitiatorOptions {
   deviceId: string;
-  deviceKeys: BoxKeyPair;
+  /** The device's key pair, or a static key that only gives the box key (a non-extractable key). */
+  deviceKeys: DeviceKey;
   hostBoxPublicKey: Uint8Array;
   clock: Pick<Clock, 'now'>;
   random: RandomBytes;
@@ -85,7 +88,7 @@ export class HandshakeInitiator {
     if (!id) throw new BugError('deviceId is not 16 bytes of base64url');
     const ephemeral = generateBoxKeyPair(random);
     const nonce = random(nacl.box.nonceLength);
-    const ss = nacl.box.before(hostBoxPublicKey, deviceKeys.secretKey);
+    const ss = staticBoxKey(deviceKeys, hostBoxPublicKey);
     const plain = concatBytes(ephemeral.publicKey, writeUint64(clock.now()));
     const box = nacl.box.after(plain, nonce, ss);
     const hello = concatBytes(Uint8Array.of(MessageKind.Hello, PROTOCOL_VERSION), id, nonce, box);

@@ -4,6 +4,8 @@ import { concatBytes, fromBase64UrlExact, readUint64, toBase64Url, utf8Encode, w
 import type { Result } from './errors.js';
 import { BugError, fail, ok } from './errors.js';
 import { sharedSecret } from './handshake.js';
+import type { DeviceKey } from './device-key.js';
+import { staticBoxKey } from './device-key.js';
 import type { BoxKeyPair } from './identity.js';
 import { DEVICE_ID_BYTES, KEY_BYTES, generateBoxKeyPair } from './identity.js';
 import { HANDSHAKE_CLOCK_WINDOW_MS, MAX_ONE_SHOT_BODY } from './limits.js';
@@ -42,7 +44,8 @@ export interface SealedCall {
 export function sealCall(
   options: {
     deviceId: string;
-    deviceKeys: BoxKeyPair;
+    /** The device's key pair, or a static key that only gives the box key (a non-extractable key). */
+    deviceKeys: DeviceKey;
     hostBoxPublicKey: Uint8Array;
     clock: Pick<Clock, 'now'>;
     random: RandomBytes;
@@ -54,7 +57,7 @@ export function sealCall(
   const ephemeral = generateBoxKeyPair(options.random);
   const nonce = options.random(24);
   const header = concatBytes(Uint8Array.of(MessageKind.Call, PROTOCOL_VERSION), id, ephemeral.publicKey, nonce);
-  const ss = nacl.box.before(options.hostBoxPublicKey, options.deviceKeys.secretKey);
+  const ss = staticBoxKey(options.deviceKeys, options.hostBoxPublicKey);
   const es = sharedSecret(ephemeral.secretKey, options.hostBoxPublicKey);
   if (!es) throw new BugError('host public key is a low-order point');
   const keys = deriveCallKeys(ss, es, header);

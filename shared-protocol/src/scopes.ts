@@ -15,6 +15,14 @@ export const ScopeSchema = v.picklist(SCOPES);
 /** Granted when the person allows a pairing without choosing: everything but admin. */
 export const DEFAULT_DEVICE_SCOPES: readonly Scope[] = ['watch', 'approve', 'chat', 'terminal'];
 
+/**
+ * Granted without choosing to a device that paired over plain HTTP (not loopback): someone able
+ * to change traffic on that network could have served the phone another app, so by default it
+ * may follow sessions and answer approvals, and chat or terminals only when asked for at the
+ * computer (docs/security.md).
+ */
+export const PLAIN_HTTP_DEVICE_SCOPES: readonly Scope[] = ['watch', 'approve'];
+
 /** Parses "watch,approve" as typed at a terminal; undefined when any name is unknown. */
 export function parseScopeList(text: string): Scope[] | undefined {
   const names = text

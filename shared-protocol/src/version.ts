@@ -7,7 +7,7 @@
  * event type, a new optional field) do not change it: a new method answers `unknown-method` on an
  * older host, an unknown event type is counted and skipped by an older client.
  */
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 
 /** The pairing link's own layout version (the `1.` after `#pair=`). */
 export const PAIRING_LINK_VERSION = 1;

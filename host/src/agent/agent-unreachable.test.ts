@@ -19,6 +19,7 @@ function answeringWith(code: ExecErrorCode, message: string): ExecutionContext {
     exec: answer,
     spawn: answer,
     checkFolder: answer,
+    realPath: answer,
     readFile: answer,
     writeFile: answer,
     listDir: answer,

@@ -1,72 +1,111 @@
+import type { DeviceInfo, Result } from '@tether/shared-protocol';
 import { formatConfirmationCode, visibleText } from '@tether/shared-protocol';
 import { createInterface } from 'node:readline';
 import type { Interface } from 'node:readline';
-import type { Host } from '../host.js';
 import type { PairRequestInfo } from '../gateway/pairing-service.js';
+
+/** What the prompt does with an answer: the pairing service's allow and deny. */
+export interface PairAnswers {
+  allow(id: string): Result<DeviceInfo>;
+  deny(id: string): Result<unknown>;
+}
+
+type State =
+  | { name: 'idle' }
+  | { name: 'asking'; request: PairRequestInfo; answers: PairAnswers }
+  /** The question asked was withdrawn; nothing is asked until the person presses Enter. */
+  | { name: 'held' };
 
 /**
  * Asks at the terminal running `tether start`: "Pair 'iPhone · Safari'? code 482 913 [y/N]".
- * One question at a time; a request answered elsewhere (`tether pair allow`) or given up is
- * taken off the queue.
+ * One question at a time, each naming its request's label and code.
+ *
+ * A request answered elsewhere (`tether pair allow`) or given up while it is being asked is
+ * withdrawn, and the next question waits until the person presses Enter: a `y` typed for the
+ * first request must never land on another that slid into its place.
  */
 export class PairPrompt {
-  private readonly queue: PairRequestInfo[] = [];
-  private asking: string | undefined;
+  private readonly queue: { request: PairRequestInfo; answers: PairAnswers }[] = [];
+  private state: State = { name: 'idle' };
   private readonly rl: Interface;
 
   constructor(
     input: NodeJS.ReadableStream,
     private readonly output: NodeJS.WritableStream,
   ) {
-    this.rl = createInterface({ input, output });
+    this.rl = createInterface({ input, output, prompt: '' });
+    this.rl.on('line', (line) => this.answered(line));
     // Under readline the terminal is raw, so Ctrl-C arrives here rather than as a signal: pass it on.
     this.rl.on('SIGINT', () => process.kill(process.pid, 'SIGINT'));
   }
 
-  ask(request: PairRequestInfo, host: Host): void {
-    this.queue.push(request);
-    this.next(host);
+  ask(request: PairRequestInfo, answers: PairAnswers): void {
+    this.queue.push({ request, answers });
+    if (this.state.name === 'idle') this.next();
+    else if (this.state.name === 'held') this.output.write('Another pair request is waiting: press Enter to see it.\n');
   }
 
   cancel(id: string): void {
-    const index = this.queue.findIndex((r) => r.id === id);
+    const index = this.queue.findIndex((q) => q.request.id === id);
     if (index >= 0) this.queue.splice(index, 1);
-    if (this.asking === id) {
-      this.output.write('\n(answered elsewhere or no longer waiting)\n');
-      this.asking = undefined;
-      // The pending question is dropped by asking the next one (or nothing).
-      this.rl.write('\n');
-    }
+    if (this.state.name !== 'asking' || this.state.request.id !== id) return;
+    const request = this.state.request;
+    this.state = { name: 'held' };
+    this.rl.setPrompt('');
+    this.output.write(
+      `\n${describe(request)} was answered elsewhere or is no longer waiting: that question is withdrawn.\n` +
+        `Press Enter to go on${this.queue.length > 0 ? ' to the next pair request' : ''}.\n`,
+    );
   }
 
   close(): void {
     this.rl.close();
   }
 
-  private next(host: Host): void {
-    if (this.asking !== undefined) return;
-    const request = this.queue.shift();
-    if (!request) return;
-    this.asking = request.id;
-    this.rl.question(
-      `\nPair '${visibleText(request.label)}'? code ${formatConfirmationCode(request.code)} (device key ${request.fingerprint}) — does the phone show the same code? [y/N] `,
-      (answer) => {
-        if (this.asking !== request.id) return this.next(host);
-        this.asking = undefined;
-        const pairing = host.gateway.pairing;
-        if (pairing && /^y(es)?$/i.test(answer.trim())) {
-          const allowed = pairing.allow(request.id);
-          this.output.write(
-            allowed.ok
-              ? `Paired '${visibleText(allowed.value.label)}' as ${allowed.value.id}.\n`
-              : `Not paired: ${visibleText(allowed.error.message)}\n`,
-          );
-        } else if (pairing) {
-          pairing.deny(request.id);
-          this.output.write('Denied.\n');
-        }
-        this.next(host);
-      },
-    );
+  private answered(line: string): void {
+    const state = this.state;
+    if (state.name === 'idle') return;
+    this.state = { name: 'idle' };
+    this.rl.setPrompt('');
+    if (state.name === 'held') {
+      if (line.trim() !== '')
+        this.output.write(`(Ignored "${line.trim().slice(0, 20)}": its question was withdrawn.)\n`);
+      return this.next();
+    }
+    const { request, answers } = state;
+    if (/^y(es)?$/i.test(line.trim())) {
+      const allowed = answers.allow(request.id);
+      this.output.write(
+        allowed.ok
+          ? `Paired ${describe(request)} as ${allowed.value.id} (${allowed.value.scopes.join(', ')}).\n`
+          : `Not paired: ${visibleText(allowed.error.message)}\n`,
+      );
+    } else {
+      answers.deny(request.id);
+      this.output.write(`Denied ${describe(request)}.\n`);
+    }
+    this.next();
   }
+
+  private next(): void {
+    const item = this.queue.shift();
+    if (!item) return;
+    const { request } = item;
+    this.state = { name: 'asking', ...item };
+    this.output.write('\n');
+    if (!request.secure) {
+      this.output.write(
+        `Over plain HTTP, allowed here this device gets only: ${request.scopes.join(', ')}. To let it chat or open\n` +
+          `terminals too, leave this question and run: tether pair allow ${request.id} --scopes watch,approve,chat,terminal\n`,
+      );
+    }
+    this.rl.setPrompt(
+      `Pair '${visibleText(request.label)}'? code ${formatConfirmationCode(request.code)} (device key ${request.fingerprint}) — does the phone show the same code? [y/N] `,
+    );
+    this.rl.prompt();
+  }
+}
+
+function describe(request: PairRequestInfo): string {
+  return `'${visibleText(request.label)}' (code ${formatConfirmationCode(request.code)})`;
 }

@@ -1,4 +1,5 @@
 import type { Command } from './command.js';
+import { agentsCommand } from './commands/agents.js';
 import { approvalsCommand, approveCommand } from './commands/approvals.js';
 import {
   sessionsArchiveCommand,
@@ -17,6 +18,7 @@ import { doctorCommand } from './commands/doctor.js';
 import { pairAllowCommand, pairCommand, pairDenyCommand, pairRequestsCommand } from './commands/pair.js';
 import { startCommand } from './commands/start.js';
 import { statusCommand } from './commands/status.js';
+import { terminalsCommand } from './commands/terminals.js';
 
 /** Every `tether …` command, in the order `tether --help` lists them. */
 export const COMMANDS: Command[] = [
@@ -29,6 +31,7 @@ export const COMMANDS: Command[] = [
   sessionsInterruptCommand,
   sessionsArchiveCommand,
   sessionsAutoApproveCommand,
+  agentsCommand,
   approvalsCommand,
   approveCommand,
   pairCommand,
@@ -44,5 +47,6 @@ export const COMMANDS: Command[] = [
   machinesForgetCommand,
   machineShareCommand,
   machineStatusCommand,
+  terminalsCommand,
   doctorCommand,
 ];

@@ -18,7 +18,7 @@ import { DeviceConnection } from './device-connection.js';
 import { DeviceHub } from './device-hub.js';
 import type { GatewayTransport } from './gateway-transport.js';
 import { answerOneShot } from './one-shot.js';
-import type { PairingServiceDeps } from './pairing-service.js';
+import type { PairChannel, PairingServiceDeps } from './pairing-service.js';
 import { PairingService } from './pairing-service.js';
 import { Counters } from './stats.js';
 
@@ -122,9 +122,13 @@ export class DeviceGateway {
     return { ok: true, value: connection };
   }
 
-  /** A pair request from `source`: resolves when the person answers at the computer. */
-  pair(body: unknown, source: string, signal: AbortSignal): Promise<Result<PairReplyBody>> {
-    return this.pairing.pair(body, source, signal);
+  /**
+   * A pair message from `source`: a commit is answered at once; a reveal resolves when the person
+   * answers at the computer. `channel` says whether it came over a secure channel, which the
+   * adapter knows (TLS or loopback for the LAN listener; a relay serves the app over HTTPS).
+   */
+  pair(body: unknown, source: string, signal: AbortSignal, channel: PairChannel): Promise<Result<PairReplyBody>> {
+    return this.pairing.pair(body, source, signal, channel);
   }
 
   /** A one-shot sealed call: one request, one sealed reply. */

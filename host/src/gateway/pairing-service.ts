@@ -2,7 +2,9 @@ import type {
   Clock,
   DeviceInfo,
   HostIdentity,
+  PairCommit,
   PairReplyBody,
+  PairReveal,
   RandomBytes,
   RelayDetails,
   Result,
@@ -13,6 +15,7 @@ import {
   MAX_SHOWN_LABEL,
   PAIRING_LINK_TTL_MS,
   PAIR_ANSWER_WAIT_MS,
+  PLAIN_HTTP_DEVICE_SCOPES,
   confirmationCode,
   constantTimeEqual,
   decodePairRequestBody,
@@ -21,17 +24,22 @@ import {
   formatPairingLink,
   generateDeviceId,
   ok,
-  openPairRequest,
+  openPairMessage,
+  pairingCommitment,
+  sealPairChallenge,
   sealPairReply,
   sharedSecret,
   toBase64Url,
   visibleText,
 } from '@tether/shared-protocol';
 import type { DeviceStore } from '../store/device-store.js';
+import { PairCommits } from './pair-commits.js';
 import { RateLimiter } from './rate-limiter.js';
 
-/** Pair attempts per source address per minute. */
+/** Pairing tries per source address per minute; each shows a request (and a code) at the computer. */
 export const PAIR_ATTEMPTS_PER_MINUTE = 10;
+/** Posts a try takes: the commit, then the reveal. The limiter counts posts. */
+const POSTS_PER_ATTEMPT = 2;
 /** Requests whose box does not open with the current link before the link is replaced. */
 export const FAILED_OPENS_BEFORE_ROTATION = 20;
 /** Paired (not revoked) devices at most. */
@@ -47,6 +55,19 @@ export interface PairRequestInfo {
   /** Of the device's public key. */
   fingerprint: string;
   createdAt: number;
+  /** Whether the request came over a secure channel (TLS, or loopback). */
+  secure: boolean;
+  /** What the device may do when allowed without choosing (less over plain HTTP). */
+  scopes: Scope[];
+}
+
+/** How a pair request reached the host, as the transport adapter knows it. */
+export interface PairChannel {
+  /**
+   * True for TLS (or a relay, whose app origin is HTTPS) and for loopback: nobody on the network
+   * could have served the phone another app. False for plain HTTP on a network address.
+   */
+  secure: boolean;
 }
 
 interface Link {
@@ -77,23 +98,33 @@ export interface PairingServiceDeps {
   onSettled?: (id: string) => void;
   onWarning: (text: string) => void;
   answerWaitMs?: number;
-  /** Pair attempts per source address per minute (the fuzzer raises it to reach the decoders). */
+  /** Pair tries per source address per minute (the fuzzer raises it to reach the decoders). */
   attemptsPerMinute?: number;
 }
 
 /**
- * Pairing links and pair requests. A link is single use and lives 10 minutes; a request is held
- * open until the person allows or denies it at the computer (never from a device), or ~50 s pass.
- * Attempts are rate-limited per source address; repeated boxes that do not open replace the link.
+ * Pairing links and pair requests (docs/protocol.md, "Pairing"). A link is single use and lives
+ * 10 minutes. A try is a commit, answered at once with the host's nonce, then a reveal, held open
+ * until the person allows or denies it at the computer (never from a device) or ~50 s pass.
+ *
+ * One key per link: a reveal of a second device key while another is waiting means the link has
+ * leaked, so everything on it is cancelled, the link replaced, and the person warned. Tries are
+ * rate-limited per source address; repeated boxes that do not open replace the link.
  */
 export class PairingService {
   private link: Link | undefined;
   private failedOpens = 0;
+  private readonly commits: PairCommits<Link>;
   private readonly pending = new Map<string, Pending>();
   private readonly limiter: RateLimiter;
 
   constructor(private readonly deps: PairingServiceDeps) {
-    this.limiter = new RateLimiter(deps.clock, deps.attemptsPerMinute ?? PAIR_ATTEMPTS_PER_MINUTE, 60_000);
+    this.commits = new PairCommits(deps.clock, deps.random);
+    this.limiter = new RateLimiter(
+      deps.clock,
+      (deps.attemptsPerMinute ?? PAIR_ATTEMPTS_PER_MINUTE) * POSTS_PER_ATTEMPT,
+      60_000,
+    );
   }
 
   /** The current link for an app served at `base` (a new one if none is valid). */
@@ -110,7 +141,7 @@ export class PairingService {
     };
   }
 
-  /** Replaces the link: the old one stops working at once. */
+  /** Replaces the link: the old one stops working at once, with its commits. */
   mint(): Link {
     this.link = {
       id: this.deps.random(16),
@@ -118,6 +149,7 @@ export class PairingService {
       expiresAt: this.deps.clock.now() + PAIRING_LINK_TTL_MS,
     };
     this.failedOpens = 0;
+    this.commits.clear();
     return this.link;
   }
 
@@ -125,8 +157,11 @@ export class PairingService {
     return [...this.pending.values()].map((p) => p.info);
   }
 
-  /** Handles `POST /rc/pair`: resolves when the person answers, or with the reason it failed. */
-  pair(body: unknown, source: string, signal: AbortSignal): Promise<Result<PairReplyBody>> {
+  /**
+   * Handles `POST /rc/pair`: a commit is answered at once with a challenge; a reveal resolves when
+   * the person answers, or with the reason it failed.
+   */
+  pair(body: unknown, source: string, signal: AbortSignal, channel: PairChannel): Promise<Result<PairReplyBody>> {
     if (!this.limiter.allow(source))
       return Promise.resolve(fail('rate-limited', 'too many pairing attempts; wait a minute'));
     const decoded = decodePairRequestBody(body);
@@ -137,7 +172,7 @@ export class PairingService {
         fail('pair-expired', 'this pairing link is no longer valid; show a new one with: tether pair'),
       );
     }
-    const opened = openPairRequest(decoded.value, link.key);
+    const opened = openPairMessage(decoded.value, link.key);
     if (!opened.ok) {
       if (opened.error.code === 'pair-failed' && ++this.failedOpens >= FAILED_OPENS_BEFORE_ROTATION) {
         this.mint();
@@ -147,10 +182,47 @@ export class PairingService {
       }
       return Promise.resolve(opened);
     }
-    const devicePublicKey = opened.value.devicePublicKey;
+    return opened.value.type === 'pair-commit'
+      ? Promise.resolve(this.commit(opened.value, link))
+      : this.reveal(opened.value, link, signal, channel);
+  }
+
+  /** Step 1: remember the commitment and answer with a fresh nonce and an id for the attempt. */
+  private commit(commit: PairCommit, link: Link): Result<PairReplyBody> {
+    const challenge = this.commits.add(commit.commitment, link);
+    return challenge.ok ? ok(sealPairChallenge(challenge.value, link.key, this.deps.random)) : challenge;
+  }
+
+  /** Step 2: check the reveal against its commitment, then show the request at the computer. */
+  private reveal(
+    reveal: PairReveal,
+    link: Link,
+    signal: AbortSignal,
+    channel: PairChannel,
+  ): Promise<Result<PairReplyBody>> {
+    const commit = this.commits.take(reveal.requestId);
+    if (!commit || commit.link !== link) {
+      return Promise.resolve(
+        fail('pair-failed', 'no pairing attempt with that id is waiting (it expired or was used); start again'),
+      );
+    }
+    const devicePublicKey = reveal.devicePublicKey;
+    if (!constantTimeEqual(pairingCommitment(devicePublicKey, reveal.deviceNonce), commit.commitment)) {
+      return Promise.resolve(fail('pair-failed', 'the reveal does not match its commitment'));
+    }
     if (!sharedSecret(this.deps.identity.box.secretKey, devicePublicKey) || this.deps.devices.hasKey(devicePublicKey)) {
       return Promise.resolve(fail('pair-malformed', 'the device key is not acceptable'));
     }
+    const onLink = [...this.pending.values()].filter((p) => p.link === link);
+    if (onLink.some((p) => !constantTimeEqual(p.devicePublicKey, devicePublicKey))) {
+      this.leaked(link);
+      return Promise.resolve(
+        fail('pair-expired', 'another device answered this pairing link too, so it was replaced; scan the new one'),
+      );
+    }
+    // The same key again: the phone retried. Its newer attempt (new nonces, new code) replaces the old.
+    for (const earlier of onLink)
+      earlier.settle(fail('conflict', 'a newer attempt from this device replaced this one'));
     if (this.deps.devices.activeCount() >= MAX_DEVICES) {
       return Promise.resolve(
         fail('pair-limit', `already ${MAX_DEVICES} devices are paired; revoke one first (tether devices revoke ID)`),
@@ -163,10 +235,18 @@ export class PairingService {
       const id = this.deps.newId('p');
       const info: PairRequestInfo = {
         id,
-        label: visibleText(opened.value.label, { maxLength: MAX_SHOWN_LABEL }),
-        code: confirmationCode(this.deps.identity.box.publicKey, devicePublicKey, link.key),
+        label: visibleText(reveal.label, { maxLength: MAX_SHOWN_LABEL }),
+        code: confirmationCode({
+          hostBoxPublicKey: this.deps.identity.box.publicKey,
+          devicePublicKey,
+          pairingKey: link.key,
+          deviceNonce: reveal.deviceNonce,
+          hostNonce: commit.hostNonce,
+        }),
         fingerprint: fingerprint(devicePublicKey),
         createdAt: this.deps.clock.now(),
+        secure: channel.secure,
+        scopes: [...(channel.secure ? DEFAULT_DEVICE_SCOPES : PLAIN_HTTP_DEVICE_SCOPES)],
       };
       const timer = this.deps.clock.setTimeout(
         () => settle(fail('pair-timeout', 'nobody answered at the computer in time; try again')),
@@ -186,8 +266,11 @@ export class PairingService {
     });
   }
 
-  /** Allows a waiting request (at the computer only): the device is paired and the link spent. */
-  allow(id: string, scopes: readonly Scope[] = DEFAULT_DEVICE_SCOPES): Result<DeviceInfo> {
+  /**
+   * Allows a waiting request (at the computer only): the device is paired and the link spent.
+   * Without `scopes`, the device gets the request's default (less when it came over plain HTTP).
+   */
+  allow(id: string, scopes?: readonly Scope[]): Result<DeviceInfo> {
     const request = this.pending.get(id);
     if (!request) return fail('not-found', `no pair request ${id} is waiting`);
     if (this.link !== request.link || this.deps.clock.now() > request.link.expiresAt) {
@@ -198,11 +281,12 @@ export class PairingService {
       request.settle(fail('pair-limit', 'too many devices'));
       return fail('pair-limit', `already ${MAX_DEVICES} devices are paired`);
     }
+    const granted = scopes ?? request.info.scopes;
     const device = this.deps.devices.insert({
       id: generateDeviceId(this.deps.random),
       publicKey: request.devicePublicKey,
       label: request.info.label,
-      scopes,
+      scopes: granted,
       createdAt: this.deps.clock.now(),
     });
     this.mint();
@@ -216,7 +300,7 @@ export class PairingService {
             hostName: this.deps.hostName,
             hostBoxPublicKey: toBase64Url(this.deps.identity.box.publicKey),
             hostSignPublicKey: toBase64Url(this.deps.identity.sign.publicKey),
-            scopes: [...scopes],
+            scopes: [...granted],
             ...(relay ? { relay } : {}),
           },
           request.link.key,
@@ -237,7 +321,22 @@ export class PairingService {
 
   /** Ends every waiting request (the host is stopping). */
   close(): void {
+    this.commits.clear();
     for (const request of [...this.pending.values()]) request.settle(fail('unavailable', 'the host is stopping'));
+  }
+
+  /** Two device keys answered one link: someone else has it. Nothing on it may be allowed. */
+  private leaked(link: Link): void {
+    for (const request of [...this.pending.values()]) {
+      if (request.link === link) {
+        request.settle(fail('pair-expired', 'another device answered this pairing link too; scan a new one'));
+      }
+    }
+    if (this.link === link) this.mint();
+    else this.commits.dropLink(link);
+    this.deps.onWarning(
+      'Two different devices answered the same pairing link: someone else has it (seen over a shoulder, in a screenshot or on a shared screen?). Every request under it was cancelled and the link replaced. Show a new one with: tether pair',
+    );
   }
 
   private valid(): Link | undefined {

@@ -126,6 +126,11 @@ export class RemoteMachineContext implements ExecutionContext {
     return result.ok ? result : fsFail(result.error);
   }
 
+  async realPath(root: string, path: string): Promise<Result<string, FsError>> {
+    const result = await this.call('fs.realPath', { root, path });
+    return result.ok ? ok(result.value.path) : fsFail(result.error);
+  }
+
   async writeFile(root: string, path: string, text: string): Promise<Result<FileWritten, FsError>> {
     const result = await this.call('fs.write', { root, path, text });
     return result.ok ? result : fsFail(result.error);

@@ -19,7 +19,7 @@ import type { WebSocket } from 'ws';
 import type { DeviceGateway } from '../gateway/device-gateway.js';
 import type { GatewayTransport } from '../gateway/gateway-transport.js';
 import type { AppFile } from './app-files.js';
-import { hostPort } from './bind-address.js';
+import { classifyAddress, hostPort } from './bind-address.js';
 import { createHttpApp } from './http-app.js';
 import { wsTransport } from './ws-transport.js';
 
@@ -55,6 +55,8 @@ export interface LanListenerOptions {
   extraOrigins?: readonly string[];
   /** Machines that dial in on `/machines/ws`; refused when absent. */
   machines?: { accept(transport: GatewayTransport): void };
+  /** Origins the app's pages may also connect to (the host's relay). */
+  connectSources?: () => readonly string[];
 }
 
 /**
@@ -105,11 +107,12 @@ export class LanListener {
     const app = createHttpApp({
       allowedHosts: () => remote.allowedHosts,
       allowedOrigins: () => remote.allowedOrigins,
-      pair: (body, source, signal) => gateway.pair(body, source, signal),
+      pair: (body, source, signal) => gateway.pair(body, source, signal, { secure: remote.secureChannel }),
       oneShot: (body, source) => gateway.call(body, source),
       app: options.app,
       https: options.tls !== undefined,
       stats: gateway.stats,
+      ...(options.connectSources ? { connectSources: options.connectSources } : {}),
     });
     const listener = getRequestListener(app.fetch);
     server.on('request', (request, response) => void listener(request, response));
@@ -144,6 +147,15 @@ export class LanListener {
 
   get mode(): 'http' | 'https' {
     return this.options.tls ? 'https' : 'http';
+  }
+
+  /**
+   * Whether nobody on the network could have changed what a phone received from this listener:
+   * TLS, or a loopback address (traffic never leaves the computer). Plain HTTP on a LAN or
+   * Tailscale address is not, and pairings over it get fewer scopes by default.
+   */
+  get secureChannel(): boolean {
+    return this.options.tls !== undefined || classifyAddress(this.options.address) === 'loopback';
   }
 
   /** The origin phones load: the certificate's name when there is one, else the address. */

@@ -1,6 +1,17 @@
-import { generateBoxKeyPair, openPairReply, parsePairingLink, sealPairRequest } from '@tether/shared-protocol';
+import type { PairingLink } from '@tether/shared-protocol';
+import {
+  PROTOCOL_VERSION,
+  generateBoxKeyPair,
+  openPairChallenge,
+  pairingCommitment,
+  parsePairingLink,
+  sealPairCommit,
+  sealPairReveal,
+} from '@tether/shared-protocol';
+import { networkInterfaces } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
-import { postPair, until } from '../../test/support/remote-device.js';
+import { classifyAddress } from './bind-address.js';
+import { pairOverHttp, postPair, until } from '../../test/support/remote-device.js';
 import type { TestHost } from '../../test/support/test-host.js';
 import { LOCAL_REMOTE, startTestHost } from '../../test/support/test-host.js';
 
@@ -10,74 +21,140 @@ afterEach(async () => {
   t = undefined;
 });
 
-async function setup(pairAnswerWaitMs?: number) {
-  t = await startTestHost({ remote: LOCAL_REMOTE, ...(pairAnswerWaitMs ? { pairAnswerWaitMs } : {}) });
+/** A private LAN address of this machine (not loopback), where a page is not a secure context. */
+const lanAddress = Object.values(networkInterfaces())
+  .flat()
+  .find((i) => i !== undefined && !i.internal && classifyAddress(i.address) === 'lan')?.address;
+
+async function setup(pairAnswerWaitMs?: number, bind = LOCAL_REMOTE.bind) {
+  const warnings: string[] = [];
+  t = await startTestHost({
+    remote: { ...LOCAL_REMOTE, bind },
+    ...(pairAnswerWaitMs ? { pairAnswerWaitMs } : {}),
+    onNotice: (notice) => {
+      if (notice.level === 'warning') warnings.push(notice.text);
+    },
+  });
   const remote = { url: t.url, pairing: t.host.gateway.pairing, pairLink: t.pairLink };
   const link = () => {
     const parsed = parsePairingLink(remote.pairLink());
     if (!parsed.ok) throw new Error(parsed.error.message);
     return parsed.value;
   };
-  const request = (l = link(), key = l.pairingKey, label = 'Phone') =>
-    sealPairRequest({ pairingId: l.pairingId, devicePublicKey: generateBoxKeyPair().publicKey, label }, key);
-  return { t, remote, link, request };
+  const commit = (l = link(), key = l.pairingKey) =>
+    sealPairCommit(
+      l.pairingId,
+      { commitment: pairingCommitment(generateBoxKeyPair().publicKey, new Uint8Array(32)) },
+      key,
+    );
+  return { t, remote, link, commit, warnings };
+}
+
+/** Someone who saw the link, speaking the pairing steps by hand with a key of their own. */
+async function attacker(url: string, l: PairingLink, label: string) {
+  const keys = generateBoxKeyPair();
+  const nonce = new Uint8Array(32).fill(7);
+  const answer = await postPair(
+    url,
+    sealPairCommit(l.pairingId, { commitment: pairingCommitment(keys.publicKey, nonce) }, l.pairingKey),
+  );
+  const challenge = openPairChallenge(answer.body, l.pairingKey);
+  if (!challenge.ok) throw new Error(`the attacker's commit was refused: ${challenge.error.code}`);
+  return postPair(
+    url,
+    sealPairReveal(
+      l.pairingId,
+      { requestId: challenge.value.requestId, devicePublicKey: keys.publicKey, deviceNonce: nonce, label },
+      l.pairingKey,
+    ),
+  );
 }
 
 describe('pairing over HTTP', () => {
-  it('pairs when allowed at the computer, and the reply opens with the link key', async () => {
-    const { t, remote, link, request } = await setup();
+  it('pairs when allowed at the computer, with the code the phone shows', async () => {
+    const { t, remote, link } = await setup();
     const l = link();
-    const posted = postPair(remote.url, request(l, l.pairingKey, 'iPhone · Safari'));
+    let phoneCode = '';
+    const phone = pairOverHttp(remote.url, l, { label: 'iPhone · Safari', onCode: (c) => (phoneCode = c) });
     const waiting = await until(() => remote.pairing.requests()[0], 5000, 'the request');
-    expect(waiting).toMatchObject({ label: 'iPhone · Safari', code: expect.stringMatching(/^\d{6}$/) as string });
+    expect(waiting).toMatchObject({ label: 'iPhone · Safari', code: phoneCode, secure: true });
     expect(remote.pairing.allow(waiting.id, ['watch', 'approve']).ok).toBe(true);
-    const response = await posted;
-    expect(response.status).toBe(200);
-    const reply = openPairReply(response.body, l.pairingKey);
+    const reply = await phone.done;
     expect(reply.ok && reply.value).toMatchObject({ hostId: t.host.hostId, scopes: ['watch', 'approve'] });
     expect(t.host.devices.list()).toHaveLength(1);
     // The link is spent: a second phone with the same link is told so.
-    const again = await postPair(remote.url, request(l));
-    expect(again).toMatchObject({ status: 410, body: { error: { code: 'pair-expired' } } });
+    const again = await pairOverHttp(remote.url, l).done;
+    expect(!again.ok && again.error.code).toBe('pair-expired');
   });
 
+  it('a second key under one link cancels the first request, replaces the link and warns', async () => {
+    const { remote, link, warnings } = await setup();
+    const l = link();
+    const phone = pairOverHttp(remote.url, l, { label: 'iPhone · Safari' });
+    await until(() => remote.pairing.requests()[0], 5000, "the phone's request");
+    // Same label as the phone: the computer must not end up listing two look-alike requests.
+    const forged = await attacker(remote.url, l, 'iPhone · Safari');
+    expect(forged).toMatchObject({ status: 410, body: { error: { code: 'pair-expired' } } });
+    const result = await phone.done;
+    expect(!result.ok && result.error.code).toBe('pair-expired');
+    expect(remote.pairing.requests()).toEqual([]);
+    expect(link().pairingId).not.toEqual(l.pairingId);
+    expect(warnings).toEqual([expect.stringMatching(/two different devices answered the same pairing link/i)]);
+  });
+
+  it.skipIf(lanAddress === undefined)(
+    'over plain HTTP on a LAN address, a device gets watch and approve unless more is asked at the computer',
+    async () => {
+      const { t, remote, link } = await setup(undefined, lanAddress);
+      expect(t.host.listener?.secureChannel).toBe(false);
+      const phone = pairOverHttp(remote.url, link());
+      const waiting = await until(() => remote.pairing.requests()[0]);
+      expect(waiting).toMatchObject({ secure: false, scopes: ['watch', 'approve'] });
+      remote.pairing.allow(waiting.id);
+      const reply = await phone.done;
+      expect(reply.ok && reply.value.scopes).toEqual(['watch', 'approve']);
+    },
+  );
+
   it('tells the phone when the computer denies', async () => {
-    const { remote, request } = await setup();
-    const posted = postPair(remote.url, request());
+    const { remote, link } = await setup();
+    const phone = pairOverHttp(remote.url, link());
     const waiting = await until(() => remote.pairing.requests()[0]);
     remote.pairing.deny(waiting.id);
-    expect(await posted).toMatchObject({ status: 403, body: { error: { code: 'pair-denied' } } });
+    const result = await phone.done;
+    expect(!result.ok && result.error.code).toBe('pair-denied');
   });
 
   it('gives up when nobody answers in time', async () => {
-    const { remote, request } = await setup(300);
-    expect(await postPair(remote.url, request())).toMatchObject({
-      status: 408,
-      body: { error: { code: 'pair-timeout' } },
-    });
+    const { remote, link } = await setup(300);
+    const result = await pairOverHttp(remote.url, link()).done;
+    expect(!result.ok && result.error.code).toBe('pair-timeout');
     expect(remote.pairing.requests()).toEqual([]);
   });
 
-  it('refuses a replaced link, a wrong key, a malformed body and an oversized one', async () => {
-    const { remote, link, request } = await setup();
+  it('refuses a replaced link, a wrong key, an old version, a malformed body and an oversized one', async () => {
+    const { remote, link, commit } = await setup();
     const old = link();
     remote.pairing.mint();
-    expect((await postPair(remote.url, request(old))).body).toMatchObject({ error: { code: 'pair-expired' } });
+    expect((await postPair(remote.url, commit(old))).body).toMatchObject({ error: { code: 'pair-expired' } });
     const current = link();
-    expect(await postPair(remote.url, request(current, generateBoxKeyPair().secretKey))).toMatchObject({
+    expect(await postPair(remote.url, commit(current, generateBoxKeyPair().secretKey))).toMatchObject({
       status: 400,
       body: { error: { code: 'pair-failed' } },
+    });
+    expect((await postPair(remote.url, { ...commit(current), v: PROTOCOL_VERSION - 1 })).body).toMatchObject({
+      error: { code: 'version-unsupported' },
     });
     expect((await postPair(remote.url, '{"v":1}')).body).toMatchObject({ error: { code: 'pair-malformed' } });
     expect((await postPair(remote.url, 'not json')).body).toMatchObject({ error: { code: 'pair-malformed' } });
     expect((await postPair(remote.url, { pad: 'x'.repeat(20_000) })).status).toBe(413);
   });
 
-  it('limits attempts per source address', async () => {
-    const { remote, request } = await setup();
+  it('limits posts per source address (two per try: commit and reveal)', async () => {
+    const { remote, commit } = await setup();
     const statuses: number[] = [];
-    for (let i = 0; i < 11; i++) statuses.push((await postPair(remote.url, { ...request(), v: 99 })).status);
-    expect(statuses.slice(0, 10).every((s) => s === 400)).toBe(true);
-    expect(statuses[10]).toBe(429);
+    for (let i = 0; i < 21; i++) statuses.push((await postPair(remote.url, { ...commit(), v: 99 })).status);
+    expect(statuses.slice(0, 20).every((s) => s === 400)).toBe(true);
+    expect(statuses[20]).toBe(429);
   });
 });

@@ -9,10 +9,11 @@ import { brotliCompressSync, brotliDecompressSync } from 'node:zlib';
 import type { WebSocketConstructor } from '@tether/shared-protocol';
 import {
   DeviceClient,
+  fail,
   generateBoxKeyPair,
-  openPairReply,
+  ok,
+  pairWithHost,
   parsePairingLink,
-  sealPairRequest,
   fromBase64UrlExact,
   webSocketConnect,
 } from '@tether/shared-protocol';
@@ -126,18 +127,21 @@ describe('TLS', () => {
     const link = parsePairingLink(t.pairLink());
     if (!link.ok) throw new Error('link');
     const keys = generateBoxKeyPair();
-    const posted = httpsJson(
-      `${remote.url}/rc/pair`,
-      sealPairRequest(
-        { pairingId: link.value.pairingId, devicePublicKey: keys.publicKey, label: 'tls phone' },
-        link.value.pairingKey,
-      ),
-      ca,
-    );
+    const paired = pairWithHost({
+      link: link.value,
+      devicePublicKey: keys.publicKey,
+      label: 'tls phone',
+      post: async (body) => {
+        const response = await httpsJson(`${remote.url}/rc/pair`, body, ca);
+        return response.status === 200 ? ok(response.body) : fail('pair-failed', `HTTP ${response.status}`);
+      },
+      onCode: () => undefined,
+    });
     const waiting = await until(() => remote.pairing.requests()[0]);
+    // Over TLS the request counts as secure: allowed without choosing, the device gets the full default.
+    expect(waiting).toMatchObject({ secure: true, scopes: ['watch', 'approve', 'chat', 'terminal'] });
     remote.pairing.allow(waiting.id);
-    const response = await posted;
-    const reply = openPairReply(response.body, link.value.pairingKey);
+    const reply = await paired;
     if (!reply.ok) throw new Error(reply.error.message);
 
     class TrustingWebSocket extends WebSocket {
@@ -167,7 +171,7 @@ describe('TLS', () => {
     const other = selfSigned('other');
     expect(loadTls(cert, other.key, '127.0.0.1')).toMatchObject({
       ok: false,
-      message: expect.stringContaining('is not the key of') as string,
+      error: { message: expect.stringContaining('is not the key of') as string },
     });
     const junk = join(dir, 'junk.pem');
     writeFileSync(junk, 'not a certificate');

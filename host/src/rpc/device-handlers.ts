@@ -3,8 +3,11 @@ import { PROTOCOL_VERSION, fail, ok } from '@tether/shared-protocol';
 import type { ApprovalBroker } from '../agent/approval-broker.js';
 import type { SessionManager } from '../agent/session-manager.js';
 import type { DeviceStore } from '../store/device-store.js';
+import { terminalHandlers } from '../terminals/terminal-handlers.js';
+import type { TerminalManager } from '../terminals/terminal-manager.js';
 import { insideRoots, listDirs } from '../remote/folder-browser.js';
 import type { Caller } from './caller.js';
+import type { AgentCatalog } from '../agents/agent-catalog.js';
 import type { Handlers } from './dispatch.js';
 import type { MachineRegistry } from '../machines/machine-registry.js';
 import { machineDeviceHandlers, placeFolder } from './machine-handlers.js';
@@ -27,11 +30,15 @@ export interface DeviceHandlerDeps {
   privates?: readonly string[];
   /** Models a device may choose; the first is the default. */
   models: readonly string[];
+  /** The configured ACP agents; only those that can be started are offered to devices. */
+  agents?: Pick<AgentCatalog, 'available'>;
   /** Method families this host offers beyond the base set. */
   features: () => readonly string[];
   clock: Clock;
   /** Machines that lend themselves to this host, when it serves them. */
   machines?: MachineRegistry;
+  /** Terminals on this host (and its machines); `terminals.*` answer `unsupported` without. */
+  terminals?: TerminalManager;
 }
 
 /**
@@ -54,11 +61,15 @@ export function deviceHandlers(deps: DeviceHandlerDeps): DeviceHandlers {
         models: [...deps.models],
         defaultModel: deps.models[0]!,
         roots: [...deps.roots],
+        agents: deps.agents?.available() ?? [],
       }),
     'fs.listDirs': (params) => listDirs(deps.roots, params.path, deps.privates),
 
     'sessions.list': (params) => ok({ sessions: deps.sessions.list(params.includeArchived ?? false) }),
-    'sessions.create': async ({ cwd, text, model, place }) => {
+    'sessions.create': async ({ cwd, text, model, place, agent }) => {
+      if (agent !== undefined && model !== undefined) {
+        return fail('invalid-params', 'a session is run by a model or by an agent, not both');
+      }
       if (model !== undefined && !deps.models.includes(model)) {
         return fail(
           'invalid-params',
@@ -73,12 +84,18 @@ export function deviceHandlers(deps: DeviceHandlerDeps): DeviceHandlers {
           ...placed.value,
           text,
           ...(model !== undefined ? { model } : {}),
+          ...(agent !== undefined ? { kind: 'acp' as const, model: agent } : {}),
         });
         return created.ok ? ok({ session: created.value }) : created;
       }
       const folder = await insideRoots(deps.roots, cwd, deps.privates);
       if (!folder) return fail('forbidden', `${cwd} is not under a folder this host shares with devices`);
-      const created = await deps.sessions.create({ cwd: folder, text, ...(model !== undefined ? { model } : {}) });
+      const created = await deps.sessions.create({
+        cwd: folder,
+        text,
+        ...(model !== undefined ? { model } : {}),
+        ...(agent !== undefined ? { kind: 'acp' as const, model: agent } : {}),
+      });
       return created.ok ? ok({ session: created.value }) : created;
     },
     'sessions.watch': ({ id, after }, caller) => {
@@ -100,6 +117,7 @@ export function deviceHandlers(deps: DeviceHandlerDeps): DeviceHandlers {
     'approvals.answer': (params, caller) => answerApproval(deps.approvals, params, byDevice(caller)),
 
     ...(deps.machines ? machineDeviceHandlers(deps.machines) : {}),
+    ...(deps.terminals ? terminalHandlers(deps.terminals) : {}),
 
     'devices.list': () => ok({ devices: deps.devices.list().map(publicDeviceInfo) }),
     'devices.revoke': ({ id }, caller) => {

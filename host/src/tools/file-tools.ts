@@ -1,5 +1,6 @@
-import type { ExecError } from '@tether/shared-protocol';
-import { MAX_ACTION_TEXT } from '@tether/shared-protocol';
+import type { ExecError, Result } from '@tether/shared-protocol';
+import { MAX_ACTION_TEXT, ok } from '@tether/shared-protocol';
+import { resolve } from 'node:path';
 import * as v from 'valibot';
 import { displayPath } from '@tether/machine';
 import { parseInput } from './parse-input.js';
@@ -58,14 +59,46 @@ async function currentText(
   return read.error.code === 'not-found' ? { ok: true, text: '' } : read;
 }
 
+/**
+ * The file content each approved change was shown against, by the tool input it was made for
+ * (the agent loop asks for approval and then runs with the same input object). A change runs only
+ * over exactly that content: if the file changed while the person read the diff, the diff they
+ * approved is not what would happen, so nothing is written.
+ */
+const approvedAgainst = new WeakMap<object, string>();
+
+function changedMeanwhile(input: object, current: string): string | undefined {
+  const shown = approvedAgainst.get(input);
+  approvedAgainst.delete(input);
+  return shown !== undefined && shown !== current
+    ? 'Nothing was written: the file changed while the approval waited, so the diff that was approved is no longer what would happen. Read the file again and propose the change anew.'
+    : undefined;
+}
+
+/**
+ * What a write to `path` is called in its approval: the name the model gave, and where a link
+ * (the file, or a folder on its way) really takes the write, when that is somewhere else.
+ */
+async function writeTarget(context: ToolContext, path: string): Promise<Result<string, ExecError>> {
+  const [root, real] = await Promise.all([
+    context.exec.realPath(context.cwd, '.'),
+    context.exec.realPath(context.cwd, path),
+  ]);
+  if (!root.ok) return root;
+  if (!real.ok) return real;
+  const named = resolve(root.value, path);
+  return ok(real.value === named ? path : `${path} (a link: this writes ${displayPath(root.value, real.value)})`);
+}
+
 /** The approval text for a change: the whole diff, or a refusal when it cannot be shown whole. */
 function changeAction(
   path: string,
+  target: string,
   before: string,
   after: string,
   verb: string,
 ): { need: { kind: 'write' | 'edit'; action: string } } | { refuse: string } {
-  const action = `${verb} ${path}\n${unifiedDiff(before, after, path)}`;
+  const action = `${verb} ${target}\n${unifiedDiff(before, after, path)}`;
   if (action.length > MAX_ACTION_TEXT) {
     return {
       refuse: `the change to ${path} is too large to show for approval (${action.length} characters); make smaller changes`,
@@ -93,9 +126,16 @@ export const writeFileTool: Tool<v.InferOutput<typeof WriteInput>> = {
   async approval(input, context) {
     const before = await currentText(context, input.path);
     if (!before.ok) return refusal(before.error);
-    return changeAction(input.path, before.text, input.content, 'Write');
+    const target = await writeTarget(context, input.path);
+    if (!target.ok) return refusal(target.error);
+    approvedAgainst.set(input, before.text);
+    return changeAction(input.path, target.value, before.text, input.content, 'Write');
   },
   async run(input, context) {
+    const before = await currentText(context, input.path);
+    if (!before.ok) return failedOutcome(before.error);
+    const changed = changedMeanwhile(input, before.text);
+    if (changed) return { ok: false, output: changed };
     const written = await context.exec.writeFile(context.cwd, input.path, input.content);
     if (!written.ok) return failedOutcome(written.error);
     const where = displayPath(context.cwd, written.value.path);
@@ -154,12 +194,20 @@ export const editFileTool: Tool<v.InferOutput<typeof EditInput>> = {
   async approval(input, context) {
     const plan = await planEdit(input, context);
     if (!plan.ok) return refusal(plan.error);
-    return changeAction(input.path, plan.before, plan.after, 'Edit');
+    const target = await writeTarget(context, input.path);
+    if (!target.ok) return refusal(target.error);
+    approvedAgainst.set(input, plan.before);
+    return changeAction(input.path, target.value, plan.before, plan.after, 'Edit');
   },
   async run(input, context) {
     // Planned again: the file may have changed while the approval waited.
     const plan = await planEdit(input, context);
-    if (!plan.ok) return failedOutcome(plan.error);
+    if (!plan.ok) {
+      approvedAgainst.delete(input);
+      return failedOutcome(plan.error);
+    }
+    const changed = changedMeanwhile(input, plan.before);
+    if (changed) return { ok: false, output: changed };
     const written = await context.exec.writeFile(context.cwd, input.path, plan.after);
     if (!written.ok) return failedOutcome(written.error);
     return {

@@ -1,13 +1,24 @@
-import type { BoxKeyPair, PairReply, Scope, TetherEvent } from '@tether/shared-protocol';
+import type {
+  BoxKeyPair,
+  PairReply,
+  PairRequestBody,
+  PairingLink,
+  Result,
+  Scope,
+  TetherEvent,
+} from '@tether/shared-protocol';
 import {
   DeviceClient,
+  ProtocolErrorSchema,
+  fail,
   fromBase64UrlExact,
   generateBoxKeyPair,
-  openPairReply,
+  ok,
+  pairWithHost,
   parsePairingLink,
-  sealPairRequest,
   webSocketConnect,
 } from '@tether/shared-protocol';
+import * as v from 'valibot';
 import type { WebSocketConstructor } from '@tether/shared-protocol';
 import type { ClientRequestArgs } from 'node:http';
 import type { Socket } from 'node:net';
@@ -35,6 +46,33 @@ export async function postPair(
   return { status: response.status, body: await response.json().catch(() => undefined) };
 }
 
+/** `POST /rc/pair` as pairWithHost wants it: the JSON of a 200, or the error the host gave. */
+export function httpPairPost(baseUrl: string): (body: PairRequestBody) => Promise<Result<unknown>> {
+  return async (body) => {
+    const response = await postPair(baseUrl, body);
+    if (response.status === 200) return ok(response.body);
+    const error = v.safeParse(v.object({ error: ProtocolErrorSchema }), response.body);
+    return error.success ? { ok: false, error: error.output.error } : fail('pair-failed', `HTTP ${response.status}`);
+  };
+}
+
+/** Runs the device's side of pairing over HTTP with a new key; resolves with the key and the outcome. */
+export function pairOverHttp(
+  baseUrl: string,
+  link: PairingLink,
+  options: { label?: string; keys?: BoxKeyPair; onCode?: (code: string) => void } = {},
+): { keys: BoxKeyPair; done: Promise<Result<PairReply>> } {
+  const keys = options.keys ?? generateBoxKeyPair();
+  const done = pairWithHost({
+    link,
+    devicePublicKey: keys.publicKey,
+    label: options.label ?? 'Test phone',
+    post: httpPairPost(baseUrl),
+    onCode: options.onCode ?? (() => undefined),
+  });
+  return { keys, done };
+}
+
 /** Pairs a device the way the app does, allowing it at the host (with `scopes`). */
 export async function pairDevice(
   t: TestHost,
@@ -43,11 +81,6 @@ export async function pairDevice(
   const pairing = t.host.gateway.pairing;
   const parsed = parsePairingLink(t.pairLink());
   if (!parsed.ok) throw new Error(parsed.error.message);
-  const keys = generateBoxKeyPair();
-  const body = sealPairRequest(
-    { pairingId: parsed.value.pairingId, devicePublicKey: keys.publicKey, label: options.label ?? 'Test phone' },
-    parsed.value.pairingKey,
-  );
   const answered = new Promise<void>((resolve, reject) => {
     const poll = () => {
       const [request] = pairing.requests();
@@ -58,12 +91,10 @@ export async function pairDevice(
     };
     poll();
   });
-  const posted = postPair(t.url, body);
+  const { keys, done } = pairOverHttp(t.url, parsed.value, { label: options.label ?? 'Test phone' });
   await answered;
-  const response = await posted;
-  if (response.status !== 200) throw new Error(`pairing failed: ${JSON.stringify(response.body)}`);
-  const reply = openPairReply(response.body, parsed.value.pairingKey);
-  if (!reply.ok) throw new Error(reply.error.message);
+  const reply = await done;
+  if (!reply.ok) throw new Error(`pairing failed: ${reply.error.code}: ${reply.error.message}`);
   return { keys, reply: reply.value, hostBoxPublicKey: fromBase64UrlExact(reply.value.hostBoxPublicKey, 32)! };
 }
 

@@ -146,6 +146,10 @@ export class MachineExecutor {
       }
       case 'fs.list':
         return this.list(str('root'), str('path'), num('maxEntries'));
+      case 'fs.realPath': {
+        const at = await this.within(str('root'), str('path'));
+        return at.ok ? ok({ path: at.value }) : at;
+      }
       case 'fs.stat': {
         const at = await this.within(str('root'), str('path'));
         if (!at.ok) return at;

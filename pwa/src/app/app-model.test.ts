@@ -10,6 +10,7 @@ import { FakeHost, seededRandom } from '@tether/shared-protocol/testing';
 import { describe, expect, it } from 'vitest';
 import type { HostRecord } from '../data/records.js';
 import { MemoryCache } from '../net/cache-port.js';
+import { makeDeviceKey } from '../net/device-key.js';
 import { AppModel } from './app-model.js';
 
 const settle = async () => {
@@ -80,6 +81,7 @@ function model(db: MemoryDb, hosts: Map<string, FakeHost>) {
   return new AppModel({
     db,
     now: () => 1,
+    subtle: crypto.subtle,
     connectTo:
       (record): Connect =>
       () => {
@@ -121,6 +123,29 @@ describe('AppModel', () => {
     await settle();
     expect(again.allConnections().map((c) => c.status.get().name)).toEqual(['open', 'open']);
     for (const c of again.allConnections()) c.stop();
+  });
+
+  it('connects with a non-extractable WebCrypto device key, across restarts', async () => {
+    const db = new MemoryDb();
+    const a = pairedHost('laptop', 1);
+    const key = await makeDeviceKey(crypto.subtle, random);
+    a.host.devices.set(a.record.deviceId, key.publicKey);
+    const { deviceSecretKey: _raw, ...rest } = a.record;
+    const record: HostRecord = { ...rest, ...key.record };
+    const fakes = new Map([[record.hostId, a.host]]);
+    const app = model(db, fakes);
+    await app.init();
+    await app.addHost(record);
+    await settle();
+    expect(app.connection(record.hostId)?.status.get().name).toBe('open');
+    app.connection(record.hostId)?.stop();
+    // Stored by structured clone, read back as a CryptoKey that still cannot be exported.
+    const again = model(db, fakes);
+    await again.init();
+    await settle();
+    expect(again.host(record.hostId)?.deviceKey?.privateKey.extractable).toBe(false);
+    expect(again.connection(record.hostId)?.status.get().name).toBe('open');
+    again.connection(record.hostId)?.stop();
   });
 
   it('unpairs by revoking itself on the host, then forgets the host', async () => {

@@ -5,13 +5,17 @@ import type { HostRecord } from '../data/records.js';
 import { MAX_RECENT_FOLDERS } from '../data/records.js';
 import { Store } from '../lib/store.js';
 import type { CachePort } from '../net/cache-port.js';
+import { deviceKeyFor } from '../net/device-key.js';
 import { HostConnection } from '../net/host-connection.js';
+import { renewRelayTicket } from '../net/relay-ticket-renewal.js';
 
 export interface AppModelDeps {
   db: Pick<AppDb, 'hosts' | 'putHost' | 'deleteHost'> & CachePort;
   /** Opens the sealed channel's transport to a host (a WebSocket to `<apiBase>/rc/ws`). */
   connectTo: (host: HostRecord) => Connect;
   now: () => number;
+  /** WebCrypto, for device keys kept as non-extractable CryptoKeys; undefined on plain HTTP. */
+  subtle: SubtleCrypto | undefined;
 }
 
 /** How long (ms) unpairing waits for the host to confirm before forgetting the host anyway. */
@@ -36,7 +40,7 @@ export class AppModel {
   async init(): Promise<void> {
     const hosts = await this.deps.db.hosts();
     this.hosts.set(sortHosts(hosts));
-    for (const host of hosts) this.connect(host);
+    await Promise.all(hosts.map((host) => this.connect(host)));
     this.ready.set(true);
   }
 
@@ -63,7 +67,7 @@ export class AppModel {
     this.connections.delete(record.hostId);
     await this.deps.db.putHost(merged);
     this.hosts.update((list) => sortHosts([...list.filter((h) => h.hostId !== record.hostId), merged]));
-    this.connect(merged);
+    await this.connect(merged);
   }
 
   async rename(hostId: string, name: string): Promise<void> {
@@ -122,14 +126,35 @@ export class AppModel {
     await Promise.all([...this.connections.values()].map((c) => c.flush()));
   }
 
-  private connect(host: HostRecord): void {
+  /**
+   * Makes the host's connection. The device key is turned into the static box key with this host
+   * first (for a WebCrypto key, one deriveBits), kept only in memory by the connection.
+   */
+  private async connect(host: HostRecord): Promise<void> {
+    let deviceKey;
+    try {
+      deviceKey = await deviceKeyFor(host, this.deps.subtle);
+    } catch {
+      return; // a key this page cannot use (no WebCrypto here): the host stays unconnected
+    }
+    // Paired again or forgotten while the key was being derived: that newer call connects.
+    if (this.host(host.hostId)?.deviceId !== host.deviceId || this.connections.has(host.hostId)) return;
     const connection = new HostConnection(host, {
+      deviceKey,
       cache: this.deps.db,
       connect: this.deps.connectTo(host),
       saveRecord: (change) => void this.change(host.hostId, (current) => ({ ...current, ...change })),
     });
     this.connections.set(host.hostId, connection);
     this.connectionsVersion.update((n) => n + 1);
+    // Each time the host answers host.info (every connection), the relay ticket is renewed if due.
+    connection.info.subscribe((info) => {
+      const current = this.host(host.hostId);
+      if (!info || !current) return;
+      void renewRelayTicket(connection.client, current, info, this.deps.now()).then((relay) => {
+        if (relay) void this.change(host.hostId, (record) => ({ ...record, relay }));
+      });
+    });
     void connection.start();
   }
 

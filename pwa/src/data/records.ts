@@ -1,4 +1,10 @@
-import { ErrorCodeSchema, RelayDetailsSchema, ScopeSchema, SessionSummarySchema } from '@tether/shared-protocol';
+import {
+  AgentInfoSchema,
+  ErrorCodeSchema,
+  RelayDetailsSchema,
+  ScopeSchema,
+  SessionSummarySchema,
+} from '@tether/shared-protocol';
 import * as v from 'valibot';
 import { TranscriptStateSchema } from '../transcript/transcript-schema.js';
 
@@ -13,6 +19,24 @@ const Name = v.pipe(v.string(), v.maxLength(256));
 const Time = v.pipe(v.number(), v.integer(), v.minValue(0));
 const HttpBase = v.pipe(v.string(), v.maxLength(2048), v.regex(/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/));
 
+/**
+ * A device secret key kept by WebCrypto: an X25519 `CryptoKey` that cannot be exported, stored
+ * by structured clone (IndexedDB keeps it as it is, never its bytes), with its public key.
+ */
+const WebCryptoDeviceKey = v.object({
+  privateKey: v.custom<CryptoKey>(
+    (key) =>
+      typeof CryptoKey !== 'undefined' &&
+      key instanceof CryptoKey &&
+      key.type === 'private' &&
+      key.algorithm.name === 'X25519' &&
+      !key.extractable &&
+      key.usages.includes('deriveBits'),
+    'not a non-extractable X25519 private key',
+  ),
+  publicKey: Key,
+});
+
 /** Recent folders kept per host for "New session". */
 export const MAX_RECENT_FOLDERS = 8;
 
@@ -22,9 +46,11 @@ export const HostInfoCacheSchema = v.object({
   defaultModel: Name,
   roots: v.array(v.pipe(v.string(), v.maxLength(4096))),
   features: v.array(Name),
+  /** The ACP agents the host offered when last seen (absent from older records). */
+  agents: v.optional(v.array(AgentInfoSchema)),
 });
 
-export const HostRecordSchema = v.object({
+const HostRecordFields = v.object({
   hostId: Id22,
   /** The name the host gave itself; `customName` is the person's rename, shown instead. */
   name: Name,
@@ -35,7 +61,10 @@ export const HostRecordSchema = v.object({
   relayHint: v.optional(v.object({ hostId: Id22, url: v.pipe(v.string(), v.maxLength(2048)) })),
   relay: v.optional(RelayDetailsSchema),
   deviceId: Id22,
-  deviceSecretKey: Key,
+  /** This device's key for the host, in one of two forms (net/device-key.ts): a non-extractable
+   * WebCrypto key where the browser has X25519, else the raw secret key (the fallback). */
+  deviceKey: v.optional(WebCryptoDeviceKey),
+  deviceSecretKey: v.optional(Key),
   hostBoxPublicKey: Key,
   hostSignPublicKey: Key,
   scopes: v.array(ScopeSchema),
@@ -46,6 +75,14 @@ export const HostRecordSchema = v.object({
   info: v.optional(HostInfoCacheSchema),
   recentFolders: v.pipe(v.array(v.pipe(v.string(), v.maxLength(4096))), v.maxLength(MAX_RECENT_FOLDERS)),
 });
+
+export const HostRecordSchema = v.pipe(
+  HostRecordFields,
+  v.check(
+    (record) => (record.deviceKey === undefined) !== (record.deviceSecretKey === undefined),
+    'a host record holds exactly one device key',
+  ),
+);
 
 export type HostRecord = v.InferOutput<typeof HostRecordSchema>;
 export type HostInfoCache = v.InferOutput<typeof HostInfoCacheSchema>;

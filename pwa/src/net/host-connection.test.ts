@@ -70,6 +70,7 @@ function setup() {
   const cache = new MemoryCache();
   const changes: Partial<HostRecord>[] = [];
   const connection = new HostConnection(record, {
+    deviceKey: deviceKeys,
     cache,
     clock,
     random,
@@ -82,7 +83,7 @@ function setup() {
       return Promise.resolve(device);
     },
   });
-  return { clock, host, cache, connection, changes, network, record, info };
+  return { clock, host, cache, connection, changes, network, record, info, deviceKeys };
 }
 
 describe('HostConnection', () => {
@@ -146,6 +147,7 @@ describe('HostConnection', () => {
     s.connection.stop();
 
     const again = new HostConnection(s.record, {
+      deviceKey: s.deviceKeys,
       cache: s.cache,
       clock: s.clock,
       saveRecord: () => {},

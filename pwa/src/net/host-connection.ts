@@ -4,6 +4,7 @@ import type {
   Clock,
   Connect,
   Decision,
+  DeviceKey,
   HostEvent,
   HostInfo,
   MachineInfo,
@@ -14,17 +15,12 @@ import type {
   TetherEvent,
   TimerHandle,
 } from '@tether/shared-protocol';
-import {
-  DeviceClient,
-  boxKeyPairFromSecret,
-  fromBase64UrlExact,
-  isSessionEvent,
-  systemClock,
-} from '@tether/shared-protocol';
+import { DeviceClient, fromBase64UrlExact, isSessionEvent, systemClock } from '@tether/shared-protocol';
 import type { HostRecord } from '../data/records.js';
 import { Store } from '../lib/store.js';
 import { mergeSummary, replaceList } from '../lib/session-list.js';
 import type { CachePort } from './cache-port.js';
+import type { PathConnect, PathState } from './relay-path-connect.js';
 import { SessionFeed } from './session-feed.js';
 
 export interface SessionsView {
@@ -36,6 +32,9 @@ export interface SessionsView {
 }
 
 export interface HostConnectionDeps {
+  /** This device's key for the host (net/device-key.ts): for a WebCrypto key, only the static
+   * box key, computed at start and kept in memory. */
+  deviceKey: DeviceKey;
   cache: CachePort;
   connect: Connect;
   /** Persists a change to the host's record (name, info, last seen, refusal). */
@@ -68,6 +67,8 @@ export class HostConnection {
   readonly approvals = new Store<Approval[]>([]);
   /** The host's machines as their status events last said. */
   readonly machines = new Store<MachineInfo[]>([]);
+  /** Which way the connection goes (direct or through a relay), when the Connect can say. */
+  readonly path: Store<PathState> | undefined;
   private readonly hostEventListeners = new Set<(event: HostEvent) => void>();
   private readonly feeds = new Map<string, SessionFeed>();
   private readonly clock: Clock;
@@ -81,12 +82,11 @@ export class HostConnection {
     private readonly deps: HostConnectionDeps,
   ) {
     this.clock = deps.clock ?? systemClock;
-    const secret = fromBase64UrlExact(record.deviceSecretKey, 32);
     const hostKey = fromBase64UrlExact(record.hostBoxPublicKey, 32);
-    if (!secret || !hostKey) throw new Error('host record holds invalid keys'); // decoded by schema: a bug
+    if (!hostKey) throw new Error('host record holds an invalid host key'); // decoded by schema: a bug
     this.client = new DeviceClient({
       deviceId: record.deviceId,
-      deviceKeys: boxKeyPairFromSecret(secret),
+      deviceKeys: deps.deviceKey,
       hostBoxPublicKey: hostKey,
       connect: deps.connect,
       clock: this.clock,
@@ -94,6 +94,7 @@ export class HostConnection {
       ...(deps.jitter ? { jitter: deps.jitter } : {}),
     });
     this.status = new Store<ClientState>(this.client.state);
+    this.path = (deps.connect as Partial<PathConnect>).path;
     this.unsubscribe.push(
       this.client.onState((state) => this.stateChanged(state)),
       this.client.onEvent((event) => this.received(event)),
@@ -201,8 +202,11 @@ export class HostConnection {
     ]);
     if (info.ok) {
       this.info.set(info.value);
-      const { version, models, defaultModel, roots, features } = info.value;
-      this.deps.saveRecord({ name: info.value.name, info: { version, models, defaultModel, roots, features } });
+      const { version, models, defaultModel, roots, features, agents } = info.value;
+      this.deps.saveRecord({
+        name: info.value.name,
+        info: { version, models, defaultModel, roots, features, ...(agents ? { agents } : {}) },
+      });
     }
     if (list.ok && this.client.state.name === 'open') {
       this.sessions.update((view) => ({

@@ -3,35 +3,58 @@ import {
   confirmationCode,
   decodePairRequestBody,
   generateHostIdentity,
-  openPairRequest,
+  openPairMessage,
+  sealPairChallenge,
   sealPairReply,
   toBase64Url,
 } from '@tether/shared-protocol';
 import { seededRandom } from '@tether/shared-protocol/testing';
 import { describe, expect, it } from 'vitest';
+import { makeDeviceKey } from './device-key.js';
 import { describePairingError, startPairing } from './pairing.js';
 
 const random = seededRandom('pairing');
 const host = generateHostIdentity(random);
-const link: PairingLink = {
-  base: 'http://127.0.0.1:7420',
-  hostBoxPublicKey: host.box.publicKey,
-  pairingId: random(16),
-  pairingKey: random(32),
-};
+/** A fresh link per test: the app keeps one key per link for its retries. */
+function newLink(): PairingLink {
+  return {
+    base: 'http://127.0.0.1:7420',
+    hostBoxPublicKey: host.box.publicKey,
+    pairingId: random(16),
+    pairingKey: random(32),
+  };
+}
 
-/** A host's /rc/pair answering with `answer` once it has opened the request. */
-function fakeHost(
-  answer: 'allow' | 'deny' | 'limit' | 'other-host' | 'garbage',
-  seen: { code?: string; url?: string },
-) {
+interface Seen {
+  code?: string;
+  url?: string;
+  steps: string[];
+  devicePublicKey?: Uint8Array;
+}
+
+/** A host's /rc/pair: answers the commit with a challenge, then the reveal with `answer`. */
+function fakeHost(answer: 'allow' | 'deny' | 'limit' | 'other-host' | 'garbage', seen: Seen, link: PairingLink) {
+  const hostNonce = random(32);
+  const requestId = toBase64Url(random(16));
   return (url: string, init: { body: string }): Promise<Response> => {
     seen.url = url;
     const body = decodePairRequestBody(JSON.parse(init.body));
     if (!body.ok) throw new Error(body.error.message);
-    const request = openPairRequest(body.value, link.pairingKey);
-    if (!request.ok) throw new Error(request.error.message);
-    seen.code = confirmationCode(host.box.publicKey, request.value.devicePublicKey, link.pairingKey);
+    const message = openPairMessage(body.value, link.pairingKey);
+    if (!message.ok) throw new Error(message.error.message);
+    seen.steps.push(message.value.type);
+    if (message.value.type === 'pair-commit') {
+      const challenge = sealPairChallenge({ requestId, hostNonce }, link.pairingKey, random);
+      return Promise.resolve(new Response(JSON.stringify(challenge), { status: 200 }));
+    }
+    seen.devicePublicKey = message.value.devicePublicKey;
+    seen.code = confirmationCode({
+      hostBoxPublicKey: host.box.publicKey,
+      devicePublicKey: message.value.devicePublicKey,
+      pairingKey: link.pairingKey,
+      deviceNonce: message.value.deviceNonce,
+      hostNonce,
+    });
     if (answer === 'deny') {
       return Promise.resolve(
         new Response(JSON.stringify({ error: { code: 'pair-denied', message: 'no' } }), { status: 403 }),
@@ -42,8 +65,7 @@ function fakeHost(
       return Promise.resolve(new Response(JSON.stringify({ error }), { status: 403 }));
     }
     if (answer === 'garbage') return Promise.resolve(new Response('<html>', { status: 502 }));
-    const other = generateHostIdentity(random);
-    const keys = answer === 'other-host' ? other : host;
+    const keys = answer === 'other-host' ? generateHostIdentity(random) : host;
     const reply = sealPairReply(
       {
         deviceId: toBase64Url(random(16)),
@@ -60,34 +82,60 @@ function fakeHost(
   };
 }
 
-function pair(answer: Parameters<typeof fakeHost>[0]) {
-  const seen: { code?: string; url?: string } = {};
+function pair(answer: Parameters<typeof fakeHost>[0], subtle?: SubtleCrypto, link = newLink()) {
+  const seen: Seen = { steps: [] };
+  const codes: string[] = [];
   const attempt = startPairing(link, {
     apiBase: 'http://127.0.0.1:7420',
     label: 'iPhone · Safari',
-    fetch: fakeHost(answer, seen) as unknown as typeof fetch,
+    fetch: fakeHost(answer, seen, link) as unknown as typeof fetch,
     now: () => 5000,
+    onCode: (code) => {
+      codes.push(code);
+      seen.steps.push('code shown');
+    },
+    makeKey: () => makeDeviceKey(subtle, random),
     random,
   });
-  return { attempt, seen };
+  return { attempt, seen, codes };
 }
 
 describe('pairing', () => {
-  it('shows the same code as the host and makes a host record from the reply', async () => {
-    const { attempt, seen } = pair('allow');
+  it('shows the code once the host answered the commit, the same as the host, and makes a host record', async () => {
+    const { attempt, seen, codes } = pair('allow');
     const result = await attempt.done;
     expect(seen.url).toBe('http://127.0.0.1:7420/rc/pair');
-    expect(attempt.code).toBe(seen.code);
-    expect(attempt.code).toMatch(/^\d{6}$/);
+    expect(seen.steps).toEqual(['pair-commit', 'code shown', 'pair-reveal']);
+    expect(codes).toEqual([seen.code]);
+    expect(codes[0]).toMatch(/^\d{6}$/);
     if (!result.ok) throw new Error(result.error.message);
     expect(result.value).toMatchObject({ hostId: host.hostId, name: 'laptop', pairedAt: 5000, recentFolders: [] });
+    // Without WebCrypto: the raw secret key, the fallback.
     expect(result.value.deviceSecretKey).toHaveLength(43);
+    expect(result.value.deviceKey).toBeUndefined();
   });
 
-  it('says when the computer denied it', async () => {
-    const result = await pair('deny').attempt.done;
-    expect(!result.ok && result.error.code).toBe('pair-denied');
-    if (!result.ok) expect(describePairingError(result.error).retry).toBe(true);
+  it('keeps a non-extractable WebCrypto key where X25519 is there', async () => {
+    const result = await pair('allow', crypto.subtle).attempt.done;
+    if (!result.ok) throw new Error(result.error.message);
+    expect(result.value.deviceSecretKey).toBeUndefined();
+    expect(result.value.deviceKey?.privateKey).toBeInstanceOf(CryptoKey);
+    expect(result.value.deviceKey?.privateKey.extractable).toBe(false);
+    expect(result.value.deviceKey?.publicKey).toHaveLength(43);
+  });
+
+  it('tries again on the same link with the same key (a retry, not a second device), and a new link with a new one', async () => {
+    const link = newLink();
+    const first = pair('deny', undefined, link);
+    await first.attempt.done;
+    const again = pair('allow', undefined, link);
+    await again.attempt.done;
+    expect(again.seen.devicePublicKey).toEqual(first.seen.devicePublicKey);
+    // New nonces, so a new code even for the same key.
+    expect(again.codes[0]).not.toBe(first.codes[0]);
+    const other = pair('allow');
+    await other.attempt.done;
+    expect(other.seen.devicePublicKey).not.toEqual(first.seen.devicePublicKey);
   });
 
   it('says that a computer with all its devices paired needs one revoked first, not to wait', async () => {
@@ -101,6 +149,12 @@ describe('pairing', () => {
     expect(text).not.toMatch(/too many pairing attempts|wait a minute/i);
     // The link is not spent by this refusal: once a device is revoked, the same attempt can go again.
     expect(retry).toBe(true);
+  });
+
+  it('says when the computer denied it', async () => {
+    const result = await pair('deny').attempt.done;
+    expect(!result.ok && result.error.code).toBe('pair-denied');
+    if (!result.ok) expect(describePairingError(result.error).retry).toBe(true);
   });
 
   it('refuses a reply from a host other than the one the link names', async () => {

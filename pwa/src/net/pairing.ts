@@ -1,27 +1,31 @@
-import type { ErrorCode, PairingLink, ProtocolError, RandomBytes, Result } from '@tether/shared-protocol';
+import type {
+  ErrorCode,
+  PairRequestBody,
+  PairingLink,
+  ProtocolError,
+  RandomBytes,
+  Result,
+} from '@tether/shared-protocol';
 import {
-  ProtocolErrorSchema,
-  confirmationCode,
-  constantTimeEqual,
-  fail,
-  fromBase64UrlExact,
-  generateBoxKeyPair,
-  hostIdFromSignKey,
-  ok,
-  openPairReply,
   PAIR_ANSWER_WAIT_MS,
-  sealPairRequest,
+  ProtocolErrorSchema,
+  fail,
+  ok,
+  pairWithHost,
   secureRandom,
   toBase64Url,
 } from '@tether/shared-protocol';
 import * as v from 'valibot';
 import type { HostRecord } from '../data/records.js';
 import { pairUrl } from '../lib/api-urls.js';
+import type { NewDeviceKey } from './device-key.js';
+import { makeDeviceKey, platformSubtle } from './device-key.js';
 
 /**
- * Pairing from the phone's side: make this device's key pair for the host, show the code both
- * screens share, send the sealed request and wait (the host holds it open up to PAIR_ANSWER_WAIT_MS
- * for the person's answer at the computer), then open the sealed reply into a host record.
+ * Pairing from the phone's side: make this device's key for the host, commit to it, show the code
+ * both screens share once the host's nonce is in, reveal, and wait (the host holds the reveal open
+ * up to PAIR_ANSWER_WAIT_MS for the person's answer at the computer); then open the sealed reply
+ * into a host record. The steps themselves are the protocol's (pairWithHost).
  */
 
 /** The wait for the host's answer: its own hold plus 15 s for the network, so the host answers first. */
@@ -29,15 +33,19 @@ const PAIR_REQUEST_TIMEOUT_MS = PAIR_ANSWER_WAIT_MS + 15_000;
 
 export interface PairingDeps {
   apiBase: string;
+  /** Where to post the request, when not `<apiBase>/rc/pair` (a relay's `/relay/pair/:hostId`). */
+  pairUrl?: string;
   label: string;
   fetch: typeof fetch;
   now: () => number;
+  /** The code to compare with the computer's, once there is one (after the host's nonce). */
+  onCode: (code: string) => void;
+  /** Makes this device's key (WebCrypto when the browser can); tests inject their own. */
+  makeKey?: () => Promise<NewDeviceKey>;
   random?: RandomBytes;
 }
 
 export interface PairingAttempt {
-  /** The 6-digit code to compare with the computer's. */
-  code: string;
   done: Promise<Result<HostRecord>>;
   cancel(): void;
 }
@@ -53,21 +61,27 @@ const STATUS_CODES: Record<number, ErrorCode> = {
   429: 'rate-limited',
 };
 
+/**
+ * The key made for the link being paired. "Try again" on the same link reveals the same key, so
+ * at the computer it replaces this phone's own earlier request instead of looking like a second
+ * device under the link (which cancels everything on it as leaked). One link at a time.
+ */
+let linkKey: { pairingId: string; key: Promise<NewDeviceKey> } | undefined;
+
+function keyForLink(link: PairingLink, make: () => Promise<NewDeviceKey>): Promise<NewDeviceKey> {
+  const pairingId = toBase64Url(link.pairingId);
+  if (linkKey?.pairingId !== pairingId) linkKey = { pairingId, key: make() };
+  return linkKey.key;
+}
+
 export function startPairing(link: PairingLink, deps: PairingDeps): PairingAttempt {
   const random = deps.random ?? secureRandom;
-  const keys = generateBoxKeyPair(random);
-  const code = confirmationCode(link.hostBoxPublicKey, keys.publicKey, link.pairingKey);
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), PAIR_REQUEST_TIMEOUT_MS);
-  const body = sealPairRequest(
-    { pairingId: link.pairingId, devicePublicKey: keys.publicKey, label: deps.label },
-    link.pairingKey,
-    random,
-  );
-  const done = (async (): Promise<Result<HostRecord>> => {
+  const post = async (body: PairRequestBody): Promise<Result<unknown>> => {
     let response: Response;
     try {
-      response = await deps.fetch(pairUrl(deps.apiBase), {
+      response = await deps.fetch(deps.pairUrl ?? pairUrl(deps.apiBase), {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(body),
@@ -79,40 +93,45 @@ export function startPairing(link: PairingLink, deps: PairingDeps): PairingAttem
       return controller.signal.aborted
         ? fail('pair-timeout', 'no answer came from the computer in time')
         : fail('unavailable', 'the computer could not be reached');
+    }
+    const json: unknown = await response.json().catch((): unknown => undefined);
+    return response.ok ? ok(json) : { ok: false, error: errorFrom(response.status, json) };
+  };
+  const done = (async (): Promise<Result<HostRecord>> => {
+    try {
+      const key = await keyForLink(link, deps.makeKey ?? (() => makeDeviceKey(platformSubtle(), random)));
+      const reply = await pairWithHost({
+        link,
+        devicePublicKey: key.publicKey,
+        label: deps.label,
+        post,
+        onCode: (code) => {
+          if (!controller.signal.aborted) deps.onCode(code);
+        },
+        random,
+      });
+      if (!reply.ok) return reply;
+      const record: HostRecord = {
+        hostId: reply.value.hostId,
+        name: reply.value.hostName,
+        apiBase: deps.apiBase,
+        deviceId: reply.value.deviceId,
+        ...key.record,
+        hostBoxPublicKey: reply.value.hostBoxPublicKey,
+        hostSignPublicKey: reply.value.hostSignPublicKey,
+        scopes: reply.value.scopes,
+        pairedAt: deps.now(),
+        lastSeenAt: deps.now(),
+        recentFolders: [],
+        ...(link.relay ? { relayHint: link.relay } : {}),
+        ...(reply.value.relay ? { relay: reply.value.relay } : {}),
+      };
+      return ok(record);
     } finally {
       clearTimeout(timer);
     }
-    const json: unknown = await response.json().catch((): unknown => undefined);
-    if (!response.ok) return { ok: false, error: errorFrom(response.status, json) };
-    const reply = openPairReply(json, link.pairingKey);
-    if (!reply.ok) return reply;
-    const hostBox = fromBase64UrlExact(reply.value.hostBoxPublicKey, 32);
-    const hostSign = fromBase64UrlExact(reply.value.hostSignPublicKey, 32);
-    // The reply must come from the host the link named, and its id must match its signing key.
-    if (!hostBox || !constantTimeEqual(hostBox, link.hostBoxPublicKey)) {
-      return fail('pair-failed', 'the reply came from a different computer than the link names');
-    }
-    if (!hostSign || hostIdFromSignKey(hostSign) !== reply.value.hostId) {
-      return fail('pair-failed', 'the reply names a host id that does not match its key');
-    }
-    const record: HostRecord = {
-      hostId: reply.value.hostId,
-      name: reply.value.hostName,
-      apiBase: deps.apiBase,
-      deviceId: reply.value.deviceId,
-      deviceSecretKey: toBase64Url(keys.secretKey),
-      hostBoxPublicKey: reply.value.hostBoxPublicKey,
-      hostSignPublicKey: reply.value.hostSignPublicKey,
-      scopes: reply.value.scopes,
-      pairedAt: deps.now(),
-      lastSeenAt: deps.now(),
-      recentFolders: [],
-      ...(link.relay ? { relayHint: link.relay } : {}),
-      ...(reply.value.relay ? { relay: reply.value.relay } : {}),
-    };
-    return ok(record);
   })();
-  return { code, done, cancel: () => controller.abort() };
+  return { done, cancel: () => controller.abort() };
 }
 
 function errorFrom(status: number, json: unknown): ProtocolError {

@@ -1,4 +1,4 @@
-import { ApprovalSchema, SessionSummarySchema } from '@tether/shared-protocol';
+import { ApprovalSchema, PlanEntrySchema, SessionSummarySchema } from '@tether/shared-protocol';
 import * as v from 'valibot';
 import type { TranscriptState } from './transcript.js';
 
@@ -29,7 +29,12 @@ const ItemSchema = v.variant('kind', [
     output: Text,
     truncated: v.boolean(),
     exitCode: v.nullable(v.number()),
+    // Absent from transcripts cached before agents' tool details: read as none.
+    toolKind: v.optional(v.string(), ''),
+    diff: v.optional(Text, ''),
+    diffTruncated: v.optional(v.boolean(), false),
   }),
+  v.object({ kind: v.literal('plan'), id: v.string(), entries: v.array(PlanEntrySchema) }),
   v.object({ kind: v.literal('approval'), id: v.string(), approval: ApprovalSchema }),
   v.object({ kind: v.literal('notice'), id: v.string(), level: v.picklist(['info', 'warning', 'error']), text: Text }),
   v.object({

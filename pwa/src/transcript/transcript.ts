@@ -1,4 +1,4 @@
-import type { Approval, SessionEvent, SessionSummary } from '@tether/shared-protocol';
+import type { Approval, PlanEntry, SessionEvent, SessionSummary } from '@tether/shared-protocol';
 
 /**
  * A session's transcript as the app shows it, folded from the session's event log. Folding is
@@ -26,6 +26,18 @@ export interface ToolItem {
   output: string;
   truncated: boolean;
   exitCode: number | null;
+  /** The agent's kind for it (`edit`, `execute`, …); '' for Tether's own tools. */
+  toolKind: string;
+  /** Its changes as a unified diff ('' when none), shown as text. */
+  diff: string;
+  diffTruncated: boolean;
+}
+
+/** An agent's plan, as a checklist; a newer plan event with the same id replaces it in place. */
+export interface PlanItem {
+  kind: 'plan';
+  id: string;
+  entries: PlanEntry[];
 }
 
 export interface ApprovalItem {
@@ -48,7 +60,7 @@ export interface RunItem {
   error: string;
 }
 
-export type TranscriptItem = MessageItem | ToolItem | ApprovalItem | NoticeItem | RunItem;
+export type TranscriptItem = MessageItem | ToolItem | PlanItem | ApprovalItem | NoticeItem | RunItem;
 
 export interface TranscriptState {
   /** The sequence number of the last event folded in; the watch resumes after it. */
@@ -113,19 +125,45 @@ export function applyEvent(
         output: '',
         truncated: false,
         exitCode: null,
+        toolKind: event.kind ?? '',
+        diff: event.diff ?? '',
+        diffTruncated: event.diffTruncated ?? false,
       }));
       break;
+    case 'tool.updated':
+      next.items = upsert(state.items, toolKey(event.toolCallId), (old) => {
+        const base: ToolItem =
+          old?.kind === 'tool' ? old : { ...blankTool(event.toolCallId, event.tool), title: event.title ?? event.tool };
+        return {
+          ...base,
+          ...(event.title !== undefined ? { title: event.title } : {}),
+          ...(event.input !== undefined ? { input: formatInput(event.input) } : {}),
+          ...(event.output !== undefined ? { output: event.output } : {}),
+          ...(event.kind !== undefined ? { toolKind: event.kind } : {}),
+          ...(event.diff !== undefined ? { diff: event.diff, diffTruncated: event.diffTruncated ?? false } : {}),
+        };
+      });
+      break;
     case 'tool.finished':
-      next.items = upsert(state.items, toolKey(event.toolCallId), (old) => ({
-        kind: 'tool',
-        id: toolKey(event.toolCallId),
-        tool: event.tool,
-        title: old?.kind === 'tool' ? old.title : event.tool,
-        input: old?.kind === 'tool' ? old.input : '',
-        status: event.ok ? 'ok' : 'failed',
-        output: event.output,
-        truncated: event.truncated,
-        exitCode: event.exitCode ?? null,
+      next.items = upsert(state.items, toolKey(event.toolCallId), (old) => {
+        const base = old?.kind === 'tool' ? old : blankTool(event.toolCallId, event.tool);
+        return {
+          ...base,
+          tool: event.tool,
+          status: event.ok ? 'ok' : 'failed',
+          output: event.output,
+          truncated: event.truncated,
+          exitCode: event.exitCode ?? null,
+          ...(event.kind !== undefined ? { toolKind: event.kind } : {}),
+          ...(event.diff !== undefined ? { diff: event.diff, diffTruncated: event.diffTruncated ?? false } : {}),
+        };
+      });
+      break;
+    case 'plan':
+      next.items = upsert(state.items, `plan:${event.planId}`, () => ({
+        kind: 'plan',
+        id: `plan:${event.planId}`,
+        entries: event.entries,
       }));
       break;
     case 'approval.requested':
@@ -163,6 +201,24 @@ export function pendingApprovals(state: TranscriptState): Approval[] {
   for (const item of state.items)
     if (item.kind === 'approval' && item.approval.status === 'pending') out.push(item.approval);
   return out;
+}
+
+/** A tool row for a call whose start was not seen (dropped from the front, or an update came first). */
+function blankTool(toolCallId: string, tool: string): ToolItem {
+  return {
+    kind: 'tool',
+    id: toolKey(toolCallId),
+    tool,
+    title: tool,
+    input: '',
+    status: 'running',
+    output: '',
+    truncated: false,
+    exitCode: null,
+    toolKind: '',
+    diff: '',
+    diffTruncated: false,
+  };
 }
 
 function toolKey(toolCallId: string): string {

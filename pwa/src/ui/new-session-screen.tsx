@@ -8,7 +8,7 @@ import { useStore } from './use-store.js';
 
 const NO_MACHINES: MachineInfo[] = [];
 
-/** A new session: where it runs (this computer or a machine), a folder, a model, and the first message. */
+/** A new session: where it runs (this computer or a machine), a folder, who runs it (Tether's loop with a model, or an ACP agent), and the first message. */
 export function NewSessionScreen({ hostId, back }: { hostId: string; back?: string }) {
   const { app, navigate } = useApp();
   useStore(app.connectionsVersion);
@@ -22,6 +22,8 @@ export function NewSessionScreen({ hostId, back }: { hostId: string; back?: stri
   /** '' is the host's own computer; otherwise a machine's name. */
   const [place, setPlace] = useState('');
   const [model, setModel] = useState('');
+  /** '' is Tether's own loop; otherwise an ACP agent's name. */
+  const [agent, setAgent] = useState('');
   const [text, setText] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ProtocolError | null>(null);
@@ -35,6 +37,8 @@ export function NewSessionScreen({ hostId, back }: { hostId: string; back?: stri
     );
   }
   const chosenModel = model || info?.defaultModel || '';
+  const agents = info?.agents?.filter((a) => a.available) ?? [];
+  const chosenAgent = agents.some((a) => a.name === agent) ? agent : '';
 
   const create = async () => {
     setBusy(true);
@@ -42,7 +46,7 @@ export function NewSessionScreen({ hostId, back }: { hostId: string; back?: stri
     const result = await connection.client.call('sessions.create', {
       cwd: cwd.trim(),
       text: text.trim(),
-      ...(chosenModel ? { model: chosenModel } : {}),
+      ...(chosenAgent ? { agent: chosenAgent } : chosenModel ? { model: chosenModel } : {}),
       ...(place !== '' ? { place } : {}),
     });
     setBusy(false);
@@ -103,14 +107,31 @@ export function NewSessionScreen({ hostId, back }: { hostId: string; back?: stri
           }
           onInput={(e) => setCwd(e.currentTarget.value)}
         />
-        <label for="session-model">Model</label>
-        <select id="session-model" value={chosenModel} onChange={(e) => setModel(e.currentTarget.value)}>
-          {(info?.models.length ? info.models : [chosenModel || 'default']).map((name) => (
-            <option key={name} value={name}>
-              {name}
-            </option>
-          ))}
-        </select>
+        {agents.length > 0 && (
+          <>
+            <label for="session-agent">Agent</label>
+            <select id="session-agent" value={chosenAgent} onChange={(e) => setAgent(e.currentTarget.value)}>
+              <option value="">Tether</option>
+              {agents.map((a) => (
+                <option key={a.name} value={a.name}>
+                  {a.title}
+                </option>
+              ))}
+            </select>
+          </>
+        )}
+        {chosenAgent === '' && (
+          <>
+            <label for="session-model">Model</label>
+            <select id="session-model" value={chosenModel} onChange={(e) => setModel(e.currentTarget.value)}>
+              {(info?.models.length ? info.models : [chosenModel || 'default']).map((name) => (
+                <option key={name} value={name}>
+                  {name}
+                </option>
+              ))}
+            </select>
+          </>
+        )}
         <label for="session-text">First message</label>
         <textarea id="session-text" rows={4} value={text} onInput={(e) => setText(e.currentTarget.value)} />
         {error && (

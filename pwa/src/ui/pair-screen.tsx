@@ -2,9 +2,9 @@ import type { PairingLink, ProtocolError } from '@tether/shared-protocol';
 import { formatConfirmationCode } from '@tether/shared-protocol';
 import { useEffect, useState } from 'preact/hooks';
 import type { HostRecord } from '../data/records.js';
-import { apiBaseFor, sameOrigin } from '../lib/api-urls.js';
 import { deviceLabel } from '../lib/device-label.js';
 import { describePairingError, startPairing } from '../net/pairing.js';
+import { pairingElsewhereText, pairingRoute } from '../net/relay-pairing.js';
 import { useApp } from './app-context.js';
 import { linkErrorText } from './link-error-text.js';
 import { formatRoute } from './route.js';
@@ -12,9 +12,11 @@ import { TopBar } from './top-bar.js';
 import { useStore } from './use-store.js';
 
 type Phase =
-  | { name: 'waiting'; code: string }
-  | { name: 'failed'; error: ProtocolError; code?: string }
-  | { name: 'elsewhere'; apiBase: string };
+  /** `code` once the computer answered the commit; none before. */
+  | { name: 'waiting'; code?: string }
+  /** No code here: after a failure a stale code must not be compared with a new request. */
+  | { name: 'failed'; error: ProtocolError }
+  | { name: 'elsewhere'; text: string };
 
 /**
  * Pairing with a link: the code to compare, "confirm on your computer", then straight on to the
@@ -63,7 +65,7 @@ export function PairScreen({ back }: { back?: string }) {
       </div>
     );
   }
-  const code = phase && 'code' in phase ? phase.code : undefined;
+  const code = phase?.name === 'waiting' ? phase.code : undefined;
   return (
     <div class="screen" data-screen="pair">
       <TopBar title="Pairing" back={back} />
@@ -76,16 +78,16 @@ export function PairScreen({ back }: { back?: string }) {
             </p>
           </>
         )}
-        {phase?.name === 'waiting' && (
+        {phase?.name === 'waiting' && !code && <p role="status">Reaching the computer…</p>}
+        {phase?.name === 'waiting' && code && (
           <p role="status">
             <strong>Confirm on your computer.</strong> Check that it shows the same code, then allow it there.
           </p>
         )}
         {phase?.name === 'failed' && <Failure error={phase.error} onRetry={() => setAttempt((n) => n + 1)} />}
         {phase?.name === 'elsewhere' && (
-          <p class="error-text" role="alert">
-            This link is for the computer at {phase.apiBase}, and this page can only reach the computer it was opened
-            from. Open the link with this device's camera app (or paste it into the address bar) instead.
+          <p class="error-text" role="alert" data-pairing-error="elsewhere">
+            {phase.text}
           </p>
         )}
       </div>
@@ -122,23 +124,27 @@ function pair(
   save: (host: HostRecord) => Promise<void>,
   paired: (host: HostRecord) => void,
 ): () => void {
-  const apiBase = apiBaseFor(link.base, location.origin);
-  if (!sameOrigin(apiBase, location.origin)) {
-    // The page's CSP (connect-src 'self') lets it reach only the computer it was opened from.
-    show({ name: 'elsewhere', apiBase });
+  // The page's CSP lets it reach only its own origin: the computer it was opened from, or a relay.
+  const route = pairingRoute(link, location.origin);
+  if (route.kind === 'elsewhere') {
+    show({ name: 'elsewhere', text: pairingElsewhereText(route.unreachable, route.apiBase) });
     return () => {};
   }
+  let live = true;
   const attempt = startPairing(link, {
-    apiBase,
+    apiBase: route.apiBase,
+    pairUrl: route.pairUrl,
     label: deviceLabel(navigator.userAgent, navigator.maxTouchPoints),
     fetch: (input, init) => fetch(input, init),
     now: () => Date.now(),
+    onCode: (code) => {
+      if (live) show({ name: 'waiting', code });
+    },
   });
-  let live = true;
-  show({ name: 'waiting', code: attempt.code });
+  show({ name: 'waiting' });
   void attempt.done.then(async (result) => {
     if (!live) return;
-    if (!result.ok) return show({ name: 'failed', error: result.error, code: attempt.code });
+    if (!result.ok) return show({ name: 'failed', error: result.error });
     await save(result.value);
     if (live) paired(result.value);
   });

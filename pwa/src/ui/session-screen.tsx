@@ -7,6 +7,7 @@ import { useApp } from './app-context.js';
 import { Composer } from './composer.js';
 import { markOnce } from './perf-marks.js';
 import { SESSION_STATUS_TEXT, isBusy } from './session-status.js';
+import { TerminalButton } from './terminal-button.js';
 import { TopBar } from './top-bar.js';
 import { TranscriptView } from './transcript-view.js';
 import { useStore } from './use-store.js';
@@ -78,6 +79,7 @@ export function SessionScreen({ hostId, sessionId, back }: { hostId: string; ses
             {stopping ? 'Stopping…' : 'Stop'}
           </button>
         )}
+        {summary?.place === 'local' && <TerminalButton hostId={hostId} cwd={summary.cwd} />}
       </TopBar>
       {view.watchError && (
         <p class="banner error-text" role="alert">

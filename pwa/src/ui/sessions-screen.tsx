@@ -2,10 +2,12 @@ import type { ClientState, MachineInfo } from '@tether/shared-protocol';
 import { hostDisplayName } from '../data/records.js';
 import type { SessionsView } from '../net/host-connection.js';
 import { useApp } from './app-context.js';
+import { HostPathLabel } from './host-path.js';
 import { hostStatus } from './host-status.js';
 import { MachinesList } from './machines-list.js';
 import { formatRoute } from './route.js';
 import { SessionRow } from './session-row.js';
+import { TerminalButton } from './terminal-button.js';
 import { TopBar } from './top-bar.js';
 import { useNow } from './use-now.js';
 import { useStore } from './use-store.js';
@@ -55,6 +57,7 @@ export function SessionsScreen({
             <span class={`chip ${status.kind}`} data-host-status={status.kind}>
               {status.text}
             </span>
+            <HostPathLabel connection={connection} connected={status.kind === 'connected'} />
             {sessions.loaded && !sessions.fresh && sessions.list.length > 0 && <span class="stale"> · not live</span>}
           </>
         }
@@ -65,6 +68,7 @@ export function SessionsScreen({
             New session
           </button>
         )}
+        {status.kind !== 'refused' && <TerminalButton hostId={hostId} />}
       </TopBar>
       <div class="scroll">
         {status.kind === 'refused' ? (

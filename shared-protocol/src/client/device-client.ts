@@ -4,7 +4,7 @@ import { systemClock } from '../clock.js';
 import { CloseCode, refusesForGood } from '../close-codes.js';
 import type { ProtocolError, Result } from '../errors.js';
 import { fail, ok } from '../errors.js';
-import type { BoxKeyPair } from '../identity.js';
+import type { DeviceKey } from '../device-key.js';
 import {
   MAX_PENDING_CALLS,
   MAX_WATCHED_SESSIONS,
@@ -34,7 +34,8 @@ export type ClientState =
 
 export interface DeviceClientOptions {
   deviceId: string;
-  deviceKeys: BoxKeyPair;
+  /** The device's key pair, or a static key that only gives the box key (a non-extractable key). */
+  deviceKeys: DeviceKey;
   hostBoxPublicKey: Uint8Array;
   connect: Connect;
   clock?: Clock;

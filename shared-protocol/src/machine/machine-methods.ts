@@ -157,6 +157,8 @@ export const MACHINE_METHODS = {
     true,
   ),
   'fs.stat': call(v.object(RootPath), FileStatSchema, true),
+  /** Where a path inside a root really leads (through links); it need not exist yet. */
+  'fs.realPath': call(v.object(RootPath), v.object({ path: Path }), true),
   'fs.search': call(v.object({ root: Path, query: SearchQuerySchema }), SearchFoundSchema, true),
   /** Folders for the app's picker: no path lists the roots themselves. */
   'fs.listDirs': call(v.object({ path: v.optional(Path) }), ListDirsResult, true),

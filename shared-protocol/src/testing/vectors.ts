@@ -1,16 +1,21 @@
+import nacl from 'tweetnacl';
+import { boxKeyFromSharedSecret, precomputedStaticKey } from '../device-key.js';
 import { fromHex, toBase64Url, toHex, fromBase64Url, utf8Encode } from '../encoding.js';
 import { HandshakeInitiator, HandshakeResponder } from '../handshake.js';
 import { boxKeyPairFromSecret, fingerprint, hostIdentityFromSeeds } from '../identity.js';
 import { openCall, openCallReply, sealCall, sealCallReply } from '../one-shot.js';
+import { confirmationCode, pairingCommitment } from '../pairing-code.js';
 import { formatPairingLink, parsePairingLink } from '../pairing-link.js';
 import type { PairReply } from '../pairing-messages.js';
 import {
-  confirmationCode,
   decodePairRequestBody,
+  openPairChallenge,
+  openPairMessage,
   openPairReply,
-  openPairRequest,
+  sealPairChallenge,
+  sealPairCommit,
   sealPairReply,
-  sealPairRequest,
+  sealPairReveal,
 } from '../pairing-messages.js';
 import { ReplayCache } from '../replay-cache.js';
 import { answerRelayChallenge, verifyHostAuth } from '../relay/host-auth.js';
@@ -46,8 +51,16 @@ export interface Vectors {
     link: string;
     deviceSecret: string;
     label: string;
-    requestNonce: string;
-    request: unknown;
+    deviceNonce: string;
+    commitment: string;
+    commitNonce: string;
+    commit: unknown;
+    requestId: string;
+    hostNonce: string;
+    challengeNonce: string;
+    challenge: unknown;
+    revealNonce: string;
+    reveal: unknown;
     confirmationCode: string;
     reply: PairReply;
     replyNonce: string;
@@ -124,18 +137,40 @@ export function computeVectors(v: Vectors): Vectors {
     pairingId: hex(p.pairingId),
     pairingKey: hex(p.pairingKey),
   });
-  const request = sealPairRequest(
-    { pairingId: hex(p.pairingId), devicePublicKey: deviceKeys.publicKey, label: p.label },
+  const commitment = pairingCommitment(deviceKeys.publicKey, hex(p.deviceNonce));
+  const commit = sealPairCommit(
+    hex(p.pairingId),
+    { commitment },
     hex(p.pairingKey),
-    scriptedRandom([hex(p.requestNonce)]),
+    scriptedRandom([hex(p.commitNonce)]),
+  );
+  const challenge = sealPairChallenge(
+    { requestId: p.requestId, hostNonce: hex(p.hostNonce) },
+    hex(p.pairingKey),
+    scriptedRandom([hex(p.challengeNonce)]),
+  );
+  const reveal = sealPairReveal(
+    hex(p.pairingId),
+    { requestId: p.requestId, devicePublicKey: deviceKeys.publicKey, deviceNonce: hex(p.deviceNonce), label: p.label },
+    hex(p.pairingKey),
+    scriptedRandom([hex(p.revealNonce)]),
   );
   const replyBody = sealPairReply(p.reply, hex(p.pairingKey), scriptedRandom([hex(p.replyNonce)]));
   const pairing = {
     ...p,
     link,
-    request,
+    commitment: toHex(commitment),
+    commit,
+    challenge,
+    reveal,
     replyBody,
-    confirmationCode: confirmationCode(hex(p.hostBoxPublic), deviceKeys.publicKey, hex(p.pairingKey)),
+    confirmationCode: confirmationCode({
+      hostBoxPublicKey: hex(p.hostBoxPublic),
+      devicePublicKey: deviceKeys.publicKey,
+      pairingKey: hex(p.pairingKey),
+      deviceNonce: hex(p.deviceNonce),
+      hostNonce: hex(p.hostNonce),
+    }),
   };
 
   const h = v.handshake;
@@ -260,7 +295,10 @@ export function checkVectors(expected: Vectors): VectorCheck[] {
     same(`base64url decode ${text}`, toHex(fromBase64Url(text) ?? new Uint8Array()), h);
   same('identity', actual.identity, expected.identity);
   same('pairing link', actual.pairing.link, expected.pairing.link);
-  same('pairing request', actual.pairing.request, expected.pairing.request);
+  same('pairing commitment', actual.pairing.commitment, expected.pairing.commitment);
+  same('pairing commit', actual.pairing.commit, expected.pairing.commit);
+  same('pairing challenge', actual.pairing.challenge, expected.pairing.challenge);
+  same('pairing reveal', actual.pairing.reveal, expected.pairing.reveal);
   same('pairing reply', actual.pairing.replyBody, expected.pairing.replyBody);
   same('confirmation code', actual.pairing.confirmationCode, expected.pairing.confirmationCode);
   same('hello', actual.handshake.hello, expected.handshake.hello);
@@ -270,6 +308,7 @@ export function checkVectors(expected: Vectors): VectorCheck[] {
     [actual.handshake.deviceToHost, actual.handshake.hostToDevice],
     [expected.handshake.deviceToHost, expected.handshake.hostToDevice],
   );
+  same('hello with a static key', helloWithStaticKey(expected), expected.handshake.hello);
   same('frames', actual.frames.frames, expected.frames.frames);
   same('one-shot call', actual.oneShot.call, expected.oneShot.call);
   same('one-shot reply', actual.oneShot.reply, expected.oneShot.reply);
@@ -287,9 +326,23 @@ export function checkVectors(expected: Vectors): VectorCheck[] {
   const p = expected.pairing;
   const parsedLink = parsePairingLink(p.link);
   same('link parses', parsedLink.ok && toHex(parsedLink.value.pairingKey), p.pairingKey);
-  const body = decodePairRequestBody(p.request);
-  const opened = body.ok ? openPairRequest(body.value, hex(p.pairingKey)) : body;
-  same('request opens', opened.ok && opened.value.label, p.label);
+  const openDevice = (b: unknown) => {
+    const body = decodePairRequestBody(b);
+    return body.ok ? openPairMessage(body.value, hex(p.pairingKey)) : body;
+  };
+  const commit = openDevice(p.commit);
+  same(
+    'commit opens',
+    commit.ok && commit.value.type === 'pair-commit' && toHex(commit.value.commitment),
+    p.commitment,
+  );
+  const challenge = openPairChallenge(p.challenge, hex(p.pairingKey));
+  same('challenge opens', challenge.ok && [challenge.value.requestId, toHex(challenge.value.hostNonce)], [
+    p.requestId,
+    p.hostNonce,
+  ]);
+  const reveal = openDevice(p.reveal);
+  same('reveal opens', reveal.ok && reveal.value.type === 'pair-reveal' && reveal.value.label, p.label);
   const reply = openPairReply(p.replyBody, hex(p.pairingKey));
   same('reply opens', reply.ok && reply.value, p.reply);
   const opener = new FrameOpener(hex(expected.frames.key));
@@ -331,4 +384,25 @@ export function checkVectors(expected: Vectors): VectorCheck[] {
     r.frames.map((f) => f.hex),
   );
   return checks;
+}
+
+/**
+ * The hello again, made the way an app with a non-extractable key makes it: the device holds only
+ * its public key and the box key (HSalsa20 of the raw X25519 output, as WebCrypto's deriveBits
+ * gives it). It must be the same bytes.
+ */
+function helloWithStaticKey(v: Vectors): string {
+  const h = v.handshake;
+  const device = boxKeyPairFromSecret(hex(h.deviceSecret));
+  const hostPublic = boxKeyPairFromSecret(hex(h.hostSecret)).publicKey;
+  const boxKey = boxKeyFromSharedSecret(nacl.scalarMult(device.secretKey, hostPublic));
+  return toHex(
+    new HandshakeInitiator({
+      deviceId: h.deviceId,
+      deviceKeys: precomputedStaticKey(device.publicKey, hostPublic, boxKey),
+      hostBoxPublicKey: hostPublic,
+      clock: new ManualClock(h.time),
+      random: scriptedRandom([hex(h.deviceEphemeralSecret), hex(h.helloNonce)]),
+    }).hello(),
+  );
 }

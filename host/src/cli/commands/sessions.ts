@@ -54,6 +54,12 @@ export const sessionsNewCommand: Command = {
       value: 'NAME',
       description: 'run it on this machine (see tether machines); --cwd is then a folder there',
     },
+    {
+      name: 'agent',
+      type: 'string',
+      value: 'NAME',
+      description: 'run it with an ACP agent instead of the built-in loop (see tether agents)',
+    },
     JSON_OPTION,
   ],
   arity: [1, 1],
@@ -68,12 +74,14 @@ export const sessionsNewCommand: Command = {
     }
     return withClient(context, async (client) => {
       const model = stringOption(context.args, 'model');
+      const agent = stringOption(context.args, 'agent');
       const result = await client.call('sessions.create', {
         // A machine's folder is a path there, not here: it is passed on as written.
         cwd: machine !== undefined ? cwd! : resolve(cwd ?? process.cwd()),
         text: context.args.positionals[0]!,
         ...(model !== undefined ? { model } : {}),
         ...(machine !== undefined ? { machine } : {}),
+        ...(agent !== undefined ? { agent } : {}),
       });
       if (failed(context, result)) return Exit.Error;
       if (flag(context.args, 'json')) printJson(context, result.value.session);
