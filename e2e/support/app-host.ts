@@ -1,6 +1,8 @@
 import { devices } from '@playwright/test';
 import type { BrowserContextOptions, Page } from '@playwright/test';
 import { expect } from '@playwright/test';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { HostProcess } from './host-process.js';
 import { eventually, makeDataDir, removeDataDir, startHost, tether, tetherJson } from './host-process.js';
 
@@ -29,10 +31,13 @@ export interface AppHostOptions {
   model?: string;
   /** More `tether start` arguments (e.g. `--max-model-calls 500`). */
   args?: string[];
+  /** Written to `<data-dir>/agents.json` before the host starts: ACP agents it offers. */
+  agents?: Record<string, { command: string; args?: string[]; title?: string; env?: Record<string, string> }>;
 }
 
 export async function startAppHost(options: AppHostOptions = {}): Promise<AppHost> {
   const dataDir = makeDataDir();
+  if (options.agents) writeFileSync(join(dataDir, 'agents.json'), JSON.stringify({ agents: options.agents }));
   const model = options.model !== undefined ? ['--model', options.model] : [];
   const process = await startHost(
     dataDir,

@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_MODEL_CALLS, MAX_TOOL_OUTPUT_EVENT } from '@tether/shared-protocol';
+import { DEFAULT_MAX_MODEL_CALLS, MAX_TOOL_OUTPUT_EVENT, fail } from '@tether/shared-protocol';
 import { fileChangedEvent } from './file-changes.js';
 import type { ChatMessage, ModelProvider, ToolCall, ToolResultMessage } from '../models/types.js';
 import { ProviderError } from '../models/types.js';
@@ -50,6 +50,8 @@ export async function runAgent(
           const ran = await runToolCall(host, toolCall, signal);
           // The place is gone (an offline machine): the model can do nothing about that.
           if ('unreachable' in ran) {
+            // Interrupted while it waited for the machine: nothing was sent, the run was stopped.
+            if (signal.aborted) return { status: 'interrupted', usage };
             return { status: 'error', error: unreachableNotice(host.context.place, ran.unreachable), usage };
           }
           results.push(ran);
@@ -158,13 +160,13 @@ async function runToolCall(
   } catch {
     parsedJson = false;
   }
-  const parsed = tool?.parse(input) ?? { ok: false as const, message: `There is no tool named ${call.name}.` };
+  const parsed = tool?.parse(input) ?? fail('invalid-params', `There is no tool named ${call.name}.`);
   const title = tool && parsed.ok ? tool.title(parsed.value) : call.name;
   host.append({ type: 'tool.started', toolCallId: call.id, tool: call.name, title: title.slice(0, 1000), input });
   const outcome = await (async (): Promise<ToolOutcome> => {
     if (!tool) return { ok: false, output: `There is no tool named ${call.name}.` };
     if (!parsedJson) return { ok: false, output: `The arguments are not valid JSON: ${call.arguments.slice(0, 200)}` };
-    if (!parsed.ok) return { ok: false, output: parsed.message };
+    if (!parsed.ok) return { ok: false, output: parsed.error.message };
     if (signal.aborted) return { ok: false, output: 'Not run: the run was interrupted.' };
     const context = { sessionId: host.record().id, cwd: host.record().cwd, exec: host.context, signal };
     const value = parsed.value;

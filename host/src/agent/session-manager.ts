@@ -20,12 +20,23 @@ export interface SessionManagerDeps {
   approvals: ApprovalBroker;
   /** The back-end that runs each kind of session; a kind without one cannot be created or run. */
   backends: Partial<Record<SessionKind, SessionBackend>>;
-  contexts: (place: string) => ExecutionContext | undefined;
+  /**
+   * Where a session's tools act. With `run`, the context serves that run: a machine that is offline
+   * makes its calls wait (with notices in the transcript) and its interrupt drops them; without,
+   * it answers at once (creating a session checks its folder that way).
+   */
+  contexts: (place: string, run?: ContextRun) => ExecutionContext | undefined;
   clock: Clock;
   newId: (prefix: string) => string;
   defaultModel: string;
   /** Notices every session should see once, at its next run (an MCP server that failed). */
   startNotices?: () => readonly string[];
+}
+
+/** What a run lends the context it runs in. */
+export interface ContextRun {
+  notice(level: 'info' | 'warning', text: string): void;
+  signal: AbortSignal;
 }
 
 interface ActiveRun {
@@ -278,7 +289,10 @@ export class SessionManager {
         usage: NO_USAGE,
       });
     }
-    const context = this.deps.contexts(record.place);
+    const context = this.deps.contexts(record.place, {
+      notice: (level, text) => this.appendEvent(id, { type: 'notice', level, text }),
+      signal,
+    });
     if (!context) {
       return Promise.resolve({ status: 'error', error: `the machine ${record.place} is not known`, usage: NO_USAGE });
     }

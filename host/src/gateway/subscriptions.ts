@@ -27,6 +27,8 @@ export function routeOf(event: TetherEvent): string {
       return HOST_ROUTE;
     case 'terminal.output':
     case 'terminal.exit':
+    case 'terminal.screen':
+    case 'terminal.detached':
       return `terminal:${event.terminalId}`;
     case 'watch.skipped':
       return sessionRoute(event.sessionId);

@@ -5,9 +5,14 @@ import type { SessionManager } from '../agent/session-manager.js';
 import type { DeviceStore } from '../store/device-store.js';
 import type { EventLog } from '../store/event-log.js';
 import { historyHandlers } from './history-handlers.js';
+import { terminalHandlers } from '../terminals/terminal-handlers.js';
+import type { TerminalManager } from '../terminals/terminal-manager.js';
 import { insideRoots, listDirs } from '../remote/folder-browser.js';
 import type { Caller } from './caller.js';
+import type { AgentCatalog } from '../agents/agent-catalog.js';
 import type { Handlers } from './dispatch.js';
+import type { MachineRegistry } from '../machines/machine-registry.js';
+import { machineDeviceHandlers, placeFolder } from './machine-handlers.js';
 import { answerApproval, publicDeviceInfo, revokeDevice } from './shared-handlers.js';
 
 export type DeviceHandlers = Partial<Handlers<Methods, Caller>>;
@@ -25,11 +30,19 @@ export interface DeviceHandlerDeps {
   disconnectDevice: (deviceId: string) => number;
   /** Folders devices may start sessions in (`--root`). */
   roots: readonly string[];
+  /** Folders never offered inside the roots (credentials, Tether's data): `privatePaths()`. */
+  privates?: readonly string[];
   /** Models a device may choose; the first is the default. */
   models: readonly string[];
+  /** The configured ACP agents; only those that can be started are offered to devices. */
+  agents?: Pick<AgentCatalog, 'available'>;
   /** Method families this host offers beyond the base set. */
   features: () => readonly string[];
   clock: Clock;
+  /** Machines that lend themselves to this host, when it serves them. */
+  machines?: MachineRegistry;
+  /** Terminals on this host (and its machines); `terminals.*` answer `unsupported` without. */
+  terminals?: TerminalManager;
 }
 
 /**
@@ -53,21 +66,41 @@ export function deviceHandlers(deps: DeviceHandlerDeps): DeviceHandlers {
         models: [...deps.models],
         defaultModel: deps.models[0]!,
         roots: [...deps.roots],
+        agents: deps.agents?.available() ?? [],
       }),
-    'fs.listDirs': (params) => listDirs(deps.roots, params.path),
+    'fs.listDirs': (params) => listDirs(deps.roots, params.path, deps.privates),
 
     'sessions.list': (params) => ok({ sessions: deps.sessions.list(params.includeArchived ?? false) }),
-    'sessions.create': async ({ cwd, text, model, place }) => {
-      if (place !== undefined && place !== 'local') return fail('not-found', `no machine named ${place}`);
+    'sessions.create': async ({ cwd, text, model, place, agent }) => {
+      if (agent !== undefined && model !== undefined) {
+        return fail('invalid-params', 'a session is run by a model or by an agent, not both');
+      }
       if (model !== undefined && !deps.models.includes(model)) {
         return fail(
           'invalid-params',
           `model ${model} is not offered by this host; choose one of ${deps.models.join(', ')}`,
         );
       }
-      const folder = await insideRoots(deps.roots, cwd);
+      const placed = placeFolder(deps.machines, place, cwd);
+      if (!placed.ok) return placed;
+      if (placed.value) {
+        // A folder on a machine: its roots, not this host's, say where a session may go.
+        const created = await deps.sessions.create({
+          ...placed.value,
+          text,
+          ...(model !== undefined ? { model } : {}),
+          ...(agent !== undefined ? { kind: 'acp' as const, model: agent } : {}),
+        });
+        return created.ok ? ok({ session: created.value }) : created;
+      }
+      const folder = await insideRoots(deps.roots, cwd, deps.privates);
       if (!folder) return fail('forbidden', `${cwd} is not under a folder this host shares with devices`);
-      const created = await deps.sessions.create({ cwd: folder, text, ...(model !== undefined ? { model } : {}) });
+      const created = await deps.sessions.create({
+        cwd: folder,
+        text,
+        ...(model !== undefined ? { model } : {}),
+        ...(agent !== undefined ? { kind: 'acp' as const, model: agent } : {}),
+      });
       return created.ok ? ok({ session: created.value }) : created;
     },
     'sessions.watch': ({ id, after, tail }, caller) => {
@@ -87,6 +120,9 @@ export function deviceHandlers(deps: DeviceHandlerDeps): DeviceHandlers {
 
     'approvals.list': ({ sessionId }) => ok({ approvals: deps.approvals.pending(sessionId) }),
     'approvals.answer': (params, caller) => answerApproval(deps.approvals, params, byDevice(caller)),
+
+    ...(deps.machines ? machineDeviceHandlers(deps.machines) : {}),
+    ...(deps.terminals ? terminalHandlers(deps.terminals) : {}),
 
     'devices.list': () => ok({ devices: deps.devices.list().map(publicDeviceInfo) }),
     'devices.revoke': ({ id }, caller) => {

@@ -101,7 +101,20 @@ export const MIGRATIONS: readonly string[] = [
     revoked_at INTEGER
   );
   `,
-  // 2: a run at a glance (counters kept as events are appended) and each session's own
+  // 2: machines and their tokens: what a machine said when it registered, when a token was last
+  // used, and the (machine, token) pairs a person forgot, which that token may not register again.
+  `
+  ALTER TABLE machines ADD COLUMN capabilities TEXT NOT NULL DEFAULT '[]';
+  ALTER TABLE machines ADD COLUMN version TEXT NOT NULL DEFAULT '';
+  ALTER TABLE tokens ADD COLUMN last_used_at INTEGER;
+  CREATE TABLE forgotten_machines (
+    machine_id TEXT NOT NULL,
+    token_id TEXT NOT NULL,
+    forgotten_at INTEGER NOT NULL,
+    PRIMARY KEY (machine_id, token_id)
+  ) WITHOUT ROWID;
+  `,
+  // 3: a run at a glance (counters kept as events are appended) and each session's own
   // model-call limit per run (NULL: the host's default).
   `
   CREATE TABLE session_activity (

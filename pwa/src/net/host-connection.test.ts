@@ -84,7 +84,7 @@ function setup() {
       return Promise.resolve(device);
     },
   });
-  return { clock, host, cache, connection, changes, network, record, deviceKeys };
+  return { clock, host, cache, connection, changes, network, record, info, deviceKeys };
 }
 
 describe('HostConnection', () => {
@@ -232,6 +232,25 @@ describe('HostConnection', () => {
     expect(cached?.state.lastSeq).toBe(1000);
     expect(cached?.state.items.length).toBeLessThanOrEqual(401);
     expect(cached?.state.items[0]).toMatchObject({ kind: 'gap', after: 0 });
+    s.connection.stop();
+  });
+
+  it('lists the machines when it connects to a host that has them, and not otherwise', async () => {
+    const machine = { id: 'm1', name: 'laptop', status: 'online' as const, roots: ['/w'], lastSeenAt: 5 };
+    const plain = setup();
+    plain.host.handlers.set('machines.list', () => ({ result: { machines: [machine] } }));
+    await plain.connection.start();
+    await settle();
+    expect(plain.host.calls.some((c) => c.method === 'machines.list')).toBe(false);
+    expect(plain.connection.machines.get()).toEqual([]);
+    plain.connection.stop();
+
+    const s = setup();
+    s.info.features = ['machines'];
+    s.host.handlers.set('machines.list', () => ({ result: { machines: [machine] } }));
+    await s.connection.start();
+    await settle();
+    expect(s.connection.machines.get()).toEqual([machine]);
     s.connection.stop();
   });
 

@@ -1,4 +1,4 @@
-import { ApprovalSchema, SessionSummarySchema } from '@tether/shared-protocol';
+import { ApprovalSchema, PlanEntrySchema, SessionSummarySchema } from '@tether/shared-protocol';
 import * as v from 'valibot';
 import type { TranscriptState } from './transcript.js';
 
@@ -33,7 +33,12 @@ const ItemSchema = v.variant('kind', [
     output: Text,
     truncated: v.boolean(),
     exitCode: v.nullable(v.number()),
+    // Absent from transcripts cached before agents' tool details: read as none.
+    toolKind: v.optional(v.string(), ''),
+    diff: v.optional(Text, ''),
+    diffTruncated: v.optional(v.boolean(), false),
   }),
+  v.object({ kind: v.literal('plan'), id: v.string(), seq: ItemSeq, entries: v.array(PlanEntrySchema) }),
   v.object({ kind: v.literal('approval'), id: v.string(), seq: ItemSeq, approval: ApprovalSchema }),
   v.object({ kind: v.literal('gap'), id: v.string(), seq: ItemSeq, after: Seq, to: Seq }),
   v.object({

@@ -176,3 +176,66 @@ describe('transcript folding', () => {
     expect(v.safeParse(TranscriptStateSchema, damaged).success).toBe(false);
   });
 });
+
+describe('an ACP agent’s plan and tool details', () => {
+  const agentRun: SessionEventBody[] = [
+    {
+      type: 'plan',
+      planId: 'p1',
+      entries: [
+        { content: 'read it', status: 'in_progress' },
+        { content: 'change it', status: 'pending' },
+      ],
+    },
+    {
+      type: 'tool.started',
+      toolCallId: 't1',
+      tool: 'edit',
+      title: 'Edit a.txt',
+      input: { path: 'a.txt' },
+      kind: 'edit',
+    },
+    {
+      type: 'tool.updated',
+      toolCallId: 't1',
+      tool: 'edit',
+      title: 'Edit a.txt (2 lines)',
+      diff: '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-old\n+new\n',
+    },
+    { type: 'tool.finished', toolCallId: 't1', tool: 'edit', ok: true, output: '', truncated: false },
+    {
+      type: 'plan',
+      planId: 'p1',
+      entries: [
+        { content: 'read it', status: 'completed' },
+        { content: 'change it', status: 'completed' },
+      ],
+    },
+  ];
+
+  it('a later plan replaces the checklist in place; a tool keeps its kind and diff through updates', () => {
+    const state = foldEvents(EMPTY_TRANSCRIPT, log(agentRun));
+    expect(state.items.map((i) => i.kind)).toEqual(['plan', 'tool']);
+    expect(state.items[0]).toMatchObject({ entries: [{ status: 'completed' }, { status: 'completed' }] });
+    expect(state.items[1]).toMatchObject({
+      status: 'ok',
+      title: 'Edit a.txt (2 lines)',
+      toolKind: 'edit',
+      diff: '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-old\n+new\n',
+    });
+    expect(v.safeParse(TranscriptStateSchema, state).success).toBe(true);
+  });
+
+  it('a transcript cached before tool details decodes with none', () => {
+    const state = foldEvents(EMPTY_TRANSCRIPT, log(demoRun));
+    const old = JSON.parse(JSON.stringify(state)) as { items: Record<string, unknown>[] };
+    for (const item of old.items) {
+      delete item.toolKind;
+      delete item.diff;
+      delete item.diffTruncated;
+    }
+    const decoded = v.safeParse(TranscriptStateSchema, old);
+    expect(decoded.success).toBe(true);
+    expect(decoded.success && decoded.output.items[2]).toMatchObject({ toolKind: '', diff: '' });
+  });
+});

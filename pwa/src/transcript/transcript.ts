@@ -1,4 +1,4 @@
-import type { Approval, SessionEvent, SessionSummary } from '@tether/shared-protocol';
+import type { Approval, PlanEntry, SessionEvent, SessionSummary } from '@tether/shared-protocol';
 
 /**
  * A session's transcript as the app shows it, folded from the session's event log. Folding is
@@ -30,6 +30,20 @@ export interface ToolItem {
   output: string;
   truncated: boolean;
   exitCode: number | null;
+  /** The agent's kind for it (`edit`, `execute`, …); '' for Tether's own tools. */
+  toolKind: string;
+  /** Its changes as a unified diff ('' when none), shown as text. */
+  diff: string;
+  diffTruncated: boolean;
+}
+
+/** An agent's plan, as a checklist; a newer plan event with the same id replaces it in place. */
+export interface PlanItem {
+  /** The sequence number of the event that made the item (for paging and cache trimming). */
+  seq: number;
+  kind: 'plan';
+  id: string;
+  entries: PlanEntry[];
 }
 
 export interface ApprovalItem {
@@ -70,7 +84,7 @@ export interface GapItem {
   to: number;
 }
 
-export type TranscriptItem = MessageItem | ToolItem | ApprovalItem | NoticeItem | RunItem | GapItem;
+export type TranscriptItem = MessageItem | ToolItem | ApprovalItem | NoticeItem | RunItem | GapItem | PlanItem;
 
 export interface TranscriptState {
   /** The sequence number of the last event folded in; the watch resumes after it. */
@@ -219,20 +233,48 @@ function step(draft: Draft, event: SessionEvent): void {
         output: '',
         truncated: false,
         exitCode: null,
+        toolKind: event.kind ?? '',
+        diff: event.diff ?? '',
+        diffTruncated: event.diffTruncated ?? false,
       }));
       break;
+    case 'tool.updated':
+      draft.upsert(toolKey(event.toolCallId), (old) => {
+        const base: ToolItem =
+          old?.kind === 'tool'
+            ? old
+            : { ...blankTool(event.toolCallId, event.tool, event.seq), title: event.title ?? event.tool };
+        return {
+          ...base,
+          ...(event.title !== undefined ? { title: event.title } : {}),
+          ...(event.input !== undefined ? { input: formatInput(event.input) } : {}),
+          ...(event.output !== undefined ? { output: event.output } : {}),
+          ...(event.kind !== undefined ? { toolKind: event.kind } : {}),
+          ...(event.diff !== undefined ? { diff: event.diff, diffTruncated: event.diffTruncated ?? false } : {}),
+        };
+      });
+      break;
     case 'tool.finished':
-      draft.upsert(toolKey(event.toolCallId), (old) => ({
-        kind: 'tool',
+      draft.upsert(toolKey(event.toolCallId), (old) => {
+        const base = old?.kind === 'tool' ? old : blankTool(event.toolCallId, event.tool, event.seq);
+        return {
+          ...base,
+          tool: event.tool,
+          status: event.ok ? 'ok' : 'failed',
+          output: event.output,
+          truncated: event.truncated,
+          exitCode: event.exitCode ?? null,
+          ...(event.kind !== undefined ? { toolKind: event.kind } : {}),
+          ...(event.diff !== undefined ? { diff: event.diff, diffTruncated: event.diffTruncated ?? false } : {}),
+        };
+      });
+      break;
+    case 'plan':
+      draft.upsert(`plan:${event.planId}`, (old) => ({
+        kind: 'plan',
         seq: old?.seq ?? event.seq,
-        id: toolKey(event.toolCallId),
-        tool: event.tool,
-        title: old?.kind === 'tool' ? old.title : event.tool,
-        input: old?.kind === 'tool' ? old.input : '',
-        status: event.ok ? 'ok' : 'failed',
-        output: event.output,
-        truncated: event.truncated,
-        exitCode: event.exitCode ?? null,
+        id: `plan:${event.planId}`,
+        entries: event.entries,
       }));
       break;
     case 'approval.requested':
@@ -328,6 +370,25 @@ export function pendingApprovals(state: TranscriptState): Approval[] {
   for (const item of state.items)
     if (item.kind === 'approval' && item.approval.status === 'pending') out.push(item.approval);
   return out;
+}
+
+/** A tool row for a call whose start was not seen (dropped from the front, or an update came first). */
+function blankTool(toolCallId: string, tool: string, seq: number): ToolItem {
+  return {
+    kind: 'tool',
+    seq,
+    id: toolKey(toolCallId),
+    tool,
+    title: tool,
+    input: '',
+    status: 'running',
+    output: '',
+    truncated: false,
+    exitCode: null,
+    toolKind: '',
+    diff: '',
+    diffTruncated: false,
+  };
 }
 
 function toolKey(toolCallId: string): string {

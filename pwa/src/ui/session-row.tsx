@@ -10,11 +10,14 @@ export function SessionRow({
   session,
   current,
   now,
+  machineOffline = false,
 }: {
   hostId: string;
   session: SessionSummary;
   current: boolean;
   now: number;
+  /** The session runs on a machine that is offline now: its tools wait for it. */
+  machineOffline?: boolean;
 }) {
   const line = nowLine(session);
   const paused = session.activity?.paused === true && session.status !== 'running' && session.status !== 'waiting';
@@ -42,8 +45,14 @@ export function SessionRow({
           )}
         </span>
         <span class="row-meta" title={session.cwd}>
-          {session.place === 'local' ? 'this computer' : session.place} · {session.cwd} ·{' '}
-          {relativeTime(session.updatedAt, now)}
+          {session.place === 'local' ? 'this computer' : session.place}
+          {machineOffline && (
+            <span class="stale" data-machine-offline>
+              {' '}
+              (offline)
+            </span>
+          )}{' '}
+          · {session.cwd} · {relativeTime(session.updatedAt, now)}
         </span>
         {line && <span class="row-now">{line}</span>}
         {session.lastLine && <span class="row-line">{session.lastLine}</span>}

@@ -10,6 +10,7 @@ import { RunGlance } from './run-glance.js';
 import { useMedia } from './use-media.js';
 import { markOnce } from './perf-marks.js';
 import { SESSION_STATUS_TEXT, isBusy } from './session-status.js';
+import { TerminalButton } from './terminal-button.js';
 import { TopBar } from './top-bar.js';
 import { TranscriptView } from './transcript-view.js';
 import { useStore } from './use-store.js';
@@ -114,6 +115,7 @@ export function SessionScreen({ hostId, sessionId, back }: { hostId: string; ses
             {stopping ? 'Stopping…' : 'Stop'}
           </button>
         )}
+        {summary?.place === 'local' && <TerminalButton hostId={hostId} cwd={summary.cwd} />}
       </TopBar>
       {view.watchError && (
         <p class="banner error-text" role="alert">

@@ -1,6 +1,6 @@
 import type { Approval, Decision, Result } from '@tether/shared-protocol';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import type { GapItem, TranscriptItem, TranscriptState } from '../transcript/transcript.js';
+import type { GapItem, PlanItem, TranscriptItem, TranscriptState } from '../transcript/transcript.js';
 import { ApprovalCard } from './approval-card.js';
 import { MarkdownView } from './markdown-view.js';
 import { ToolRow } from './tool-row.js';
@@ -261,6 +261,8 @@ function Item({ item, deviceId, onAnswer }: { item: TranscriptItem } & Pick<Prop
       );
     case 'tool':
       return <ToolRow item={item} />;
+    case 'plan':
+      return <PlanView item={item} />;
     case 'approval':
       return (
         <ApprovalCard
@@ -281,4 +283,34 @@ function Item({ item, deviceId, onAnswer }: { item: TranscriptItem } & Pick<Prop
     case 'gap':
       return null;
   }
+}
+
+const PLAN_MARK: Record<PlanItem['entries'][number]['status'], string> = {
+  pending: '☐',
+  in_progress: '▶',
+  completed: '☑',
+};
+const PLAN_LABEL: Record<PlanItem['entries'][number]['status'], string> = {
+  pending: 'to do',
+  in_progress: 'in progress',
+  completed: 'done',
+};
+
+/** The agent's plan as a checklist (its text as text). */
+function PlanView({ item }: { item: PlanItem }) {
+  return (
+    <section class="plan" data-plan-id={item.id} aria-label="Plan">
+      <h3>Plan</h3>
+      <ul>
+        {item.entries.map((entry, i) => (
+          <li key={i} data-status={entry.status}>
+            <span class="plan-mark" aria-label={PLAN_LABEL[entry.status]}>
+              {PLAN_MARK[entry.status]}
+            </span>{' '}
+            {entry.content}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
 }

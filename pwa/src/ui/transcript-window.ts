@@ -86,7 +86,9 @@ function searchText(item: TranscriptItem): string {
     case 'message':
       return item.text;
     case 'tool':
-      return `${item.title}\n${item.input}\n${item.output}`;
+      return `${item.title}\n${item.input}\n${item.output}\n${item.diff}`;
+    case 'plan':
+      return item.entries.map((e) => e.content).join('\n');
     case 'approval':
       return item.approval.action;
     case 'notice':

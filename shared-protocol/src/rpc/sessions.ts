@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import { MAX_MESSAGE_TEXT } from '../limits.js';
 import { MAX_WATCH_TAIL } from './history.js';
 import { SessionActivitySchema } from './activity.js';
+import { AgentName } from './agents.js';
 import { Count, Id, Name, Path, Seq, Timestamp } from './common.js';
 
 /** `sessions.*`: list, create, follow and steer agent sessions. */
@@ -59,6 +60,8 @@ export const CreateSessionParams = v.object({
   model: v.optional(Name),
   /** `local` (the default) or a machine name. */
   place: v.optional(Name),
+  /** An ACP agent (from `host.info`'s `agents`) to run the session instead of Tether's own loop; not with `model`. */
+  agent: v.optional(AgentName),
 });
 export const SessionResult = v.object({ session: SessionSummarySchema });
 
