@@ -9,6 +9,7 @@ export default defineConfig({
     alias: [
       { find: /^@tether\/shared-protocol\/testing$/, replacement: src('./shared-protocol/src/testing/index.ts') },
       { find: /^@tether\/shared-protocol$/, replacement: src('./shared-protocol/src/index.ts') },
+      { find: /^@tether\/machine\/testing$/, replacement: src('./machine/src/testing/index.ts') },
       { find: /^@tether\/machine$/, replacement: src('./machine/src/index.ts') },
     ],
   },

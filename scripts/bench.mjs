@@ -5,11 +5,15 @@ const BENCHES = {
   protocol: 'shared-protocol/bench/protocol.ts',
   'app-size': 'pwa/bench/bundle-size.ts',
   'app-render': 'e2e/bench/first-render.ts',
+  'long-run': 'e2e/bench/long-run.ts',
   host: 'host/bench/host.ts',
   remote: 'host/bench/remote.ts',
-  relay: 'relay/bench/relay.ts',
+  terminal: 'host/bench/terminal.ts',
+  // The relay alone, then the whole path through it: a real host and device, against direct.
+  relay: ['relay/bench/relay.ts', 'e2e/bench/relay-path.ts'],
   search: 'machine/bench/search.ts',
   push: 'host/bench/push.ts',
+  machine: 'host/bench/machine.ts',
 };
 
 const names = process.argv.slice(2);
@@ -21,6 +25,6 @@ if (unknown.length > 0) {
 let failed = false;
 for (const name of names.length > 0 ? names : Object.keys(BENCHES)) {
   console.log(`\n# bench ${name}`);
-  if (run(bin('tsx'), [BENCHES[name]]) !== 0) failed = true;
+  for (const file of [BENCHES[name]].flat()) if (run(bin('tsx'), [file]) !== 0) failed = true;
 }
 process.exit(failed ? 1 : 0);

@@ -44,6 +44,19 @@ describe('package boundaries', () => {
     );
   });
 
+  it("let only the tether launcher hand a command to the relay; the host's code never imports it", () => {
+    expect(rules({ 'host/bin/tether.js': "const relay = await import('@tether/relay');\n" })).toEqual([]);
+    expect(rules({ 'host/src/x.ts': "import { main } from '@tether/relay';\n" })).toEqual([
+      'appToApp: host imports @tether/relay',
+    ]);
+    expect(rules({ 'host/bin/other.js': "const relay = await import('@tether/relay');\n" })).toEqual([
+      'appToApp: host imports @tether/relay',
+    ]);
+    expect(rules({ 'relay/bin/x.js': "const m = await import('@tether/machine');\n" })).toEqual([
+      'appToApp: relay imports @tether/machine',
+    ]);
+  });
+
   it('refuse importing the host from anywhere', () => {
     for (const pkg of ['pwa', 'relay', 'machine', 'e2e', 'shared-protocol']) {
       const violations = checkBoundaries(

@@ -33,15 +33,20 @@ export interface AppHostOptions {
   env?: NodeJS.ProcessEnv;
   /** Files written into the data dir before the host starts (name → text). */
   files?: Record<string, string>;
+  /** More `tether start` arguments (e.g. `--max-model-calls 500`). */
+  args?: string[];
+  /** Written to `<data-dir>/agents.json` before the host starts: ACP agents it offers. */
+  agents?: Record<string, { command: string; args?: string[]; title?: string; env?: Record<string, string> }>;
 }
 
 export async function startAppHost(options: AppHostOptions = {}): Promise<AppHost> {
   const dataDir = makeDataDir();
   for (const [name, text] of Object.entries(options.files ?? {})) writeFileSync(join(dataDir, name), text);
+  if (options.agents) writeFileSync(join(dataDir, 'agents.json'), JSON.stringify({ agents: options.agents }));
   const model = options.model !== undefined ? ['--model', options.model] : [];
   const process = await startHost(
     dataDir,
-    ['--bind', options.bind ?? '127.0.0.1', '--port', '0', '--root', dataDir, ...model],
+    ['--bind', options.bind ?? '127.0.0.1', '--port', '0', '--root', dataDir, ...model, ...(options.args ?? [])],
     {
       TETHER_DEMO_DELAY_MS: String(options.demoDelayMs ?? 10),
       ...options.env,

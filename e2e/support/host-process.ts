@@ -38,7 +38,8 @@ export async function startHost(
   extraArgs: string[] = [],
   env: NodeJS.ProcessEnv = {},
 ): Promise<HostProcess> {
-  const bind = extraArgs.includes('--bind') ? [] : ['--bind', '127.0.0.1', '--port', '0'];
+  const bind =
+    extraArgs.includes('--bind') || extraArgs.includes('--relay-only') ? [] : ['--bind', '127.0.0.1', '--port', '0'];
   const child = spawn(process.execPath, [TETHER_BIN, 'start', '--json', '--data-dir', dataDir, ...bind, ...extraArgs], {
     env: { ...cleanEnv(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,4 +1,4 @@
-import type { BoxKeyPair, PairReply, PairingLink, Result } from '@tether/shared-protocol';
+import type { BoxKeyPair, PairReply, PairRequestBody, PairingLink, Result } from '@tether/shared-protocol';
 import { fail, generateBoxKeyPair, isErrorCode, ok, pairWithHost } from '@tether/shared-protocol';
 
 export interface NodePairing {
@@ -19,19 +19,24 @@ export function pairFromNode(baseUrl: string, link: PairingLink, label: string):
     devicePublicKey: keys.publicKey,
     label,
     onCode: (c) => shown(c),
-    post: async (body) => {
-      const response = await fetch(`${baseUrl}/rc/pair`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      const json: unknown = await response.json().catch((): unknown => undefined);
-      if (response.ok) return ok(json);
-      const error = (json as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
-      return isErrorCode(error?.code)
-        ? fail(error.code, typeof error.message === 'string' ? error.message : '')
-        : fail('pair-failed', `HTTP ${response.status}`);
-    },
+    post: postPairBody(`${baseUrl}/rc/pair`),
   });
   return { keys, code, done };
+}
+
+/** Posts one pairing body to `url` (the host's `/rc/pair` or a relay's pair URL) as pairWithHost wants. */
+export function postPairBody(url: string): (body: PairRequestBody) => Promise<Result<unknown>> {
+  return async (body) => {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const json: unknown = await response.json().catch((): unknown => undefined);
+    if (response.ok) return ok(json);
+    const error = (json as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
+    return isErrorCode(error?.code)
+      ? fail(error.code, typeof error.message === 'string' ? error.message : '')
+      : fail('pair-failed', `HTTP ${response.status}`);
+  };
 }

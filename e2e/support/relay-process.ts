@@ -11,6 +11,8 @@ export interface RelayProcess {
   child: ChildProcess;
   url: string;
   node: string;
+  /** The port it listens on (its URL may be a load balancer's, with --public-url). */
+  port: number;
   /** Sends `signal` and resolves with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
@@ -23,10 +25,10 @@ export async function startRelay(args: string[] = []): Promise<RelayProcess> {
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const listening = await new Promise<{ url: string; node: string }>((resolve, reject) => {
+  const listening = await new Promise<{ url: string; node: string; port: number }>((resolve, reject) => {
     createInterface({ input: child.stdout }).on('line', (text) => {
       try {
-        const line = JSON.parse(text) as { event?: string; url: string; node: string };
+        const line = JSON.parse(text) as { event?: string; url: string; node: string; port: number };
         if (line.event === 'listening') resolve(line);
       } catch {
         // not a JSON line
@@ -38,6 +40,7 @@ export async function startRelay(args: string[] = []): Promise<RelayProcess> {
     child,
     url: listening.url,
     node: listening.node,
+    port: listening.port,
     stop: async (signal = 'SIGTERM') => {
       if (child.exitCode === null) child.kill(signal);
       return exited;

@@ -9,7 +9,7 @@ import type { DataPaths } from './config/data-dir.js';
 import { dataPaths, prepareDataDir } from './config/data-dir.js';
 import { loadOrCreateIdentity } from './config/host-identity.js';
 import { ControlServer } from './control/control-server.js';
-import { LocalContext } from '@tether/machine';
+import { LocalContext, NodePtyPort, PtyTerminals, privatePaths } from '@tether/machine';
 import { DeviceGateway } from './gateway/device-gateway.js';
 import type { PairRequestInfo } from './gateway/pairing-service.js';
 import { newId } from './ids.js';
@@ -40,6 +40,16 @@ import { DeviceStore } from './store/device-store.js';
 import type { PushSender } from './push/push-sender.js';
 import { PushService } from './push/push-service.js';
 import type { Agent } from 'node:https';
+import { HostMachines } from './machines/host-machines.js';
+import { AcpBackend } from './agents/acp-backend.js';
+import type { AcpLimits } from './agents/acp-backend.js';
+import { AcpSessionStore } from './agents/acp-session-store.js';
+import { AgentCatalog } from './agents/agent-catalog.js';
+import { agentsConfigPath, loadAgents } from './agents/agent-config.js';
+import { TerminalManager } from './terminals/terminal-manager.js';
+import { HostRelay } from './relay/host-relay.js';
+import type { RelayLinkState } from './relay/relay-link.js';
+import { relayHandlers } from './relay/relay-handlers.js';
 
 export interface HostOptions {
   dataDir: string;
@@ -47,6 +57,10 @@ export interface HostOptions {
   model?: string;
   /** `--mcp-config`; otherwise `<data-dir>/mcp.json` when it exists. */
   mcpConfig?: string;
+  /** `--agents-config`; otherwise `<data-dir>/agents.json` when it exists (else the ready entries only). */
+  agentsConfig?: string;
+  /** Bounds of ACP agent runs (tests shorten the timeouts). */
+  acpLimits?: Partial<AcpLimits>;
   env: NodeJS.ProcessEnv;
   clock?: Clock;
   /** Things the person at the computer should see (MCP failures, retries). */
@@ -75,6 +89,17 @@ export interface HostOptions {
     extraPushOrigins?: string[];
     retryBaseMs?: number;
   };
+  /** Model calls a run may make before it waits for a go-on (`--max-model-calls`), unless a
+   * session sets its own. */
+  maxModelCalls?: number;
+  /** Milliseconds a session's call waits for an offline machine before its run stops (default 15 min). */
+  machineWaitMs?: number;
+  /** Milliseconds a terminal with no device attached stays open (default 30 min). */
+  terminalIdleMs?: number;
+  /** `--relay URL`: keep a link to this relay, so phones anywhere reach the host through it. */
+  relay?: { url: string };
+  /** The relay link changed state (linked, waiting, stopped). */
+  onRelayState?: (state: RelayLinkState) => void;
 }
 
 export interface RemoteOptions extends ListenOptions {
@@ -99,11 +124,14 @@ export class Host {
   private closed = false;
   /** The LAN or Tailscale listener, when phones can reach this host directly. */
   listener: LanListener | undefined;
+  /** The link to a relay, with `--relay`. */
+  relay: HostRelay | undefined;
   /** Why phones can or cannot reach this host, in words for the person. */
   reachMessage = 'remote control is off';
   private stopRenewals: (() => void) | undefined;
   readonly devices: DeviceStore;
   readonly gateway: DeviceGateway;
+  readonly terminals: TerminalManager;
   private control: ControlServer | undefined;
   private readonly unsubscribe: () => void;
 
@@ -120,11 +148,23 @@ export class Host {
     readonly clock: Clock,
     options: HostOptions,
     models: readonly string[],
+    readonly machines: HostMachines,
+    readonly agents: { backend: AcpBackend; catalog: AgentCatalog },
     readonly push: PushService,
   ) {
     this.startedAt = clock.now();
     this.devices = new DeviceStore(db);
     const roots = options.remote?.roots ?? options.roots ?? [homedir()];
+    const localTerminals = new PtyTerminals({ pty: new NodePtyPort(), roots, clock, env: options.env });
+    this.terminals = new TerminalManager({
+      clock,
+      newId,
+      place: (machine) =>
+        machine === 'local'
+          ? ok(localTerminals)
+          : fail('unsupported', `terminals on other machines are not offered yet; ${machine} is not this computer`),
+      ...(options.terminalIdleMs !== undefined ? { idleMs: options.terminalIdleMs } : {}),
+    });
     this.gateway = new DeviceGateway({
       identity,
       devices: this.devices,
@@ -136,9 +176,11 @@ export class Host {
       onRequest: (request) => options.onPairRequest?.(request),
       onSettled: (id) => options.onPairSettled?.(id),
       onWarning: (text) => options.onNotice?.({ level: 'warning', text }),
+      relay: (deviceId) => this.relay?.tickets.details(deviceId),
       ...(options.pairAnswerWaitMs !== undefined ? { answerWaitMs: options.pairAnswerWaitMs } : {}),
       ...(options.pairAttemptsPerMinute !== undefined ? { attemptsPerMinute: options.pairAttemptsPerMinute } : {}),
       handlers: (gateway) => ({
+        ...relayHandlers(() => this.relay?.tickets),
         ...deviceHandlers({
           hostId: identity.hostId,
           hostName: this.name,
@@ -146,11 +188,17 @@ export class Host {
           sessions,
           approvals,
           devices: this.devices,
+          log,
           disconnectDevice: (id) => gateway.hub.disconnectDevice(id),
           roots,
+          // The same list a machine keeps from its host: credential folders and Tether's own data.
+          privates: privatePaths(options.env ? { env: options.env } : {}),
           models,
-          features: () => ['push'],
+          agents: agents.catalog,
+          features: () => ['machines', 'terminals', 'push', ...(this.relay ? ['relay'] : [])],
           clock,
+          machines: machines.registry,
+          terminals: this.terminals,
         }),
         ...push.handlers(),
       }),
@@ -161,30 +209,37 @@ export class Host {
       unsubscribeDevices();
       unsubscribePush();
     };
+    machines.publish = (event) => this.gateway.publish(event);
   }
 
   static async start(options: HostOptions): Promise<Result<Host>> {
     const clock = options.clock ?? systemClock;
     const paths = dataPaths(options.dataDir);
     const dir = prepareDataDir(paths.dir);
-    if (!dir.ok) return fail('unavailable', dir.message);
+    if (!dir.ok) return dir;
     const identity = loadOrCreateIdentity(paths.identity);
-    if (!identity.ok) return fail('unavailable', identity.message);
+    if (!identity.ok) return identity;
 
     const defaultModel = options.model ?? formatModelSpec(defaultModelSpec(options.env));
     const parsedDefault = parseModelSpec(defaultModel);
-    if (!parsedDefault.ok) return fail('invalid-params', parsedDefault.message);
+    if (!parsedDefault.ok) return parsedDefault;
     const checked = createProvider(parsedDefault.value, options.env);
-    if (!checked.ok) return fail('invalid-params', checked.message);
+    if (!checked.ok) return checked;
 
     const mcpConfig = loadMcpConfig(options.mcpConfig ?? paths.mcpConfig, {
       required: options.mcpConfig !== undefined,
     });
-    if (!mcpConfig.ok) return fail('invalid-params', mcpConfig.message);
+    if (!mcpConfig.ok) return mcpConfig;
+
+    const agentSpecs = loadAgents(options.agentsConfig ?? agentsConfigPath(paths.dir), {
+      required: options.agentsConfig !== undefined,
+    });
+    if (!agentSpecs.ok) return agentSpecs;
 
     const db = openDatabase(paths.database);
     const log = new EventLog(db, clock);
     const sessionStore = new SessionStore(db);
+    if (options.maxModelCalls !== undefined) sessionStore.activity.setHostLimit(options.maxModelCalls);
     const approvals = new ApprovalBroker(new ApprovalStore(db), log, clock, () => newId('a'));
     const mcpFailures: string[] = [];
     // Made after the MCP servers start, which may already report failures to it.
@@ -203,7 +258,7 @@ export class Host {
 
     const providers: ProviderFactory = (spec, onNotice) => {
       const parsed = parseModelSpec(spec);
-      if (!parsed.ok) return fail('invalid-params', parsed.message);
+      if (!parsed.ok) return parsed;
       const made = createProvider(parsed.value, options.env, {
         clock,
         ...(options.demoDelayMs !== undefined ? { demo: { delayMs: options.demoDelayMs } } : {}),
@@ -216,10 +271,32 @@ export class Host {
             ),
         },
       });
-      if (!made.ok) return fail('invalid-params', made.message);
+      if (!made.ok) return made;
       return ok({ provider: made.value, model: parsed.value.model });
     };
-    const local = new LocalContext();
+    // Its own computer keeps from sessions what a machine keeps from its host (docs/machines.md):
+    // credential folders and Tether's usual data dirs. A data dir named with --data-dir is not
+    // added: a person may deliberately offer it as a root (the browser tests do).
+    const privates = privatePaths(options.env ? { env: options.env } : {});
+    const local = new LocalContext({ privates });
+    // Machine status goes to the devices once the gateway exists (the constructor wires it).
+    const machines = new HostMachines({
+      db,
+      identity: identity.value.identity,
+      clock,
+      ...(options.machineWaitMs !== undefined ? { waitMs: options.machineWaitMs } : {}),
+      publish: (event) => machines.publish?.(event),
+      sessionsOn: (name) => late.sessions?.list(true).filter((s) => s.place === name).length ?? 0,
+    });
+    const catalog = new AgentCatalog(agentSpecs.value, options.env);
+    const acp = new AcpBackend({
+      catalog,
+      log,
+      sessions: new AcpSessionStore(db),
+      clock,
+      env: options.env,
+      ...(options.acpLimits ? { limits: options.acpLimits } : {}),
+    });
     const sessions = new SessionManager({
       sessions: sessionStore,
       log,
@@ -230,8 +307,9 @@ export class Host {
           providers,
           tools: () => [...BUILTIN_TOOLS, ...mcp.tools().map(mcpAgentTool)],
         }),
+        acp,
       },
-      contexts: (place) => (place === 'local' ? local : undefined),
+      contexts: (place, run) => (place === 'local' ? local : machines.registry.context(place, run)),
       clock,
       newId,
       defaultModel,
@@ -241,7 +319,7 @@ export class Host {
     sessions.recover();
 
     const push = PushService.start({
-      hostId: identity.identity.hostId,
+      hostId: identity.value.identity.hostId,
       db,
       vapidPath: paths.vapidKeys,
       configPath: paths.notificationsConfig,
@@ -261,7 +339,7 @@ export class Host {
     }
 
     const host = new Host(
-      identity.identity,
+      identity.value.identity,
       paths,
       db,
       log,
@@ -273,6 +351,8 @@ export class Host {
       clock,
       options,
       offeredModels(parsedDefault.value, options.env),
+      machines,
+      { backend: acp, catalog },
       push.value,
     );
     const control = await ControlServer.listen(
@@ -292,6 +372,24 @@ export class Host {
         return started;
       }
     }
+    if (options.relay) {
+      const relay = HostRelay.create({
+        url: options.relay.url,
+        identity: host.identity,
+        gateway: host.gateway,
+        clock,
+        random: secureRandom,
+        ...(options.onRelayState ? { onState: options.onRelayState } : {}),
+      });
+      if (!relay.ok) {
+        await host.close();
+        return relay;
+      }
+      host.relay = relay.value;
+      if (!options.remote)
+        host.reachMessage = 'listening on no network address: phones reach this host through the relay';
+      relay.value.start();
+    }
     return ok(host);
   }
 
@@ -306,13 +404,24 @@ export class Host {
       url: this.listener?.url ?? null,
       mode: this.listener?.mode ?? null,
       message: this.reachMessage,
+      ...(this.relay ? { relay: this.relay.status() } : {}),
     };
   }
 
   /** The current pairing link, on the origin phones load the app from. */
-  pairLink(): Result<{ link: string; expiresAt: number }> {
-    if (!this.listener) return fail('unavailable', `no phone can reach this host: ${this.reachMessage}`);
-    return ok(this.gateway.pairing.currentLink(this.listener.url));
+  pairLink(): Result<{ link: string; expiresAt: number; relay?: { url: string; link: string } }> {
+    const relay = this.relay && this.relay.pairLink((base) => this.gateway.pairing.currentLink(base));
+    const withRelay = relay && { relay: { url: this.relay!.url, link: relay.link } };
+    if (this.listener) {
+      const direct = this.gateway.pairing.currentLink(this.listener.url);
+      return ok({
+        link: this.relay ? this.relay.withHint(direct.link) : direct.link,
+        expiresAt: direct.expiresAt,
+        ...withRelay,
+      });
+    }
+    if (relay) return ok({ ...relay, ...withRelay });
+    return fail('unavailable', `no phone can reach this host: ${this.reachMessage}`);
   }
 
   /** Stops cleanly: runs are interrupted and recorded as such, servers closed, the store closed. */
@@ -321,10 +430,15 @@ export class Host {
     this.closed = true;
     this.stopRenewals?.();
     this.unsubscribe();
+    this.terminals.closeAll();
     this.gateway.close();
     this.push.close();
+    // Calls waiting for an offline machine fail now, so no run holds the shutdown.
+    this.machines.close();
+    this.relay?.stop();
     await this.listener?.close();
     await this.sessions.shutdown();
+    await this.agents.backend.close();
     await this.control?.close();
     await this.mcp.close();
     this.db.close();
@@ -348,27 +462,32 @@ export class Host {
       reach: () => this.reach(),
       pairLink: () => this.pairLink(),
       push: () => this.push.status(),
+      agents: this.agents.catalog,
       clock: this.clock,
+      machines: this.machines.handlerDeps(),
+      terminals: this.terminals,
     });
   }
 
   /** Starts the LAN or Tailscale listener in front of the device gateway. */
   private async listen(remote: RemoteOptions, options: HostOptions): Promise<Result<void>> {
     const plan = await planListen(remote, this.paths.dir);
-    if (!plan.ok) return { ok: false, error: { code: plan.error.code, message: plan.error.message } };
-    if (!plan.value) {
-      this.reachMessage = 'message' in plan ? plan.message : 'remote control is off';
+    if (!plan.ok) return plan;
+    if (!plan.value.plan) {
+      this.reachMessage = plan.value.why;
       return ok(undefined);
     }
-    const listen = plan.value;
+    const listen = plan.value.plan;
     const server = await LanListener.start({
       address: listen.address,
       port: remote.port,
       ...(listen.tls ? { tls: listen.tls } : {}),
       gateway: this.gateway,
+      machines: this.machines.linkServer(this.gateway.stats),
       clock: this.clock,
       app: loadAppFiles(remote.appDir ?? DEFAULT_APP_DIR),
       ...(remote.extraOrigins ? { extraOrigins: remote.extraOrigins } : {}),
+      connectSources: () => this.relay?.connectSources() ?? [],
     });
     if (!server.ok) return server;
     this.listener = server.value;

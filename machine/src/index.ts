@@ -27,3 +27,32 @@ export type { LocalContextOptions } from './local-context.js';
 export { LocalContext, MAX_LIVE_PROCESSES } from './local-context.js';
 export { REGEX_TIME_LIMIT_MS } from './regex-search.js';
 export { MAX_PENDING_INPUT_BYTES } from './spawn-process.js';
+// The machine agent: lending this computer to a host over a sealed link.
+export type { AgentState, HostKeyPinStore, MachineAgentOptions } from './agent/machine-agent.js';
+export { MACHINE_SERVES, MachineAgent, RECONNECT_BACKOFF } from './agent/machine-agent.js';
+export type { MachineExecutorOptions } from './agent/machine-executor.js';
+export { MachineExecutor } from './agent/machine-executor.js';
+export { HostKeyPins, machinePaths, resolveMachineDir } from './agent/machine-data.js';
+export type { PrivateFolderOptions } from './agent/private-folders.js';
+export { PRIVATE_HOME_FOLDERS, isPrivatePath, privatePaths } from './agent/private-folders.js';
+export { checkSharedRoots } from './agent/shared-roots.js';
+export type { RunningShare, ShareOptions, ShareStatusReport } from './agent/share.js';
+export { describeState, readTokenFile, shareStatus, startShare } from './agent/share.js';
+export type { CommandRunner, ServiceOutcome, ServicePlan, ServiceSpec } from './agent/background-service.js';
+export { installService, servicePlan, shellLine, uninstallService } from './agent/background-service.js';
+export { machineSocketUrl, wsConnect } from './link/ws-connect.js';
+export type { PtyPort, PtyProcess, PtySpawn } from './terminal/pty-port.js';
+export { NodePtyPort } from './terminal/node-pty-port.js';
+export type { OutputChunk } from './terminal/terminal-backlog.js';
+export { TERMINAL_BACKLOG_BYTES, TerminalBacklog } from './terminal/terminal-backlog.js';
+export type { ScreenSnapshot } from './terminal/terminal-screen.js';
+export { MAX_SCREEN_LAG_BYTES, MAX_SNAPSHOT_BYTES, SCREEN_SCROLLBACK_LINES } from './terminal/terminal-screen.js';
+export type { OutputReader, TerminalHandle, TerminalOptions } from './terminal/terminal.js';
+export { MAX_PENDING_TERMINAL_INPUT, Terminal } from './terminal/terminal.js';
+export type {
+  OpenTerminalError,
+  OpenTerminalRequest,
+  PtyTerminalsOptions,
+  TerminalPlace,
+} from './terminal/pty-terminals.js';
+export { MAX_TERMINALS, PtyTerminals } from './terminal/pty-terminals.js';

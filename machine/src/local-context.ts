@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
 import { mkdir, open, opendir, readFile, stat } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { ExecError, FsErrorCode, Result } from '@tether/shared-protocol';
 import { execFail, ok } from '@tether/shared-protocol';
 import type {
@@ -21,6 +21,7 @@ import type {
   SpawnRequest,
 } from './execution-context.js';
 import { resolveInside } from './confine.js';
+import { isPrivatePath } from './agent/private-folders.js';
 import { commandEnvironment } from './process-group.js';
 import { runProcess } from './run-process.js';
 import { searchFiles, textMatcher } from './search-files.js';
@@ -35,6 +36,11 @@ export interface LocalContextOptions {
   regexTimeLimitMs?: number;
   /** The environment commands start from (before the host's credentials are taken out). */
   env?: NodeJS.ProcessEnv;
+  /**
+   * Real paths file operations never reach, even inside a session's folder (`privatePaths()`:
+   * credential folders, Tether's data), as a machine keeps them from its host. None by default.
+   */
+  privates?: readonly string[];
 }
 
 /** This computer. */
@@ -42,11 +48,13 @@ export class LocalContext implements ExecutionContext {
   readonly place = 'local';
   private readonly regexTimeLimitMs: number;
   private readonly env: NodeJS.ProcessEnv;
+  private readonly privates: readonly string[];
   private liveProcesses = 0;
 
   constructor(options: LocalContextOptions = {}) {
     this.regexTimeLimitMs = options.regexTimeLimitMs ?? REGEX_TIME_LIMIT_MS;
     this.env = options.env ?? process.env;
+    this.privates = options.privates ?? [];
   }
 
   async exec(request: ExecRequest): Promise<Result<ExecOutcome, ExecRunError>> {
@@ -77,7 +85,7 @@ export class LocalContext implements ExecutionContext {
   }
 
   async readFile(root: string, path: string, maxBytes: number): Promise<Result<FileText, FsError>> {
-    const resolved = await resolveInside(root, path);
+    const resolved = await this.inside(root, path);
     if (!resolved.ok) return resolved;
     try {
       const info = await stat(resolved.value);
@@ -98,7 +106,7 @@ export class LocalContext implements ExecutionContext {
   }
 
   async writeFile(root: string, path: string, text: string): Promise<Result<FileWritten, FsError>> {
-    const resolved = await resolveInside(root, path);
+    const resolved = await this.inside(root, path);
     if (!resolved.ok) return resolved;
     let created = false;
     try {
@@ -127,7 +135,7 @@ export class LocalContext implements ExecutionContext {
   }
 
   async listDir(root: string, path: string, maxEntries: number): Promise<Result<DirListing, FsError>> {
-    const resolved = await resolveInside(root, path);
+    const resolved = await this.inside(root, path);
     if (!resolved.ok) return resolved;
     try {
       const entries: DirEntryInfo[] = [];
@@ -138,6 +146,7 @@ export class LocalContext implements ExecutionContext {
           truncated = true;
           break;
         }
+        if (isPrivatePath(join(resolved.value, entry.name), this.privates)) continue;
         const type = entry.isDirectory()
           ? 'dir'
           : entry.isFile()
@@ -159,29 +168,44 @@ export class LocalContext implements ExecutionContext {
   }
 
   async search(root: string, query: SearchQuery): Promise<Result<SearchFound, SearchError>> {
-    const start = await resolveInside(root, query.path ?? '.');
+    const start = await this.inside(root, query.path ?? '.');
     if (!start.ok) return start;
-    const rootReal = await resolveInside(root, '.');
+    const rootReal = await this.inside(root, '.');
     if (!rootReal.ok) return rootReal;
-    if (query.regex) {
-      return searchWithRegex(
-        {
-          root: rootReal.value,
-          start: start.value,
-          pattern: query.pattern,
-          caseSensitive: query.caseSensitive,
-          maxResults: query.maxResults,
-        },
-        this.regexTimeLimitMs,
-      );
-    }
-    // Plain text matching is linear in the input: it stays on this thread.
-    return searchFiles(rootReal.value, start.value, textMatcher(query.pattern, query.caseSensitive), query.maxResults);
+    const found = query.regex
+      ? await searchWithRegex(
+          {
+            root: rootReal.value,
+            start: start.value,
+            pattern: query.pattern,
+            caseSensitive: query.caseSensitive,
+            maxResults: query.maxResults,
+          },
+          this.regexTimeLimitMs,
+        )
+      : // Plain text matching is linear in the input: it stays on this thread.
+        await searchFiles(
+          rootReal.value,
+          start.value,
+          textMatcher(query.pattern, query.caseSensitive),
+          query.maxResults,
+        );
+    if (!found.ok || this.privates.length === 0) return found;
+    // A private folder inside the root is walked but never answered from.
+    const hits = found.value.hits.filter((hit) => !isPrivatePath(join(rootReal.value, hit.path), this.privates));
+    return ok({ ...found.value, hits });
+  }
+
+  /** `path` resolved by real path inside `root`, and not private. */
+  private async inside(root: string, path: string): Promise<Result<string, ExecError<FsErrorCode>>> {
+    const resolved = await resolveInside(root, path);
+    if (!resolved.ok || !isPrivatePath(resolved.value, this.privates)) return resolved;
+    return execFail('outside-root', `${path} is a private folder (credentials or Tether's data)`);
   }
 
   /** `path` resolved inside `root`, when it is a folder; `label` names it in errors. */
   private async folderIn(root: string, path: string, label = path): Promise<Result<string, ExecError<FsErrorCode>>> {
-    const resolved = await resolveInside(root, path);
+    const resolved = await this.inside(root, path);
     if (!resolved.ok) return resolved;
     try {
       const info = await stat(resolved.value);

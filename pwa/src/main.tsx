@@ -1,24 +1,32 @@
 import type { WebSocketConstructor } from '@tether/shared-protocol';
-import { parsePairingLink, webSocketConnect } from '@tether/shared-protocol';
+import { parsePairingLink, systemClock } from '@tether/shared-protocol';
 import { render } from 'preact';
 import { AppModel } from './app/app-model.js';
 import { watchLifecycle } from './app/lifecycle.js';
 import { registerServiceWorker } from './app/service-worker.js';
 import { AppDb } from './data/app-db.js';
-import { webSocketUrl } from './lib/api-urls.js';
 import { platformSubtle } from './net/device-key.js';
 import { watchPush } from './push/page-push.js';
+import { pathConnect } from './net/relay-path-connect.js';
 import { App } from './ui/app.js';
 import { formatRoute, parseRoute } from './ui/route.js';
 import './styles/base.css';
 import './styles/layout.css';
 import './styles/transcript.css';
 import './styles/forms.css';
+import './styles/terminal.css';
 
 const db = new AppDb();
-const app = new AppModel({
+const app: AppModel = new AppModel({
   db,
-  connectTo: (host) => webSocketConnect(webSocketUrl(host.apiBase), WebSocket as unknown as WebSocketConstructor),
+  // Direct to the host when the page is the host's, else (or failing that) through a relay.
+  connectTo: (host) =>
+    pathConnect({
+      host: () => app.host(host.hostId),
+      pageOrigin: location.origin,
+      WebSocketImpl: WebSocket as unknown as WebSocketConstructor,
+      clock: systemClock,
+    }),
   now: () => Date.now(),
   subtle: platformSubtle(),
 });

@@ -150,6 +150,17 @@ export function execFail<C extends ExecErrorCode>(code: C, message: string): { o
   return { ok: false, error: { code, message } };
 }
 
+/** An error whose code is narrowed to the few an operation can answer with. */
+export interface CodedError<C extends ErrorCode> {
+  code: C;
+  message: string;
+}
+
+/** A failure with a narrowed code, for `Result<T, CodedError<…>>`. */
+export function failWith<C extends ErrorCode>(code: C, message: string): { ok: false; error: CodedError<C> } {
+  return { ok: false, error: { code, message } };
+}
+
 /** Thrown only for a programming error (a state machine used out of order), never for input. */
 export class BugError extends Error {
   override name = 'BugError';

@@ -62,3 +62,17 @@ export const MAX_MESSAGE_TEXT = 256 * 1024;
 
 /** Bytes of tool output carried in one `tool.finished` event: 64 KiB (the rest is summarised). */
 export const MAX_TOOL_OUTPUT_EVENT = 64 * 1024;
+
+/** Characters of the diff carried in one `file.changed` event: 256 KiB (the rest is cut and
+ * marked), so a page of changes still fits a frame. */
+export const MAX_DIFF_EVENT = 256 * 1024;
+/** Characters of the diff a tool event carries (an ACP agent's edit, as a unified diff): 256 KiB,
+ * under the frame cap with room for the rest of the event; a longer diff is cut and says so. */
+export const MAX_TOOL_DIFF_EVENT = 256 * 1024;
+
+/** Files a tool event names as the places it reads or changes; more are left out. */
+export const MAX_TOOL_LOCATIONS = 64;
+
+/** Entries of a plan event, and characters of each: a checklist on a phone, not a document. */
+export const MAX_PLAN_ENTRIES = 100;
+export const MAX_PLAN_ENTRY_TEXT = 2000;

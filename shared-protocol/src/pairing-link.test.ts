@@ -28,6 +28,20 @@ describe('pairing link', () => {
     expect(parsePairingLink(formatPairingLink(withRelay))).toEqual({ ok: true, value: withRelay });
   });
 
+  it('names a relay over HTTPS, or over plain HTTP only on loopback', () => {
+    const hint = (url: string) =>
+      code(formatPairingLink({ ...link, relay: { hostId: 'AAAAAAAAAAAAAAAAAAAAAA', url } }));
+    expect(hint('https://relay.example.com/tether')).toBe('ok');
+    expect(hint('http://127.0.0.1:7430')).toBe('ok');
+    expect(hint('http://localhost:7430')).toBe('ok');
+    expect(hint('http://[::1]:7430')).toBe('ok');
+    // Plain HTTP anywhere else would hand the phone a page without a secure context, or worse.
+    expect(hint('http://relay.example.com')).toBe('link-malformed');
+    expect(hint('http://192.168.1.5:7430')).toBe('link-malformed');
+    expect(hint('http://127.0.0.1.evil.example')).toBe('link-malformed');
+    expect(hint('javascript:alert(1)')).toBe('link-malformed');
+  });
+
   it('keeps every secret in the fragment', () => {
     const text = formatPairingLink(link);
     expect(text.slice(0, text.indexOf('#'))).toBe('https://laptop.tail1234.ts.net:7420/');

@@ -115,6 +115,18 @@ function decodeRelayHint(field: string): RelayHint | undefined {
   const hostId = text.slice(0, at);
   const url = text.slice(at + 1);
   if (at !== 22 || !fromBase64UrlExact(hostId, 16)) return undefined;
-  if (!/^(https|wss):\/\/[^\s/?#]+(\/[^\s?#]*)?$/.test(url)) return undefined;
+  if (!isRelayUrl(url)) return undefined;
   return { hostId, url };
+}
+
+/**
+ * A relay a link may name: HTTPS (a phone needs a secure context), or plain HTTP on this device's
+ * own loopback address, which browsers also treat as secure (a relay run on the same computer,
+ * as tests do).
+ */
+export function isRelayUrl(url: string): boolean {
+  return (
+    /^(https|wss):\/\/[^\s/?#]+(\/[^\s?#]*)?$/.test(url) ||
+    /^(http|ws):\/\/(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|\[::1\])(:\d{1,5})?(\/[^\s?#]*)?$/.test(url)
+  );
 }

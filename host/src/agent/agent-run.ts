@@ -1,12 +1,14 @@
-import { MAX_TOOL_OUTPUT_EVENT } from '@tether/shared-protocol';
+import { DEFAULT_MAX_MODEL_CALLS, MAX_TOOL_OUTPUT_EVENT, fail } from '@tether/shared-protocol';
+import { fileChangedEvent } from './file-changes.js';
 import type { ChatMessage, ModelProvider, ToolCall, ToolResultMessage } from '../models/types.js';
 import { ProviderError } from '../models/types.js';
 import type { AnyTool, ApprovalNeed, ToolOutcome } from '../tools/tool.js';
 import { DeltaCoalescer } from './delta-coalescer.js';
 import type { RunContext, RunResult } from './session-backend.js';
 
-/** Model calls in one run before it stops and says so: a guard against a model that never ends. */
-export const MAX_MODEL_CALLS_PER_RUN = 100;
+/** Model calls in one run before it stops and says so, unless the run says otherwise: a guard
+ * against a model that never ends. */
+export const MAX_MODEL_CALLS_PER_RUN = DEFAULT_MAX_MODEL_CALLS;
 /** Output tokens a model may produce per call. */
 const MAX_TOKENS = 8192;
 
@@ -29,9 +31,18 @@ export async function runAgent(
 ): Promise<RunResult> {
   const { signal } = host;
   const usage = { inputTokens: 0, outputTokens: 0 };
+  const limit = host.maxModelCalls ?? MAX_MODEL_CALLS_PER_RUN;
   try {
-    for (let call = 0; call < MAX_MODEL_CALLS_PER_RUN; call++) {
+    for (let call = 0; call < limit; call++) {
+      host.progress?.({ modelCall: call + 1 });
+      const before = { ...usage };
       const turn = await modelTurn(host, provider, model, history, signal, usage);
+      host.progress?.({
+        usage: {
+          inputTokens: usage.inputTokens - before.inputTokens,
+          outputTokens: usage.outputTokens - before.outputTokens,
+        },
+      });
       history.push({ role: 'assistant', text: turn.text, toolCalls: turn.toolCalls });
       if (turn.toolCalls.length > 0) {
         const results: ToolResultMessage[] = [];
@@ -39,6 +50,8 @@ export async function runAgent(
           const ran = await runToolCall(host, toolCall, signal);
           // The place is gone (an offline machine): the model can do nothing about that.
           if ('unreachable' in ran) {
+            // Interrupted while it waited for the machine: nothing was sent, the run was stopped.
+            if (signal.aborted) return { status: 'interrupted', usage };
             return { status: 'error', error: unreachableNotice(host.context.place, ran.unreachable), usage };
           }
           results.push(ran);
@@ -57,9 +70,9 @@ export async function runAgent(
     host.append({
       type: 'notice',
       level: 'warning',
-      text: `Stopped after ${MAX_MODEL_CALLS_PER_RUN} model calls in one run; send a message to go on.`,
+      text: `Stopped after ${limit} model calls in one run (the limit for this session); say go on, or send a message, to continue.`,
     });
-    return { status: 'done', usage };
+    return { status: 'done', usage, limitReached: true };
   } catch (error) {
     if (signal.aborted || (error instanceof ProviderError && error.kind === 'aborted'))
       return { status: 'interrupted', usage };
@@ -147,13 +160,13 @@ async function runToolCall(
   } catch {
     parsedJson = false;
   }
-  const parsed = tool?.parse(input) ?? { ok: false as const, message: `There is no tool named ${call.name}.` };
+  const parsed = tool?.parse(input) ?? fail('invalid-params', `There is no tool named ${call.name}.`);
   const title = tool && parsed.ok ? tool.title(parsed.value) : call.name;
   host.append({ type: 'tool.started', toolCallId: call.id, tool: call.name, title: title.slice(0, 1000), input });
   const outcome = await (async (): Promise<ToolOutcome> => {
     if (!tool) return { ok: false, output: `There is no tool named ${call.name}.` };
     if (!parsedJson) return { ok: false, output: `The arguments are not valid JSON: ${call.arguments.slice(0, 200)}` };
-    if (!parsed.ok) return { ok: false, output: parsed.message };
+    if (!parsed.ok) return { ok: false, output: parsed.error.message };
     if (signal.aborted) return { ok: false, output: 'Not run: the run was interrupted.' };
     const context = { sessionId: host.record().id, cwd: host.record().cwd, exec: host.context, signal };
     const value = parsed.value;
@@ -184,6 +197,7 @@ async function runToolCall(
     truncated: (outcome.truncated ?? false) || output !== outcome.output,
     ...(outcome.exitCode !== undefined ? { exitCode: outcome.exitCode } : {}),
   });
+  if (outcome.ok && outcome.change) host.append(fileChangedEvent(call.id, outcome.change));
   if (outcome.unreachable) return { unreachable: outcome.output };
   return { toolCallId: call.id, name: call.name, output, isError: !outcome.ok };
 }

@@ -1,3 +1,4 @@
+import type { Decision } from '@tether/shared-protocol';
 import type { AllowRule, SessionRecord } from '../store/session-store.js';
 import type { ApprovalNeed } from '../tools/tool.js';
 import type { ApprovalBroker } from './approval-broker.js';
@@ -13,7 +14,9 @@ export interface GateRequest {
 }
 
 export type GateOutcome =
-  | { allowed: true; by: 'auto' | 'rule' | 'person' }
+  | { allowed: true; by: 'auto' | 'rule' }
+  /** `decision` says whether the person allowed it once or for the session. */
+  | { allowed: true; by: 'person'; decision: Exclude<Decision, 'deny'> }
   | { allowed: false; reason: 'denied'; note?: string }
   | { allowed: false; reason: 'cancelled' };
 
@@ -69,6 +72,10 @@ export class ApprovalGate {
       const rule = ruleForAnswer(request.tool, request.need, answer.prefix);
       if (!('error' in rule)) this.session.addAllowRule(rule);
     }
-    return { allowed: true, by: 'person' };
+    return {
+      allowed: true,
+      by: 'person',
+      decision: answer.decision === 'allow-session' ? 'allow-session' : 'allow-once',
+    };
   }
 }

@@ -18,12 +18,25 @@ export interface RunContext {
   clock: Clock;
   newId: (prefix: string) => string;
   signal: AbortSignal;
+  /** Model calls this run may make before it stops and waits for a "go on" (a back-end default otherwise). */
+  readonly maxModelCalls?: number;
+  /** How the run goes, for the session's "at a glance" (model calls, tokens). */
+  progress?(progress: RunProgress): void;
+}
+
+export interface RunProgress {
+  /** A model call starts: its number in this run, from 1. */
+  modelCall?: number;
+  /** Tokens (and, where the provider says, the cost) the last model call used. */
+  usage?: { inputTokens: number; outputTokens: number; costUsd?: number };
 }
 
 export interface RunResult {
   status: 'done' | 'interrupted' | 'error';
   error?: string;
   usage: { inputTokens: number; outputTokens: number };
+  /** The run stopped at its model-call limit: the session waits for someone to say go on. */
+  limitReached?: true;
 }
 
 /**

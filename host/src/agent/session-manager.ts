@@ -1,4 +1,11 @@
-import type { Clock, Result, SessionEventBody, SessionKind, SessionSummary } from '@tether/shared-protocol';
+import type {
+  Clock,
+  Result,
+  SessionEventBody,
+  SessionKind,
+  SessionSummary,
+  TimerHandle,
+} from '@tether/shared-protocol';
 import { fail, ok } from '@tether/shared-protocol';
 import type { ExecutionContext } from '@tether/machine';
 import type { EventLog } from '../store/event-log.js';
@@ -13,12 +20,23 @@ export interface SessionManagerDeps {
   approvals: ApprovalBroker;
   /** The back-end that runs each kind of session; a kind without one cannot be created or run. */
   backends: Partial<Record<SessionKind, SessionBackend>>;
-  contexts: (place: string) => ExecutionContext | undefined;
+  /**
+   * Where a session's tools act. With `run`, the context serves that run: a machine that is offline
+   * makes its calls wait (with notices in the transcript) and its interrupt drops them; without,
+   * it answers at once (creating a session checks its folder that way).
+   */
+  contexts: (place: string, run?: ContextRun) => ExecutionContext | undefined;
   clock: Clock;
   newId: (prefix: string) => string;
   defaultModel: string;
   /** Notices every session should see once, at its next run (an MCP server that failed). */
   startNotices?: () => readonly string[];
+}
+
+/** What a run lends the context it runs in. */
+export interface ContextRun {
+  notice(level: 'info' | 'warning', text: string): void;
+  signal: AbortSignal;
 }
 
 interface ActiveRun {
@@ -30,6 +48,12 @@ const NO_USAGE = { inputTokens: 0, outputTokens: 0 };
 
 const TITLE_CHARS = 80;
 const LAST_LINE_CHARS = 200;
+/**
+ * Milliseconds a change of a run's activity alone (a tool started, a model call) waits before it
+ * is announced: a busy run then costs one `session.updated` every 2 s at most, not one per step,
+ * and any other announcement in the meantime carries it anyway.
+ */
+export const ACTIVITY_ANNOUNCE_MS = 2000;
 
 /**
  * Sessions and their runs: creates sessions, starts a run per message (queuing follow-ups while
@@ -40,6 +64,8 @@ export class SessionManager {
   private readonly runs = new Map<string, ActiveRun>();
   /** How many of the start notices each session has been shown. */
   private readonly noticesShown = new Map<string, number>();
+  /** Activity announcements waiting (ACTIVITY_ANNOUNCE_MS), at most one per session. */
+  private readonly announceTimers = new Map<string, TimerHandle>();
 
   constructor(private readonly deps: SessionManagerDeps) {}
 
@@ -127,6 +153,26 @@ export class SessionManager {
     return ok({});
   }
 
+  /**
+   * Sets a session's own model-call limit per run (null: the host's default). Takes effect at its
+   * next run; a session waiting at its limit stays so until someone says go on.
+   */
+  setMaxModelCalls(id: string, limit: number | null): Result<SessionSummary> {
+    if (!this.deps.sessions.get(id)) return fail('not-found', `no session ${id}`);
+    const activity = this.deps.sessions.activity;
+    activity.setLimit(id, limit);
+    this.deps.log.append(id, {
+      type: 'notice',
+      level: 'info',
+      text:
+        limit === null
+          ? `Runs stop after ${activity.hostLimit} model calls (the computer's default).`
+          : `Runs of this session stop after ${limit} model calls.`,
+    });
+    this.announce(id);
+    return ok(this.get(id)!);
+  }
+
   isRunning(id: string): boolean {
     return this.runs.has(id);
   }
@@ -160,6 +206,8 @@ export class SessionManager {
   async shutdown(timeoutMs = 5000): Promise<void> {
     const runs = [...this.runs.values()];
     for (const run of runs) run.controller.abort();
+    for (const pending of this.announceTimers.values()) this.deps.clock.clearTimeout(pending);
+    this.announceTimers.clear();
     let timer: ReturnType<Clock['setTimeout']> | undefined;
     await Promise.race([
       Promise.all(runs.map((r) => r.done)),
@@ -179,6 +227,13 @@ export class SessionManager {
       this.appendEvent(id, { type: 'notice', level: 'warning', text: notice });
     }
     this.noticesShown.set(id, notices.length);
+    sessions.activity.change(id, {
+      runStartedAt: this.deps.clock.now(),
+      runEndedAt: null,
+      modelCalls: 0,
+      now: 'starting',
+      paused: false,
+    });
     sessions.update(id, { status: 'running' });
     this.announce(id);
     // Registered before it executes: a run that fails before its first await ends (and
@@ -212,6 +267,11 @@ export class SessionManager {
       ...(result.error !== undefined ? { error: result.error.slice(0, 4000) } : {}),
       usage: result.usage,
     });
+    this.deps.sessions.activity.change(id, {
+      runEndedAt: this.deps.clock.now(),
+      now: '',
+      paused: result.limitReached === true,
+    });
     this.deps.sessions.update(id, { status: result.status === 'done' ? 'idle' : result.status });
     this.announce(id);
     // A follow-up queued just as the run ended goes out now rather than waiting for another message.
@@ -229,7 +289,10 @@ export class SessionManager {
         usage: NO_USAGE,
       });
     }
-    const context = this.deps.contexts(record.place);
+    const context = this.deps.contexts(record.place, {
+      notice: (level, text) => this.appendEvent(id, { type: 'notice', level, text }),
+      signal,
+    });
     if (!context) {
       return Promise.resolve({ status: 'error', error: `the machine ${record.place} is not known`, usage: NO_USAGE });
     }
@@ -258,12 +321,34 @@ export class SessionManager {
       clock: this.deps.clock,
       newId: this.deps.newId,
       signal,
+      maxModelCalls: this.deps.sessions.activity.limitFor(id),
+      progress: ({ modelCall, usage }) => {
+        const activity = this.deps.sessions.activity;
+        if (modelCall !== undefined)
+          activity.change(id, { modelCalls: modelCall, now: `thinking (model call ${modelCall})` });
+        if (usage) {
+          activity.change(id, {
+            addTokens: {
+              input: usage.inputTokens,
+              output: usage.outputTokens,
+              ...(usage.costUsd !== undefined ? { costUsd: usage.costUsd } : {}),
+            },
+          });
+        }
+        this.announceSoon(id);
+      },
     });
   }
 
-  /** Appends an event and keeps the session's last line current. */
+  /** Appends an event and keeps the session's last line and activity current. */
   private appendEvent(id: string, body: SessionEventBody): void {
     this.deps.log.append(id, body);
+    if (body.type === 'tool.started') {
+      this.deps.sessions.activity.change(id, { addToolCalls: 1, now: `${body.tool}: ${body.title.split('\n')[0]}` });
+      this.announceSoon(id);
+    } else if (body.type === 'approval.requested') {
+      this.deps.sessions.activity.change(id, { now: `waiting for approval: ${body.approval.tool}` });
+    }
     if (body.type === 'message') {
       const line = body.text.trim().split('\n').pop() ?? '';
       this.deps.sessions.update(id, { lastLine: line.slice(0, LAST_LINE_CHARS) });
@@ -271,8 +356,25 @@ export class SessionManager {
     }
   }
 
+  /** Announces an activity change within ACTIVITY_ANNOUNCE_MS, once for all changes until then. */
+  private announceSoon(id: string): void {
+    if (this.announceTimers.has(id)) return;
+    this.announceTimers.set(
+      id,
+      this.deps.clock.setTimeout(() => {
+        this.announceTimers.delete(id);
+        this.announce(id);
+      }, ACTIVITY_ANNOUNCE_MS),
+    );
+  }
+
   /** Appends a `session.updated` carrying the summary as of that very event. */
   private announce(id: string): void {
+    const pending = this.announceTimers.get(id);
+    if (pending !== undefined) {
+      this.deps.clock.clearTimeout(pending);
+      this.announceTimers.delete(id);
+    }
     const record = this.deps.sessions.get(id);
     if (!record) return;
     this.deps.log.append(id, (seq) => ({ type: 'session.updated', session: this.deps.sessions.summary(record, seq) }));

@@ -1,3 +1,5 @@
+import type { Result } from '@tether/shared-protocol';
+import { fail, ok } from '@tether/shared-protocol';
 /**
  * A small argv parser: `--flag`, `--key value`, `--key=value`, repeatable options, `--` ending
  * options, and positionals. Unknown options are usage errors, not silently ignored.
@@ -16,9 +18,7 @@ export interface ParsedArgs {
   positionals: string[];
 }
 
-export type ParseResult = { ok: true; args: ParsedArgs } | { ok: false; message: string };
-
-export function parseArgs(argv: readonly string[], specs: readonly OptionSpec[]): ParseResult {
+export function parseArgs(argv: readonly string[], specs: readonly OptionSpec[]): Result<ParsedArgs> {
   const byName = new Map(specs.map((s) => [s.name, s]));
   const options: ParsedArgs['options'] = {};
   const positionals: string[] = [];
@@ -30,7 +30,7 @@ export function parseArgs(argv: readonly string[], specs: readonly OptionSpec[])
     }
     if (!arg.startsWith('--') || arg === '-') {
       if (arg.startsWith('-') && arg !== '-' && !/^-\d/.test(arg)) {
-        return { ok: false, message: `unknown option ${arg}` };
+        return fail('invalid-params', `unknown option ${arg}`);
       }
       positionals.push(arg);
       continue;
@@ -38,20 +38,20 @@ export function parseArgs(argv: readonly string[], specs: readonly OptionSpec[])
     const eq = arg.indexOf('=');
     const name = arg.slice(2, eq < 0 ? undefined : eq);
     const spec = byName.get(name);
-    if (!spec) return { ok: false, message: `unknown option --${name}` };
+    if (!spec) return fail('invalid-params', `unknown option --${name}`);
     if (spec.type === 'boolean') {
-      if (eq >= 0) return { ok: false, message: `--${name} takes no value` };
+      if (eq >= 0) return fail('invalid-params', `--${name} takes no value`);
       options[name] = true;
       continue;
     }
     let value: string | undefined;
     if (eq >= 0) value = arg.slice(eq + 1);
     else value = argv[++i];
-    if (value === undefined) return { ok: false, message: `--${name} needs a value` };
+    if (value === undefined) return fail('invalid-params', `--${name} needs a value`);
     if (spec.type === 'list') options[name] = [...((options[name] as string[] | undefined) ?? []), value];
     else options[name] = value;
   }
-  return { ok: true, args: { options, positionals } };
+  return ok({ options, positionals });
 }
 
 export function stringOption(args: ParsedArgs, name: string): string | undefined {

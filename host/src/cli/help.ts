@@ -26,7 +26,11 @@ export function commandUsage(command: Command): string {
 }
 
 export function overview(commands: readonly Command[], version: string): string {
-  const rows = commands.map((c) => [`tether ${c.path.join(' ')}${c.usage ? ` ${c.usage}` : ''}`, c.summary] as const);
+  const rows = [
+    ...commands.map((c) => [`tether ${c.path.join(' ')}${c.usage ? ` ${c.usage}` : ''}`, c.summary] as const),
+    // Handed to the relay's own program by the `tether` launcher (host/bin/tether.js).
+    ['tether relay [options]', 'run a relay node, for hosts phones cannot reach directly (docs/relay.md)'] as const,
+  ];
   const width = Math.max(0, ...rows.map(([l]) => l.length));
   return [
     `Tether ${version}: run AI coding agents on your own computers and steer them from a phone.`,

@@ -34,22 +34,22 @@ export async function main(argv: readonly string[]): Promise<number> {
   const { command, rest } = found;
   const parsed = parseArgs(rest, optionsWithHelp(command));
   if (!parsed.ok) {
-    stderr.write(`tether ${command.path.join(' ')}: ${visibleText(parsed.message)}\n\n${commandUsage(command)}`);
+    stderr.write(`tether ${command.path.join(' ')}: ${visibleText(parsed.error.message)}\n\n${commandUsage(command)}`);
     return Exit.Usage;
   }
-  if (parsed.args.options.help === true) {
+  if (parsed.value.options.help === true) {
     stdout.write(commandUsage(command));
     return Exit.Ok;
   }
   const [min, max] = command.arity;
-  const count = parsed.args.positionals.length;
+  const count = parsed.value.positionals.length;
   if (count < min || count > max) {
     stderr.write(
       `tether ${command.path.join(' ')}: expected ${min === max ? min : `${min} to ${max}`} argument(s)\n\n${commandUsage(command)}`,
     );
     return Exit.Usage;
   }
-  return command.run({ args: parsed.args, stdout, stderr, env: process.env });
+  return command.run({ args: parsed.value, stdout, stderr, env: process.env });
 }
 
 main(process.argv.slice(2)).then(

@@ -1,4 +1,5 @@
 import type { Command } from './command.js';
+import { agentsCommand } from './commands/agents.js';
 import { approvalsCommand, approveCommand } from './commands/approvals.js';
 import {
   sessionsArchiveCommand,
@@ -10,10 +11,15 @@ import {
   sessionsShowCommand,
 } from './commands/sessions.js';
 import { devicesCommand, devicesRevokeCommand } from './commands/devices.js';
+import { machineShareCommand, machineStatusCommand } from './commands/machine-share.js';
+import { machinesForgetCommand, machinesListCommand } from './commands/machines.js';
+import { tokenCreateCommand, tokensListCommand, tokensRevokeCommand } from './commands/tokens.js';
 import { doctorCommand } from './commands/doctor.js';
 import { pairAllowCommand, pairCommand, pairDenyCommand, pairRequestsCommand } from './commands/pair.js';
+import { sessionsLimitCommand } from './commands/sessions-limit.js';
 import { startCommand } from './commands/start.js';
 import { statusCommand } from './commands/status.js';
+import { terminalsCommand } from './commands/terminals.js';
 
 /** Every `tether …` command, in the order `tether --help` lists them. */
 export const COMMANDS: Command[] = [
@@ -26,6 +32,8 @@ export const COMMANDS: Command[] = [
   sessionsInterruptCommand,
   sessionsArchiveCommand,
   sessionsAutoApproveCommand,
+  sessionsLimitCommand,
+  agentsCommand,
   approvalsCommand,
   approveCommand,
   pairCommand,
@@ -34,5 +42,13 @@ export const COMMANDS: Command[] = [
   pairDenyCommand,
   devicesCommand,
   devicesRevokeCommand,
+  tokenCreateCommand,
+  tokensListCommand,
+  tokensRevokeCommand,
+  machinesListCommand,
+  machinesForgetCommand,
+  machineShareCommand,
+  machineStatusCommand,
+  terminalsCommand,
   doctorCommand,
 ];

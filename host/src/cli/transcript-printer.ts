@@ -5,6 +5,20 @@ import { actionBlock, approvalOutcome, linesNote } from './approval-lines.js';
 /** Lines of a tool's output shown in a transcript; the rest is counted. */
 export const TOOL_OUTPUT_LINES = 12;
 
+/** Lines of a tool's diff shown in a transcript; the rest is counted (`tether approvals` shows a
+ * diff that waits for an answer whole). */
+export const TOOL_DIFF_LINES = 40;
+
+const PLAN_MARK = { pending: '☐', in_progress: '▶', completed: '☑' } as const;
+
+function diffBlock(diff: string, truncated: boolean): string {
+  const all = diff.replace(/\n$/, '').split('\n');
+  const shown = all.slice(0, TOOL_DIFF_LINES).map((l) => `  ┊ ${line(l)}`);
+  if (all.length > TOOL_DIFF_LINES) shown.push(`  ┊ … ${all.length - TOOL_DIFF_LINES} more lines`);
+  else if (truncated) shown.push('  ┊ … cut short');
+  return shown.join('\n');
+}
+
 /** Multi-line text (messages, output) with every hidden character shown as a mark. */
 const lines = (text: string) => visibleText(text, { multiline: true });
 /** One-line text (titles, names, labels, errors): a newline is shown as a mark too. */
@@ -60,8 +74,21 @@ export class TranscriptPrinter {
         const more =
           outputLines.length > TOOL_OUTPUT_LINES ? `\n  │ … ${outputLines.length - TOOL_OUTPUT_LINES} more lines` : '';
         this.out.write(`  ${event.ok ? '✓' : '✗'} ${line(event.tool)}\n${shown}${more}\n`);
+        if (event.diff) this.out.write(`${diffBlock(event.diff, event.diffTruncated ?? false)}\n`);
         return;
       }
+      case 'tool.updated':
+        // Shown whole when the call finishes; a title that changes is worth a line now.
+        if (event.title === undefined) return;
+        this.endStream();
+        this.out.write(`  ⋯ ${line(event.tool)}: ${line(event.title)}\n`);
+        return;
+      case 'plan':
+        this.endStream();
+        this.out.write(
+          `\nPlan:\n${event.entries.map((entry) => `  ${PLAN_MARK[entry.status]} ${line(entry.content)}`).join('\n')}\n`,
+        );
+        return;
       case 'approval.requested': {
         this.endStream();
         const a = event.approval;
@@ -87,6 +114,10 @@ export class TranscriptPrinter {
       case 'notice':
         this.endStream();
         this.out.write(`\n[${event.level}] ${lines(event.text)}\n`);
+        return;
+      case 'file.changed':
+        this.endStream();
+        this.out.write(`  ${event.change} ${lines(event.path)}\n`);
         return;
       case 'session.updated':
         return;

@@ -1,3 +1,5 @@
+import type { Result } from '@tether/shared-protocol';
+import { fail, ok } from '@tether/shared-protocol';
 import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
@@ -17,22 +19,20 @@ export function resolveDataDir(flag: string | undefined, env: NodeJS.ProcessEnv)
   return join(env.HOME ?? homedir(), '.local', 'share', 'tether');
 }
 
-export type DataDirCheck = { ok: true; created: boolean } | { ok: false; message: string };
-
 /** Creates the data dir (0700) or checks an existing one; tightens a too-open mode it owns. */
-export function prepareDataDir(dir: string): DataDirCheck {
+export function prepareDataDir(dir: string): Result<{ created: boolean }> {
   if (!existsSync(dir)) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     chmodSync(dir, 0o700);
-    return { ok: true, created: true };
+    return ok({ created: true });
   }
   const stat = statSync(dir);
-  if (!stat.isDirectory()) return { ok: false, message: `${dir} exists and is not a folder` };
+  if (!stat.isDirectory()) return fail('unavailable', `${dir} exists and is not a folder`);
   if (typeof process.getuid === 'function' && stat.uid !== process.getuid()) {
-    return { ok: false, message: `${dir} belongs to another user; refusing to keep keys there` };
+    return fail('unavailable', `${dir} belongs to another user; refusing to keep keys there`);
   }
   if ((stat.mode & 0o077) !== 0) chmodSync(dir, 0o700);
-  return { ok: true, created: false };
+  return ok({ created: false });
 }
 
 /** Paths of the files in a data dir. */

@@ -1,3 +1,5 @@
+import type { CodedError, Result } from '@tether/shared-protocol';
+import { failWith, ok } from '@tether/shared-protocol';
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
 
 /**
@@ -16,7 +18,8 @@ export function writeSecretFile(path: string, contents: string): void {
   renameSync(temp, path);
 }
 
-export type SecretRead = { ok: true; text: string } | { ok: false; missing: boolean; message: string };
+/** The file's text, or why not: `not-found` when there is no such file (a first start). */
+export type SecretRead = Result<string, CodedError<'not-found' | 'forbidden'>>;
 
 /** Reads a secret file; refuses one that others can read, rather than use a key that leaked. */
 export function readSecretFile(path: string): SecretRead {
@@ -24,14 +27,13 @@ export function readSecretFile(path: string): SecretRead {
   try {
     mode = statSync(path).mode;
   } catch {
-    return { ok: false, missing: true, message: `${path} does not exist` };
+    return failWith('not-found', `${path} does not exist`);
   }
   if ((mode & 0o077) !== 0) {
-    return {
-      ok: false,
-      missing: false,
-      message: `${path} is readable by others (mode ${(mode & 0o777).toString(8)}); run: chmod 600 ${path}`,
-    };
+    return failWith(
+      'forbidden',
+      `${path} is readable by others (mode ${(mode & 0o777).toString(8)}); run: chmod 600 ${path}`,
+    );
   }
-  return { ok: true, text: readFileSync(path, 'utf8') };
+  return ok(readFileSync(path, 'utf8'));
 }

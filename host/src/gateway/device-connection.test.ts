@@ -151,6 +151,8 @@ class FakeStream implements StreamSource {
   readonly blocked = new Set<StreamReader>();
   released = false;
 
+  addReader(): void {}
+
   write(bytes: number): void {
     this.length += bytes;
   }

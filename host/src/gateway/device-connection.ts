@@ -123,13 +123,13 @@ export class DeviceConnection implements ConnectionPort {
    * while the replay runs: a long one must not outlast the client's request timeout). A second
    * watch of the same session restarts from its own `after`; the first replay stops.
    */
-  watch(sessionId: string, after: number): Result<void> {
+  watch(sessionId: string, after: number, tail?: number): Result<void> {
     const key = sessionRoute(sessionId);
     const watching = [...this.subscriptions.values()].filter((s) => s instanceof SessionWatch).length;
     if (!this.subscriptions.has(key) && watching >= MAX_WATCHED_SESSIONS) {
       return fail('busy', `watching at most ${MAX_WATCHED_SESSIONS} sessions`);
     }
-    return this.subscribe(new SessionWatch(this.deps.log, sessionId, after, this.outbox));
+    return this.subscribe(new SessionWatch(this.deps.log, sessionId, after, this.outbox, tail));
   }
 
   unwatch(sessionId: string): void {

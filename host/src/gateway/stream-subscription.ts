@@ -20,6 +20,8 @@ export interface StreamReader {
  * so the slowest attached reader sets the pace and nothing grows without bound.
  */
 export interface StreamSource {
+  /** A new reader, before its first read: the source notifies it of new bytes until released. */
+  addReader(reader: StreamReader): void;
   read(offset: number, maxBytes: number): StreamChunk | undefined;
   setBlocked(reader: StreamReader, blocked: boolean): void;
   release(reader: StreamReader): void;
@@ -63,6 +65,7 @@ export class StreamSubscription implements Subscription, StreamReader {
     private readonly options: StreamOptions,
   ) {
     this.sent = this.acked = from;
+    source.addReader(this);
     this.pump();
   }
 

@@ -27,7 +27,11 @@ export function routeOf(event: TetherEvent): string {
       return HOST_ROUTE;
     case 'terminal.output':
     case 'terminal.exit':
+    case 'terminal.screen':
+    case 'terminal.detached':
       return `terminal:${event.terminalId}`;
+    case 'watch.skipped':
+      return sessionRoute(event.sessionId);
   }
 }
 
@@ -41,6 +45,11 @@ export const HOST_ROUTE = 'host';
  * A watched session: its events after `after` replayed a page at a time, paced by the outbox,
  * then live. Its guarantee is the strongest: every event, in order, once; so a device too far
  * behind is cut off as a whole and resumes from its last sequence number, never skipped ahead.
+ *
+ * With `tail`, a device coming back after a long time asks for only the newest events: when more
+ * than `tail` came after `after`, a `watch.skipped` naming the range left out goes first, in the
+ * same synchronous step as the read of the log's end, and the replay starts after it. The device
+ * reads the skipped range as history pages; nothing is lost, and nothing is sent twice.
  */
 export class SessionWatch implements Subscription {
   readonly key: string;
@@ -52,12 +61,19 @@ export class SessionWatch implements Subscription {
     readonly sessionId: string,
     after: number,
     private readonly outbox: Outbox,
+    tail?: number,
   ) {
     this.key = sessionRoute(sessionId);
+    let from = after;
+    const last = log.lastSeq(sessionId);
+    if (tail !== undefined && last - after > tail) {
+      from = last - tail;
+      outbox.send({ t: 'evt', event: { type: 'watch.skipped', sessionId, after, to: from } });
+    }
     void replayThenFollow(
       log,
       sessionId,
-      after,
+      from,
       (event) => {
         outbox.send({ t: 'evt', event });
         return outbox.buffered() < LOW_WATER_BYTES;

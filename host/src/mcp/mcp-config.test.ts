@@ -3,17 +3,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decodeMcpConfig, loadMcpConfig } from './mcp-config.js';
-import type { McpConfigLoad } from './mcp-config.js';
+import type { Result } from '@tether/shared-protocol';
+import type { McpConfig } from './mcp-config.js';
 
 const BASE = '/etc/tether';
 
-function decode(value: unknown): McpConfigLoad {
+function decode(value: unknown): Result<McpConfig> {
   return decodeMcpConfig(JSON.stringify(value), BASE);
 }
 
-function message(load: McpConfigLoad): string {
+function message(load: Result<McpConfig>): string {
   if (load.ok) throw new Error(`expected an error, got ${JSON.stringify(load.value)}`);
-  return load.message;
+  return load.error.message;
 }
 
 describe('decodeMcpConfig', () => {

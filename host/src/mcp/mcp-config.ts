@@ -6,6 +6,8 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import type { Result } from '@tether/shared-protocol';
+import { fail } from '@tether/shared-protocol';
 import * as v from 'valibot';
 import { describeIssues } from '../schema-issues.js';
 
@@ -39,8 +41,6 @@ export interface McpConfig {
   /** In file order; names are unique (they are the keys of an object). */
   servers: { name: string; config: McpServerConfig }[];
 }
-
-export type McpConfigLoad = { ok: true; value: McpConfig } | { ok: false; message: string };
 
 const NAME_RULE = 'server names may use only letters, digits, "_" and "-", 1 to 40 characters';
 
@@ -96,35 +96,35 @@ const FileSchema = notArray(
  * Reads and decodes the config. A missing file is an empty config unless `required` (the default
  * `<data-dir>/mcp.json` is optional; a file named by `--mcp-config` is not).
  */
-export function loadMcpConfig(path: string, options: { required: boolean }): McpConfigLoad {
+export function loadMcpConfig(path: string, options: { required: boolean }): Result<McpConfig> {
   let text: string;
   try {
     const size = statSync(path).size;
     if (size > MAX_MCP_CONFIG_BYTES) {
-      return { ok: false, message: `MCP config ${path}: ${size} bytes is too large (limit ${MAX_MCP_CONFIG_BYTES})` };
+      return fail('invalid-params', `MCP config ${path}: ${size} bytes is too large (limit ${MAX_MCP_CONFIG_BYTES})`);
     }
     text = readFileSync(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' && !options.required) return { ok: true, value: { servers: [] } };
-    if (code === 'ENOENT') return { ok: false, message: `MCP config ${path} does not exist` };
-    return { ok: false, message: `MCP config ${path} cannot be read: ${(error as Error).message}` };
+    if (code === 'ENOENT') return fail('invalid-params', `MCP config ${path} does not exist`);
+    return fail('invalid-params', `MCP config ${path} cannot be read: ${(error as Error).message}`);
   }
   const decoded = decodeMcpConfig(text, dirname(resolve(path)));
-  return decoded.ok ? decoded : { ok: false, message: `MCP config ${path}: ${decoded.message}` };
+  return decoded.ok ? decoded : fail('invalid-params', `MCP config ${path}: ${decoded.error.message}`);
 }
 
 /** Decodes the file's text; `baseDir` anchors relative `cwd` values. */
-export function decodeMcpConfig(text: string, baseDir: string): McpConfigLoad {
+export function decodeMcpConfig(text: string, baseDir: string): Result<McpConfig> {
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (error) {
-    return { ok: false, message: `invalid JSON: ${(error as Error).message}` };
+    return fail('invalid-params', `invalid JSON: ${(error as Error).message}`);
   }
   const parsed = v.safeParse(FileSchema, json);
   if (!parsed.success) {
-    return { ok: false, message: describeIssues(parsed.issues) };
+    return fail('invalid-params', describeIssues(parsed.issues));
   }
   const servers = Object.entries(parsed.output.mcpServers).map(([name, entry]) => {
     const trusted = entry.trusted ?? false;

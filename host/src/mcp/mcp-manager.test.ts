@@ -160,7 +160,7 @@ describe('McpManager over stdio', () => {
       const path = join(dir, 'mcp.json');
       writeFileSync(path, JSON.stringify({ mcpServers: { files: { command: process.execPath, args: [ECHO] } } }));
       const load = loadMcpConfig(path, { required: true });
-      if (!load.ok) throw new Error(load.message);
+      if (!load.ok) throw new Error(load.error.message);
       const manager = await McpManager.start(load.value, { onNotice: () => undefined });
       running.push(manager);
       expect((await tool(manager, 'mcp__files__echo').call({ text: 'from file' }, signal())).output).toBe('from file');

@@ -34,9 +34,9 @@ describe('parseModelSpec', () => {
     const result = parseModelSpec(text);
     expect(result.ok).toBe(false);
     if (result.ok) return;
-    expect(result.message).toContain(problem);
-    expect(result.message).toContain('Accepted: anthropic:<model>');
-    expect(result.message).toContain('openai-compatible:<model>@<http(s) base URL>');
+    expect(result.error.message).toContain(problem);
+    expect(result.error.message).toContain('Accepted: anthropic:<model>');
+    expect(result.error.message).toContain('openai-compatible:<model>@<http(s) base URL>');
   });
 });
 
@@ -48,7 +48,7 @@ describe('formatModelSpec', () => {
     'openai-compatible:llama3.1:8b@http://localhost:11434/v1',
   ])('writes %s back as it was parsed', (text) => {
     const parsed = parseModelSpec(text);
-    if (!parsed.ok) throw new Error(parsed.message);
+    if (!parsed.ok) throw new Error(parsed.error.message);
     expect(formatModelSpec(parsed.value)).toBe(text);
   });
 });

@@ -1,3 +1,6 @@
+import type { Result } from '@tether/shared-protocol';
+import { fail } from '@tether/shared-protocol';
+
 /**
  * The `--model` value: which API to talk to and which of its models. Parsed once at the edge
  * (CLI, config) so the rest of the host only ever sees a valid ModelSpec.
@@ -13,35 +16,32 @@ export interface ModelSpec {
   baseUrl?: string;
 }
 
-/** A value or a message fit to show the user as is. */
-export type ModelResult<T> = { ok: true; value: T } | { ok: false; message: string };
-
 export const ACCEPTED_MODEL_SPECS =
   'anthropic:<model> (e.g. anthropic:claude-sonnet-5-5), openai:<model> (e.g. openai:gpt-5.4), ' +
   'openai-compatible:<model>@<http(s) base URL> (e.g. openai-compatible:llama3.1@http://localhost:11434/v1), or demo';
 
 const DEMO: ModelSpec = { provider: 'demo', model: 'demo' };
 
-export function parseModelSpec(text: string): ModelResult<ModelSpec> {
+export function parseModelSpec(text: string): Result<ModelSpec> {
   const trimmed = text.trim();
   if (trimmed === 'demo') return { ok: true, value: DEMO };
   const colon = trimmed.indexOf(':');
-  if (colon === -1) return fail(text, 'it names no provider');
+  if (colon === -1) return invalid(text, 'it names no provider');
   const provider = trimmed.slice(0, colon);
   const rest = trimmed.slice(colon + 1);
   switch (provider) {
     case 'anthropic':
     case 'openai': {
       const problem = modelNameProblem(rest);
-      if (problem !== undefined) return fail(text, problem);
+      if (problem !== undefined) return invalid(text, problem);
       return { ok: true, value: { provider, model: rest } };
     }
     case 'openai-compatible':
       return parseCompatible(text, rest);
     case 'demo':
-      return fail(text, 'the demo model takes no name; write just demo');
+      return invalid(text, 'the demo model takes no name; write just demo');
     default:
-      return fail(text, `unknown provider "${provider}"`);
+      return invalid(text, `unknown provider "${provider}"`);
   }
 }
 
@@ -80,21 +80,21 @@ export function isSet(value: string | undefined): value is string {
  * The base URL starts at the first `@http://` or `@https://`, so a model name may itself hold
  * `@` or `:` (Ollama tags such as `llama3.1:8b`) and the URL may hold `@` (user info).
  */
-function parseCompatible(text: string, rest: string): ModelResult<ModelSpec> {
+function parseCompatible(text: string, rest: string): Result<ModelSpec> {
   const at = rest.search(/@https?:\/\//i);
-  if (at === -1) return fail(text, 'openai-compatible needs a base URL after @, starting with http:// or https://');
+  if (at === -1) return invalid(text, 'openai-compatible needs a base URL after @, starting with http:// or https://');
   const model = rest.slice(0, at);
   const problem = modelNameProblem(model);
-  if (problem !== undefined) return fail(text, problem);
+  if (problem !== undefined) return invalid(text, problem);
   const baseUrl = rest.slice(at + 1);
   let url: URL;
   try {
     url = new URL(baseUrl);
   } catch {
-    return fail(text, `"${baseUrl}" is not a valid URL`);
+    return invalid(text, `"${baseUrl}" is not a valid URL`);
   }
   if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') {
-    return fail(text, 'the base URL must be http(s) with a host');
+    return invalid(text, 'the base URL must be http(s) with a host');
   }
   return { ok: true, value: { provider: 'openai-compatible', model, baseUrl } };
 }
@@ -105,6 +105,6 @@ function modelNameProblem(model: string): string | undefined {
   return undefined;
 }
 
-function fail(text: string, problem: string): { ok: false; message: string } {
-  return { ok: false, message: `Invalid model "${text}": ${problem}. Accepted: ${ACCEPTED_MODEL_SPECS}.` };
+function invalid(text: string, problem: string): Result<never> {
+  return fail('invalid-params', `Invalid model "${text}": ${problem}. Accepted: ${ACCEPTED_MODEL_SPECS}.`);
 }

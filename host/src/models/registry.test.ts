@@ -13,7 +13,7 @@ const ANTHROPIC: ModelSpec = { provider: 'anthropic', model: 'claude-test' };
 const OPENAI: ModelSpec = { provider: 'openai', model: 'gpt-test' };
 
 function provider(result: ReturnType<typeof createProvider>): ModelProvider {
-  if (!result.ok) throw new Error(result.message);
+  if (!result.ok) throw new Error(result.error.message);
   return result.value;
 }
 
@@ -38,8 +38,8 @@ describe('createProvider', () => {
     const result = createProvider(spec, { [variable]: '  ' });
     expect(result.ok).toBe(false);
     if (result.ok) return;
-    expect(result.message).toContain(`needs ${variable}`);
-    expect(result.message).toContain('--model demo');
+    expect(result.error.message).toContain(`needs ${variable}`);
+    expect(result.error.message).toContain('--model demo');
   });
 
   it('builds an OpenAI-compatible provider without a key', () => {
@@ -65,7 +65,8 @@ describe('createProvider', () => {
 
   it('refuses a base URL variable that is not http(s)', () => {
     const result = createProvider(ANTHROPIC, { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: 'localhost:8080' });
-    expect(result).toEqual({ ok: false, message: 'ANTHROPIC_BASE_URL="localhost:8080" is not an http(s) URL' });
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.error.message).toBe('ANTHROPIC_BASE_URL="localhost:8080" is not an http(s) URL');
   });
 
   it('wraps the provider in withRetry when asked', async () => {

@@ -1,7 +1,8 @@
-import type { Clock } from '@tether/shared-protocol';
+import type { Clock, Result } from '@tether/shared-protocol';
+import { fail } from '@tether/shared-protocol';
 import { AnthropicProvider } from './anthropic.js';
 import { DemoProvider, type DemoProviderOptions } from './demo.js';
-import { formatModelSpec, isSet, type ModelResult, type ModelSpec } from './model-spec.js';
+import { formatModelSpec, isSet, type ModelSpec } from './model-spec.js';
 import { OpenAIProvider } from './openai.js';
 import { withRetry, type RetryOptions } from './retry.js';
 import type { ModelProvider } from './types.js';
@@ -25,7 +26,7 @@ export function createProvider(
   spec: ModelSpec,
   env: Readonly<Record<string, string | undefined>>,
   options: CreateProviderOptions = {},
-): ModelResult<ModelProvider> {
+): Result<ModelProvider> {
   const made = build(spec, env, options);
   if (!made.ok || options.retry === undefined) return made;
   return { ok: true, value: withRetry(made.value, { clock: options.clock, ...options.retry }) };
@@ -35,7 +36,7 @@ function build(
   spec: ModelSpec,
   env: Readonly<Record<string, string | undefined>>,
   options: CreateProviderOptions,
-): ModelResult<ModelProvider> {
+): Result<ModelProvider> {
   const http = { model: spec.model, idleTimeoutMs: options.idleTimeoutMs, clock: options.clock };
   switch (spec.provider) {
     case 'demo':
@@ -56,7 +57,7 @@ function build(
     }
     case 'openai-compatible': {
       if (spec.baseUrl === undefined) {
-        return { ok: false, message: `openai-compatible:${spec.model} needs a base URL (model@http://host:port/v1)` };
+        return fail('invalid-params', `openai-compatible:${spec.model} needs a base URL (model@http://host:port/v1)`);
       }
       const apiKey = env['OPENAI_API_KEY'];
       return {
@@ -72,18 +73,18 @@ function build(
   }
 }
 
-function missingKey(variable: string, spec: ModelSpec): { ok: false; message: string } {
-  return {
-    ok: false,
-    message: `${formatModelSpec(spec)} needs ${variable} to be set. Set it, pick another model with --model, or use --model demo to try Tether without a key.`,
-  };
+function missingKey(variable: string, spec: ModelSpec): Result<never> {
+  return fail(
+    'invalid-params',
+    `${formatModelSpec(spec)} needs ${variable} to be set. Set it, pick another model with --model, or use --model demo to try Tether without a key.`,
+  );
 }
 
 /** An unset variable means the API's own URL; a set one must be http(s). */
 function baseUrlFromEnv(
   env: Readonly<Record<string, string | undefined>>,
   variable: string,
-): ModelResult<string | undefined> {
+): Result<string | undefined> {
   const value = env[variable];
   if (!isSet(value)) return { ok: true, value: undefined };
   const trimmed = value.trim();
@@ -93,5 +94,5 @@ function baseUrlFromEnv(
   } catch {
     // Reported below.
   }
-  return { ok: false, message: `${variable}="${value}" is not an http(s) URL` };
+  return fail('invalid-params', `${variable}="${value}" is not an http(s) URL`);
 }

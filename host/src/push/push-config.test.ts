@@ -59,14 +59,14 @@ describe('VAPID keys', () => {
     const d = temp();
     const path = join(d, 'vapid-key.json');
     const made = loadOrCreateVapidKeys(path);
-    if (!made.ok) throw new Error(made.message);
-    expect(made.created).toBe(true);
+    if (!made.ok) throw new Error(made.error.message);
+    expect(made.value.created).toBe(true);
     expect(statSync(path).mode & 0o777).toBe(0o600);
     const again = loadOrCreateVapidKeys(path);
-    expect(again.ok && !again.created && again.keys.publicKey === made.keys.publicKey).toBe(true);
+    expect(again.ok && !again.value.created && again.value.keys.publicKey === made.value.keys.publicKey).toBe(true);
     chmodSync(path, 0o644);
     const open = loadOrCreateVapidKeys(path);
-    expect(open.ok ? '' : open.message).toMatch(/chmod 600/);
+    expect(open.ok ? '' : open.error.message).toMatch(/chmod 600/);
     chmodSync(path, 0o600);
     writeFileSync(path, '{"publicKey":"x","privateKey":"y"}', { mode: 0o600 });
     expect(loadOrCreateVapidKeys(path).ok).toBe(false);

@@ -1,6 +1,6 @@
 import type { Clock, Scope, SessionEvent } from '@tether/shared-protocol';
 import type { Result } from '@tether/shared-protocol';
-import { fail, ok } from '@tether/shared-protocol';
+import { ok } from '@tether/shared-protocol';
 import type { Agent } from 'node:https';
 import { Counters } from '../gateway/stats.js';
 import type { Db } from '../store/database.js';
@@ -95,11 +95,11 @@ export class PushService {
   /** Loads (or makes) the VAPID keys and reads the config; an error names the file at fault. */
   static start(options: PushServiceOptions): Result<PushService> {
     const vapid = loadOrCreateVapidKeys(options.vapidPath);
-    if (!vapid.ok) return fail('unavailable', vapid.message);
+    if (!vapid.ok) return vapid;
     const config = loadNotificationsConfig(options.configPath);
     if (!config.ok) return config;
     const extra = [...config.value.extraPushOrigins, ...(options.extraPushOrigins ?? [])];
-    return ok(new PushService(options, vapid.keys, { ...config.value, extraPushOrigins: extra }));
+    return ok(new PushService(options, vapid.value.keys, { ...config.value, extraPushOrigins: extra }));
   }
 
   onEvent(event: SessionEvent): void {

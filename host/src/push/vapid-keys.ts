@@ -1,4 +1,5 @@
-import { fromBase64UrlExact, parseJson } from '@tether/shared-protocol';
+import type { Result } from '@tether/shared-protocol';
+import { fail, fromBase64UrlExact, ok, parseJson } from '@tether/shared-protocol';
 import * as v from 'valibot';
 import webPush from 'web-push';
 import { readSecretFile, writeSecretFile } from '../config/secret-file.js';
@@ -20,27 +21,25 @@ const VapidFile = v.object({
   ),
 });
 
-export type VapidLoad = { ok: true; keys: VapidKeys; created: boolean } | { ok: false; message: string };
-
 /**
  * Loads the VAPID keys from the data dir, making them on first use. They are made once: every
  * subscription a device made is bound to the public key, so new keys would silence every phone
  * until it subscribes again. Kept owner-only, like the host's own keys.
  */
-export function loadOrCreateVapidKeys(path: string): VapidLoad {
+export function loadOrCreateVapidKeys(path: string): Result<{ keys: VapidKeys; created: boolean }> {
   const read = readSecretFile(path);
-  if (!read.ok && read.missing) {
+  if (!read.ok && read.error.code === 'not-found') {
     const keys = webPush.generateVAPIDKeys();
     writeSecretFile(path, `${JSON.stringify({ publicKey: keys.publicKey, privateKey: keys.privateKey }, null, 2)}\n`);
-    return { ok: true, keys, created: true };
+    return ok({ keys, created: true });
   }
-  if (!read.ok) return { ok: false, message: read.message };
-  const parsed = v.safeParse(VapidFile, parseJson(read.text)?.value);
+  if (!read.ok) return fail('unavailable', read.error.message);
+  const parsed = v.safeParse(VapidFile, parseJson(read.value)?.value);
   if (!parsed.success) {
-    return {
-      ok: false,
-      message: `${path} is not a valid VAPID key file; move it away to make new keys (every phone must switch notifications on again)`,
-    };
+    return fail(
+      'unavailable',
+      `${path} is not a valid VAPID key file; move it away to make new keys (every phone must switch notifications on again)`,
+    );
   }
-  return { ok: true, keys: parsed.output, created: false };
+  return ok({ keys: parsed.output, created: false });
 }

@@ -68,64 +68,76 @@ describe('choosing where to listen', () => {
   it('prefers Tailscale (IPv4 first), then the LAN', () => {
     expect(chooseBindAddress('auto', both, confirmed)).toMatchObject({
       ok: true,
-      address: '100.101.102.103',
-      kind: 'tailscale',
-      interface: 'tailscale0',
+      value: {
+        address: '100.101.102.103',
+        kind: 'tailscale',
+        interface: 'tailscale0',
+      },
     });
-    expect(chooseBindAddress('lan', both)).toMatchObject({ ok: true, address: '192.168.1.20', kind: 'lan' });
+    expect(chooseBindAddress('lan', both)).toMatchObject({ ok: true, value: { address: '192.168.1.20', kind: 'lan' } });
     expect(chooseBindAddress('auto', [lo, iface('eth0', 'fd00::2')])).toMatchObject({
       ok: true,
-      address: 'fd00::2',
-      kind: 'lan',
+      value: {
+        address: 'fd00::2',
+        kind: 'lan',
+      },
     });
   });
 
   it('never picks a public address, and says what would fix it', () => {
     const r = chooseBindAddress('auto', publicOnly);
-    expect(r).toMatchObject({ ok: false, reason: 'none' });
-    expect(!r.ok && r.message).toMatch(/Tailscale/);
+    expect(r).toMatchObject({ ok: false, error: { code: 'unavailable' } });
+    expect(!r.ok && r.error.message).toMatch(/Tailscale/);
     expect(chooseBindAddress('tailscale', [lo, iface('eth0', '192.168.1.20')])).toMatchObject({
       ok: false,
-      reason: 'none',
+      error: { code: 'unavailable' },
     });
-    expect(chooseBindAddress('auto', [])).toMatchObject({ ok: false, reason: 'none' });
+    expect(chooseBindAddress('auto', [])).toMatchObject({ ok: false, error: { code: 'unavailable' } });
   });
 
   it('refuses every interface and public addresses by name, with the reason', () => {
     for (const address of ['0.0.0.0', '::']) {
       const r = chooseBindAddress(address, both);
-      expect(r).toMatchObject({ ok: false, reason: 'refused' });
-      expect(!r.ok && r.message).toMatch(/every interface/);
+      expect(r).toMatchObject({ ok: false, error: { code: 'invalid-params' } });
+      expect(!r.ok && r.error.message).toMatch(/every interface/);
     }
-    expect(chooseBindAddress('8.8.8.8', both)).toMatchObject({ ok: false, reason: 'refused' });
+    expect(chooseBindAddress('8.8.8.8', both)).toMatchObject({ ok: false, error: { code: 'invalid-params' } });
   });
 
   it('takes a 100.64.0.0/10 address Tailscale does not list for unknown: never picked, and says why', () => {
     const cgnat = [lo, iface('wwan0', '100.72.14.9')];
     const r = chooseBindAddress('auto', cgnat, []);
-    expect(r).toMatchObject({ ok: false, reason: 'none' });
-    const message = !r.ok ? r.message : '';
+    expect(r).toMatchObject({ ok: false, error: { code: 'unavailable' } });
+    const message = !r.ok ? r.error.message : '';
     expect(message).toContain('100.72.14.9 (wwan0)');
     expect(message).toMatch(/carrier-grade NAT/);
     expect(message).toContain('--bind 100.72.14.9');
-    expect(chooseBindAddress('tailscale', cgnat, [])).toMatchObject({ ok: false, reason: 'none' });
-    expect(chooseBindAddress('lan', cgnat, [])).toMatchObject({ ok: false, reason: 'none' });
+    expect(chooseBindAddress('tailscale', cgnat, [])).toMatchObject({ ok: false, error: { code: 'unavailable' } });
+    expect(chooseBindAddress('lan', cgnat, [])).toMatchObject({ ok: false, error: { code: 'unavailable' } });
     // With a LAN address too, the LAN wins; Tailscale's own address would have won.
     expect(chooseBindAddress('auto', [...cgnat, iface('eth0', '192.168.1.20')], [])).toMatchObject({
       ok: true,
-      address: '192.168.1.20',
-      kind: 'lan',
+      value: {
+        address: '192.168.1.20',
+        kind: 'lan',
+      },
     });
-    expect(chooseBindAddress('auto', cgnat, ['100.72.14.9'])).toMatchObject({ ok: true, kind: 'tailscale' });
+    expect(chooseBindAddress('auto', cgnat, ['100.72.14.9'])).toMatchObject({ ok: true, value: { kind: 'tailscale' } });
   });
 
   it('listens on an unconfirmed 100.64.0.0/10 address only when it is named', () => {
-    expect(chooseBindAddress('100.72.14.9', [], [])).toMatchObject({ ok: true, address: '100.72.14.9', kind: 'cgnat' });
-    expect(chooseBindAddress('100.72.14.9', [], ['100.72.14.9'])).toMatchObject({ ok: true, kind: 'tailscale' });
+    expect(chooseBindAddress('100.72.14.9', [], [])).toMatchObject({
+      ok: true,
+      value: { address: '100.72.14.9', kind: 'cgnat' },
+    });
+    expect(chooseBindAddress('100.72.14.9', [], ['100.72.14.9'])).toMatchObject({
+      ok: true,
+      value: { kind: 'tailscale' },
+    });
   });
 
   it('allows loopback only when named', () => {
-    expect(chooseBindAddress('127.0.0.1', [])).toMatchObject({ ok: true, kind: 'loopback' });
+    expect(chooseBindAddress('127.0.0.1', [])).toMatchObject({ ok: true, value: { kind: 'loopback' } });
     expect(chooseBindAddress('auto', [lo])).toMatchObject({ ok: false });
   });
 

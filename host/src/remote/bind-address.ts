@@ -1,3 +1,5 @@
+import type { CodedError, Result } from '@tether/shared-protocol';
+import { failWith, ok } from '@tether/shared-protocol';
 import type { NetworkInterfaceInfo } from 'node:os';
 import { isIP } from 'node:net';
 
@@ -24,10 +26,17 @@ export interface Interface {
   internal: boolean;
 }
 
-export type BindChoice =
-  | { ok: true; address: string; kind: 'tailscale' | 'cgnat' | 'lan' | 'loopback'; interface?: string }
-  | { ok: false; reason: 'refused'; message: string }
-  | { ok: false; reason: 'none'; message: string };
+export interface BindAddress {
+  address: string;
+  kind: 'tailscale' | 'cgnat' | 'lan' | 'loopback';
+  interface?: string;
+}
+
+/**
+ * Where to listen, or why not: `invalid-params` when the address asked for is refused (public,
+ * every interface), `unavailable` when there is nothing suitable to listen on.
+ */
+export type BindChoice = Result<BindAddress, CodedError<'invalid-params' | 'unavailable'>>;
 
 function ipv4(address: string): number[] | undefined {
   const parts = address.split('.').map(Number);
@@ -126,20 +135,18 @@ export function chooseBindAddress(
   if (mode !== 'auto' && mode !== 'tailscale' && mode !== 'lan') {
     const kind = classifyAddress(mode, tailscale);
     if (kind === 'unspecified') {
-      return {
-        ok: false,
-        reason: 'refused',
-        message: `${mode} would listen on every interface, including public ones. Name one private address, or use --bind auto.`,
-      };
+      return failWith(
+        'invalid-params',
+        `${mode} would listen on every interface, including public ones. Name one private address, or use --bind auto.`,
+      );
     }
     if (kind === 'public' || kind === 'link-local') {
-      return {
-        ok: false,
-        reason: 'refused',
-        message: `${mode} is not a private address: Tether never listens where the internet can reach it. Use a Tailscale or LAN address (--bind auto), or --relay.`,
-      };
+      return failWith(
+        'invalid-params',
+        `${mode} is not a private address: Tether never listens where the internet can reach it. Use a Tailscale or LAN address (--bind auto), or --relay.`,
+      );
     }
-    return { ok: true, address: mode, kind };
+    return ok({ address: mode, kind });
   }
   const candidates = interfaces.filter((i) => !i.internal);
   const pick = (kind: 'tailscale' | 'lan') => {
@@ -149,7 +156,7 @@ export function chooseBindAddress(
   const order: readonly ('tailscale' | 'lan')[] = mode === 'auto' ? ['tailscale', 'lan'] : [mode];
   for (const kind of order) {
     const found = pick(kind);
-    if (found) return { ok: true, address: found.address, kind, interface: found.name };
+    if (found) return ok({ address: found.address, kind, interface: found.name });
   }
   const what =
     mode === 'auto'
@@ -162,11 +169,7 @@ export function chooseBindAddress(
     passedOver.length > 0
       ? ` ${passedOver.map((i) => `${i.address} (${i.name})`).join(', ')} ${passedOver.length === 1 ? 'is' : 'are'} in 100.64.0.0/10, which Tailscale uses but so do carrier-grade NAT and other VPNs, where other customers of the network may reach it; ${unconfirmed}. If you trust that network, name the address: --bind ${passedOver[0]!.address}.`
       : '';
-  return {
-    ok: false,
-    reason: 'none',
-    message: `This computer has no ${what}, so no phone can reach it yet.${why} ${FIX}`,
-  };
+  return failWith('unavailable', `This computer has no ${what}, so no phone can reach it yet.${why} ${FIX}`);
 }
 
 /** `host:port` as it appears in a URL and a Host header. */

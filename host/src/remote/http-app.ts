@@ -25,6 +25,18 @@ export const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+/**
+ * The policy with more places the page may connect to: the host's relay, so that the app loaded
+ * from the host can fall back to the relay when the host's own address is out of reach (an
+ * installed app opened away from home). Only origins the host itself configured are ever added.
+ */
+export function contentSecurityPolicy(connectSources: readonly string[]): string {
+  const extra = connectSources.filter((s) => /^(https?|wss?):\/\/[^\s;,'"]+$/.test(s));
+  return extra.length === 0
+    ? CONTENT_SECURITY_POLICY
+    : CONTENT_SECURITY_POLICY.replace("connect-src 'self'", `connect-src 'self' ${extra.join(' ')}`);
+}
+
 const STATUS: Partial<Record<ErrorCode, ContentfulStatusCode>> = {
   'pair-denied': 403,
   'pair-limit': 403,
@@ -56,14 +68,21 @@ export interface HttpAppDeps {
    */
   https: boolean;
   stats: Counters;
+  /** Origins the page may also connect to (the host's relay, as https: and wss:). */
+  connectSources?: () => readonly string[];
 }
 
 /** A year, in seconds: hashed assets over HTTPS never change under their name. */
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
+/** The HTTP status a failure of `/rc/pair` or `/rc/call` gets; a relay link answers with the same. */
+export function httpStatusFor(code: ErrorCode): ContentfulStatusCode {
+  return STATUS[code] ?? 400;
+}
+
 function errorResponse(error: ProtocolError): Response {
   return new Response(JSON.stringify({ error }), {
-    status: STATUS[error.code] ?? 400,
+    status: httpStatusFor(error.code),
     headers: { 'Content-Type': 'application/json' },
   });
 }
@@ -99,7 +118,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
       await next();
     }
     const headers = c.res.headers;
-    headers.set('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+    headers.set('Content-Security-Policy', contentSecurityPolicy(deps.connectSources?.() ?? []));
     headers.set('X-Content-Type-Options', 'nosniff');
     headers.set('Referrer-Policy', 'no-referrer');
     headers.set('X-Frame-Options', 'DENY');

@@ -1,5 +1,12 @@
 import type { Clock, Result } from '@tether/shared-protocol';
-import { FRAME_OVERHEAD, MAX_FRAME_PLAINTEXT, every, fail, ok } from '@tether/shared-protocol';
+import {
+  FRAME_OVERHEAD,
+  MAX_FRAME_PLAINTEXT,
+  MAX_LINK_FRAME_PLAINTEXT,
+  every,
+  fail,
+  ok,
+} from '@tether/shared-protocol';
 import { getRequestListener } from '@hono/node-server';
 import type { IncomingMessage, Server } from 'node:http';
 import { createServer as createHttpServer } from 'node:http';
@@ -10,6 +17,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { WebSocket } from 'ws';
 import type { DeviceGateway } from '../gateway/device-gateway.js';
+import type { GatewayTransport } from '../gateway/gateway-transport.js';
 import type { AppFile } from './app-files.js';
 import { classifyAddress, hostPort } from './bind-address.js';
 import { createHttpApp } from './http-app.js';
@@ -45,6 +53,10 @@ export interface LanListenerOptions {
   app: ReadonlyMap<string, AppFile> | undefined;
   /** More origins allowed to call `/rc/*` and open `/rc/ws` (a relay's app origin). */
   extraOrigins?: readonly string[];
+  /** Machines that dial in on `/machines/ws`; refused when absent. */
+  machines?: { accept(transport: GatewayTransport): void };
+  /** Origins the app's pages may also connect to (the host's relay). */
+  connectSources?: () => readonly string[];
 }
 
 /**
@@ -54,6 +66,8 @@ export interface LanListenerOptions {
  */
 export class LanListener {
   private readonly wss: WebSocketServer;
+  /** Machine links: their own server, since a link frame may be bigger than a device frame. */
+  private readonly machineWss: WebSocketServer;
   private readonly alive = new WeakMap<WebSocket, boolean>();
   private stopPings: (() => void) | undefined;
   private boundPort = 0;
@@ -68,6 +82,7 @@ export class LanListener {
   ) {
     this.allowedOrigins = new Set(options.extraOrigins ?? []);
     this.wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_PLAINTEXT + FRAME_OVERHEAD });
+    this.machineWss = new WebSocketServer({ noServer: true, maxPayload: MAX_LINK_FRAME_PLAINTEXT + FRAME_OVERHEAD });
   }
 
   static async start(options: LanListenerOptions): Promise<Result<LanListener>> {
@@ -97,6 +112,7 @@ export class LanListener {
       app: options.app,
       https: options.tls !== undefined,
       stats: gateway.stats,
+      ...(options.connectSources ? { connectSources: options.connectSources } : {}),
     });
     const listener = getRequestListener(app.fetch);
     server.on('request', (request, response) => void listener(request, response));
@@ -155,8 +171,9 @@ export class LanListener {
 
   async close(): Promise<void> {
     this.stopPings?.();
-    for (const ws of this.wss.clients) ws.terminate();
+    for (const ws of [...this.wss.clients, ...this.machineWss.clients]) ws.terminate();
     this.wss.close();
+    this.machineWss.close();
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
@@ -215,6 +232,7 @@ export class LanListener {
       socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
     };
     const path = (request.url ?? '').split('?')[0];
+    if (path === '/machines/ws') return this.upgradeMachine(request, socket, head, refuse);
     if (path !== '/rc/ws') return refuse(404, 'not-found');
     const host = request.headers.host?.toLowerCase();
     if (!host || !this.allowedHosts.has(host)) return refuse(403, 'bad-host');
@@ -228,6 +246,30 @@ export class LanListener {
       this.alive.set(ws, true);
       ws.on('pong', () => this.alive.set(ws, true));
       accept(ws, source);
+    });
+  }
+
+  /**
+   * A machine dialling in. Same Host check as a device (DNS rebinding); a machine is no browser, so
+   * any Origin at all is refused: no web page may open a machine link. The link authenticates
+   * itself (the host's key in the handshake, the machine's token in its first sealed message);
+   * its liveness is the link's own pings.
+   */
+  private upgradeMachine(
+    request: IncomingMessage,
+    socket: Duplex,
+    head: Buffer,
+    refuse: (status: number, reason: string) => void,
+  ): void {
+    const machines = this.options.machines;
+    if (!machines) return refuse(404, 'not-found');
+    const host = request.headers.host?.toLowerCase();
+    if (!host || !this.allowedHosts.has(host)) return refuse(403, 'bad-host');
+    if (request.headers.origin !== undefined) return refuse(403, 'machine-from-browser');
+    const source = request.socket.remoteAddress ?? 'unknown';
+    if (socket instanceof Socket) socket.setTimeout(0);
+    this.machineWss.handleUpgrade(request, socket, head, (ws) => {
+      machines.accept(wsTransport(ws, source, this.options.gateway.stats));
     });
   }
 

@@ -252,8 +252,8 @@ describe('the sealed channel', () => {
     expect((await client.call('approvals.answer', { id: approval.id, decision: 'deny' })).ok).toBe(true);
     const list = await client.call('devices.list', {});
     expect(!list.ok && list.error.code).toBe('forbidden');
-    const terminal = await ownerClient.call('terminals.open', { cols: 80, rows: 24 });
-    expect(!terminal.ok && terminal.error.code).toBe('unsupported');
+    const terminal = await client.call('terminals.open', { cols: 80, rows: 24 });
+    expect(!terminal.ok && terminal.error.code).toBe('forbidden');
   });
 
   it('answers bad params and outside folders with stable codes', async () => {

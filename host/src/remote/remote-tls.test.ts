@@ -171,7 +171,7 @@ describe('TLS', () => {
     const other = selfSigned('other');
     expect(loadTls(cert, other.key, '127.0.0.1')).toMatchObject({
       ok: false,
-      message: expect.stringContaining('is not the key of') as string,
+      error: { message: expect.stringContaining('is not the key of') as string },
     });
     const junk = join(dir, 'junk.pem');
     writeFileSync(junk, 'not a certificate');

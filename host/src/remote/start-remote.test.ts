@@ -53,13 +53,13 @@ describe('planning where to listen', () => {
       { bind: 'auto', port: 0, tailscaleCert: true, tailscaleBinary: binary, interfaces: () => [tailscaleIface] },
       dir,
     );
-    if (!plan.ok || !plan.value) throw new Error(JSON.stringify(plan));
-    expect(plan.value).toMatchObject({
+    if (!plan.ok || !plan.value.plan) throw new Error(JSON.stringify(plan));
+    expect(plan.value.plan).toMatchObject({
       address: '100.100.1.2',
       kind: 'tailscale',
       tls: { name: 'laptop.tail1234.ts.net' },
     });
-    const renewed = await plan.value.renew!();
+    const renewed = await plan.value.plan.renew!();
     expect(renewed?.validTo.getTime()).toBeGreaterThan(Date.now() + 80 * 86400_000);
   });
 
@@ -92,8 +92,7 @@ describe('planning where to listen', () => {
     );
     expect(plan).toMatchObject({
       ok: true,
-      value: undefined,
-      message: expect.stringContaining('no phone can reach it') as string,
+      value: { plan: undefined, why: expect.stringContaining('no phone can reach it') as string },
     });
   });
 
@@ -105,14 +104,14 @@ describe('planning where to listen', () => {
     it('present and listing the address: listens there, as Tailscale', async () => {
       expect(await plan(fakeTailscale({ https: false }))).toMatchObject({
         ok: true,
-        value: { address: '100.100.1.2', kind: 'tailscale' },
+        value: { plan: { address: '100.100.1.2', kind: 'tailscale' } },
       });
     });
 
     it('present but not listing it (another VPN, a carrier NAT): refuses, says why and what to do', async () => {
       const result = await plan(fakeTailscale({ https: false, addresses: ['100.90.0.1'] }));
-      expect(result).toMatchObject({ ok: true, value: undefined });
-      const message = 'message' in result ? result.message : '';
+      expect(result).toMatchObject({ ok: true, value: { plan: undefined } });
+      const message = result.ok && 'why' in result.value ? result.value.why : '';
       expect(message).toMatch(/carrier-grade NAT/);
       expect(message).toMatch(/Tailscale does not list it/);
       expect(message).toContain('--bind 100.100.1.2');
@@ -120,26 +119,26 @@ describe('planning where to listen', () => {
 
     it('present but stopped: its old addresses do not count', async () => {
       const result = await plan(fakeTailscale({ https: false, state: 'Stopped' }));
-      expect(result).toMatchObject({ ok: true, value: undefined });
-      expect('message' in result && result.message).toMatch(/Tailscale is not running/);
+      expect(result).toMatchObject({ ok: true, value: { plan: undefined } });
+      expect(result.ok && 'why' in result.value && result.value.why).toMatch(/Tailscale is not running/);
     });
 
     it('absent: refuses, saying Tailscale is not installed', async () => {
       const result = await plan(join(dir, 'no-tailscale-here'));
-      expect(result).toMatchObject({ ok: true, value: undefined });
-      expect('message' in result && result.message).toMatch(/not installed/);
+      expect(result).toMatchObject({ ok: true, value: { plan: undefined } });
+      expect(result.ok && 'why' in result.value && result.value.why).toMatch(/not installed/);
     });
 
     it('too slow to answer: gives up after the timeout and refuses', async () => {
       const result = await plan(fakeTailscale({ https: false, delay: 5 }), 'auto', { tailscaleTimeoutMs: 300 });
-      expect(result).toMatchObject({ ok: true, value: undefined });
-      expect('message' in result && result.message).toMatch(/did not answer/);
+      expect(result).toMatchObject({ ok: true, value: { plan: undefined } });
+      expect(result.ok && 'why' in result.value && result.value.why).toMatch(/did not answer/);
     });
 
     it('named with --bind: listens there anyway, as the person asked', async () => {
       expect(await plan(join(dir, 'no-tailscale-here'), '100.100.1.2')).toMatchObject({
         ok: true,
-        value: { address: '100.100.1.2', kind: 'cgnat' },
+        value: { plan: { address: '100.100.1.2', kind: 'cgnat' } },
       });
     });
 
@@ -157,7 +156,7 @@ exit 1
       chmodSync(binary, 0o755);
       expect(
         await planListen({ bind: 'auto', port: 0, tailscaleBinary: binary, interfaces: () => [lan] }, dir),
-      ).toMatchObject({ ok: true, value: { kind: 'lan' } });
+      ).toMatchObject({ ok: true, value: { plan: { kind: 'lan' } } });
       expect(existsSync(marker)).toBe(false);
     });
   });

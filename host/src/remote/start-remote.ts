@@ -1,3 +1,4 @@
+import type { Result } from '@tether/shared-protocol';
 import { fail, ok } from '@tether/shared-protocol';
 import { networkInterfaces } from 'node:os';
 import type { Interface } from './bind-address.js';
@@ -33,11 +34,11 @@ export interface ListenPlan {
   renew?: () => Promise<(TlsMaterial & { validTo: Date }) | undefined>;
 }
 
-export type PlanResult =
-  | { ok: true; value: ListenPlan }
-  /** Nothing suitable: the host runs without remote control and says why. */
-  | { ok: true; value: undefined; message: string }
-  | { ok: false; error: { code: 'invalid-params' | 'unavailable'; message: string } };
+/**
+ * Where to listen; or, when there is nothing suitable, why (the host then runs without a listener
+ * and says so); or an error when what was asked for is refused.
+ */
+export type PlanResult = Result<{ plan: ListenPlan } | { plan: undefined; why: string }>;
 
 /** Decides where and how the remote-control server listens, before anything is opened. */
 export async function planListen(options: ListenOptions, dataDir: string): Promise<PlanResult> {
@@ -46,7 +47,7 @@ export async function planListen(options: ListenOptions, dataDir: string): Promi
     if (options.tlsCert || options.tlsKey)
       return invalid('--tailscale-cert and --tls-cert/--tls-key exclude each other');
     const self = await tailscaleSelf(options.tailscaleBinary, options.tailscaleTimeoutMs);
-    if (!self.ok) return invalid(`--tailscale-cert: ${self.message}`);
+    if (!self.ok) return invalid(`--tailscale-cert: ${self.error.message}`);
     if (!self.value.dnsName)
       return invalid('--tailscale-cert: this computer has no MagicDNS name; enable MagicDNS for your tailnet');
     const bind = chooseBindAddress(
@@ -55,28 +56,26 @@ export async function planListen(options: ListenOptions, dataDir: string): Promi
       self.value.running ? self.value.addresses : [],
       self.value.running ? undefined : 'Tailscale is not running, so it is not its address',
     );
-    if (!bind.ok)
-      return bind.reason === 'refused' ? invalid(bind.message) : { ok: true, value: undefined, message: bind.message };
+    if (!bind.ok) return bind.error.code === 'invalid-params' ? invalid(bind.error.message) : none(bind.error.message);
     const obtain = async () => {
       const files = await obtainTailscaleCert(dataDir, self.value.dnsName, options.tailscaleBinary);
-      if (!files.ok) return fail('unavailable', files.message);
-      const tls = loadTls(files.cert, files.key, self.value.dnsName);
-      return tls.ok ? ok({ ...tls.value, name: self.value.dnsName }) : fail('unavailable', tls.message);
+      if (!files.ok) return files;
+      const tls = loadTls(files.value.cert, files.value.key, self.value.dnsName);
+      return tls.ok ? ok({ ...tls.value, name: self.value.dnsName }) : fail('unavailable', tls.error.message);
     };
     const first = await obtain();
-    if (!first.ok) return { ok: false, error: { code: 'unavailable', message: first.error.message } };
-    return {
-      ok: true,
-      value: {
-        address: bind.address,
-        kind: bind.kind,
+    if (!first.ok) return first;
+    return ok({
+      plan: {
+        address: bind.value.address,
+        kind: bind.value.kind,
         tls: first.value,
         renew: async () => {
           const next = await obtain();
           return next.ok ? next.value : undefined;
         },
       },
-    };
+    });
   }
   if (Boolean(options.tlsCert) !== Boolean(options.tlsKey)) return invalid('--tls-cert and --tls-key go together');
   const list = interfaces();
@@ -91,14 +90,14 @@ export async function planListen(options: ListenOptions, dataDir: string): Promi
     ? await tailscaleAddresses(options.tailscaleBinary, options.tailscaleTimeoutMs)
     : { addresses: [], reason: undefined };
   const bind = chooseBindAddress(options.bind, list, tailscale.addresses, tailscale.reason);
-  if (!bind.ok)
-    return bind.reason === 'refused' ? invalid(bind.message) : { ok: true, value: undefined, message: bind.message };
+  if (!bind.ok) return bind.error.code === 'invalid-params' ? invalid(bind.error.message) : none(bind.error.message);
+  const { address, kind } = bind.value;
   if (options.tlsCert && options.tlsKey) {
-    const tls = loadTls(options.tlsCert, options.tlsKey, bind.address);
-    if (!tls.ok) return invalid(tls.message);
-    return { ok: true, value: { address: bind.address, kind: bind.kind, tls: tls.value } };
+    const tls = loadTls(options.tlsCert, options.tlsKey, address);
+    if (!tls.ok) return invalid(tls.error.message);
+    return ok({ plan: { address, kind, tls: tls.value } });
   }
-  return { ok: true, value: { address: bind.address, kind: bind.kind } };
+  return ok({ plan: { address, kind } });
 }
 
 /** Whether a certificate should be renewed now. */
@@ -106,6 +105,10 @@ export function needsRenewal(validTo: Date, now: Date): boolean {
   return validTo.getTime() - now.getTime() < RENEW_BEFORE_DAYS * 24 * 3600 * 1000;
 }
 
-function invalid(message: string): { ok: false; error: { code: 'invalid-params'; message: string } } {
-  return { ok: false, error: { code: 'invalid-params', message } };
+function invalid(message: string): Result<never> {
+  return fail('invalid-params', message);
+}
+
+function none(why: string): PlanResult {
+  return ok({ plan: undefined, why });
 }

@@ -1,3 +1,5 @@
+import type { Result } from '@tether/shared-protocol';
+import { fail, ok } from '@tether/shared-protocol';
 import { execFile } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -47,11 +49,11 @@ export interface TailscaleSelf {
 export async function tailscaleSelf(
   binary = 'tailscale',
   timeoutMs = TAILSCALE_STATUS_TIMEOUT_MS,
-): Promise<{ ok: true; value: TailscaleSelf } | { ok: false; message: string }> {
+): Promise<Result<TailscaleSelf>> {
   const result = await run(binary, ['status', '--json'], timeoutMs);
-  if (result.timedOut) return { ok: false, message: `tailscale status did not answer within ${timeoutMs} ms` };
-  if (result.code === 127 || /ENOENT/.test(result.stderr)) return { ok: false, message: 'tailscale is not installed' };
-  if (result.code !== 0) return { ok: false, message: `tailscale status failed: ${result.stderr.trim()}` };
+  if (result.timedOut) return fail('unavailable', `tailscale status did not answer within ${timeoutMs} ms`);
+  if (result.code === 127 || /ENOENT/.test(result.stderr)) return fail('unavailable', 'tailscale is not installed');
+  if (result.code !== 0) return fail('unavailable', `tailscale status failed: ${result.stderr.trim()}`);
   try {
     const status = JSON.parse(result.stdout) as {
       BackendState?: string;
@@ -59,17 +61,14 @@ export async function tailscaleSelf(
       CertDomains?: string[] | null;
     };
     const dnsName = (status.Self?.DNSName ?? '').replace(/\.$/, '');
-    return {
-      ok: true,
-      value: {
-        dnsName,
-        addresses: status.Self?.TailscaleIPs ?? [],
-        running: status.BackendState === 'Running',
-        httpsEnabled: (status.CertDomains ?? []).length > 0,
-      },
-    };
+    return ok({
+      dnsName,
+      addresses: status.Self?.TailscaleIPs ?? [],
+      running: status.BackendState === 'Running',
+      httpsEnabled: (status.CertDomains ?? []).length > 0,
+    });
   } catch {
-    return { ok: false, message: 'tailscale status printed something that is not JSON' };
+    return fail('unavailable', 'tailscale status printed something that is not JSON');
   }
 }
 
@@ -78,19 +77,19 @@ export async function obtainTailscaleCert(
   dataDir: string,
   name: string,
   binary = 'tailscale',
-): Promise<{ ok: true; cert: string; key: string } | { ok: false; message: string }> {
+): Promise<Result<{ cert: string; key: string }>> {
   const dir = join(dataDir, 'tls');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const cert = join(dir, `${name}.crt`);
   const key = join(dir, `${name}.key`);
   const result = await run(binary, ['cert', '--cert-file', cert, '--key-file', key, name], TAILSCALE_CERT_TIMEOUT_MS);
   if (result.code !== 0) {
-    return {
-      ok: false,
-      message: `tailscale cert failed: ${result.stderr.trim()}. Enable HTTPS certificates for your tailnet (admin console → DNS → HTTPS Certificates).`,
-    };
+    return fail(
+      'unavailable',
+      `tailscale cert failed: ${result.stderr.trim()}. Enable HTTPS certificates for your tailnet (admin console → DNS → HTTPS Certificates).`,
+    );
   }
-  return { ok: true, cert, key };
+  return ok({ cert, key });
 }
 
 /**
@@ -102,7 +101,7 @@ export async function tailscaleAddresses(
   timeoutMs = TAILSCALE_STATUS_TIMEOUT_MS,
 ): Promise<{ addresses: string[]; reason: string }> {
   const self = await tailscaleSelf(binary, timeoutMs);
-  if (!self.ok) return { addresses: [], reason: `Tailscale could not confirm it (${self.message})` };
+  if (!self.ok) return { addresses: [], reason: `Tailscale could not confirm it (${self.error.message})` };
   if (!self.value.running) return { addresses: [], reason: 'Tailscale is not running, so it is not its address' };
   return { addresses: self.value.addresses, reason: 'Tailscale does not list it among its addresses' };
 }

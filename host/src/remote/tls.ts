@@ -1,9 +1,10 @@
+import type { Result } from '@tether/shared-protocol';
+import { fail, ok } from '@tether/shared-protocol';
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { TlsMaterial } from './lan-listener.js';
 
-export type TlsLoad =
-  { ok: true; value: TlsMaterial & { validTo: Date; names: string[] } } | { ok: false; message: string };
+export type TlsLoad = Result<TlsMaterial & { validTo: Date; names: string[] }>;
 
 /** Names a certificate is for: its DNS and IP subject alternative names. */
 export function certificateNames(cert: X509Certificate): string[] {
@@ -28,26 +29,26 @@ export function loadTls(certPath: string, keyPath: string, address: string, now 
     certPem = readFileSync(certPath);
     keyPem = readFileSync(keyPath);
   } catch (error) {
-    return {
-      ok: false,
-      message: `cannot read the TLS files: ${error instanceof Error ? error.message : String(error)}`,
-    };
+    return fail(
+      'invalid-params',
+      `cannot read the TLS files: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   let cert: X509Certificate;
   try {
     cert = new X509Certificate(certPem);
     if (!cert.checkPrivateKey(createPrivateKey(keyPem)))
-      return { ok: false, message: `${keyPath} is not the key of ${certPath}` };
+      return fail('invalid-params', `${keyPath} is not the key of ${certPath}`);
   } catch (error) {
-    return {
-      ok: false,
-      message: `invalid certificate or key: ${error instanceof Error ? error.message : String(error)}`,
-    };
+    return fail(
+      'invalid-params',
+      `invalid certificate or key: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   const validTo = new Date(cert.validTo);
   if (validTo.getTime() < now.getTime())
-    return { ok: false, message: `${certPath} expired on ${validTo.toISOString()}` };
+    return fail('invalid-params', `${certPath} expired on ${validTo.toISOString()}`);
   const names = certificateNames(cert);
   const name = names.includes(address.toLowerCase()) ? address : names.find((n) => !/^[\d.:]+$/.test(n));
-  return { ok: true, value: { cert: certPem, key: keyPem, ...(name ? { name } : {}), validTo, names } };
+  return ok({ cert: certPem, key: keyPem, ...(name ? { name } : {}), validTo, names });
 }

@@ -1,10 +1,11 @@
 import type { Result } from '@tether/shared-protocol';
+import type { StreamHost } from '../gateway/stream-host.js';
 import type { DeviceRecord } from '../store/device-store.js';
 
 /** What a method handler may ask of the live connection a request came on. */
-export interface ConnectionPort {
-  /** Follows a session: replays after `after`, then live events. */
-  watch(sessionId: string, after: number): Result<void>;
+export interface ConnectionPort extends StreamHost {
+  /** Follows a session: replays after `after` (at most the newest `tail` events), then live events. */
+  watch(sessionId: string, after: number, tail?: number): Result<void>;
   unwatch(sessionId: string): void;
   /** True once the connection ended (a report kept about it is then stale). */
   readonly isClosed: boolean;

@@ -1,4 +1,4 @@
-import type { Clock, ControlMethods, Result } from '@tether/shared-protocol';
+import type { Clock, ControlMethods, ControlResult, RelayLinkStatus, Result } from '@tether/shared-protocol';
 import { fail, ok } from '@tether/shared-protocol';
 import type { ApprovalBroker } from '../agent/approval-broker.js';
 import type { SessionManager } from '../agent/session-manager.js';
@@ -6,8 +6,13 @@ import type { ControlConnection } from '../control/control-server.js';
 import type { DeviceGateway } from '../gateway/device-gateway.js';
 import type { DeviceStore } from '../store/device-store.js';
 import type { EventLog } from '../store/event-log.js';
+import type { TerminalManager } from '../terminals/terminal-manager.js';
 import { replayThenFollow } from '../store/replay.js';
+import type { AgentCatalog } from '../agents/agent-catalog.js';
 import type { Handlers } from './dispatch.js';
+import { historyHandlers } from './history-handlers.js';
+import type { MachineDeps } from './machine-handlers.js';
+import { machineControlHandlers, placeFolder } from './machine-handlers.js';
 import { answerApproval, publicDeviceInfo, revokeDevice } from './shared-handlers.js';
 
 /** What `tether status` says about this host itself. */
@@ -26,6 +31,8 @@ export interface Reach {
   url: string | null;
   mode: 'http' | 'https' | null;
   message: string;
+  /** The host's relay link, with `--relay`. */
+  relay?: RelayLinkStatus;
 }
 
 /** What the control handlers need of the host, and nothing more. */
@@ -38,10 +45,15 @@ export interface ControlDeps {
   gateway: Pick<DeviceGateway, 'pairing' | 'hub' | 'stats'>;
   reach: () => Reach;
   /** A fresh pairing link for where phones can reach this host, or why there is none. */
-  pairLink: () => Result<{ link: string; expiresAt: number }>;
+  pairLink: () => Result<ControlResult<'pair.create'>>;
+  /** The configured ACP agents. */
+  agents: Pick<AgentCatalog, 'list'>;
   /** Push subscriptions and outcomes by reason, when the host sends push. */
   push?: () => { subscriptions: number; counters: Record<string, number> };
   clock: Pick<Clock, 'now'>;
+  /** Machines and their tokens. */
+  machines: MachineDeps;
+  terminals: Pick<TerminalManager, 'list'>;
 }
 
 /** Every control-socket method: the person at the computer, through `tether …`. */
@@ -68,10 +80,17 @@ export function controlHandlers(deps: ControlDeps): Handlers<ControlMethods, Con
     },
     'sessions.list': (p) => ok({ sessions: sessions.list(p.includeArchived ?? false) }),
     'sessions.create': async (p) => {
+      if (p.agent !== undefined && p.model !== undefined) {
+        return fail('invalid-params', 'a session is run by a model or by an agent, not both');
+      }
+      const placed = placeFolder(deps.machines.registry, p.machine, p.cwd);
+      if (!placed.ok) return placed;
       const created = await sessions.create({
-        cwd: p.cwd,
+        cwd: placed.value?.cwd ?? p.cwd,
         text: p.text,
         ...(p.model !== undefined ? { model: p.model } : {}),
+        ...(placed.value ? { place: placed.value.place } : {}),
+        ...(p.agent !== undefined ? { kind: 'acp' as const, model: p.agent } : {}),
       });
       return created.ok ? ok({ session: created.value }) : created;
     },
@@ -101,6 +120,8 @@ export function controlHandlers(deps: ControlDeps): Handlers<ControlMethods, Con
     'sessions.interrupt': (p) => sessions.interrupt(p.id),
     'sessions.archive': (p) => sessions.archive(p.id, p.archived ?? true),
     'sessions.autoApprove': (p) => sessions.setAutoApprove(p.id, p.enabled),
+    'sessions.configure': historyHandlers({ sessions, log })['sessions.configure'],
+    'agents.list': () => ok({ agents: deps.agents.list() }),
     'approvals.list': (p) => ok({ approvals: approvals.pending(p.sessionId) }),
     'approvals.answer': (p) => answerApproval(approvals, p, local),
     'pair.create': () => {
@@ -118,5 +139,7 @@ export function controlHandlers(deps: ControlDeps): Handlers<ControlMethods, Con
       const revoked = revokeDevice(deps.devices, p.id, deps.clock.now());
       return revoked.ok ? ok({ closedConnections: gateway.hub.disconnectDevice(p.id) }) : revoked;
     },
+    ...machineControlHandlers(deps.machines),
+    'terminals.list': () => ok({ terminals: deps.terminals.list() }),
   };
 }

@@ -3,9 +3,16 @@ import { PROTOCOL_VERSION, fail, ok } from '@tether/shared-protocol';
 import type { ApprovalBroker } from '../agent/approval-broker.js';
 import type { SessionManager } from '../agent/session-manager.js';
 import type { DeviceStore } from '../store/device-store.js';
+import type { EventLog } from '../store/event-log.js';
+import { historyHandlers } from './history-handlers.js';
+import { terminalHandlers } from '../terminals/terminal-handlers.js';
+import type { TerminalManager } from '../terminals/terminal-manager.js';
 import { insideRoots, listDirs } from '../remote/folder-browser.js';
 import type { Caller } from './caller.js';
+import type { AgentCatalog } from '../agents/agent-catalog.js';
 import type { Handlers } from './dispatch.js';
+import type { MachineRegistry } from '../machines/machine-registry.js';
+import { machineDeviceHandlers, placeFolder } from './machine-handlers.js';
 import { answerApproval, publicDeviceInfo, revokeDevice } from './shared-handlers.js';
 
 export type DeviceHandlers = Partial<Handlers<Methods, Caller>>;
@@ -17,15 +24,25 @@ export interface DeviceHandlerDeps {
   sessions: SessionManager;
   approvals: ApprovalBroker;
   devices: DeviceStore;
+  /** The event log, for history pages and changes. */
+  log: EventLog;
   /** Closes a device's live connections (it was revoked); returns how many. */
   disconnectDevice: (deviceId: string) => number;
   /** Folders devices may start sessions in (`--root`). */
   roots: readonly string[];
+  /** Folders never offered inside the roots (credentials, Tether's data): `privatePaths()`. */
+  privates?: readonly string[];
   /** Models a device may choose; the first is the default. */
   models: readonly string[];
+  /** The configured ACP agents; only those that can be started are offered to devices. */
+  agents?: Pick<AgentCatalog, 'available'>;
   /** Method families this host offers beyond the base set. */
   features: () => readonly string[];
   clock: Clock;
+  /** Machines that lend themselves to this host, when it serves them. */
+  machines?: MachineRegistry;
+  /** Terminals on this host (and its machines); `terminals.*` answer `unsupported` without. */
+  terminals?: TerminalManager;
 }
 
 /**
@@ -36,6 +53,7 @@ export interface DeviceHandlerDeps {
 export function deviceHandlers(deps: DeviceHandlerDeps): DeviceHandlers {
   const byDevice = (caller: Caller) => ({ kind: 'device' as const, id: caller.device.id, label: caller.device.label });
   return {
+    ...historyHandlers({ sessions: deps.sessions, log: deps.log }),
     'host.info': (_params, caller) =>
       ok({
         hostId: deps.hostId,
@@ -48,28 +66,48 @@ export function deviceHandlers(deps: DeviceHandlerDeps): DeviceHandlers {
         models: [...deps.models],
         defaultModel: deps.models[0]!,
         roots: [...deps.roots],
+        agents: deps.agents?.available() ?? [],
       }),
-    'fs.listDirs': (params) => listDirs(deps.roots, params.path),
+    'fs.listDirs': (params) => listDirs(deps.roots, params.path, deps.privates),
 
     'sessions.list': (params) => ok({ sessions: deps.sessions.list(params.includeArchived ?? false) }),
-    'sessions.create': async ({ cwd, text, model, place }) => {
-      if (place !== undefined && place !== 'local') return fail('not-found', `no machine named ${place}`);
+    'sessions.create': async ({ cwd, text, model, place, agent }) => {
+      if (agent !== undefined && model !== undefined) {
+        return fail('invalid-params', 'a session is run by a model or by an agent, not both');
+      }
       if (model !== undefined && !deps.models.includes(model)) {
         return fail(
           'invalid-params',
           `model ${model} is not offered by this host; choose one of ${deps.models.join(', ')}`,
         );
       }
-      const folder = await insideRoots(deps.roots, cwd);
+      const placed = placeFolder(deps.machines, place, cwd);
+      if (!placed.ok) return placed;
+      if (placed.value) {
+        // A folder on a machine: its roots, not this host's, say where a session may go.
+        const created = await deps.sessions.create({
+          ...placed.value,
+          text,
+          ...(model !== undefined ? { model } : {}),
+          ...(agent !== undefined ? { kind: 'acp' as const, model: agent } : {}),
+        });
+        return created.ok ? ok({ session: created.value }) : created;
+      }
+      const folder = await insideRoots(deps.roots, cwd, deps.privates);
       if (!folder) return fail('forbidden', `${cwd} is not under a folder this host shares with devices`);
-      const created = await deps.sessions.create({ cwd: folder, text, ...(model !== undefined ? { model } : {}) });
+      const created = await deps.sessions.create({
+        cwd: folder,
+        text,
+        ...(model !== undefined ? { model } : {}),
+        ...(agent !== undefined ? { kind: 'acp' as const, model: agent } : {}),
+      });
       return created.ok ? ok({ session: created.value }) : created;
     },
-    'sessions.watch': ({ id, after }, caller) => {
+    'sessions.watch': ({ id, after, tail }, caller) => {
       if (!caller.connection) return fail('unsupported', 'watching needs a connection, not a one-shot call');
       const session = deps.sessions.get(id);
       if (!session) return fail('not-found', `no session ${id}`);
-      const watched = caller.connection.watch(id, after);
+      const watched = caller.connection.watch(id, after, tail);
       return watched.ok ? ok({ session }) : watched;
     },
     'sessions.unwatch': ({ id }, caller) => {
@@ -82,6 +120,9 @@ export function deviceHandlers(deps: DeviceHandlerDeps): DeviceHandlers {
 
     'approvals.list': ({ sessionId }) => ok({ approvals: deps.approvals.pending(sessionId) }),
     'approvals.answer': (params, caller) => answerApproval(deps.approvals, params, byDevice(caller)),
+
+    ...(deps.machines ? machineDeviceHandlers(deps.machines) : {}),
+    ...(deps.terminals ? terminalHandlers(deps.terminals) : {}),
 
     'devices.list': () => ok({ devices: deps.devices.list().map(publicDeviceInfo) }),
     'devices.revoke': ({ id }, caller) => {

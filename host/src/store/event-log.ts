@@ -21,6 +21,8 @@ export class EventLog {
   private readonly bump;
   private readonly selectLast;
   private readonly selectAfter;
+  private readonly selectBefore;
+  private readonly selectTypeBefore;
   /** Rows that could not be decoded (a damaged database): skipped, never fatal. */
   corruptRows = 0;
 
@@ -33,6 +35,12 @@ export class EventLog {
     this.selectLast = db.prepare('SELECT last_seq FROM sessions WHERE id = ?').pluck();
     this.selectAfter = db.prepare(
       'SELECT seq, type, payload, at FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?',
+    );
+    this.selectBefore = db.prepare(
+      'SELECT seq, type, payload, at FROM events WHERE session_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?',
+    );
+    this.selectTypeBefore = db.prepare(
+      'SELECT seq, type, payload, at FROM events WHERE session_id = ? AND seq < ? AND type = ? ORDER BY seq DESC LIMIT ?',
     );
   }
 
@@ -96,6 +104,34 @@ export class EventLog {
     return { events, rows: rows.length, lastSeq: rows.length > 0 ? rows[rows.length - 1]!.seq : after };
   }
 
+  /**
+   * The newest rows before `before`, at most `limit`, returned oldest first, with the number of
+   * rows read (damaged ones are skipped but counted) and the first row's seq (`before` if none).
+   */
+  pageBefore(
+    sessionId: string,
+    before: number,
+    limit: number,
+  ): { events: SessionEvent[]; rows: number; firstSeq: number } {
+    const rows = (this.selectBefore.all(sessionId, before, limit) as Row[]).reverse();
+    return { events: this.decodeRows(sessionId, rows), rows: rows.length, firstSeq: rows[0]?.seq ?? before };
+  }
+
+  /** Events of one type before `before`, newest first, at most `limit` (a scan of the session's rows). */
+  ofTypeBefore(sessionId: string, type: string, before: number, limit: number): SessionEvent[] {
+    return this.decodeRows(sessionId, this.selectTypeBefore.all(sessionId, before, type, limit) as Row[]);
+  }
+
+  private decodeRows(sessionId: string, rows: readonly Row[]): SessionEvent[] {
+    const events: SessionEvent[] = [];
+    for (const row of rows) {
+      const event = decodeRow(sessionId, row);
+      if (event) events.push(event);
+      else this.corruptRows++;
+    }
+    return events;
+  }
+
   lastSeq(sessionId: string, mustExist = false): number {
     const cached = this.last.get(sessionId);
     if (cached !== undefined) return cached;
@@ -115,11 +151,15 @@ export class EventLog {
   }
 }
 
+interface Row {
+  seq: number;
+  type: string;
+  payload: string;
+  at: number;
+}
+
 /** A stored row as the event it was, checked against the event schemas; undefined if damaged. */
-function decodeRow(
-  sessionId: string,
-  row: { seq: number; type: string; payload: string; at: number },
-): SessionEvent | undefined {
+function decodeRow(sessionId: string, row: Row): SessionEvent | undefined {
   let payload: unknown;
   try {
     payload = JSON.parse(row.payload);

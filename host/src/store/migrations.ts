@@ -101,7 +101,37 @@ export const MIGRATIONS: readonly string[] = [
     revoked_at INTEGER
   );
   `,
-  // 2: push subscriptions carry what the device wants to hear of, and go with a revoked device.
+  // 2: machines and their tokens: what a machine said when it registered, when a token was last
+  // used, and the (machine, token) pairs a person forgot, which that token may not register again.
+  `
+  ALTER TABLE machines ADD COLUMN capabilities TEXT NOT NULL DEFAULT '[]';
+  ALTER TABLE machines ADD COLUMN version TEXT NOT NULL DEFAULT '';
+  ALTER TABLE tokens ADD COLUMN last_used_at INTEGER;
+  CREATE TABLE forgotten_machines (
+    machine_id TEXT NOT NULL,
+    token_id TEXT NOT NULL,
+    forgotten_at INTEGER NOT NULL,
+    PRIMARY KEY (machine_id, token_id)
+  ) WITHOUT ROWID;
+  `,
+  // 3: a run at a glance (counters kept as events are appended) and each session's own
+  // model-call limit per run (NULL: the host's default).
+  `
+  CREATE TABLE session_activity (
+    session_id TEXT PRIMARY KEY REFERENCES sessions (id),
+    run_started_at INTEGER,
+    run_ended_at INTEGER,
+    model_calls INTEGER NOT NULL DEFAULT 0,
+    max_model_calls INTEGER,
+    tool_calls INTEGER NOT NULL DEFAULT 0,
+    input_tokens INTEGER NOT NULL DEFAULT 0,
+    output_tokens INTEGER NOT NULL DEFAULT 0,
+    cost_usd REAL,
+    now TEXT NOT NULL DEFAULT '',
+    paused INTEGER NOT NULL DEFAULT 0
+  ) WITHOUT ROWID;
+  `,
+  // 4: push subscriptions carry what the device wants to hear of, and go with a revoked device.
   `
   ALTER TABLE push_subscriptions ADD COLUMN preferences TEXT NOT NULL
     DEFAULT '{"approvals":true,"runFinished":false,"runFailed":false}';

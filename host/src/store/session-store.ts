@@ -1,5 +1,6 @@
 import type { SessionKind, SessionStatus, SessionSummary } from '@tether/shared-protocol';
 import { isSessionKind } from '@tether/shared-protocol';
+import { ActivityStore } from './activity-store.js';
 import type { Db } from './database.js';
 
 /** What "allow for this session" has allowed: a tool, or for `shell` an exact command or a prefix. */
@@ -79,7 +80,11 @@ type UpdatableField = keyof typeof COLUMNS;
 
 /** Sessions and their queued follow-up messages. */
 export class SessionStore {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    /** A run at a glance and each session's own model-call limit. */
+    readonly activity = new ActivityStore(db),
+  ) {}
 
   insert(
     record: Omit<SessionRecord, 'lastSeq' | 'archived' | 'allowRules' | 'lastLine' | 'autoApprove'>,
@@ -173,6 +178,7 @@ export class SessionStore {
       pendingApprovals: this.pendingApprovals(record.id),
       queued: this.queuedCount(record.id),
       lastLine: record.lastLine,
+      activity: this.activity.get(record.id),
     };
   }
 }

@@ -21,7 +21,7 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 async function parsed<I>(tool: Tool<I>, input: unknown): Promise<I> {
   const p = tool.parse(input);
-  if (!p.ok) throw new Error(p.message);
+  if (!p.ok) throw new Error(p.error.message);
   return Promise.resolve(p.value);
 }
 
@@ -121,7 +121,7 @@ describe('file tools', () => {
 
   it('reports invalid arguments in words the model can act on', () => {
     const r = editFileTool.parse({ path: 'a', new_text: 1 });
-    expect(!r.ok && r.message).toMatch(/old_text.*new_text|new_text.*old_text/s);
+    expect(!r.ok && r.error.message).toMatch(/old_text.*new_text|new_text.*old_text/s);
   });
 
   it('list_dir and search work read-only', async () => {

@@ -142,6 +142,7 @@ export const writeFileTool: Tool<v.InferOutput<typeof WriteInput>> = {
     return {
       ok: true,
       output: `${written.value.created ? 'Created' : 'Wrote'} ${where} (${Buffer.byteLength(input.content)} bytes)`,
+      change: { path: input.path, created: written.value.created, before: before.text, after: input.content },
     };
   },
 };
@@ -213,6 +214,7 @@ export const editFileTool: Tool<v.InferOutput<typeof EditInput>> = {
     return {
       ok: true,
       output: `Edited ${input.path}: replaced ${plan.count} occurrence${plan.count === 1 ? '' : 's'}`,
+      change: { path: input.path, created: false, before: plan.before, after: plan.after },
     };
   },
 };

@@ -1,4 +1,4 @@
-import { MAX_ACTION_TEXT } from '@tether/shared-protocol';
+import { MAX_ACTION_TEXT, fail, ok } from '@tether/shared-protocol';
 import type { McpTool } from '../mcp/types.js';
 import type { AnyTool, Tool } from './tool.js';
 import { asAnyTool } from './tool.js';
@@ -12,8 +12,8 @@ export function mcpAgentTool(mcp: McpTool): AnyTool {
     spec: mcp.spec,
     parse: (input) =>
       typeof input === 'object' && input !== null && !Array.isArray(input)
-        ? { ok: true, value: input as Record<string, unknown> }
-        : { ok: false, message: 'invalid arguments: expected a JSON object' },
+        ? ok(input as Record<string, unknown>)
+        : fail('invalid-params', 'invalid arguments: expected a JSON object'),
     title: (input) => `${mcp.server}: ${mcp.tool} ${JSON.stringify(input)}`.slice(0, 200),
     approval: (input) => {
       if (mcp.trusted) return Promise.resolve({ need: null });

@@ -1,4 +1,4 @@
-import type { Approval, ExecError } from '@tether/shared-protocol';
+import type { Approval, ExecError, Result } from '@tether/shared-protocol';
 import type { ExecutionContext } from '@tether/machine';
 import type { ToolSpec } from '../models/types.js';
 
@@ -33,6 +33,16 @@ export interface ToolOutcome {
    * about it, and would only try again.
    */
   unreachable?: true;
+  /** A file the tool wrote: logged as `file.changed` for the session's Changes view. */
+  change?: FileChange;
+}
+
+/** What a write did to a file: its path, whether it is new, and the text before and after. */
+export interface FileChange {
+  path: string;
+  created: boolean;
+  before: string;
+  after: string;
 }
 
 /** The outcome of a tool whose execution context answered with an error. */
@@ -45,12 +55,10 @@ export function refusal(error: ExecError): ApprovalCheck {
   return { refuse: error.message, ...(error.code === 'unreachable' ? { unreachable: true } : {}) };
 }
 
-export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
-
 export interface Tool<I = unknown> {
   spec: ToolSpec;
   /** Decodes the model's arguments; a message the model can act on when they are wrong. */
-  parse(input: unknown): Parsed<I>;
+  parse(input: unknown): Result<I>;
   /** One line for a collapsed row: the command, the file, the pattern. */
   title(input: I): string;
   /** Whether running `input` needs the person's approval (null: it runs without asking). */
@@ -59,7 +67,7 @@ export interface Tool<I = unknown> {
 }
 
 /** Erases the input type, for registries that hold tools of every kind. */
-export type AnyTool = Tool<never> & { parse(input: unknown): Parsed<unknown> };
+export type AnyTool = Tool<never> & { parse(input: unknown): Result<unknown> };
 
 export function asAnyTool<I>(tool: Tool<I>): AnyTool {
   return tool as unknown as AnyTool;

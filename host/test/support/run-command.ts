@@ -20,9 +20,9 @@ export async function runCommand(
   argv: string[],
 ): Promise<{ code: number; out: string; err: string }> {
   const parsed = parseArgs(argv, command.options);
-  if (!parsed.ok) throw new Error(parsed.message);
+  if (!parsed.ok) throw new Error(parsed.error.message);
   const out = collector();
   const err = collector();
-  const code = await command.run({ args: parsed.args, stdout: out.stream, stderr: err.stream, env: {} });
+  const code = await command.run({ args: parsed.value, stdout: out.stream, stderr: err.stream, env: {} });
   return { code, out: out.text(), err: err.text() };
 }

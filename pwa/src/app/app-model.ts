@@ -8,6 +8,7 @@ import type { CachePort } from '../net/cache-port.js';
 import { deviceKeyFor } from '../net/device-key.js';
 import { HostConnection } from '../net/host-connection.js';
 import type { Route } from '../ui/route.js';
+import { renewRelayTicket } from '../net/relay-ticket-renewal.js';
 
 export interface AppModelDeps {
   db: Pick<AppDb, 'hosts' | 'putHost' | 'deleteHost'> & CachePort;
@@ -149,6 +150,14 @@ export class AppModel {
     });
     this.connections.set(host.hostId, connection);
     this.connectionsVersion.update((n) => n + 1);
+    // Each time the host answers host.info (every connection), the relay ticket is renewed if due.
+    connection.info.subscribe((info) => {
+      const current = this.host(host.hostId);
+      if (!info || !current) return;
+      void renewRelayTicket(connection.client, current, info, this.deps.now()).then((relay) => {
+        if (relay) void this.change(host.hostId, (record) => ({ ...record, relay }));
+      });
+    });
     void connection.start();
   }
 

@@ -19,12 +19,51 @@ interface TetherSchema extends DBSchema {
   hosts: { key: string; value: unknown };
   sessionLists: { key: string; value: unknown };
   transcripts: { key: string; value: unknown; indexes: { byHost: string; bySaved: number } };
+  /** Each cached transcript's size, kept apart so that eviction never reads the transcripts. */
+  transcriptSizes: { key: string; value: TranscriptSize; indexes: { byHost: string } };
+}
+
+export interface TranscriptSize {
+  key: string;
+  hostId: string;
+  /** The transcript's JSON length in characters: an estimate of what it takes in storage. */
+  bytes: number;
+  savedAt: number;
 }
 
 const DB_NAME = 'tether';
-const DB_VERSION = 1;
+const DB_VERSION = 2;
 /** Transcripts cached across all hosts; past it the least recently saved go first. */
 export const MAX_CACHED_TRANSCRIPTS = 40;
+/**
+ * Characters of transcripts cached across all hosts (about that many bytes, up to twice as many
+ * stored as UTF-16): past it the least recently saved go first. Far below what a phone's browser
+ * grants a site, so the cache never crowds out the keys.
+ */
+export const MAX_CACHE_BYTES = 32 * 1024 * 1024;
+
+/**
+ * The transcripts to evict, least recently saved first, so that what remains is within both
+ * bounds; `keep` (the one just written) is never evicted.
+ */
+export function evictions(
+  rows: readonly TranscriptSize[],
+  keep: string,
+  maxCount = MAX_CACHED_TRANSCRIPTS,
+  maxBytes = MAX_CACHE_BYTES,
+): string[] {
+  let count = rows.length;
+  let bytes = rows.reduce((sum, row) => sum + row.bytes, 0);
+  const out: string[] = [];
+  for (const row of [...rows].sort((a, b) => a.savedAt - b.savedAt)) {
+    if (count <= maxCount && bytes <= maxBytes) break;
+    if (row.key === keep) continue;
+    out.push(row.key);
+    count--;
+    bytes -= row.bytes;
+  }
+  return out;
+}
 
 export class AppDb {
   /** Reads that did not decode (skipped) and writes that failed: shown nowhere, kept for debugging. */
@@ -35,12 +74,19 @@ export class AppDb {
 
   constructor(name = DB_NAME) {
     this.db = openDB<TetherSchema>(name, DB_VERSION, {
-      upgrade(db) {
-        db.createObjectStore('hosts', { keyPath: 'hostId' });
-        db.createObjectStore('sessionLists', { keyPath: 'hostId' });
-        const transcripts = db.createObjectStore('transcripts', { keyPath: 'key' });
-        transcripts.createIndex('byHost', 'hostId');
-        transcripts.createIndex('bySaved', 'savedAt');
+      upgrade(db, oldVersion, _newVersion, tx) {
+        if (oldVersion < 1) {
+          db.createObjectStore('hosts', { keyPath: 'hostId' });
+          db.createObjectStore('sessionLists', { keyPath: 'hostId' });
+          const transcripts = db.createObjectStore('transcripts', { keyPath: 'key' });
+          transcripts.createIndex('byHost', 'hostId');
+          transcripts.createIndex('bySaved', 'savedAt');
+        }
+        if (oldVersion < 2) {
+          db.createObjectStore('transcriptSizes', { keyPath: 'key' }).createIndex('byHost', 'hostId');
+          // Transcripts cached before sizes were kept are dropped: they are refilled from the host.
+          if (oldVersion >= 1) void tx.objectStore('transcripts').clear();
+        }
       },
     }).catch(() => undefined);
   }
@@ -64,11 +110,15 @@ export class AppDb {
   /** Forgets a host and everything cached for it. */
   async deleteHost(hostId: string): Promise<void> {
     await this.write(async (db) => {
-      const tx = db.transaction(['hosts', 'sessionLists', 'transcripts'], 'readwrite');
+      const tx = db.transaction(['hosts', 'sessionLists', 'transcripts', 'transcriptSizes'], 'readwrite');
       await tx.objectStore('hosts').delete(hostId);
       await tx.objectStore('sessionLists').delete(hostId);
       const index = tx.objectStore('transcripts').index('byHost');
       for (let cursor = await index.openCursor(hostId); cursor; cursor = await cursor.continue()) {
+        await cursor.delete();
+      }
+      const sizes = tx.objectStore('transcriptSizes').index('byHost');
+      for (let cursor = await sizes.openCursor(hostId); cursor; cursor = await cursor.continue()) {
         await cursor.delete();
       }
       await tx.done;
@@ -110,15 +160,20 @@ export class AppDb {
   async putTranscript(hostId: string, sessionId: string, state: TranscriptState, savedAt: number): Promise<void> {
     this.prefetched.delete(transcriptKey(hostId, sessionId));
     const row: TranscriptCache = { key: transcriptKey(hostId, sessionId), hostId, sessionId, state, savedAt };
+    const bytes = JSON.stringify(state).length;
     await this.write(async (db) => {
-      const tx = db.transaction('transcripts', 'readwrite');
-      await tx.store.put(row);
-      const over = (await tx.store.count()) - MAX_CACHED_TRANSCRIPTS;
-      if (over > 0) {
-        let left = over;
-        for (let c = await tx.store.index('bySaved').openCursor(); c && left > 0; c = await c.continue(), left--) {
-          await c.delete();
-        }
+      const tx = db.transaction(['transcripts', 'transcriptSizes'], 'readwrite');
+      const sizes = tx.objectStore('transcriptSizes');
+      await tx.objectStore('transcripts').put(row);
+      await sizes.put({ key: row.key, hostId, bytes, savedAt });
+      // Sizes are decoded like everything read back: a damaged row counts as large, so it goes first.
+      const rows = (await sizes.getAll()).map((r) => ({
+        ...r,
+        bytes: Number.isFinite(r.bytes) ? r.bytes : MAX_CACHE_BYTES,
+      }));
+      for (const key of evictions(rows, row.key)) {
+        await tx.objectStore('transcripts').delete(key);
+        await sizes.delete(key);
       }
       await tx.done;
     });

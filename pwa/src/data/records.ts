@@ -1,4 +1,10 @@
-import { ErrorCodeSchema, RelayDetailsSchema, ScopeSchema, SessionSummarySchema } from '@tether/shared-protocol';
+import {
+  AgentInfoSchema,
+  ErrorCodeSchema,
+  RelayDetailsSchema,
+  ScopeSchema,
+  SessionSummarySchema,
+} from '@tether/shared-protocol';
 import * as v from 'valibot';
 import { TranscriptStateSchema } from '../transcript/transcript-schema.js';
 
@@ -40,6 +46,8 @@ export const HostInfoCacheSchema = v.object({
   defaultModel: Name,
   roots: v.array(v.pipe(v.string(), v.maxLength(4096))),
   features: v.array(Name),
+  /** The ACP agents the host offered when last seen (absent from older records). */
+  agents: v.optional(v.array(AgentInfoSchema)),
 });
 
 const HostRecordFields = v.object({

@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import type { HostRecord } from '../data/records.js';
 import { MemoryCache } from './cache-port.js';
 import { HostConnection } from './host-connection.js';
-import { SAVE_DELAY_MS } from './session-feed.js';
+import { gaps } from '../transcript/transcript.js';
+import { SAVE_DELAY_MS, WATCH_TAIL } from './session-feed.js';
 
 const settle = async () => {
   for (let i = 0; i < 5; i++) await new Promise<void>((resolve) => setTimeout(resolve, 0));
@@ -83,7 +84,7 @@ function setup() {
       return Promise.resolve(device);
     },
   });
-  return { clock, host, cache, connection, changes, network, record, deviceKeys };
+  return { clock, host, cache, connection, changes, network, record, info, deviceKeys };
 }
 
 describe('HostConnection', () => {
@@ -160,9 +161,97 @@ describe('HostConnection', () => {
     await again.start();
     const feed = again.feed('s1');
     await settle();
-    expect(s.host.calls.filter((c) => c.method === 'sessions.watch').at(-1)?.params).toEqual({ id: 's1', after: 4 });
+    expect(s.host.calls.filter((c) => c.method === 'sessions.watch').at(-1)?.params).toEqual({
+      id: 's1',
+      after: 4,
+      tail: WATCH_TAIL,
+    });
     expect(feed.view.get().transcript.applied).toBe(4);
     again.stop();
+  });
+
+  it('comes back after a long sleep with the newest events, then pages the rest in: nothing lost or doubled', async () => {
+    const s = setup();
+    for (let i = 1; i <= 5; i++) s.host.append('s1', `m${i}`);
+    await s.connection.start();
+    await settle();
+    const feed = s.connection.feed('s1');
+    await settle();
+    expect(feed.view.get().transcript.lastSeq).toBe(5);
+
+    // Offline for the whole of a long run.
+    s.network.up = false;
+    s.connection.redial();
+    await settle();
+    const total = 5 + WATCH_TAIL * 3 + 17;
+    for (let i = 6; i <= total; i++) s.host.append('s1', `m${i}`);
+    s.network.up = true;
+    s.connection.reconnectNow();
+    await settle();
+    let transcript = feed.view.get().transcript;
+    // Only the newest events were replayed, behind one gap.
+    expect(transcript.lastSeq).toBe(total);
+    expect(transcript.applied).toBe(5 + WATCH_TAIL);
+    expect(gaps(transcript)).toEqual([expect.objectContaining({ after: 5, to: total - WATCH_TAIL })]);
+    const texts = (t: typeof transcript) => t.items.flatMap((i) => (i.kind === 'message' ? [i.text] : []));
+    expect(texts(transcript).at(-1)).toBe(`m${total}`);
+
+    // Scrolling up reads the gap back, a page at a time, newest first.
+    for (let pages = 0; pages < 10 && gaps(feed.view.get().transcript).length > 0; pages++) await feed.loadOlder();
+    transcript = feed.view.get().transcript;
+    expect(gaps(transcript)).toEqual([]);
+    expect(transcript.applied).toBe(total);
+    expect(texts(transcript)).toEqual(Array.from({ length: total }, (_, i) => `m${i + 1}`));
+    s.connection.stop();
+  });
+
+  it('applies a burst of events as one batch: one new state, not one per event', async () => {
+    const s = setup();
+    await s.connection.start();
+    await settle();
+    const feed = s.connection.feed('s1');
+    await settle();
+    let states = 0;
+    feed.view.subscribe(() => states++);
+    for (let i = 1; i <= 200; i++) s.host.append('s1', `m${i}`);
+    await settle();
+    expect(feed.view.get().transcript.lastSeq).toBe(200);
+    expect(states).toBeLessThanOrEqual(2);
+    s.connection.stop();
+  });
+
+  it('caches only the newest items of a long transcript, the rest read again when scrolled to', async () => {
+    const s = setup();
+    for (let i = 1; i <= 1000; i++) s.host.append('s1', `m${i}`);
+    await s.connection.start();
+    await settle();
+    const feed = s.connection.feed('s1');
+    await settle();
+    await feed.flush();
+    const cached = await s.cache.transcript(s.record.hostId, 's1');
+    expect(cached?.state.lastSeq).toBe(1000);
+    expect(cached?.state.items.length).toBeLessThanOrEqual(401);
+    expect(cached?.state.items[0]).toMatchObject({ kind: 'gap', after: 0 });
+    s.connection.stop();
+  });
+
+  it('lists the machines when it connects to a host that has them, and not otherwise', async () => {
+    const machine = { id: 'm1', name: 'laptop', status: 'online' as const, roots: ['/w'], lastSeenAt: 5 };
+    const plain = setup();
+    plain.host.handlers.set('machines.list', () => ({ result: { machines: [machine] } }));
+    await plain.connection.start();
+    await settle();
+    expect(plain.host.calls.some((c) => c.method === 'machines.list')).toBe(false);
+    expect(plain.connection.machines.get()).toEqual([]);
+    plain.connection.stop();
+
+    const s = setup();
+    s.info.features = ['machines'];
+    s.host.handlers.set('machines.list', () => ({ result: { machines: [machine] } }));
+    await s.connection.start();
+    await settle();
+    expect(s.connection.machines.get()).toEqual([machine]);
+    s.connection.stop();
   });
 
   it('routes host events: machine status to its store, every host event to listeners', async () => {

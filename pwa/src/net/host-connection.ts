@@ -20,6 +20,7 @@ import type { HostRecord } from '../data/records.js';
 import { Store } from '../lib/store.js';
 import { mergeSummary, replaceList } from '../lib/session-list.js';
 import type { CachePort } from './cache-port.js';
+import type { PathConnect, PathState } from './relay-path-connect.js';
 import { SessionFeed } from './session-feed.js';
 
 export interface SessionsView {
@@ -66,6 +67,8 @@ export class HostConnection {
   readonly approvals = new Store<Approval[]>([]);
   /** The host's machines as their status events last said. */
   readonly machines = new Store<MachineInfo[]>([]);
+  /** Which way the connection goes (direct or through a relay), when the Connect can say. */
+  readonly path: Store<PathState> | undefined;
   private readonly hostEventListeners = new Set<(event: HostEvent) => void>();
   private readonly feeds = new Map<string, SessionFeed>();
   private readonly clock: Clock;
@@ -91,6 +94,7 @@ export class HostConnection {
       ...(deps.jitter ? { jitter: deps.jitter } : {}),
     });
     this.status = new Store<ClientState>(this.client.state);
+    this.path = (deps.connect as Partial<PathConnect>).path;
     this.unsubscribe.push(
       this.client.onState((state) => this.stateChanged(state)),
       this.client.onEvent((event) => this.received(event)),
@@ -198,8 +202,11 @@ export class HostConnection {
     ]);
     if (info.ok) {
       this.info.set(info.value);
-      const { version, models, defaultModel, roots, features } = info.value;
-      this.deps.saveRecord({ name: info.value.name, info: { version, models, defaultModel, roots, features } });
+      const { version, models, defaultModel, roots, features, agents } = info.value;
+      this.deps.saveRecord({
+        name: info.value.name,
+        info: { version, models, defaultModel, roots, features, ...(agents ? { agents } : {}) },
+      });
     }
     if (list.ok && this.client.state.name === 'open') {
       this.sessions.update((view) => ({
@@ -209,10 +216,19 @@ export class HostConnection {
       }));
       void this.saveList();
     }
+    await this.refreshMachines(info.ok ? info.value.features : []);
+  }
+
+  /** The machines as the host lists them now; status events keep the list current after. */
+  private async refreshMachines(features: readonly string[]): Promise<void> {
+    if (!features.includes('machines')) return;
+    const listed = await this.client.call('machines.list', {});
+    if (listed.ok && this.client.state.name === 'open') this.machines.set(listed.value.machines);
   }
 
   private received(event: TetherEvent): void {
     this.seen(false);
+    if (event.type === 'watch.skipped') return this.feeds.get(event.sessionId)?.skipped(event.after, event.to);
     if (!isSessionEvent(event)) return this.hostEvent(event);
     if (event.type === 'session.updated') {
       const before = this.sessions.get().list.find((s) => s.id === event.session.id);

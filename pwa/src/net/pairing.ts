@@ -33,6 +33,8 @@ const PAIR_REQUEST_TIMEOUT_MS = PAIR_ANSWER_WAIT_MS + 15_000;
 
 export interface PairingDeps {
   apiBase: string;
+  /** Where to post the request, when not `<apiBase>/rc/pair` (a relay's `/relay/pair/:hostId`). */
+  pairUrl?: string;
   label: string;
   fetch: typeof fetch;
   now: () => number;
@@ -79,7 +81,7 @@ export function startPairing(link: PairingLink, deps: PairingDeps): PairingAttem
   const post = async (body: PairRequestBody): Promise<Result<unknown>> => {
     let response: Response;
     try {
-      response = await deps.fetch(pairUrl(deps.apiBase), {
+      response = await deps.fetch(deps.pairUrl ?? pairUrl(deps.apiBase), {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(body),

@@ -1,4 +1,4 @@
-import { ApprovalSchema, SessionSummarySchema } from '@tether/shared-protocol';
+import { ApprovalSchema, PlanEntrySchema, SessionSummarySchema } from '@tether/shared-protocol';
 import * as v from 'valibot';
 import type { TranscriptState } from './transcript.js';
 
@@ -10,11 +10,14 @@ import type { TranscriptState } from './transcript.js';
 
 const Text = v.pipe(v.string(), v.maxLength(2 * 1024 * 1024));
 const Seq = v.pipe(v.number(), v.integer(), v.minValue(0));
+/** Caches written before items carried their sequence number read as 0 (before everything). */
+const ItemSeq = v.optional(Seq, 0);
 
 const ItemSchema = v.variant('kind', [
   v.object({
     kind: v.literal('message'),
     id: v.string(),
+    seq: ItemSeq,
     role: v.picklist(['user', 'assistant']),
     text: Text,
     streaming: v.boolean(),
@@ -22,6 +25,7 @@ const ItemSchema = v.variant('kind', [
   v.object({
     kind: v.literal('tool'),
     id: v.string(),
+    seq: ItemSeq,
     tool: v.string(),
     title: v.string(),
     input: Text,
@@ -29,12 +33,25 @@ const ItemSchema = v.variant('kind', [
     output: Text,
     truncated: v.boolean(),
     exitCode: v.nullable(v.number()),
+    // Absent from transcripts cached before agents' tool details: read as none.
+    toolKind: v.optional(v.string(), ''),
+    diff: v.optional(Text, ''),
+    diffTruncated: v.optional(v.boolean(), false),
   }),
-  v.object({ kind: v.literal('approval'), id: v.string(), approval: ApprovalSchema }),
-  v.object({ kind: v.literal('notice'), id: v.string(), level: v.picklist(['info', 'warning', 'error']), text: Text }),
+  v.object({ kind: v.literal('plan'), id: v.string(), seq: ItemSeq, entries: v.array(PlanEntrySchema) }),
+  v.object({ kind: v.literal('approval'), id: v.string(), seq: ItemSeq, approval: ApprovalSchema }),
+  v.object({ kind: v.literal('gap'), id: v.string(), seq: ItemSeq, after: Seq, to: Seq }),
+  v.object({
+    kind: v.literal('notice'),
+    id: v.string(),
+    seq: ItemSeq,
+    level: v.picklist(['info', 'warning', 'error']),
+    text: Text,
+  }),
   v.object({
     kind: v.literal('run'),
     id: v.string(),
+    seq: ItemSeq,
     status: v.picklist(['done', 'interrupted', 'error']),
     error: v.string(),
   }),

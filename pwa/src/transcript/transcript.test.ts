@@ -1,7 +1,19 @@
 import type { Approval, SessionEvent, SessionEventBody } from '@tether/shared-protocol';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { EMPTY_TRANSCRIPT, MAX_ITEMS, applyEvent, foldEvents, pendingApprovals } from './transcript.js';
+import type { TranscriptState } from './transcript.js';
+import {
+  EMPTY_TRANSCRIPT,
+  MAX_ITEMS,
+  applyBatch,
+  applyEvent,
+  fillGap,
+  foldEvents,
+  gaps,
+  pendingApprovals,
+  skipTo,
+  trimForCache,
+} from './transcript.js';
 import { TranscriptStateSchema } from './transcript-schema.js';
 
 function log(bodies: SessionEventBody[], from = 1): SessionEvent[] {
@@ -89,20 +101,141 @@ describe('transcript folding', () => {
     expect(state.items[1]).toMatchObject({ kind: 'run', status: 'interrupted' });
   });
 
-  it('keeps a bounded number of items and counts what it dropped', () => {
+  it('keeps a bounded number of items, the oldest becoming a gap to read again', () => {
     const notices = Array.from({ length: MAX_ITEMS + 5 }, (_, i) => ({
       type: 'notice' as const,
       level: 'info' as const,
       text: `n${i}`,
     }));
     const state = foldEvents(EMPTY_TRANSCRIPT, log(notices));
-    expect(state.items).toHaveLength(MAX_ITEMS);
-    expect(state.dropped).toBe(5);
-    expect(state.items[0]).toMatchObject({ text: 'n5' });
+    expect(state.items).toHaveLength(MAX_ITEMS + 1);
+    expect(state.items[0]).toEqual({ kind: 'gap', id: 'gap:5', seq: 1, after: 0, to: 5 });
+    expect(state.items[1]).toMatchObject({ text: 'n5' });
+  });
+
+  it('skips ahead on a tail watch and fills the gap from history pages, nothing lost or doubled', () => {
+    const bodies: SessionEventBody[] = [];
+    for (let i = 0; i < 40; i++) {
+      bodies.push(
+        { type: 'message', messageId: `u${i}`, role: 'user', text: `q${i}` },
+        { type: 'tool.started', toolCallId: `t${i}`, tool: 'shell', title: `c${i}`, input: {} },
+        { type: 'tool.finished', toolCallId: `t${i}`, tool: 'shell', ok: true, output: `o${i}`, truncated: false },
+      );
+    }
+    const events = log(bodies); // 120 events
+    const whole = foldEvents(EMPTY_TRANSCRIPT, events);
+    // Held 10, came back after 100 more: the watch skipped (10, 100] and replays 101..120.
+    let state: TranscriptState = foldEvents(EMPTY_TRANSCRIPT, events.slice(0, 10));
+    state = skipTo(state, 10, 100);
+    // A tool call starting inside the gap (seq 100) finishes after it (seq 101).
+    state = applyBatch(state, events.slice(100)).state;
+    expect(state.lastSeq).toBe(120);
+    expect(gaps(state)).toMatchObject([{ after: 10, to: 100 }]);
+    // Pages of 30, newest first.
+    for (let guard = 0; guard < 10 && gaps(state).length > 0; guard++) {
+      const gap = gaps(state)[0]!;
+      const after = Math.max(gap.after, gap.to - 30);
+      state = fillGap(state, gap.id, events.slice(after, gap.to), after);
+    }
+    expect(gaps(state)).toEqual([]);
+    expect(state.applied).toBe(120);
+    const ids = state.items.map((item) => item.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect([...ids].sort()).toEqual(whole.items.map((item) => item.id).sort());
+    expect(state.items.filter((item) => item.kind === 'message').map((item) => item.id)).toEqual(
+      whole.items.filter((item) => item.kind === 'message').map((item) => item.id),
+    );
+  });
+
+  it('ignores a skip that does not start where the transcript ends', () => {
+    const state = foldEvents(EMPTY_TRANSCRIPT, log(demoRun));
+    expect(skipTo(state, 3, 50)).toBe(state);
+  });
+
+  it('applies a batch up to a gap and says so', () => {
+    const events = log(demoRun);
+    const { state, applied, gap } = applyBatch(EMPTY_TRANSCRIPT, [...events.slice(0, 3), ...events.slice(5)]);
+    expect([state.lastSeq, applied, gap]).toEqual([3, 3, true]);
+  });
+
+  it('caches the newest items, with one gap for the rest, and decodes it again', () => {
+    const notices = Array.from({ length: 50 }, (_, i) => ({
+      type: 'notice' as const,
+      level: 'info' as const,
+      text: `n${i}`,
+    }));
+    const trimmed = trimForCache(foldEvents(EMPTY_TRANSCRIPT, log(notices)), 10);
+    expect(trimmed.items).toHaveLength(11);
+    expect(trimmed.items[0]).toMatchObject({ kind: 'gap', after: 0, to: 40 });
+    expect(trimmed.lastSeq).toBe(50);
+    expect(v.safeParse(TranscriptStateSchema, trimmed).success).toBe(true);
   });
 
   it('refuses a damaged cache', () => {
     const damaged = { ...foldEvents(EMPTY_TRANSCRIPT, log(demoRun)), items: [{ kind: 'message', text: 1 }] };
     expect(v.safeParse(TranscriptStateSchema, damaged).success).toBe(false);
+  });
+});
+
+describe('an ACP agent’s plan and tool details', () => {
+  const agentRun: SessionEventBody[] = [
+    {
+      type: 'plan',
+      planId: 'p1',
+      entries: [
+        { content: 'read it', status: 'in_progress' },
+        { content: 'change it', status: 'pending' },
+      ],
+    },
+    {
+      type: 'tool.started',
+      toolCallId: 't1',
+      tool: 'edit',
+      title: 'Edit a.txt',
+      input: { path: 'a.txt' },
+      kind: 'edit',
+    },
+    {
+      type: 'tool.updated',
+      toolCallId: 't1',
+      tool: 'edit',
+      title: 'Edit a.txt (2 lines)',
+      diff: '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-old\n+new\n',
+    },
+    { type: 'tool.finished', toolCallId: 't1', tool: 'edit', ok: true, output: '', truncated: false },
+    {
+      type: 'plan',
+      planId: 'p1',
+      entries: [
+        { content: 'read it', status: 'completed' },
+        { content: 'change it', status: 'completed' },
+      ],
+    },
+  ];
+
+  it('a later plan replaces the checklist in place; a tool keeps its kind and diff through updates', () => {
+    const state = foldEvents(EMPTY_TRANSCRIPT, log(agentRun));
+    expect(state.items.map((i) => i.kind)).toEqual(['plan', 'tool']);
+    expect(state.items[0]).toMatchObject({ entries: [{ status: 'completed' }, { status: 'completed' }] });
+    expect(state.items[1]).toMatchObject({
+      status: 'ok',
+      title: 'Edit a.txt (2 lines)',
+      toolKind: 'edit',
+      diff: '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-old\n+new\n',
+    });
+    expect(v.safeParse(TranscriptStateSchema, state).success).toBe(true);
+  });
+
+  it('a transcript cached before tool details decodes with none', () => {
+    const state = foldEvents(EMPTY_TRANSCRIPT, log(demoRun));
+    const old = JSON.parse(JSON.stringify(state)) as { items: Record<string, unknown>[] };
+    for (const item of old.items) {
+      delete item.toolKind;
+      delete item.diff;
+      delete item.diffTruncated;
+    }
+    const decoded = v.safeParse(TranscriptStateSchema, old);
+    expect(decoded.success).toBe(true);
+    expect(decoded.success && decoded.output.items[2]).toMatchObject({ toolKind: '', diff: '' });
   });
 });

@@ -1,4 +1,4 @@
-import type { Approval, SessionEvent, SessionSummary } from '@tether/shared-protocol';
+import type { Approval, PlanEntry, SessionEvent, SessionSummary } from '@tether/shared-protocol';
 
 /**
  * A session's transcript as the app shows it, folded from the session's event log. Folding is
@@ -7,6 +7,8 @@ import type { Approval, SessionEvent, SessionSummary } from '@tether/shared-prot
  */
 
 export interface MessageItem {
+  /** The sequence number of the event that made the item (for paging and cache trimming). */
+  seq: number;
   kind: 'message';
   id: string;
   role: 'user' | 'assistant';
@@ -16,6 +18,8 @@ export interface MessageItem {
 }
 
 export interface ToolItem {
+  /** The sequence number of the event that made the item (for paging and cache trimming). */
+  seq: number;
   kind: 'tool';
   id: string;
   tool: string;
@@ -26,15 +30,33 @@ export interface ToolItem {
   output: string;
   truncated: boolean;
   exitCode: number | null;
+  /** The agent's kind for it (`edit`, `execute`, …); '' for Tether's own tools. */
+  toolKind: string;
+  /** Its changes as a unified diff ('' when none), shown as text. */
+  diff: string;
+  diffTruncated: boolean;
+}
+
+/** An agent's plan, as a checklist; a newer plan event with the same id replaces it in place. */
+export interface PlanItem {
+  /** The sequence number of the event that made the item (for paging and cache trimming). */
+  seq: number;
+  kind: 'plan';
+  id: string;
+  entries: PlanEntry[];
 }
 
 export interface ApprovalItem {
+  /** The sequence number of the event that made the item (for paging and cache trimming). */
+  seq: number;
   kind: 'approval';
   id: string;
   approval: Approval;
 }
 
 export interface NoticeItem {
+  /** The sequence number of the event that made the item (for paging and cache trimming). */
+  seq: number;
   kind: 'notice';
   id: string;
   level: 'info' | 'warning' | 'error';
@@ -42,13 +64,27 @@ export interface NoticeItem {
 }
 
 export interface RunItem {
+  /** The sequence number of the event that made the item (for paging and cache trimming). */
+  seq: number;
   kind: 'run';
   id: string;
   status: 'done' | 'interrupted' | 'error';
   error: string;
 }
 
-export type TranscriptItem = MessageItem | ToolItem | ApprovalItem | NoticeItem | RunItem;
+/**
+ * Events in (after, to] are not loaded on this device: skipped by a tail watch coming back after a
+ * long time, or trimmed from the cache. They are read again from the host as history pages.
+ */
+export interface GapItem {
+  kind: 'gap';
+  id: string;
+  seq: number;
+  after: number;
+  to: number;
+}
+
+export type TranscriptItem = MessageItem | ToolItem | ApprovalItem | NoticeItem | RunItem | GapItem | PlanItem;
 
 export interface TranscriptState {
   /** The sequence number of the last event folded in; the watch resumes after it. */
@@ -62,8 +98,13 @@ export interface TranscriptState {
   summary: SessionSummary | null;
 }
 
-/** Items kept per transcript: beyond it the oldest go first (shown as "N earlier items"). */
-export const MAX_ITEMS = 1000;
+/**
+ * Items held in memory per transcript: beyond it the oldest become a gap (read again from the host
+ * when scrolled to). Far more than a person scrolls through; it bounds memory, not the session.
+ */
+export const MAX_ITEMS = 20_000;
+/** Items written to the cache per transcript: the newest; older ones are fetched again as pages. */
+export const CACHED_ITEMS = 400;
 /** A tool call's input is for reading, not for re-running: 16 K characters is plenty. */
 export const MAX_TOOL_INPUT_CHARS = 16 * 1024;
 
@@ -81,21 +122,99 @@ export function applyEvent(
 ): { state: TranscriptState; outcome: FoldOutcome } {
   if (event.seq <= state.lastSeq) return { state, outcome: 'duplicate' };
   if (event.seq !== state.lastSeq + 1) return { state, outcome: 'gap' };
-  const next: TranscriptState = { ...state, lastSeq: event.seq, applied: state.applied + 1 };
-  switch (event.type) {
-    case 'session.updated':
-      next.summary = event.session;
+  const { state: next } = applyBatch(state, [event]);
+  return { state: next, outcome: 'applied' };
+}
+
+/** Folds a run of events; convenience for tests and for replays. */
+export function foldEvents(state: TranscriptState, events: readonly SessionEvent[]): TranscriptState {
+  return applyBatch(state, events).state;
+}
+
+/**
+ * A batch of events folded at once (a replay page, or what arrived in one animation frame): the
+ * items are copied once per batch, not once per event, so the cost per event stays flat however
+ * long the transcript, and the screen renders once per batch. Stops at a gap, which it reports.
+ */
+export function applyBatch(
+  state: TranscriptState,
+  events: readonly SessionEvent[],
+): { state: TranscriptState; applied: number; gap: boolean } {
+  let draft: Draft | undefined;
+  let summary = state.summary;
+  let lastSeq = state.lastSeq;
+  let applied = 0;
+  let gap = false;
+  for (const event of events) {
+    if (event.seq <= lastSeq) continue;
+    if (event.seq !== lastSeq + 1) {
+      gap = true;
       break;
+    }
+    lastSeq = event.seq;
+    applied++;
+    if (event.type === 'session.updated') summary = event.session;
+    else step((draft ??= new Draft(state.items)), event);
+  }
+  if (applied === 0) return { state, applied, gap };
+  const next: TranscriptState = {
+    ...state,
+    lastSeq,
+    applied: state.applied + applied,
+    summary,
+    items: draft ? draft.items : state.items,
+  };
+  return { state: bound(next), applied, gap };
+}
+
+/** A batch's own copy of the items, with an index by id built on first use. */
+class Draft {
+  readonly items: TranscriptItem[];
+  private index: Map<string, number> | undefined;
+
+  constructor(items: readonly TranscriptItem[]) {
+    this.items = [...items];
+  }
+
+  /** Replaces the item with this id in place (keeping its position), or appends a new one. */
+  upsert(id: string, make: (old: TranscriptItem | undefined) => TranscriptItem): void {
+    const index = (this.index ??= new Map(this.items.map((item, i) => [item.id, i])));
+    const at = index.get(id);
+    if (at !== undefined) this.items[at] = make(this.items[at]);
+    else this.push(make(undefined));
+  }
+
+  push(item: TranscriptItem): void {
+    this.index?.set(item.id, this.items.length);
+    this.items.push(item);
+  }
+
+  /** A run that ended leaves no message streaming (an interrupt may cut one short). */
+  endStreaming(): void {
+    endStreaming(this.items);
+  }
+}
+
+function step(draft: Draft, event: SessionEvent): void {
+  switch (event.type) {
     case 'message.delta':
-      next.items = upsert(state.items, event.messageId, (old) =>
+      draft.upsert(event.messageId, (old) =>
         old?.kind === 'message'
           ? { ...old, text: old.text + event.text }
-          : { kind: 'message', id: event.messageId, role: 'assistant', text: event.text, streaming: true },
+          : {
+              kind: 'message',
+              seq: event.seq,
+              id: event.messageId,
+              role: 'assistant',
+              text: event.text,
+              streaming: true,
+            },
       );
       break;
     case 'message':
-      next.items = upsert(state.items, event.messageId, () => ({
+      draft.upsert(event.messageId, (old) => ({
         kind: 'message',
+        seq: old?.seq ?? event.seq,
         id: event.messageId,
         role: event.role,
         text: event.text,
@@ -103,8 +222,9 @@ export function applyEvent(
       }));
       break;
     case 'tool.started':
-      next.items = upsert(state.items, toolKey(event.toolCallId), () => ({
+      draft.upsert(toolKey(event.toolCallId), (old) => ({
         kind: 'tool',
+        seq: old?.seq ?? event.seq,
         id: toolKey(event.toolCallId),
         tool: event.tool,
         title: event.title,
@@ -113,48 +233,135 @@ export function applyEvent(
         output: '',
         truncated: false,
         exitCode: null,
+        toolKind: event.kind ?? '',
+        diff: event.diff ?? '',
+        diffTruncated: event.diffTruncated ?? false,
       }));
       break;
+    case 'tool.updated':
+      draft.upsert(toolKey(event.toolCallId), (old) => {
+        const base: ToolItem =
+          old?.kind === 'tool'
+            ? old
+            : { ...blankTool(event.toolCallId, event.tool, event.seq), title: event.title ?? event.tool };
+        return {
+          ...base,
+          ...(event.title !== undefined ? { title: event.title } : {}),
+          ...(event.input !== undefined ? { input: formatInput(event.input) } : {}),
+          ...(event.output !== undefined ? { output: event.output } : {}),
+          ...(event.kind !== undefined ? { toolKind: event.kind } : {}),
+          ...(event.diff !== undefined ? { diff: event.diff, diffTruncated: event.diffTruncated ?? false } : {}),
+        };
+      });
+      break;
     case 'tool.finished':
-      next.items = upsert(state.items, toolKey(event.toolCallId), (old) => ({
-        kind: 'tool',
-        id: toolKey(event.toolCallId),
-        tool: event.tool,
-        title: old?.kind === 'tool' ? old.title : event.tool,
-        input: old?.kind === 'tool' ? old.input : '',
-        status: event.ok ? 'ok' : 'failed',
-        output: event.output,
-        truncated: event.truncated,
-        exitCode: event.exitCode ?? null,
+      draft.upsert(toolKey(event.toolCallId), (old) => {
+        const base = old?.kind === 'tool' ? old : blankTool(event.toolCallId, event.tool, event.seq);
+        return {
+          ...base,
+          tool: event.tool,
+          status: event.ok ? 'ok' : 'failed',
+          output: event.output,
+          truncated: event.truncated,
+          exitCode: event.exitCode ?? null,
+          ...(event.kind !== undefined ? { toolKind: event.kind } : {}),
+          ...(event.diff !== undefined ? { diff: event.diff, diffTruncated: event.diffTruncated ?? false } : {}),
+        };
+      });
+      break;
+    case 'plan':
+      draft.upsert(`plan:${event.planId}`, (old) => ({
+        kind: 'plan',
+        seq: old?.seq ?? event.seq,
+        id: `plan:${event.planId}`,
+        entries: event.entries,
       }));
       break;
     case 'approval.requested':
     case 'approval.resolved':
-      next.items = upsert(state.items, approvalKey(event.approval.id), () => ({
+      draft.upsert(approvalKey(event.approval.id), (old) => ({
         kind: 'approval',
+        seq: old?.seq ?? event.seq,
         id: approvalKey(event.approval.id),
         approval: event.approval,
       }));
       break;
     case 'run.finished':
-      next.items = endStreaming([...state.items]);
-      next.items.push({ kind: 'run', id: `run:${event.runId}`, status: event.status, error: event.error ?? '' });
+      draft.endStreaming();
+      draft.push({
+        kind: 'run',
+        seq: event.seq,
+        id: `run:${event.runId}`,
+        status: event.status,
+        error: event.error ?? '',
+      });
       break;
     case 'notice':
-      next.items = [
-        ...state.items,
-        { kind: 'notice', id: `notice:${event.seq}`, level: event.level, text: event.text },
-      ];
+      draft.push({ kind: 'notice', seq: event.seq, id: `notice:${event.seq}`, level: event.level, text: event.text });
+      break;
+    default:
+      // Other kinds (file changes, kinds added later) have their own views, not transcript items.
       break;
   }
-  return { state: bound(next), outcome: 'applied' };
 }
 
-/** Folds a run of events; convenience for tests and for replays. */
-export function foldEvents(state: TranscriptState, events: readonly SessionEvent[]): TranscriptState {
-  let current = state;
-  for (const event of events) current = applyEvent(current, event).state;
-  return current;
+/**
+ * A tail watch left out the events in (after, to]: the transcript goes on after `to`, with a gap
+ * that history pages fill in later. A skip that does not start at `lastSeq` is ignored.
+ */
+export function skipTo(state: TranscriptState, after: number, to: number): TranscriptState {
+  if (after !== state.lastSeq || to <= after) return state;
+  const gap: GapItem = { kind: 'gap', id: `gap:${to}`, seq: after + 1, after, to };
+  return bound({ ...state, lastSeq: to, items: [...endStreaming([...state.items]), gap] });
+}
+
+/** The gaps still to fill, newest first (the one nearest the screen's bottom first). */
+export function gaps(state: TranscriptState): GapItem[] {
+  const out: GapItem[] = [];
+  for (let i = state.items.length - 1; i >= 0; i--) {
+    const item = state.items[i]!;
+    if (item.kind === 'gap') out.push(item);
+  }
+  return out;
+}
+
+/**
+ * Fills the newest part of a gap with a history page: `events` (oldest first) cover (pageAfter,
+ * gap.to]. They are folded on their own and put in the gap's place, with what remains of the gap
+ * (after, pageAfter] before them. An item already shown after the gap (a tool call that started
+ * inside it and finished after) keeps its place there.
+ */
+export function fillGap(
+  state: TranscriptState,
+  gapId: string,
+  events: readonly SessionEvent[],
+  pageAfter: number,
+): TranscriptState {
+  const index = state.items.findIndex((item) => item.id === gapId);
+  const gap = state.items[index];
+  if (!gap || gap.kind !== 'gap') return state;
+  const from = Math.max(pageAfter, gap.after);
+  let part: TranscriptState = { ...EMPTY_TRANSCRIPT, lastSeq: from };
+  for (const event of events) {
+    if (event.seq <= from || event.seq > gap.to) continue;
+    // Rows the host could not decode are skipped, not asked for again: step over them.
+    if (event.seq > part.lastSeq + 1) part = { ...part, lastSeq: event.seq - 1 };
+    part = applyEvent(part, event).state;
+  }
+  const later = new Set(state.items.slice(index + 1).map((item) => item.id));
+  const filled = part.items.filter((item) => !later.has(item.id));
+  const rest: TranscriptItem[] =
+    from > gap.after ? [{ kind: 'gap', id: `gap:${from}`, seq: gap.after + 1, after: gap.after, to: from }] : [];
+  const items = [...state.items.slice(0, index), ...rest, ...filled, ...state.items.slice(index + 1)];
+  return { ...state, items, applied: state.applied + part.applied };
+}
+
+/**
+ * What the cache keeps of a transcript: its newest CACHED_ITEMS items, the older ones replaced by
+ * one gap (read again from the host when scrolled to).
+ */
+export function trimForCache(state: TranscriptState, keep = CACHED_ITEMS): TranscriptState {
+  return cutFront(state, state.items.length - keep);
 }
 
 /** The approvals in a transcript still waiting for an answer. */
@@ -165,6 +372,25 @@ export function pendingApprovals(state: TranscriptState): Approval[] {
   return out;
 }
 
+/** A tool row for a call whose start was not seen (dropped from the front, or an update came first). */
+function blankTool(toolCallId: string, tool: string, seq: number): ToolItem {
+  return {
+    kind: 'tool',
+    seq,
+    id: toolKey(toolCallId),
+    tool,
+    title: tool,
+    input: '',
+    status: 'running',
+    output: '',
+    truncated: false,
+    exitCode: null,
+    toolKind: '',
+    diff: '',
+    diffTruncated: false,
+  };
+}
+
 function toolKey(toolCallId: string): string {
   return `tool:${toolCallId}`;
 }
@@ -173,36 +399,32 @@ function approvalKey(approvalId: string): string {
   return `approval:${approvalId}`;
 }
 
-/** Replaces the item with this id in place (keeping its position), or appends a new one. */
-function upsert(
-  items: readonly TranscriptItem[],
-  id: string,
-  make: (old: TranscriptItem | undefined) => TranscriptItem,
-): TranscriptItem[] {
-  // New items land at the end, so the one to replace is almost always near it.
-  for (let i = items.length - 1; i >= 0; i--) {
-    if (items[i]!.id === id) {
-      const copy = [...items];
-      copy[i] = make(items[i]);
-      return copy;
-    }
-  }
-  return [...items, make(undefined)];
-}
-
 /** A run that ended leaves no message streaming (an interrupt may cut one short). */
 function endStreaming(items: TranscriptItem[]): TranscriptItem[] {
-  for (let i = 0; i < items.length; i++) {
+  // Only the current run can stream: look back to the previous run's end, not the whole session.
+  for (let i = items.length - 1; i >= 0; i--) {
     const item = items[i]!;
+    if (item.kind === 'run') break;
     if (item.kind === 'message' && item.streaming) items[i] = { ...item, streaming: false };
   }
   return items;
 }
 
 function bound(state: TranscriptState): TranscriptState {
-  const over = state.items.length - MAX_ITEMS;
+  return cutFront(state, state.items.length - MAX_ITEMS);
+}
+
+/** Drops the `over` oldest items, folding them (and any gap among them) into one leading gap. */
+function cutFront(state: TranscriptState, over: number): TranscriptState {
   if (over <= 0) return state;
-  return { ...state, items: state.items.slice(over), dropped: state.dropped + over };
+  const kept = state.items.slice(over);
+  const first = kept[0];
+  if (!first) return state;
+  const to = first.kind === 'gap' ? first.to : first.seq - 1;
+  const rest = first.kind === 'gap' ? kept.slice(1) : kept;
+  if (to <= 0) return { ...state, items: rest };
+  const gap: GapItem = { kind: 'gap', id: `gap:${to}`, seq: 1, after: 0, to };
+  return { ...state, items: [gap, ...rest], dropped: state.dropped + over };
 }
 
 function formatInput(input: unknown): string {

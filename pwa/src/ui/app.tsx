@@ -14,6 +14,7 @@ import type { Route } from './route.js';
 import { formatRoute, parentRoute, parseRoute } from './route.js';
 import { SessionScreen } from './session-screen.js';
 import { SessionsScreen } from './sessions-screen.js';
+import { TerminalScreen } from './terminal-screen.js';
 import { WIDE_QUERY, useMedia } from './use-media.js';
 import { useStore } from './use-store.js';
 import { WaitingScreen } from './waiting-screen.js';
@@ -123,6 +124,15 @@ function screenFor(route: Route, back: string | undefined): ComponentChildren {
           key={`${route.hostId}/${route.sessionId}`}
           hostId={route.hostId}
           sessionId={route.sessionId}
+          back={back}
+        />
+      );
+    case 'terminal':
+      return (
+        <TerminalScreen
+          key={`${route.hostId}/${route.terminalId}`}
+          hostId={route.hostId}
+          terminalId={route.terminalId}
           back={back}
         />
       );

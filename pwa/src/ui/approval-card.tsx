@@ -66,12 +66,21 @@ export function ApprovalCard({ approval, deviceId, onAnswer, context }: Props) {
     if (!result.ok && result.error.code !== 'already-resolved') setError(result.error);
   };
 
+  // Keyboard (a tablet's): with focus in the card, Alt+A allows once, after a confirmation.
+  const onKeyDown = (event: KeyboardEvent) => {
+    if (!pending || !onAnswer || busy || !event.altKey || event.code !== 'KeyA') return;
+    event.preventDefault();
+    if (window.confirm(`Allow once: ${approval.action.slice(0, 200)}`)) void answer('allow-once');
+  };
+
   return (
     <section
       class={`approval${pending ? '' : ' resolved'}`}
       aria-label={pending ? 'Approval needed' : 'Approval'}
       data-approval-id={approval.id}
       data-status={approval.status}
+      tabIndex={-1}
+      onKeyDown={onKeyDown}
     >
       {context}
       <h3>

@@ -7,13 +7,15 @@ interface Props {
   recent: string[];
   value: string;
   onChange: (path: string) => void;
+  /** Browse this machine's shared folders (`machines.listDirs`) instead of the host's. */
+  machine?: string;
 }
 
 /**
  * Choosing a session's folder: the recent ones, or browsing the folders the host allows
  * (`fs.listDirs`: no path lists its roots).
  */
-export function FolderPicker({ connection, recent, value, onChange }: Props) {
+export function FolderPicker({ connection, recent, value, onChange, machine }: Props) {
   const [listing, setListing] = useState<DirListing | null>(null);
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState<ProtocolError | null>(null);
@@ -21,7 +23,11 @@ export function FolderPicker({ connection, recent, value, onChange }: Props) {
   const open = async (path: string | null) => {
     setLoading(true);
     setError(null);
-    const result = await connection.client.call('fs.listDirs', path === null ? {} : { path });
+    const at = path === null ? {} : { path };
+    const result =
+      machine === undefined
+        ? await connection.client.call('fs.listDirs', at)
+        : await connection.client.call('machines.listDirs', { machine, ...at });
     setLoading(false);
     if (!result.ok) return setError(result.error);
     setListing(result.value);
@@ -47,7 +53,11 @@ export function FolderPicker({ connection, recent, value, onChange }: Props) {
       <h2 class="section-title">Browse</h2>
       {listing === null ? (
         <button type="button" disabled={loading} onClick={() => void open(null)}>
-          {loading ? 'Loading…' : 'Browse folders on the computer'}
+          {loading
+            ? 'Loading…'
+            : machine === undefined
+              ? 'Browse folders on the computer'
+              : `Browse folders on ${machine}`}
         </button>
       ) : (
         <>

@@ -5,6 +5,7 @@ import { hostDisplayName } from '../data/records.js';
 import { totalWaiting } from '../lib/session-list.js';
 import type { SessionsView } from '../net/host-connection.js';
 import { useApp } from './app-context.js';
+import { HostPathLabel, HostUnreachable } from './host-path.js';
 import { hostStatus } from './host-status.js';
 import { NotificationsPanel } from './notifications-panel.js';
 import { formatRoute } from './route.js';
@@ -64,7 +65,9 @@ export function HostRow({ host, now, current }: { host: HostRecord; now: number;
           {status.kind === 'connected'
             ? `${sessions.list.length} ${sessions.list.length === 1 ? 'session' : 'sessions'}`
             : status.text}
+          <HostPathLabel connection={connection} connected={status.kind === 'connected'} />
         </p>
+        <HostUnreachable connection={connection} host={host} />
         {mode === 'rename' && (
           <form
             class="row-actions"

@@ -1,4 +1,4 @@
-import type { ProtocolError } from '@tether/shared-protocol';
+import type { MachineInfo, ProtocolError } from '@tether/shared-protocol';
 import { useState } from 'preact/hooks';
 import { useApp } from './app-context.js';
 import { FolderPicker } from './folder-picker.js';
@@ -6,7 +6,9 @@ import { formatRoute } from './route.js';
 import { TopBar } from './top-bar.js';
 import { useStore } from './use-store.js';
 
-/** A new session: a folder, a model, and the first message. */
+const NO_MACHINES: MachineInfo[] = [];
+
+/** A new session: where it runs (this computer or a machine), a folder, who runs it (Tether's loop with a model, or an ACP agent), and the first message. */
 export function NewSessionScreen({ hostId, back }: { hostId: string; back?: string }) {
   const { app, navigate } = useApp();
   useStore(app.connectionsVersion);
@@ -15,8 +17,13 @@ export function NewSessionScreen({ hostId, back }: { hostId: string; back?: stri
   const connection = app.connection(hostId);
   const liveInfo = useStore(connection?.info, null);
   const info = liveInfo ?? record?.info;
+  const machines = useStore(connection?.machines, NO_MACHINES);
   const [cwd, setCwd] = useState(record?.recentFolders[0] ?? '');
+  /** '' is the host's own computer; otherwise a machine's name. */
+  const [place, setPlace] = useState('');
   const [model, setModel] = useState('');
+  /** '' is Tether's own loop; otherwise an ACP agent's name. */
+  const [agent, setAgent] = useState('');
   const [text, setText] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ProtocolError | null>(null);
@@ -30,6 +37,8 @@ export function NewSessionScreen({ hostId, back }: { hostId: string; back?: stri
     );
   }
   const chosenModel = model || info?.defaultModel || '';
+  const agents = info?.agents?.filter((a) => a.available) ?? [];
+  const chosenAgent = agents.some((a) => a.name === agent) ? agent : '';
 
   const create = async () => {
     setBusy(true);
@@ -37,11 +46,13 @@ export function NewSessionScreen({ hostId, back }: { hostId: string; back?: stri
     const result = await connection.client.call('sessions.create', {
       cwd: cwd.trim(),
       text: text.trim(),
-      ...(chosenModel ? { model: chosenModel } : {}),
+      ...(chosenAgent ? { agent: chosenAgent } : chosenModel ? { model: chosenModel } : {}),
+      ...(place !== '' ? { place } : {}),
     });
     setBusy(false);
     if (!result.ok) return setError(result.error);
-    await app.rememberFolder(hostId, cwd.trim());
+    // Recent folders are the host's own: a machine's folder means nothing on another computer.
+    if (place === '') await app.rememberFolder(hostId, cwd.trim());
     navigate(formatRoute({ name: 'session', hostId, sessionId: result.value.session.id }), { replace: true });
   };
 
@@ -55,7 +66,35 @@ export function NewSessionScreen({ hostId, back }: { hostId: string; back?: stri
           void create();
         }}
       >
-        <FolderPicker connection={connection} recent={record.recentFolders} value={cwd} onChange={setCwd} />
+        {machines.length > 0 && (
+          <>
+            <label for="session-place">Runs on</label>
+            <select
+              id="session-place"
+              value={place}
+              onChange={(e) => {
+                setPlace(e.currentTarget.value);
+                setCwd('');
+              }}
+            >
+              <option value="">this computer</option>
+              {machines.map((m) => (
+                <option key={m.id} value={m.name}>
+                  {m.name}
+                  {m.status === 'offline' ? ' (offline)' : ''}
+                </option>
+              ))}
+            </select>
+          </>
+        )}
+        <FolderPicker
+          key={place}
+          connection={connection}
+          recent={place === '' ? record.recentFolders : []}
+          value={cwd}
+          onChange={setCwd}
+          {...(place !== '' ? { machine: place } : {})}
+        />
         <label for="session-folder">Folder</label>
         <input
           id="session-folder"
@@ -63,17 +102,36 @@ export function NewSessionScreen({ hostId, back }: { hostId: string; back?: stri
           value={cwd}
           autoComplete="off"
           spellcheck={false}
-          placeholder={info?.roots[0] ?? '/path/to/project'}
+          placeholder={
+            (place === '' ? info?.roots[0] : machines.find((m) => m.name === place)?.roots[0]) ?? '/path/to/project'
+          }
           onInput={(e) => setCwd(e.currentTarget.value)}
         />
-        <label for="session-model">Model</label>
-        <select id="session-model" value={chosenModel} onChange={(e) => setModel(e.currentTarget.value)}>
-          {(info?.models.length ? info.models : [chosenModel || 'default']).map((name) => (
-            <option key={name} value={name}>
-              {name}
-            </option>
-          ))}
-        </select>
+        {agents.length > 0 && (
+          <>
+            <label for="session-agent">Agent</label>
+            <select id="session-agent" value={chosenAgent} onChange={(e) => setAgent(e.currentTarget.value)}>
+              <option value="">Tether</option>
+              {agents.map((a) => (
+                <option key={a.name} value={a.name}>
+                  {a.title}
+                </option>
+              ))}
+            </select>
+          </>
+        )}
+        {chosenAgent === '' && (
+          <>
+            <label for="session-model">Model</label>
+            <select id="session-model" value={chosenModel} onChange={(e) => setModel(e.currentTarget.value)}>
+              {(info?.models.length ? info.models : [chosenModel || 'default']).map((name) => (
+                <option key={name} value={name}>
+                  {name}
+                </option>
+              ))}
+            </select>
+          </>
+        )}
         <label for="session-text">First message</label>
         <textarea id="session-text" rows={4} value={text} onInput={(e) => setText(e.currentTarget.value)} />
         {error && (

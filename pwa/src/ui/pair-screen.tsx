@@ -2,9 +2,9 @@ import type { PairingLink, ProtocolError } from '@tether/shared-protocol';
 import { formatConfirmationCode } from '@tether/shared-protocol';
 import { useEffect, useState } from 'preact/hooks';
 import type { HostRecord } from '../data/records.js';
-import { apiBaseFor, sameOrigin } from '../lib/api-urls.js';
 import { deviceLabel } from '../lib/device-label.js';
 import { describePairingError, startPairing } from '../net/pairing.js';
+import { pairingElsewhereText, pairingRoute } from '../net/relay-pairing.js';
 import { useApp } from './app-context.js';
 import { linkErrorText } from './link-error-text.js';
 import { formatRoute } from './route.js';
@@ -16,7 +16,7 @@ type Phase =
   | { name: 'waiting'; code?: string }
   /** No code here: after a failure a stale code must not be compared with a new request. */
   | { name: 'failed'; error: ProtocolError }
-  | { name: 'elsewhere'; apiBase: string };
+  | { name: 'elsewhere'; text: string };
 
 /**
  * Pairing with a link: the code to compare, "confirm on your computer", then straight on to the
@@ -86,9 +86,8 @@ export function PairScreen({ back }: { back?: string }) {
         )}
         {phase?.name === 'failed' && <Failure error={phase.error} onRetry={() => setAttempt((n) => n + 1)} />}
         {phase?.name === 'elsewhere' && (
-          <p class="error-text" role="alert">
-            This link is for the computer at {phase.apiBase}, and this page can only reach the computer it was opened
-            from. Open the link with this device's camera app (or paste it into the address bar) instead.
+          <p class="error-text" role="alert" data-pairing-error="elsewhere">
+            {phase.text}
           </p>
         )}
       </div>
@@ -125,15 +124,16 @@ function pair(
   save: (host: HostRecord) => Promise<void>,
   paired: (host: HostRecord) => void,
 ): () => void {
-  const apiBase = apiBaseFor(link.base, location.origin);
-  if (!sameOrigin(apiBase, location.origin)) {
-    // The page's CSP (connect-src 'self') lets it reach only the computer it was opened from.
-    show({ name: 'elsewhere', apiBase });
+  // The page's CSP lets it reach only its own origin: the computer it was opened from, or a relay.
+  const route = pairingRoute(link, location.origin);
+  if (route.kind === 'elsewhere') {
+    show({ name: 'elsewhere', text: pairingElsewhereText(route.unreachable, route.apiBase) });
     return () => {};
   }
   let live = true;
   const attempt = startPairing(link, {
-    apiBase,
+    apiBase: route.apiBase,
+    pairUrl: route.pairUrl,
     label: deviceLabel(navigator.userAgent, navigator.maxTouchPoints),
     fetch: (input, init) => fetch(input, init),
     now: () => Date.now(),

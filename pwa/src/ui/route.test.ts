@@ -13,6 +13,7 @@ describe('routes', () => {
       { name: 'host', hostId: 'h1' },
       { name: 'new', hostId: 'h1' },
       { name: 'session', hostId: 'h-_1', sessionId: 's:1.2' },
+      { name: 'terminal', hostId: 'h1', terminalId: 't_x-1' },
     ];
     for (const route of routes) expect(parseRoute(formatRoute(route))).toEqual(route);
   });
@@ -22,5 +23,6 @@ describe('routes', () => {
     expect(parseRoute('#/nowhere/%E0')).toEqual({ name: 'home' });
     expect(parentRoute({ name: 'session', hostId: 'h', sessionId: 's' })).toEqual({ name: 'host', hostId: 'h' });
     expect(parentRoute({ name: 'host', hostId: 'h' })).toEqual({ name: 'home' });
+    expect(parentRoute({ name: 'terminal', hostId: 'h', terminalId: 't' })).toEqual({ name: 'host', hostId: 'h' });
   });
 });

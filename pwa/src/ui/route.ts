@@ -10,7 +10,8 @@ export type Route =
   | { name: 'waiting' }
   | { name: 'host'; hostId: string }
   | { name: 'new'; hostId: string }
-  | { name: 'session'; hostId: string; sessionId: string };
+  | { name: 'session'; hostId: string; sessionId: string }
+  | { name: 'terminal'; hostId: string; terminalId: string };
 
 export function parseRoute(hash: string): Route {
   const parts = hash
@@ -25,6 +26,7 @@ export function parseRoute(hash: string): Route {
   if (first === 'h' && hostId) {
     if (third === 'new') return { name: 'new', hostId };
     if (third === 's' && sessionId) return { name: 'session', hostId, sessionId };
+    if (third === 't' && sessionId) return { name: 'terminal', hostId, terminalId: sessionId };
     return { name: 'host', hostId };
   }
   return { name: 'home' };
@@ -47,6 +49,8 @@ export function formatRoute(route: Route): string {
       return `#/h/${enc(route.hostId)}/new`;
     case 'session':
       return `#/h/${enc(route.hostId)}/s/${enc(route.sessionId)}`;
+    case 'terminal':
+      return `#/h/${enc(route.hostId)}/t/${enc(route.terminalId)}`;
   }
 }
 
@@ -55,6 +59,7 @@ export function parentRoute(route: Route): Route {
   switch (route.name) {
     case 'new':
     case 'session':
+    case 'terminal':
       return { name: 'host', hostId: route.hostId };
     default:
       return { name: 'home' };

@@ -1,5 +1,6 @@
 import type { SessionSummary } from '@tether/shared-protocol';
 import { relativeTime } from './relative-time.js';
+import { nowLine } from './run-glance.js';
 import { formatRoute } from './route.js';
 import { SESSION_STATUS_TEXT } from './session-status.js';
 
@@ -9,12 +10,17 @@ export function SessionRow({
   session,
   current,
   now,
+  machineOffline = false,
 }: {
   hostId: string;
   session: SessionSummary;
   current: boolean;
   now: number;
+  /** The session runs on a machine that is offline now: its tools wait for it. */
+  machineOffline?: boolean;
 }) {
+  const line = nowLine(session);
+  const paused = session.activity?.paused === true && session.status !== 'running' && session.status !== 'waiting';
   return (
     <li>
       <a
@@ -30,12 +36,25 @@ export function SessionRow({
               {session.pendingApprovals}
             </span>
           )}
-          <span class={`chip ${session.status}`}>{SESSION_STATUS_TEXT[session.status]}</span>
+          {paused ? (
+            <span class="chip waiting" data-paused="true">
+              waiting for you
+            </span>
+          ) : (
+            <span class={`chip ${session.status}`}>{SESSION_STATUS_TEXT[session.status]}</span>
+          )}
         </span>
         <span class="row-meta" title={session.cwd}>
-          {session.place === 'local' ? 'this computer' : session.place} · {session.cwd} ·{' '}
-          {relativeTime(session.updatedAt, now)}
+          {session.place === 'local' ? 'this computer' : session.place}
+          {machineOffline && (
+            <span class="stale" data-machine-offline>
+              {' '}
+              (offline)
+            </span>
+          )}{' '}
+          · {session.cwd} · {relativeTime(session.updatedAt, now)}
         </span>
+        {line && <span class="row-now">{line}</span>}
         {session.lastLine && <span class="row-line">{session.lastLine}</span>}
       </a>
     </li>

@@ -1,17 +1,22 @@
 import type { ClientState } from '@tether/shared-protocol';
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import type { FeedView } from '../net/session-feed.js';
+import { NO_FEED } from '../net/session-feed.js';
 import type { SessionsView } from '../net/host-connection.js';
-import { EMPTY_TRANSCRIPT } from '../transcript/transcript.js';
 import { useApp } from './app-context.js';
+import { ChangesView } from './changes-view.js';
 import { Composer } from './composer.js';
+import { formatRoute } from './route.js';
+import { RunGlance } from './run-glance.js';
+import { useMedia } from './use-media.js';
 import { markOnce } from './perf-marks.js';
 import { SESSION_STATUS_TEXT, isBusy } from './session-status.js';
+import { TerminalButton } from './terminal-button.js';
 import { TopBar } from './top-bar.js';
 import { TranscriptView } from './transcript-view.js';
 import { useStore } from './use-store.js';
 
-const NO_FEED: FeedView = { transcript: EMPTY_TRANSCRIPT, loaded: false, savedSeq: 0, watchError: null };
+/** Wide enough for the Changes view beside the transcript (an iPad in landscape, a desktop). */
+const SIDE_BY_SIDE_QUERY = '(min-width: 1100px)';
 const NO_SESSIONS: SessionsView = { list: [], fresh: false, loaded: false };
 const IDLE: ClientState = { name: 'idle' };
 
@@ -28,6 +33,9 @@ export function SessionScreen({ hostId, sessionId, back }: { hostId: string; ses
   const status = useStore(connection?.status, IDLE);
   const sessions = useStore(connection?.sessions, NO_SESSIONS);
   const [stopping, setStopping] = useState(false);
+  const [changesOpen, setChangesOpen] = useState(false);
+  const sideBySide = useMedia(SIDE_BY_SIDE_QUERY);
+  const { navigate } = useApp();
 
   const summary = sessions.list.find((s) => s.id === sessionId) ?? view.transcript.summary;
   const live =
@@ -42,6 +50,27 @@ export function SessionScreen({ hostId, sessionId, back }: { hostId: string; ses
   useEffect(() => {
     if (!busy) setStopping(false);
   }, [busy]);
+
+  // Tablet keyboard: Alt+↓/↑ for the next or previous session in the list; Alt+C for Changes.
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (!event.altKey || event.metaKey || event.ctrlKey) return;
+      if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+        const list = sessions.list.filter((s) => !s.archived);
+        const at = list.findIndex((s) => s.id === sessionId);
+        const next = list[at + (event.key === 'ArrowDown' ? 1 : -1)];
+        if (at >= 0 && next) {
+          event.preventDefault();
+          navigate(formatRoute({ name: 'session', hostId, sessionId: next.id }));
+        }
+      } else if (event.code === 'KeyC') {
+        event.preventDefault();
+        setChangesOpen((open) => !open);
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [sessions.list, sessionId, hostId, navigate]);
 
   if (!record || !connection) {
     return (
@@ -73,11 +102,20 @@ export function SessionScreen({ hostId, sessionId, back }: { hostId: string; ses
           </>
         }
       >
+        <button
+          type="button"
+          aria-pressed={changesOpen}
+          onClick={() => setChangesOpen((open) => !open)}
+          title="Files this session changed (Alt+C)"
+        >
+          Changes
+        </button>
         {busy && canChat && (
           <button type="button" class="danger" disabled={stopping} onClick={() => void stop()}>
             {stopping ? 'Stopping…' : 'Stop'}
           </button>
         )}
+        {summary?.place === 'local' && <TerminalButton hostId={hostId} cwd={summary.cwd} />}
       </TopBar>
       {view.watchError && (
         <p class="banner error-text" role="alert">
@@ -86,17 +124,44 @@ export function SessionScreen({ hostId, sessionId, back }: { hostId: string; ses
             : `This session cannot be followed: ${view.watchError.message}`}
         </p>
       )}
-      {view.loaded ? (
-        <TranscriptView
-          transcript={view.transcript}
-          live={live}
-          savedSeq={view.savedSeq}
-          deviceId={record.deviceId}
-          onAnswer={canApprove ? (id, decision, note) => connection.answer(id, decision, note) : undefined}
+      {summary && (
+        <RunGlance
+          session={summary}
+          onGoOn={
+            canChat ? () => connection.client.call('sessions.send', { id: sessionId, text: 'Go on.' }) : undefined
+          }
+          onSetLimit={
+            canChat
+              ? (limit) => connection.client.call('sessions.configure', { id: sessionId, maxModelCalls: limit })
+              : undefined
+          }
         />
-      ) : (
-        <p class="placeholder">Loading…</p>
       )}
+      <div class={`session-body${changesOpen && sideBySide ? ' side-by-side' : ''}`}>
+        {changesOpen && !sideBySide ? null : view.loaded ? (
+          <TranscriptView
+            transcript={view.transcript}
+            live={live}
+            savedSeq={view.savedSeq}
+            deviceId={record.deviceId}
+            onAnswer={canApprove ? (id, decision, note) => connection.answer(id, decision, note) : undefined}
+            onLoadOlder={feed && (() => feed.loadOlder())}
+            loadingOlder={view.loadingOlder}
+            olderError={view.olderError?.message}
+          />
+        ) : (
+          <p class="placeholder">Loading…</p>
+        )}
+        {changesOpen && (
+          <div class="scroll changes-pane">
+            <ChangesView
+              client={connection.client}
+              sessionId={sessionId}
+              version={summary?.activity?.toolCalls ?? summary?.lastSeq ?? 0}
+            />
+          </div>
+        )}
+      </div>
       <Composer
         busy={busy}
         disabledReason={canChat ? undefined : 'This device may only watch'}

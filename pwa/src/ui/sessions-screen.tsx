@@ -1,16 +1,20 @@
-import type { ClientState } from '@tether/shared-protocol';
+import type { ClientState, MachineInfo } from '@tether/shared-protocol';
 import { hostDisplayName } from '../data/records.js';
 import type { SessionsView } from '../net/host-connection.js';
 import { useApp } from './app-context.js';
+import { HostPathLabel } from './host-path.js';
 import { hostStatus } from './host-status.js';
+import { MachinesList } from './machines-list.js';
 import { formatRoute } from './route.js';
 import { SessionRow } from './session-row.js';
+import { TerminalButton } from './terminal-button.js';
 import { TopBar } from './top-bar.js';
 import { useNow } from './use-now.js';
 import { useStore } from './use-store.js';
 
 const NO_SESSIONS: SessionsView = { list: [], fresh: false, loaded: false };
 const IDLE: ClientState = { name: 'idle' };
+const NO_MACHINES: MachineInfo[] = [];
 
 /** A host's sessions, newest first, with "New session". */
 export function SessionsScreen({
@@ -32,6 +36,8 @@ export function SessionsScreen({
   const connection = app.connection(hostId);
   const sessions = useStore(connection?.sessions, NO_SESSIONS);
   const state = useStore(connection?.status, IDLE);
+  const machines = useStore(connection?.machines, NO_MACHINES);
+  const offlineMachines = new Set(machines.filter((m) => m.status === 'offline').map((m) => m.name));
 
   if (!record) {
     return (
@@ -51,6 +57,7 @@ export function SessionsScreen({
             <span class={`chip ${status.kind}`} data-host-status={status.kind}>
               {status.text}
             </span>
+            <HostPathLabel connection={connection} connected={status.kind === 'connected'} />
             {sessions.loaded && !sessions.fresh && sessions.list.length > 0 && <span class="stale"> · not live</span>}
           </>
         }
@@ -61,6 +68,7 @@ export function SessionsScreen({
             New session
           </button>
         )}
+        {status.kind !== 'refused' && <TerminalButton hostId={hostId} />}
       </TopBar>
       <div class="scroll">
         {status.kind === 'refused' ? (
@@ -78,10 +86,12 @@ export function SessionsScreen({
                 session={session}
                 current={session.id === currentSessionId}
                 now={now}
+                machineOffline={offlineMachines.has(session.place)}
               />
             ))}
           </ul>
         )}
+        {connection && status.kind !== 'refused' && <MachinesList connection={connection} now={now} />}
       </div>
     </div>
   );

@@ -12,9 +12,16 @@ export function ToolRow({ item }: { item: ToolItem }) {
           {STATUS_ICON[item.status]}
         </span>
         <strong>{item.tool}</strong>
+        {item.toolKind && item.toolKind !== item.tool && <span class="tool-kind">{item.toolKind}</span>}
         <span class="tool-title">{item.title}</span>
       </summary>
       <div class="tool-body">
+        {item.diff && (
+          <>
+            <h3>Changes{item.diffTruncated ? ' · cut short' : ''}</h3>
+            <DiffView diff={item.diff} />
+          </>
+        )}
         {item.input && (
           <>
             <h3>Input</h3>
@@ -30,4 +37,27 @@ export function ToolRow({ item }: { item: ToolItem }) {
       </div>
     </details>
   );
+}
+
+/** A unified diff as text, each line marked added, removed or context by its first character. */
+export function DiffView({ diff }: { diff: string }) {
+  const lines = diff.endsWith('\n') ? diff.slice(0, -1).split('\n') : diff.split('\n');
+  return (
+    <pre class="tool-diff">
+      {lines.map((line, i) => (
+        <span key={i} class={diffLineClass(line)}>
+          {line}
+          {'\n'}
+        </span>
+      ))}
+    </pre>
+  );
+}
+
+function diffLineClass(line: string): string {
+  if (line.startsWith('+++') || line.startsWith('---')) return 'diff-file';
+  if (line.startsWith('@@')) return 'diff-hunk';
+  if (line.startsWith('+')) return 'diff-add';
+  if (line.startsWith('-')) return 'diff-del';
+  return 'diff-ctx';
 }

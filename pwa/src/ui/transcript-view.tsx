@@ -1,17 +1,15 @@
 import type { Approval, Decision, Result } from '@tether/shared-protocol';
-import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import type { TranscriptItem, TranscriptState } from '../transcript/transcript.js';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import type { GapItem, PlanItem, TranscriptItem, TranscriptState } from '../transcript/transcript.js';
 import { ApprovalCard } from './approval-card.js';
 import { MarkdownView } from './markdown-view.js';
 import { ToolRow } from './tool-row.js';
+import { findMatches, visibleRange } from './transcript-window.js';
 
 /** Within this many pixels of the bottom counts as "following" (finger scrolls are not exact). */
 const PIN_SLACK_PX = 48;
-/**
- * Items drawn in the first frame: the newest ones, more than a tablet screen holds. The older ones
- * follow in the next task, so a long cached transcript shows at once on a slow phone.
- */
-const FIRST_FRAME_ITEMS = 24;
+/** A gap this close (px) to the top of the screen starts reading the page that fills it. */
+const LOAD_OLDER_MARGIN_PX = 800;
 
 interface Props {
   transcript: TranscriptState;
@@ -19,29 +17,66 @@ interface Props {
   savedSeq: number;
   deviceId: string | undefined;
   onAnswer: ((approvalId: string, decision: Decision, note: string) => Promise<Result<Approval>>) | undefined;
+  /** Reads the history page that fills the newest gap. */
+  onLoadOlder?: (() => Promise<void>) | undefined;
+  loadingOlder?: boolean;
+  olderError?: string | undefined;
 }
 
 /**
- * The transcript. While the person is at the bottom it follows new output; once they scroll up it
- * stays where they are and offers "Jump to latest".
+ * The transcript, windowed: only the items on screen plus a margin are in the DOM, whatever the
+ * session's length; the rest are spacers of their measured (or estimated) height. While the person
+ * is at the bottom it follows new output; once they scroll up it stays where they are and offers
+ * "Jump to latest". A gap (events not on this device) reads itself in when scrolled near.
  */
-export function TranscriptView({ transcript, live, savedSeq, deviceId, onAnswer }: Props) {
+export function TranscriptView({
+  transcript,
+  live,
+  savedSeq,
+  deviceId,
+  onAnswer,
+  onLoadOlder,
+  loadingOlder,
+  olderError,
+}: Props) {
   const scroller = useRef<HTMLDivElement>(null);
+  const heights = useRef(new Map<string, number>());
   const pinned = useRef(true);
   const [following, setFollowing] = useState(true);
-  const [limit, setLimit] = useState(FIRST_FRAME_ITEMS);
-  const items = transcript.items.length > limit ? transcript.items.slice(-limit) : transcript.items;
+  const [viewport, setViewport] = useState({ top: 0, height: 800 });
+  const [measured, setMeasured] = useState(0);
+  const [find, setFind] = useState<{ open: boolean; query: string; at: number }>({ open: false, query: '', at: 0 });
+  const items = transcript.items;
 
-  useEffect(() => {
-    if (transcript.items.length <= limit) return undefined;
-    const timer = setTimeout(() => setLimit(Number.POSITIVE_INFINITY), 0);
-    return () => clearTimeout(timer);
-  }, [transcript.items.length, limit]);
+  const range = useMemo(
+    () => visibleRange(items, heights.current, viewport.top, viewport.height, pinned.current),
+    // `measured` bumps when heights change; the map itself is mutated in place.
+    [items, viewport, measured, following],
+  );
+  const matches = useMemo(() => (find.query ? findMatches(items, find.query) : []), [items, find.query]);
+  const focused = matches.length > 0 ? matches[Math.min(find.at, matches.length - 1)] : undefined;
 
   useLayoutEffect(() => {
     const el = scroller.current;
-    if (el && pinned.current) el.scrollTop = el.scrollHeight;
-  }, [transcript, limit]);
+    if (!el) return;
+    let changed = false;
+    for (const child of el.querySelectorAll<HTMLElement>('[data-item-key]')) {
+      const key = child.dataset['itemKey']!;
+      const height = child.offsetHeight + GAP_PX;
+      if (heights.current.get(key) !== height) {
+        heights.current.set(key, height);
+        changed = true;
+      }
+    }
+    if (pinned.current) el.scrollTop = el.scrollHeight;
+    if (changed) setMeasured((n) => n + 1);
+  });
+
+  // A gap near the top of the screen fills itself (one page at a time).
+  const gapShown = items.slice(range.start, range.end).some((item) => item.kind === 'gap');
+  useEffect(() => {
+    if (gapShown && onLoadOlder && !loadingOlder && !olderError) void onLoadOlder();
+  }, [gapShown, onLoadOlder, loadingOlder, olderError, transcript]);
 
   const onScroll = () => {
     const el = scroller.current;
@@ -49,6 +84,7 @@ export function TranscriptView({ transcript, live, savedSeq, deviceId, onAnswer 
     const atBottom = el.scrollHeight - el.scrollTop - el.clientHeight <= PIN_SLACK_PX;
     pinned.current = atBottom;
     setFollowing(atBottom);
+    setViewport({ top: el.scrollTop - LOAD_OLDER_MARGIN_PX / 2, height: el.clientHeight + LOAD_OLDER_MARGIN_PX });
   };
 
   const jump = () => {
@@ -59,8 +95,87 @@ export function TranscriptView({ transcript, live, savedSeq, deviceId, onAnswer 
     el.scrollTop = el.scrollHeight;
   };
 
+  const show = (index: number) => {
+    const el = scroller.current;
+    if (!el) return;
+    pinned.current = false;
+    setFollowing(false);
+    let top = 0;
+    for (let i = 0; i < index; i++) top += heights.current.get(items[i]!.id) ?? range.estimate;
+    el.scrollTop = Math.max(0, top - 40);
+    setViewport({ top: el.scrollTop - LOAD_OLDER_MARGIN_PX / 2, height: el.clientHeight + LOAD_OLDER_MARGIN_PX });
+  };
+
+  useEffect(() => {
+    if (focused !== undefined) show(focused);
+  }, [focused, find.query]);
+
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if ((event.metaKey || event.ctrlKey) && event.key === 'f') {
+        event.preventDefault();
+        setFind((f) => ({ ...f, open: true }));
+      } else if ((event.metaKey || event.ctrlKey) && event.key === 'ArrowDown') {
+        event.preventDefault();
+        jump();
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+
+  const hasGaps = items.some((item) => item.kind === 'gap');
+  const step = (by: number) =>
+    setFind((f) => ({ ...f, at: matches.length === 0 ? 0 : (f.at + by + matches.length) % matches.length }));
+
   return (
     <div class="transcript-wrap">
+      {find.open ? (
+        <form
+          class="find-bar"
+          role="search"
+          onSubmit={(event) => {
+            event.preventDefault();
+            step(1);
+          }}
+        >
+          <input
+            type="search"
+            aria-label="Find in transcript"
+            placeholder="Find in transcript"
+            value={find.query}
+            autoFocus
+            onInput={(event) => setFind({ open: true, query: event.currentTarget.value, at: matches.length })}
+            onKeyDown={(event) => {
+              if (event.key === 'Escape') setFind({ open: false, query: '', at: 0 });
+            }}
+          />
+          <span class="find-count" aria-live="polite">
+            {find.query
+              ? `${matches.length === 0 ? 0 : Math.min(find.at, matches.length - 1) + 1} of ${matches.length}`
+              : ''}
+            {hasGaps && find.query ? ' (older events still loading)' : ''}
+          </span>
+          <button type="button" onClick={() => step(-1)} aria-label="Previous match">
+            ↑
+          </button>
+          <button type="submit" aria-label="Next match">
+            ↓
+          </button>
+          <button type="button" onClick={() => setFind({ open: false, query: '', at: 0 })}>
+            Done
+          </button>
+        </form>
+      ) : (
+        <button
+          type="button"
+          class="find-open"
+          aria-label="Find in transcript"
+          onClick={() => setFind((f) => ({ ...f, open: true }))}
+        >
+          Find
+        </button>
+      )}
       <div class="scroll" ref={scroller} onScroll={onScroll}>
         <div
           class="transcript"
@@ -70,14 +185,21 @@ export function TranscriptView({ transcript, live, savedSeq, deviceId, onAnswer 
           data-last-seq={transcript.lastSeq}
           data-applied={transcript.applied}
           data-saved-seq={savedSeq}
+          data-items={items.length}
+          data-gaps={items.filter((item) => item.kind === 'gap').length}
           data-live={live ? 'true' : 'false'}
         >
-          {transcript.dropped > 0 && items === transcript.items && (
-            <p class="notice">{transcript.dropped} earlier items are not kept on this device.</p>
-          )}
-          {items.map((item) => (
-            <Item key={item.id} item={item} deviceId={deviceId} onAnswer={onAnswer} />
+          <div class="spacer" style={{ height: `${range.before}px` }} aria-hidden="true" />
+          {items.slice(range.start, range.end).map((item, i) => (
+            <div key={item.id} data-item-key={item.id} class={`slot${focused === range.start + i ? ' found' : ''}`}>
+              {item.kind === 'gap' ? (
+                <Gap gap={item} loading={loadingOlder ?? false} error={olderError} onLoad={onLoadOlder} />
+              ) : (
+                <Item item={item} deviceId={deviceId} onAnswer={onAnswer} />
+              )}
+            </div>
           ))}
+          <div class="spacer" style={{ height: `${range.after}px` }} aria-hidden="true" />
         </div>
       </div>
       {!following && (
@@ -86,6 +208,37 @@ export function TranscriptView({ transcript, live, savedSeq, deviceId, onAnswer 
         </button>
       )}
     </div>
+  );
+}
+
+/** The flex gap between transcript items (transcript.css), counted in each item's height. */
+const GAP_PX = 10;
+
+function Gap({
+  gap,
+  loading,
+  error,
+  onLoad,
+}: {
+  gap: GapItem;
+  loading: boolean;
+  error: string | undefined;
+  onLoad: (() => Promise<void>) | undefined;
+}) {
+  const count = gap.to - gap.after;
+  return (
+    <p class="notice gap" data-gap-after={gap.after} data-gap-to={gap.to}>
+      {loading
+        ? `Loading ${count} earlier events…`
+        : error
+          ? `${count} earlier events could not be loaded: ${error}`
+          : `${count} earlier events`}{' '}
+      {!loading && onLoad && (
+        <button type="button" onClick={() => void onLoad()}>
+          {error ? 'Try again' : 'Load'}
+        </button>
+      )}
+    </p>
   );
 }
 
@@ -108,6 +261,8 @@ function Item({ item, deviceId, onAnswer }: { item: TranscriptItem } & Pick<Prop
       );
     case 'tool':
       return <ToolRow item={item} />;
+    case 'plan':
+      return <PlanView item={item} />;
     case 'approval':
       return (
         <ApprovalCard
@@ -125,5 +280,37 @@ function Item({ item, deviceId, onAnswer }: { item: TranscriptItem } & Pick<Prop
           {item.error ? `: ${item.error}` : ''}
         </p>
       );
+    case 'gap':
+      return null;
   }
+}
+
+const PLAN_MARK: Record<PlanItem['entries'][number]['status'], string> = {
+  pending: '☐',
+  in_progress: '▶',
+  completed: '☑',
+};
+const PLAN_LABEL: Record<PlanItem['entries'][number]['status'], string> = {
+  pending: 'to do',
+  in_progress: 'in progress',
+  completed: 'done',
+};
+
+/** The agent's plan as a checklist (its text as text). */
+function PlanView({ item }: { item: PlanItem }) {
+  return (
+    <section class="plan" data-plan-id={item.id} aria-label="Plan">
+      <h3>Plan</h3>
+      <ul>
+        {item.entries.map((entry, i) => (
+          <li key={i} data-status={entry.status}>
+            <span class="plan-mark" aria-label={PLAN_LABEL[entry.status]}>
+              {PLAN_MARK[entry.status]}
+            </span>{' '}
+            {entry.content}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
 }

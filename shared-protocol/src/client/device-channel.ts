@@ -1,5 +1,6 @@
 import type { Clock, TimerHandle } from '../clock.js';
-import { CloseCode, closeCodeToError } from '../close-codes.js';
+import { CloseCode } from '../close-codes.js';
+import { transportCloseToError } from '../relay/relay-close-codes.js';
 import type { ProtocolError, Result } from '../errors.js';
 import { fail, ok, protocolError } from '../errors.js';
 import type { InitiatorOptions } from '../handshake.js';
@@ -70,7 +71,7 @@ export class DeviceChannel {
   ) {
     transport.onMessage = (data) => this.receive(data);
     transport.onClose = ({ code, reason }) =>
-      this.finish(protocolError(closeCodeToError(code), reason || 'connection closed'));
+      this.finish(protocolError(transportCloseToError(code, reason), reason || 'connection closed'));
   }
 
   /** Runs the handshake; resolves with an open channel or the reason it failed. */
@@ -95,7 +96,7 @@ export class DeviceChannel {
       transport.onClose = ({ code, reason }) =>
         settle({
           ok: false,
-          error: protocolError(closeCodeToError(code), reason || 'connection closed during handshake'),
+          error: protocolError(transportCloseToError(code, reason), reason || 'connection closed during handshake'),
         });
       transport.onMessage = (data) => {
         const keys = initiator.acceptWelcome(data);

@@ -293,4 +293,46 @@ describe('DeviceClient', () => {
     expect(s.events.map((e) => ('seq' in e ? e.seq : -1))).toEqual([1, 2, 3]);
     s.client.stop();
   });
+
+  it('on a tail watch, jumps over what was skipped and then goes on in order, after every reconnect', async () => {
+    const s = setup();
+    for (let i = 0; i < 10; i++) s.host.append('s1', `e${i}`);
+    await openClient(s);
+    s.client.watch('s1', 2, { tail: 3 });
+    await settle();
+    const seen = () =>
+      s.events.map((e) => ('seq' in e ? e.seq : e.type === 'watch.skipped' ? `skip ${e.after}-${e.to}` : e.type));
+    expect(seen()).toEqual(['skip 2-7', 8, 9, 10]);
+    s.host.dropAll();
+    await settle();
+    for (let i = 0; i < 6; i++) s.host.append('s1', `late${i}`);
+    s.clock.advance(1_000);
+    await settle();
+    await settle();
+    expect(seen()).toEqual(['skip 2-7', 8, 9, 10, 'skip 10-13', 14, 15, 16]);
+    // Fewer than the tail came in: plain replay, no skip.
+    s.host.dropAll();
+    await settle();
+    s.host.append('s1', 'one more');
+    s.clock.advance(1_000);
+    await settle();
+    await settle();
+    expect(seen().slice(-1)).toEqual([17]);
+    expect(s.client.lastSeq('s1')).toBe(17);
+    s.client.stop();
+  });
+
+  it('drops a stale skip that names nothing past what was delivered', async () => {
+    const s = setup();
+    for (let i = 0; i < 3; i++) s.host.append('s1', `e${i}`);
+    await openClient(s);
+    s.client.watch('s1', 0, { tail: 10 });
+    await settle();
+    for (const c of s.host.connections)
+      c.send({ t: 'evt', event: { type: 'watch.skipped', sessionId: 's1', after: 0, to: 2 } });
+    await settle();
+    expect(s.events.map((e) => e.type)).toEqual(['message', 'message', 'message']);
+    expect(s.client.skipped.duplicate).toBe(1);
+    s.client.stop();
+  });
 });

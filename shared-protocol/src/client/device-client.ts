@@ -60,6 +60,8 @@ interface PendingCall {
 interface Watch {
   /** The last sequence number delivered to listeners. */
   lastSeq: number;
+  /** Replay at most this many of the newest events on each (re)subscribe: see `watch`. */
+  tail?: number;
 }
 
 /**
@@ -174,15 +176,19 @@ export class DeviceClient {
   /**
    * Follows a session from `after` (the last sequence number held; 0 for everything). Events
    * arrive through `onEvent`, each exactly once and in order. Survives reconnects.
+   *
+   * With `tail`, each (re)subscribe replays at most that many of the newest events: when more
+   * came in meanwhile, a `watch.skipped` event (through `onEvent`, before the first replayed
+   * event) names the range left out, which the caller reads as history pages when it needs it.
    */
-  watch(sessionId: string, after: number): Result<void> {
+  watch(sessionId: string, after: number, options: { tail?: number } = {}): Result<void> {
     const existing = this.watches.get(sessionId);
     if (existing) {
       if (after > existing.lastSeq) existing.lastSeq = after;
       return ok(undefined);
     }
     if (this.watches.size >= MAX_WATCHED_SESSIONS) return fail('busy', 'watching too many sessions');
-    const watch: Watch = { lastSeq: after };
+    const watch: Watch = { lastSeq: after, ...(options.tail !== undefined ? { tail: options.tail } : {}) };
     this.watches.set(sessionId, watch);
     if (this.stateValue.name === 'open') this.subscribe(sessionId, watch);
     return ok(undefined);
@@ -309,9 +315,30 @@ export class DeviceClient {
       this.skipped[decoded.kind]++;
       return;
     }
-    const event = decoded.event;
+    let event = decoded.event;
     if (isSessionEvent(event) && !this.acceptSequenced(event)) return;
+    if (event.type === 'watch.skipped') {
+      const skipped = this.acceptSkip(event);
+      if (!skipped) return;
+      event = skipped;
+    }
     for (const listener of this.eventListeners) listener(event);
+  }
+
+  /**
+   * A tail watch jumps ahead: what lies between the last delivered event and the skip's end is
+   * left for the caller to page in, and the stream goes on after it. A skip that names nothing
+   * past what was delivered (a stale one) is dropped.
+   */
+  private acceptSkip(event: Extract<TetherEvent, { type: 'watch.skipped' }>): TetherEvent | undefined {
+    const watch = this.watches.get(event.sessionId);
+    if (!watch || watch.tail === undefined || event.to <= watch.lastSeq || event.after > watch.lastSeq) {
+      this.skipped.duplicate++;
+      return undefined;
+    }
+    const after = watch.lastSeq;
+    watch.lastSeq = event.to;
+    return { ...event, after };
   }
 
   /** Applies the per-session order: drop what was delivered, resubscribe on a gap. */
@@ -332,7 +359,8 @@ export class DeviceClient {
   }
 
   private subscribe(sessionId: string, watch: Watch): void {
-    void this.call('sessions.watch', { id: sessionId, after: watch.lastSeq }).then((result) => {
+    const params = { id: sessionId, after: watch.lastSeq, ...(watch.tail !== undefined ? { tail: watch.tail } : {}) };
+    void this.call('sessions.watch', params).then((result) => {
       if (!result.ok && result.error.code !== 'disconnected' && this.watches.get(sessionId) === watch) {
         for (const listener of this.watchErrorListeners) listener(sessionId, result.error);
       }

@@ -6,9 +6,12 @@ import {
   ListApprovalsParams,
   ListApprovalsResult,
 } from '../rpc/approvals.js';
+import { AgentName, ListAgentsResult } from '../rpc/agents.js';
 import { Count, Empty, Id, Name, Path, Seq, Timestamp } from '../rpc/common.js';
 import { DeviceInfoSchema, ListDevicesResult, RevokeDeviceParams } from '../rpc/devices.js';
+import { ListTerminalsResult } from '../rpc/terminals.js';
 import { ScopeSchema } from '../scopes.js';
+import { ConfigureSessionParams } from '../rpc/history.js';
 import {
   ArchiveParams,
   ListSessionsParams,
@@ -19,6 +22,15 @@ import {
   SessionResult,
   WatchSessionParams,
 } from '../rpc/sessions.js';
+import {
+  CreateTokenParams,
+  CreateTokenResult,
+  ForgetMachineParams,
+  ListMachineDetailsResult,
+  ListTokensResult,
+  RevokeTokenParams,
+  RevokeTokenResult,
+} from './machine-control.js';
 
 /**
  * The local control socket: what `tether …` commands ask the running host, over an owner-only
@@ -27,6 +39,21 @@ import {
  * access control. Only the person at the computer reaches it, so it can also do what devices
  * never may (allow a pairing, mint tokens).
  */
+
+/** The host's link to a relay (`tether start --relay URL`), as `tether status` shows it. */
+export const RelayLinkStatusSchema = v.object({
+  url: v.pipe(v.string(), v.maxLength(2048)),
+  /** `linked`: devices reach the host through the relay now; `waiting`: relinking after a drop;
+   * `stopped`: the relay refused this host for good (see `message`). */
+  state: v.picklist(['connecting', 'linked', 'waiting', 'stopped']),
+  message: v.pipe(v.string(), v.maxLength(2000)),
+  /** When the link reached its current state. */
+  since: Timestamp,
+  /** Device connections open through the relay now. */
+  connections: Count,
+});
+
+export type RelayLinkStatus = v.InferOutput<typeof RelayLinkStatusSchema>;
 
 export const RemoteStatusSchema = v.object({
   /** Whether phones can reach this host now, and if not, why and what would fix it. */
@@ -37,6 +64,7 @@ export const RemoteStatusSchema = v.object({
   connectedDevices: Count,
   /** Refused connections, frames and requests, by reason. */
   refused: v.record(v.string(), Count),
+  relay: v.optional(RelayLinkStatusSchema),
 });
 
 export const HostStatusResult = v.object({
@@ -60,6 +88,11 @@ export const HostStatusResult = v.object({
 export const PairLinkResult = v.object({
   link: v.pipe(v.string(), v.maxLength(2048)),
   expiresAt: Timestamp,
+  /** The same pairing on the relay's origin, for a host with a relay: the app loaded from there
+   * pairs and reaches the host through it, from any network. */
+  relay: v.optional(
+    v.object({ url: v.pipe(v.string(), v.maxLength(2048)), link: v.pipe(v.string(), v.maxLength(2048)) }),
+  ),
 });
 
 export const PairRequestSchema = v.object({
@@ -80,6 +113,10 @@ export const ControlCreateSessionParams = v.object({
   cwd: Path,
   text: v.pipe(v.string(), v.minLength(1), v.maxLength(MAX_MESSAGE_TEXT)),
   model: v.optional(Name),
+  /** The machine it runs on (its name); this computer when absent. */
+  machine: v.optional(Name),
+  /** An ACP agent by its configured name, instead of Tether's own loop; not with `model`. */
+  agent: v.optional(AgentName),
 });
 
 export const SessionEventsParams = v.object({
@@ -112,6 +149,9 @@ export const CONTROL_METHODS = {
   'sessions.interrupt': control(SessionIdParams, Empty),
   'sessions.archive': control(ArchiveParams, Empty),
   'sessions.autoApprove': control(AutoApproveParams, Empty),
+  'sessions.configure': control(ConfigureSessionParams, SessionResult),
+  /** Every configured ACP agent, whether it can be started now and why not. */
+  'agents.list': control(Empty, ListAgentsResult),
   'approvals.list': control(ListApprovalsParams, ListApprovalsResult),
   'approvals.answer': control(AnswerApprovalParams, AnswerApprovalResult),
   /** Mints a new pairing link (the old one stops working). */
@@ -121,6 +161,13 @@ export const CONTROL_METHODS = {
   'pair.deny': control(v.object({ id: Id }), Empty),
   'devices.list': control(Empty, ListDevicesResult),
   'devices.revoke': control(RevokeDeviceParams, v.object({ closedConnections: Count })),
+  'tokens.create': control(CreateTokenParams, CreateTokenResult),
+  'tokens.list': control(Empty, ListTokensResult),
+  /** Revokes a token; the machines linked with it are dropped at once. */
+  'tokens.revoke': control(RevokeTokenParams, RevokeTokenResult),
+  'machines.list': control(Empty, ListMachineDetailsResult),
+  'machines.forget': control(ForgetMachineParams, Empty),
+  'terminals.list': control(Empty, ListTerminalsResult),
 } as const;
 
 export type ControlMethods = typeof CONTROL_METHODS;

@@ -57,3 +57,14 @@ export function relayRefusesForGood(code: number): boolean {
     code === CloseCode.VersionUnsupported
   );
 }
+
+/**
+ * The error a device's transport closing means, whichever path it took: a relay's own codes
+ * (4100–4106) by their stable reason, every other code as the host means it. A device never gives
+ * up on a host for an unsealed close (see `refusesForGood`); the code only says what to show.
+ */
+export function transportCloseToError(code: number, reason: string): ErrorCode {
+  return code >= RelayCloseCode.TicketRefused && code <= RelayCloseCode.AuthTimeout
+    ? relayCloseToError(code, reason)
+    : closeCodeToError(code);
+}

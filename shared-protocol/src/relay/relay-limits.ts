@@ -47,3 +47,7 @@ export const RELAY_CLOCK_SKEW_MS = HANDSHAKE_CLOCK_WINDOW_MS;
 /** Milliseconds a host makes its tickets valid for by default: 30 days. The relay does not bound it
  * (it keeps no device list): the host decides, and refreshes a device's ticket over the sealed channel. */
 export const RELAY_TICKET_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** Milliseconds before its expiry that a device asks its host for a fresh ticket: 10 days, a third
+ * of the default lifetime, so a phone that opens the app only every week or so still renews in time. */
+export const RELAY_TICKET_RENEW_BEFORE_MS = 10 * 24 * 60 * 60 * 1000;

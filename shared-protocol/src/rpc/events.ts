@@ -1,7 +1,14 @@
 import * as v from 'valibot';
-import { MAX_TOOL_OUTPUT_EVENT } from '../limits.js';
+import {
+  MAX_DIFF_EVENT,
+  MAX_PLAN_ENTRIES,
+  MAX_PLAN_ENTRY_TEXT,
+  MAX_TOOL_DIFF_EVENT,
+  MAX_TOOL_LOCATIONS,
+  MAX_TOOL_OUTPUT_EVENT,
+} from '../limits.js';
 import { ApprovalSchema } from './approvals.js';
-import { Count, Id, Name, Seq, Timestamp } from './common.js';
+import { Count, Id, Name, Path, Seq, Timestamp } from './common.js';
 import { MachineInfoSchema } from './machines.js';
 import { SessionSummarySchema } from './sessions.js';
 
@@ -14,6 +21,31 @@ import { SessionSummarySchema } from './sessions.js';
 const sessionBase = { sessionId: Id, seq: Seq, at: Timestamp };
 
 const Text = v.pipe(v.string(), v.maxLength(1024 * 1024));
+
+/** A file a tool reads or changes, and the line when known. */
+export const ToolLocationSchema = v.object({ path: Path, line: v.optional(Count) });
+export type ToolLocation = v.InferOutput<typeof ToolLocationSchema>;
+
+/**
+ * What an ACP agent says about a tool call beyond Tether's own fields, all optional: its kind
+ * (`read`, `edit`, `execute`, … as the agent names it), the files it touches, and its changes as a
+ * unified diff (cut at MAX_TOOL_DIFF_EVENT, with `diffTruncated`).
+ */
+const toolDetails = {
+  kind: v.optional(v.pipe(v.string(), v.maxLength(64))),
+  locations: v.optional(v.pipe(v.array(ToolLocationSchema), v.maxLength(MAX_TOOL_LOCATIONS))),
+  diff: v.optional(v.pipe(v.string(), v.maxLength(MAX_TOOL_DIFF_EVENT))),
+  diffTruncated: v.optional(v.boolean()),
+};
+
+export const PLAN_ENTRY_STATUSES = ['pending', 'in_progress', 'completed'] as const;
+
+export const PlanEntrySchema = v.object({
+  content: v.pipe(v.string(), v.maxLength(MAX_PLAN_ENTRY_TEXT)),
+  status: v.picklist(PLAN_ENTRY_STATUSES),
+  priority: v.optional(v.picklist(['high', 'medium', 'low'])),
+});
+export type PlanEntry = v.InferOutput<typeof PlanEntrySchema>;
 
 export const SESSION_EVENT_SCHEMAS = {
   'session.updated': v.object({ ...sessionBase, type: v.literal('session.updated'), session: SessionSummarySchema }),
@@ -33,6 +65,19 @@ export const SESSION_EVENT_SCHEMAS = {
     /** One line for a collapsed row: the command, the file, the pattern. */
     title: v.pipe(v.string(), v.maxLength(1000)),
     input: v.unknown(),
+    ...toolDetails,
+  }),
+  /** A running tool call changed (an ACP agent's update): only what changed is present. */
+  'tool.updated': v.object({
+    ...sessionBase,
+    type: v.literal('tool.updated'),
+    toolCallId: Id,
+    tool: Name,
+    title: v.optional(v.pipe(v.string(), v.maxLength(1000))),
+    input: v.optional(v.unknown()),
+    /** Output so far, replacing what an earlier update said. */
+    output: v.optional(v.pipe(v.string(), v.maxLength(MAX_TOOL_OUTPUT_EVENT))),
+    ...toolDetails,
   }),
   'tool.finished': v.object({
     ...sessionBase,
@@ -43,6 +88,7 @@ export const SESSION_EVENT_SCHEMAS = {
     output: v.pipe(v.string(), v.maxLength(MAX_TOOL_OUTPUT_EVENT)),
     truncated: v.boolean(),
     exitCode: v.optional(v.nullable(v.number())),
+    ...toolDetails,
   }),
   'approval.requested': v.object({ ...sessionBase, type: v.literal('approval.requested'), approval: ApprovalSchema }),
   'approval.resolved': v.object({ ...sessionBase, type: v.literal('approval.resolved'), approval: ApprovalSchema }),
@@ -54,11 +100,33 @@ export const SESSION_EVENT_SCHEMAS = {
     error: v.optional(v.pipe(v.string(), v.maxLength(4000))),
     usage: v.object({ inputTokens: Count, outputTokens: Count }),
   }),
+  /**
+   * The agent's plan for the run, as a checklist. A later plan event with the same `planId`
+   * replaces the whole list (an ACP agent sends its plan whole each time).
+   */
+  plan: v.object({
+    ...sessionBase,
+    type: v.literal('plan'),
+    planId: Id,
+    entries: v.pipe(v.array(PlanEntrySchema), v.maxLength(MAX_PLAN_ENTRIES)),
+  }),
   notice: v.object({
     ...sessionBase,
     type: v.literal('notice'),
     level: v.picklist(['info', 'warning', 'error']),
     text: v.pipe(v.string(), v.maxLength(4000)),
+  }),
+  /** A file the session wrote or edited, with the diff of what changed (for the Changes view). */
+  'file.changed': v.object({
+    ...sessionBase,
+    type: v.literal('file.changed'),
+    toolCallId: Id,
+    path: v.pipe(v.string(), v.maxLength(4096)),
+    /** `created`, or `modified`. */
+    change: v.picklist(['created', 'modified']),
+    /** A unified diff, cut at MAX_DIFF_EVENT (then `truncated`). */
+    diff: v.pipe(v.string(), v.maxLength(MAX_DIFF_EVENT)),
+    truncated: v.boolean(),
   }),
 } as const;
 
@@ -72,7 +140,36 @@ export const HOST_EVENT_SCHEMAS = {
     /** Output bytes as base64url. */
     data: v.pipe(v.string(), v.maxLength(256 * 1024)),
   }),
-  'terminal.exit': v.object({ type: v.literal('terminal.exit'), terminalId: Id, code: v.nullable(v.number()) }),
+  'terminal.exit': v.object({
+    type: v.literal('terminal.exit'),
+    terminalId: Id,
+    code: v.nullable(v.number()),
+    /** The end of the output: the exit follows every byte before it. */
+    offset: v.optional(Count),
+    signal: v.optional(v.nullable(Name)),
+  }),
+  /**
+   * The terminal's current screen, sent on attach in place of output the host no longer holds:
+   * the device resets its terminal, writes `data`, and takes output from `offset` on.
+   */
+  'terminal.screen': v.object({
+    type: v.literal('terminal.screen'),
+    terminalId: Id,
+    offset: Count,
+    /** Bytes between the device's `after` and `offset` it will never get. */
+    dropped: Count,
+    cols: Count,
+    rows: Count,
+    data: v.pipe(v.string(), v.maxLength(700 * 1024)),
+  }),
+  /** The device no longer gets this terminal's output (it stopped acknowledging); attach again. */
+  'terminal.detached': v.object({
+    type: v.literal('terminal.detached'),
+    terminalId: Id,
+    reason: v.pipe(v.string(), v.maxLength(1000)),
+  }),
+  /** On a watch with `tail`: the events in (after, to] are not replayed; the device pages them in. */
+  'watch.skipped': v.object({ type: v.literal('watch.skipped'), sessionId: Id, after: Seq, to: Seq }),
 } as const;
 
 export type SessionEventType = keyof typeof SESSION_EVENT_SCHEMAS;

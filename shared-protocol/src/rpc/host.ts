@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { ScopeSchema } from '../scopes.js';
+import { AgentInfoSchema } from './agents.js';
 import { Id, Name, Path } from './common.js';
 
 /** `host.info` and `fs.listDirs`: who the host is, and the folders a session may run in. */
@@ -16,6 +17,8 @@ export const HostInfoResult = v.object({
   models: v.array(Name),
   defaultModel: Name,
   roots: v.array(Path),
+  /** ACP agents configured on the host, each saying whether it can be started now (absent from older hosts). */
+  agents: v.optional(v.array(AgentInfoSchema)),
 });
 
 export const DirEntry = v.object({ name: Name, path: Path });

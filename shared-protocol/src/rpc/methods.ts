@@ -3,9 +3,11 @@ import type { Scope } from '../scopes.js';
 import { AnswerApprovalParams, AnswerApprovalResult, ListApprovalsParams, ListApprovalsResult } from './approvals.js';
 import { Empty } from './common.js';
 import { ListDevicesResult, RevokeDeviceParams } from './devices.js';
+import { ChangesParams, ChangesResult, ConfigureSessionParams, HistoryParams, HistoryResult } from './history.js';
 import { HostInfoResult, ListDirsParams, ListDirsResult } from './host.js';
 import { ListMachinesResult, MachineListDirsParams } from './machines.js';
 import { AppVisibilityParams, PushStatusResult, PushSubscribeParams, PushUnsubscribeParams } from './push.js';
+import { RelayTicketResult } from './relay.js';
 import {
   ArchiveParams,
   CreateSessionParams,
@@ -19,7 +21,10 @@ import {
   WatchSessionResult,
 } from './sessions.js';
 import {
+  AckTerminalParams,
   AttachTerminalParams,
+  AttachTerminalResult,
+  ListTerminalsResult,
   OpenTerminalParams,
   OpenTerminalResult,
   ResizeTerminalParams,
@@ -61,6 +66,9 @@ export const METHODS = {
   'sessions.send': method('chat', SendParams, SendResult, false),
   'sessions.interrupt': method('chat', SessionIdParams, Empty, true),
   'sessions.archive': method('chat', ArchiveParams, Empty, true),
+  'sessions.history': method('watch', HistoryParams, HistoryResult, true),
+  'sessions.changes': method('watch', ChangesParams, ChangesResult, true),
+  'sessions.configure': method('chat', ConfigureSessionParams, SessionResult, true),
 
   'approvals.list': method('watch', ListApprovalsParams, ListApprovalsResult, true),
   'approvals.answer': method('approve', AnswerApprovalParams, AnswerApprovalResult, true),
@@ -69,10 +77,13 @@ export const METHODS = {
   'machines.listDirs': method('chat', MachineListDirsParams, ListDirsResult, true),
 
   'terminals.open': method('terminal', OpenTerminalParams, OpenTerminalResult, false),
-  'terminals.attach': method('terminal', AttachTerminalParams, Empty, true),
+  'terminals.attach': method('terminal', AttachTerminalParams, AttachTerminalResult, true),
   'terminals.input': method('terminal', TerminalInputParams, Empty, false),
   'terminals.resize': method('terminal', ResizeTerminalParams, Empty, true),
   'terminals.close': method('terminal', TerminalIdParams, Empty, true),
+  'terminals.list': method('terminal', Empty, ListTerminalsResult, true),
+  'terminals.ack': method('terminal', AckTerminalParams, Empty, true),
+  'terminals.detach': method('terminal', TerminalIdParams, Empty, true),
 
   'push.subscribe': method('watch', PushSubscribeParams, Empty, true),
   'push.unsubscribe': method('watch', PushUnsubscribeParams, Empty, true),
@@ -82,6 +93,9 @@ export const METHODS = {
   // A device may always revoke itself (unpair); revoking another needs `admin` (checked by the host).
   'devices.list': method('admin', Empty, ListDevicesResult, true),
   'devices.revoke': method(null, RevokeDeviceParams, Empty, true),
+
+  // Any paired device may renew its own relay ticket: the ticket names the caller, nobody else.
+  'relay.ticket': method(null, Empty, RelayTicketResult, true),
 } as const;
 
 export type Methods = typeof METHODS;

@@ -1,5 +1,8 @@
 import * as v from 'valibot';
 import { MAX_MESSAGE_TEXT } from '../limits.js';
+import { MAX_WATCH_TAIL } from './history.js';
+import { SessionActivitySchema } from './activity.js';
+import { AgentName } from './agents.js';
 import { Count, Id, Name, Path, Seq, Timestamp } from './common.js';
 
 /** `sessions.*`: list, create, follow and steer agent sessions. */
@@ -40,6 +43,8 @@ export const SessionSummarySchema = v.object({
   queued: Count,
   /** The last line of the transcript, for lists. */
   lastLine: v.pipe(v.string(), v.maxLength(400)),
+  /** The current (or last) run at a glance; absent from hosts that do not keep it. */
+  activity: v.optional(SessionActivitySchema),
 });
 
 export type SessionSummary = v.InferOutput<typeof SessionSummarySchema>;
@@ -55,6 +60,8 @@ export const CreateSessionParams = v.object({
   model: v.optional(Name),
   /** `local` (the default) or a machine name. */
   place: v.optional(Name),
+  /** An ACP agent (from `host.info`'s `agents`) to run the session instead of Tether's own loop; not with `model`. */
+  agent: v.optional(AgentName),
 });
 export const SessionResult = v.object({ session: SessionSummarySchema });
 
@@ -62,6 +69,11 @@ export const WatchSessionParams = v.object({
   id: Id,
   /** The last sequence number the device holds; events after it are replayed, then live ones follow. */
   after: Seq,
+  /**
+   * At most this many of the newest events are replayed: when more came after `after`, a
+   * `watch.skipped` event names the ones left out (the device reads them later as history pages).
+   */
+  tail: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_WATCH_TAIL))),
 });
 export const WatchSessionResult = v.object({ session: SessionSummarySchema });
 

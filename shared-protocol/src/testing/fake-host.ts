@@ -5,7 +5,7 @@ import type { BoxKeyPair } from '../identity.js';
 import type { RandomBytes } from '../random.js';
 import { ReplayCache } from '../replay-cache.js';
 import type { ChannelMessage } from '../rpc/channel.js';
-import type { HostEvent, SessionEvent } from '../rpc/events.js';
+import type { HostEvent, SessionEvent, SessionEventBody } from '../rpc/events.js';
 import { HostChannel } from '../server/host-channel.js';
 import type { Transport } from '../client/transport.js';
 
@@ -36,10 +36,23 @@ export class FakeHost {
   ) {
     this.replay = new ReplayCache(clock);
     this.handlers.set('sessions.watch', (params, connection) => {
-      const { id, after } = params as { id: string; after: number };
+      const { id, after, tail } = params as { id: string; after: number; tail?: number };
       connection.watching.add(id);
-      for (const event of this.logs.get(id) ?? []) if (event.seq > after) connection.send({ t: 'evt', event });
-      return { result: { session: summary(id, this.logs.get(id)?.length ?? 0, clock.now()) } };
+      const log = this.logs.get(id) ?? [];
+      let from = after;
+      if (tail !== undefined && log.length - after > tail) {
+        from = log.length - tail;
+        connection.send({ t: 'evt', event: { type: 'watch.skipped', sessionId: id, after, to: from } });
+      }
+      for (const event of log) if (event.seq > from) connection.send({ t: 'evt', event });
+      return { result: { session: summary(id, log.length, clock.now()) } };
+    });
+    this.handlers.set('sessions.history', (params) => {
+      const { id, before, limit } = params as { id: string; before?: number; limit?: number };
+      const log = this.logs.get(id) ?? [];
+      const end = Math.min(before ?? log.length + 1, log.length + 1);
+      const start = Math.max(1, end - (limit ?? 500));
+      return { result: { events: log.slice(start - 1, end - 1), after: start - 1, lastSeq: log.length } };
     });
     this.handlers.set('sessions.unwatch', (params, connection) => {
       connection.watching.delete((params as { id: string }).id);
@@ -85,6 +98,17 @@ export class FakeHost {
       role: 'assistant',
       text,
     };
+    log.push(event);
+    for (const connection of this.connections)
+      if (connection.watching.has(sessionId)) connection.send({ t: 'evt', event });
+    return event;
+  }
+
+  /** Appends any session event (its number and time filled in) and sends it to watchers. */
+  appendEvent(sessionId: string, body: SessionEventBody): SessionEvent {
+    const log = this.logs.get(sessionId) ?? [];
+    this.logs.set(sessionId, log);
+    const event = { ...body, sessionId, seq: log.length + 1, at: this.clock.now() } as SessionEvent;
     log.push(event);
     for (const connection of this.connections)
       if (connection.watching.has(sessionId)) connection.send({ t: 'evt', event });

@@ -5,3 +5,4 @@ export * from './fake-host.js';
 export * from './scripted-random.js';
 export * from './vectors.js';
 export * from './fuzz-budget.js';
+export * from './machine-link-vectors.js';

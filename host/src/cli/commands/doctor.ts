@@ -1,3 +1,4 @@
+import type { RelayLinkStatus } from '@tether/shared-protocol';
 import { visibleText } from '@tether/shared-protocol';
 import { existsSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -9,6 +10,7 @@ import { DEFAULT_APP_DIR } from '../../remote/app-files.js';
 import { chooseBindAddress, classifyAddress, interfacesFrom } from '../../remote/bind-address.js';
 import { DEFAULT_PORT } from '../../remote/start-remote.js';
 import { tailscaleSelf } from '../../remote/tailscale.js';
+import { checkRelay } from '../../relay/relay-doctor.js';
 import { flag, stringOption } from '../args.js';
 import type { Command, CommandContext } from '../command.js';
 import { Exit } from '../command.js';
@@ -30,6 +32,12 @@ export const doctorCommand: Command = {
     { name: 'port', type: 'string', value: 'N', description: `as for tether start (default ${DEFAULT_PORT})` },
     { name: 'tls-cert', type: 'string', value: 'FILE', description: 'as for tether start' },
     { name: 'tailscale-cert', type: 'boolean', description: 'as for tether start' },
+    {
+      name: 'relay',
+      type: 'string',
+      value: 'URL',
+      description: "check this relay (default: the running host's, if it has one)",
+    },
     JSON_OPTION,
   ],
   arity: [0, 0],
@@ -46,7 +54,7 @@ async function runDoctor(context: CommandContext): Promise<number> {
   // Only Tailscale itself can say a 100.64.0.0/10 address is its own (see bind-address.ts).
   const confirmed = tailscale.ok && tailscale.value.running ? tailscale.value.addresses : [];
   const unconfirmed = !tailscale.ok
-    ? `Tailscale could not confirm it (${tailscale.message})`
+    ? `Tailscale could not confirm it (${tailscale.error.message})`
     : tailscale.value.running
       ? undefined
       : 'Tailscale is not running, so it is not its address';
@@ -56,23 +64,23 @@ async function runDoctor(context: CommandContext): Promise<number> {
   const seen = interfaces
     .filter((i) => !i.internal)
     .map((i) => `${i.address} (${i.name}: ${classifyAddress(i.address, confirmed)})`);
-  if (choice.ok && choice.kind === 'cgnat') {
+  if (choice.ok && choice.value.kind === 'cgnat') {
     checks.push({
       level: 'warning',
-      what: `would listen on ${choice.address}, as named: it is in 100.64.0.0/10 but not a Tailscale address, so other customers of a carrier-grade NAT or VPN may reach it`,
+      what: `would listen on ${choice.value.address}, as named: it is in 100.64.0.0/10 but not a Tailscale address, so other customers of a carrier-grade NAT or VPN may reach it`,
       fix: 'use --bind auto (Tailscale or LAN) unless you trust that network',
     });
   } else if (choice.ok) {
     checks.push({
       level: 'ok',
-      what: `would listen on ${choice.address} (${choice.kind}${choice.interface ? `, ${choice.interface}` : ''}); addresses here: ${seen.join(', ') || 'none'}`,
+      what: `would listen on ${choice.value.address} (${choice.value.kind}${choice.value.interface ? `, ${choice.value.interface}` : ''}); addresses here: ${seen.join(', ') || 'none'}`,
     });
   } else {
     checks.push({
-      level: choice.reason === 'refused' ? 'problem' : 'warning',
-      what: choice.message,
+      level: choice.error.code === 'invalid-params' ? 'problem' : 'warning',
+      what: choice.error.message,
       fix:
-        choice.reason === 'refused'
+        choice.error.code === 'invalid-params'
           ? 'use --bind auto, or name a Tailscale or private LAN address'
           : 'install Tailscale, join a LAN, or use a relay',
     });
@@ -81,7 +89,7 @@ async function runDoctor(context: CommandContext): Promise<number> {
   if (!tailscale.ok) {
     checks.push({
       level: 'info',
-      what: `Tailscale: ${tailscale.message}`,
+      what: `Tailscale: ${tailscale.error.message}`,
       fix: 'https://tailscale.com/download gives phones a private, encrypted path and an HTTPS certificate',
     });
   } else {
@@ -104,7 +112,7 @@ async function runDoctor(context: CommandContext): Promise<number> {
   }
 
   const https = Boolean(stringOption(context.args, 'tls-cert')) || flag(context.args, 'tailscale-cert');
-  const loopback = choice.ok && choice.kind === 'loopback';
+  const loopback = choice.ok && choice.value.kind === 'loopback';
   checks.push(
     https || loopback
       ? {
@@ -119,20 +127,27 @@ async function runDoctor(context: CommandContext): Promise<number> {
   );
 
   const portText = stringOption(context.args, 'port') ?? String(DEFAULT_PORT);
-  if (choice.ok) checks.push(await checkPort(choice.address, Number(portText)));
+  if (choice.ok) checks.push(await checkPort(choice.value.address, Number(portText)));
 
   const client = await ControlClient.connect(paths.controlSocket);
+  let linked: RelayLinkStatus | undefined;
   if (client.ok) {
     const status = await client.value.call('host.status', {});
     client.value.close();
-    if (status.ok)
+    if (status.ok) {
+      linked = status.value.remote.relay;
       checks.push({
         level: 'info',
         what: `a host is running (pid ${status.value.pid}); ${status.value.remote.message}`,
       });
+    }
   } else {
     checks.push({ level: 'info', what: 'no host is running with this data dir', fix: 'tether start' });
   }
+
+  const relayUrl = stringOption(context.args, 'relay') ?? linked?.url;
+  if (relayUrl !== undefined)
+    checks.push(...(await checkRelay(relayUrl, linked?.url === relayUrl ? linked : undefined)));
 
   checks.push(
     existsSync(join(DEFAULT_APP_DIR, 'index.html'))

@@ -22,6 +22,9 @@ export const pairCommand: Command = {
         context.stdout.write(
           `${terminalQr(result.value.link, process.stdout.isTTY === true)}\n${result.value.link}\n\nScan it with your phone (valid ${minutes} minutes, one device). Then confirm the code here, or: tether pair requests\n`,
         );
+        // The link above already names the relay; this one opens the app on the relay's origin.
+        if (result.value.relay && result.value.relay.link !== result.value.link)
+          context.stdout.write(`From another network, through the relay: ${result.value.relay.link}\n`);
       }
       return Exit.Ok;
     }),

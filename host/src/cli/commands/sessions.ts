@@ -48,16 +48,40 @@ export const sessionsNewCommand: Command = {
     DATA_DIR_OPTION,
     { name: 'cwd', type: 'string', value: 'DIR', description: 'the folder it works in (default: the current folder)' },
     { name: 'model', type: 'string', value: 'SPEC', description: "a model for this session (default: the host's)" },
+    {
+      name: 'machine',
+      type: 'string',
+      value: 'NAME',
+      description: 'run it on this machine (see tether machines); --cwd is then a folder there',
+    },
+    {
+      name: 'agent',
+      type: 'string',
+      value: 'NAME',
+      description: 'run it with an ACP agent instead of the built-in loop (see tether agents)',
+    },
     JSON_OPTION,
   ],
   arity: [1, 1],
-  run: (context) =>
-    withClient(context, async (client) => {
+  run: (context) => {
+    const machine = stringOption(context.args, 'machine');
+    const cwd = stringOption(context.args, 'cwd');
+    if (machine !== undefined && cwd === undefined) {
+      context.stderr.write(
+        'tether sessions new: with --machine, give --cwd DIR (an absolute folder on that machine)\n',
+      );
+      return Promise.resolve(Exit.Usage);
+    }
+    return withClient(context, async (client) => {
       const model = stringOption(context.args, 'model');
+      const agent = stringOption(context.args, 'agent');
       const result = await client.call('sessions.create', {
-        cwd: resolve(stringOption(context.args, 'cwd') ?? process.cwd()),
+        // A machine's folder is a path there, not here: it is passed on as written.
+        cwd: machine !== undefined ? cwd! : resolve(cwd ?? process.cwd()),
         text: context.args.positionals[0]!,
         ...(model !== undefined ? { model } : {}),
+        ...(machine !== undefined ? { machine } : {}),
+        ...(agent !== undefined ? { agent } : {}),
       });
       if (failed(context, result)) return Exit.Error;
       if (flag(context.args, 'json')) printJson(context, result.value.session);
@@ -66,7 +90,8 @@ export const sessionsNewCommand: Command = {
           `${result.value.session.id}\nFollow it: tether sessions show ${result.value.session.id} --follow\n`,
         );
       return Exit.Ok;
-    }),
+    });
+  },
 };
 
 export const sessionsShowCommand: Command = {

@@ -1,4 +1,10 @@
-import { formatConfirmationCode, visibleText } from '@tether/shared-protocol';
+import {
+  DEFAULT_MACHINE_WAIT_MINUTES,
+  DEFAULT_MAX_MODEL_CALLS,
+  formatConfirmationCode,
+  visibleText,
+} from '@tether/shared-protocol';
+
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { resolveDataDir } from '../../config/data-dir.js';
@@ -12,7 +18,12 @@ import type { Command, CommandContext } from '../command.js';
 import { Exit } from '../command.js';
 import { DATA_DIR_OPTION, JSON_OPTION, jsonForTerminal } from '../common.js';
 import { PairPrompt } from '../pair-prompt.js';
+import { parseModelCallLimit } from './sessions-limit.js';
 import { terminalQr } from '../terminal-qr.js';
+import type { RelayLinkState } from '../../relay/relay-link.js';
+
+/** Longest `--machine-wait`: a day. A run held longer for a machine has been forgotten by its person. */
+const MAX_MACHINE_WAIT_MINUTES = 24 * 60;
 
 export const startCommand: Command = {
   path: ['start'],
@@ -20,7 +31,9 @@ export const startCommand: Command = {
   details:
     'Without --model: Anthropic if ANTHROPIC_API_KEY is set, else OpenAI if OPENAI_API_KEY is set, else the built-in demo model.\n' +
     'It listens for phones on one address: Tailscale first, else a private LAN address (never a public one).\n' +
-    'With --json, prints one JSON object per line: {"event":"ready",…}, then {"event":"listening",…}, then events.',
+    'With --relay URL it also keeps a link to that relay, so phones on any network reach it; --relay-only listens on no address at all.\n' +
+    'With --json, prints one JSON object per line: {"event":"ready",…}, then {"event":"listening",…}, then events;\n' +
+    'with a relay, {"event":"relay","state":"linked","url":…,"pairUrl":…} each time the link is up.',
   options: [
     DATA_DIR_OPTION,
     {
@@ -34,6 +47,12 @@ export const startCommand: Command = {
       type: 'string',
       value: 'FILE',
       description: 'MCP servers ({"mcpServers":{…}}); default <data-dir>/mcp.json',
+    },
+    {
+      name: 'agents-config',
+      type: 'string',
+      value: 'FILE',
+      description: 'ACP agents ({"agents":{…}}, see docs/agents.md); default <data-dir>/agents.json',
     },
     {
       name: 'bind',
@@ -61,10 +80,39 @@ export const startCommand: Command = {
       description: 'a folder phones may start sessions in (default: your home folder)',
     },
     {
+      name: 'machine-wait',
+      type: 'string',
+      value: 'MINUTES',
+      description: `how long a session's call waits for an offline machine before its run stops (default ${DEFAULT_MACHINE_WAIT_MINUTES})`,
+    },
+    {
+      name: 'terminal-idle',
+      type: 'string',
+      value: 'MINUTES',
+      description: 'close a terminal no device has been attached to for this long (default 30)',
+    },
+    {
       name: 'app-dir',
       type: 'string',
       value: 'DIR',
       description: 'serve the app from DIR instead of the built pwa/dist',
+    },
+    {
+      name: 'max-model-calls',
+      type: 'string',
+      value: 'N',
+      description: `model calls a run may make before it waits for "go on" (default ${DEFAULT_MAX_MODEL_CALLS}; sessions may set their own)`,
+    },
+    {
+      name: 'relay',
+      type: 'string',
+      value: 'URL',
+      description: 'keep a link to this relay (its https:// URL): phones anywhere reach this host through it',
+    },
+    {
+      name: 'relay-only',
+      type: 'boolean',
+      description: 'with --relay: listen on no network address at all, only the relay',
     },
     JSON_OPTION,
   ],
@@ -82,16 +130,73 @@ async function runStart(context: CommandContext): Promise<number> {
     stderr.write(`tether start: --port takes a number from 0 to 65535\n`);
     return Exit.Usage;
   }
+  const limitText = stringOption(args, 'max-model-calls');
+  const maxModelCalls = limitText === undefined ? undefined : parseModelCallLimit(limitText);
+  if (maxModelCalls === null) {
+    stderr.write('tether start: --max-model-calls takes a whole number from 1 to 100000\n');
+    return Exit.Usage;
+  }
   const model = stringOption(args, 'model');
   const mcpConfig = stringOption(args, 'mcp-config');
+  const agentsConfig = stringOption(args, 'agents-config');
   const tlsCert = stringOption(args, 'tls-cert');
   const tlsKey = stringOption(args, 'tls-key');
   const appDir = stringOption(args, 'app-dir');
   const roots = listOption(args, 'root').map((r) => resolve(r));
+  const waitText = stringOption(args, 'machine-wait');
+  const machineWait = waitText === undefined ? undefined : Number(waitText);
+  if (machineWait !== undefined && !(/^\d+(\.\d+)?$/.test(waitText!) && machineWait <= MAX_MACHINE_WAIT_MINUTES)) {
+    stderr.write(`tether start: --machine-wait takes minutes, from 0 to ${MAX_MACHINE_WAIT_MINUTES}\n`);
+    return Exit.Usage;
+  }
+  const idleText = stringOption(args, 'terminal-idle');
+  if (idleText !== undefined && !/^\d+$/.test(idleText)) {
+    stderr.write(`tether start: --terminal-idle takes a whole number of minutes\n`);
+    return Exit.Usage;
+  }
+  const relayUrl = stringOption(args, 'relay');
+  const relayOnly = flag(args, 'relay-only');
+  if (relayOnly && relayUrl === undefined) {
+    stderr.write('tether start: --relay-only needs --relay URL\n');
+    return Exit.Usage;
+  }
+  const listenOptions = ['bind', 'port', 'tls-cert', 'tls-key', 'tailscale-cert'].filter(
+    (name) => args.options[name] !== undefined,
+  );
+  if (relayOnly && listenOptions.length > 0) {
+    stderr.write(`tether start: --relay-only listens on no address, so --${listenOptions[0]} does not apply\n`);
+    return Exit.Usage;
+  }
   const demoDelay = env.TETHER_DEMO_DELAY_MS ? Number(env.TETHER_DEMO_DELAY_MS) : undefined;
   const prompt = !json && process.stdin.isTTY === true ? new PairPrompt(process.stdin, stdout) : undefined;
   // The prompt answers through the host, which exists only once start returns.
-  const late: { host?: Host } = {};
+  const late: { host?: Host; relayShown?: boolean } = {};
+  const onRelayState = (state: RelayLinkState) => {
+    const host = late.host;
+    const relay = host?.relay;
+    if (!host || !relay) return;
+    if (state.name === 'linked') {
+      const link = host.pairLink();
+      const pairUrl = link.ok ? link.value.relay?.link : undefined;
+      if (json) return emit({ event: 'relay', state: 'linked', url: relay.url, pairUrl });
+      if (!relayOnly || late.relayShown || !pairUrl) return stdout.write(`Relay: ${relay.message()}.\n`);
+      late.relayShown = true;
+      stdout.write(
+        `Linked to the relay at ${relay.url}. Scan with your phone's camera to pair, from any network (one device, valid 10 minutes; \`tether pair\` for another):\n\n`,
+      );
+      stdout.write(`${terminalQr(pairUrl, process.stdout.isTTY === true)}\n${pairUrl}\n\n`);
+    } else if (state.name === 'waiting' || state.name === 'stopped') {
+      if (json)
+        return emit({
+          event: 'relay',
+          state: state.name,
+          url: relay.url,
+          code: state.error.code,
+          reason: state.error.message,
+        });
+      stderr.write(`[${state.name === 'stopped' ? 'warning' : 'info'}] ${visibleText(relay.message())}\n`);
+    }
+  };
   const onPairRequest = (request: PairRequestInfo) => {
     if (json)
       return emit({
@@ -113,16 +218,26 @@ async function runStart(context: CommandContext): Promise<number> {
     env,
     ...(model !== undefined ? { model } : {}),
     ...(mcpConfig !== undefined ? { mcpConfig } : {}),
+    ...(machineWait !== undefined ? { machineWaitMs: Math.round(machineWait * 60_000) } : {}),
+    ...(agentsConfig !== undefined ? { agentsConfig } : {}),
     ...(demoDelay !== undefined && Number.isFinite(demoDelay) ? { demoDelayMs: demoDelay } : {}),
-    remote: {
-      bind: stringOption(args, 'bind') ?? 'auto',
-      port,
-      ...(tlsCert !== undefined ? { tlsCert } : {}),
-      ...(tlsKey !== undefined ? { tlsKey } : {}),
-      tailscaleCert: flag(args, 'tailscale-cert'),
-      roots: roots.length > 0 ? roots : [homedir()],
-      ...(appDir !== undefined ? { appDir: resolve(appDir) } : {}),
-    },
+    ...(maxModelCalls !== undefined ? { maxModelCalls } : {}),
+    ...(idleText !== undefined ? { terminalIdleMs: Number(idleText) * 60_000 } : {}),
+    roots: roots.length > 0 ? roots : [homedir()],
+    ...(relayOnly
+      ? {}
+      : {
+          remote: {
+            bind: stringOption(args, 'bind') ?? 'auto',
+            port,
+            ...(tlsCert !== undefined ? { tlsCert } : {}),
+            ...(tlsKey !== undefined ? { tlsKey } : {}),
+            tailscaleCert: flag(args, 'tailscale-cert'),
+            roots: roots.length > 0 ? roots : [homedir()],
+            ...(appDir !== undefined ? { appDir: resolve(appDir) } : {}),
+          },
+        }),
+    ...(relayUrl !== undefined ? { relay: { url: relayUrl }, onRelayState } : {}),
     onNotice: (notice) =>
       json
         ? emit({ event: 'notice', level: notice.level, text: notice.text })
@@ -150,18 +265,24 @@ async function runStart(context: CommandContext): Promise<number> {
     });
     if (remote && pair)
       emit({ event: 'listening', url: remote.url, pairUrl: pair.link, mode: remote.mode, expiresAt: pair.expiresAt });
-    else emit({ event: 'not-listening', reason: host.reachMessage });
+    else
+      emit({
+        event: 'not-listening',
+        reason: relayOnly ? 'relay only: listening on no network address' : host.reachMessage,
+      });
   } else {
     stdout.write(
       [
         `Tether ${VERSION}: host ${host.hostId} is running.`,
         `  data dir   ${host.paths.dir}`,
         `  model      ${host.defaultModel}${host.defaultModel === 'demo' ? ' (built in; set ANTHROPIC_API_KEY or OPENAI_API_KEY, or use --model, for a real one)' : ''}`,
-        `  phones     ${remote ? remote.url : 'none can reach this host yet'}`,
+        `  phones     ${remote ? remote.url : host.relay ? `through the relay at ${host.relay.url} only` : 'none can reach this host yet'}`,
+        ...(host.relay && remote ? [`  relay      ${host.relay.url}`] : []),
         '',
       ].join('\n'),
     );
-    if (!remote)
+    if (!remote && relayOnly) stdout.write('Linking to the relay…\n');
+    else if (!remote)
       stdout.write(
         `${visibleText(host.reachMessage, { multiline: true })}\nSessions and the local CLI work: tether sessions new "hello"\n`,
       );

@@ -22,6 +22,11 @@ export const statusCommand: Command = {
             `data dir ${s.dataDir}; default model ${s.defaultModel}`,
             `${s.sessions} sessions, ${s.runningSessions} running, ${s.pendingApprovals} approvals waiting`,
             `phones: ${visibleText(s.remote.message)}; ${s.remote.connectedDevices} connected`,
+            ...(s.remote.relay
+              ? [
+                  `relay: ${s.remote.relay.state}, ${visibleText(s.remote.relay.message)}; ${s.remote.relay.connections} connections through it`,
+                ]
+              : []),
             ...(Object.keys(s.remote.refused).length > 0
               ? [
                   `remote counters: ${Object.entries(s.remote.refused)

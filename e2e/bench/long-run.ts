@@ -1,0 +1,137 @@
+// `npm run bench -- long-run`: following long runs on emulated iPhone 15 and iPad Pro 11. Needs the
+// built app (`npm run build`) and Debian's Chromium. Prints figures; asserts nothing.
+//
+// For each size (events in the session; LONG_RUN_SIZES=1000,5000 to choose) a real host runs a fake
+// model making one tool call per step until the log holds about that many events, while the page,
+// on the session screen, is offline. Then, per device, with the CPU at full speed and slowed 4×:
+//   catch-up   online again → the newest event ("THE END") on screen; both devices were offline
+//              for the whole run, the iPhone catches up at full speed and the iPad slowed 4×
+//   open-warm  reload on the session screen, transcript cached → the newest event on screen
+//   open-cold  the same with the transcript cache cleared (the host answers from its tail)
+//   dom, heap  elements in the document and JS heap (MB) after scrolling back to the first message
+// Targets: newest event in ≤ 500 ms and catch-up ≤ 1 s (≤ 3 s slowed 4×), DOM and heap flat in size.
+import type { BrowserContext, CDPSession, Page } from '@playwright/test';
+import { chromium } from '@playwright/test';
+import type { AppHost } from '../support/app-host.js';
+import { createSession, device, mintPairLink, pairThroughLink, startAppHost } from '../support/app-host.js';
+import { chromiumLaunchOptions } from '../support/chromium.js';
+import { eventually, tetherJson } from '../support/host-process.js';
+import { startLongRunModel } from '../support/long-run-model.js';
+
+const SIZES = (process.env['LONG_RUN_SIZES'] ?? '1000,5000,20000').split(',').map(Number);
+/** Events one step of the fake run writes (text, message, tool start and end, summaries), about. */
+const EVENTS_PER_STEP = 5;
+const DEVICES = ['iPhone 15', 'iPad Pro 11'] as const;
+
+// Strings, not functions: tsx would wrap named helpers in a `__name` call the page does not have.
+const UNTIL_END = `new Promise((resolve) => {
+  const t0 = performance.now();
+  const check = () => (document.querySelector('[role="log"]')?.textContent ?? '').includes('THE END')
+    ? resolve(performance.now() - t0) : requestAnimationFrame(check);
+  check();
+})`;
+const SHOWN_SINCE_NAV = `new Promise((resolve) => {
+  const check = () => (document.querySelector('[role="log"]')?.textContent ?? '').includes('THE END')
+    ? resolve(performance.now()) : requestAnimationFrame(check);
+  check();
+})`;
+const CLEAR_TRANSCRIPTS = `new Promise((resolve) => {
+  const open = indexedDB.open('tether');
+  open.onsuccess = () => {
+    const tx = open.result.transaction('transcripts', 'readwrite');
+    tx.objectStore('transcripts').clear();
+    tx.oncomplete = () => { open.result.close(); resolve(true); };
+  };
+  open.onerror = () => resolve(false);
+})`;
+
+async function toStart(page: Page): Promise<void> {
+  const log = page.locator('[role="log"]');
+  for (let i = 0; i < 2000; i++) {
+    await page.locator('.transcript-wrap .scroll').evaluate((el) => el.scrollTo(0, 0));
+    await page.waitForTimeout(30);
+    const gaps = await log.getAttribute('data-gaps');
+    const first = await page
+      .locator('.msg.user')
+      .first()
+      .textContent()
+      .catch(() => '');
+    if (gaps === '0' && first?.includes('Start the long run')) return;
+  }
+  throw new Error('never reached the first message');
+}
+
+async function openTimes(page: Page, cdp: CDPSession, rate: number): Promise<[number, number]> {
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate });
+  await page.reload();
+  const warm = Number(await page.evaluate(SHOWN_SINCE_NAV));
+  await page.evaluate(CLEAR_TRANSCRIPTS);
+  await page.reload();
+  const cold = Number(await page.evaluate(SHOWN_SINCE_NAV));
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
+  return [warm, cold];
+}
+
+async function measureSize(events: number): Promise<void> {
+  const steps = Math.ceil(events / EVENTS_PER_STEP);
+  const model = await startLongRunModel(steps);
+  const host: AppHost = await startAppHost({
+    model: `openai-compatible:fake@${model.url}`,
+    args: ['--max-model-calls', String(steps + 10)],
+  });
+  const browser = await chromium.launch(chromiumLaunchOptions());
+  try {
+    const contexts: { name: string; context: BrowserContext; page: Page; cdp: CDPSession }[] = [];
+    for (const name of DEVICES) {
+      const context = await browser.newContext(device(name));
+      const page = await context.newPage();
+      await pairThroughLink(page, host, contexts.length === 0 ? {} : { link: await mintPairLink(host) });
+      contexts.push({ name, context, page, cdp: await context.newCDPSession(page) });
+    }
+    const first = contexts[0]!;
+    const sessionId = await createSession(first.page, host, 'Start the long run');
+    const url = first.page.url();
+    for (const c of contexts.slice(1)) await c.page.goto(url);
+    for (const c of contexts) await c.context.setOffline(true);
+    // The list, not the log: a log of thousands of events is too big to poll.
+    const lastSeq = await eventually(
+      async () => {
+        const list = await tetherJson<{ id: string; status: string; lastSeq: number }[]>(host.dataDir, ['sessions']);
+        const s = list.find((x) => x.id === sessionId);
+        return s && s.status === 'idle' && s.lastSeq > steps ? s.lastSeq : undefined;
+      },
+      30 * 60_000,
+      'the long run to finish',
+    );
+    const log = { length: lastSeq };
+    console.log(`\n## ${log.length} events (${steps} tool calls)`);
+    for (const [i, c] of contexts.entries()) {
+      const rate = i === 0 ? 1 : 4;
+      await c.cdp.send('Emulation.setCPUThrottlingRate', { rate });
+      const shown = c.page.evaluate(UNTIL_END);
+      await c.context.setOffline(false);
+      const catchUp = Number(await shown);
+      await c.cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
+      const [warm, cold] = await openTimes(c.page, c.cdp, 1);
+      const [warmSlow, coldSlow] = await openTimes(c.page, c.cdp, 4);
+      await toStart(c.page);
+      const dom = await c.page.evaluate(() => document.getElementsByTagName('*').length);
+      const heap = await c.page.evaluate(
+        () =>
+          ((performance as unknown as { memory?: { usedJSHeapSize: number } }).memory?.usedJSHeapSize ?? NaN) / 2 ** 20,
+      );
+      console.log(
+        `${c.name.padEnd(12)} catch-up ${catchUp.toFixed(0)} ms (cpu ${rate}×)  open-warm ${warm.toFixed(0)} / ${warmSlow.toFixed(0)} ms  open-cold ${cold.toFixed(0)} / ${coldSlow.toFixed(0)} ms (cpu 1× / 4×)  dom ${dom}  heap ${heap.toFixed(1)} MB`,
+      );
+      console.log(
+        `long-run events=${log.length} device="${c.name}" catchup-ms=${catchUp.toFixed(0)} catchup-cpu=${rate} open-warm-ms=${warm.toFixed(0)} open-cold-ms=${cold.toFixed(0)} open-warm-4x-ms=${warmSlow.toFixed(0)} open-cold-4x-ms=${coldSlow.toFixed(0)} dom=${dom} heap-mb=${heap.toFixed(1)}`,
+      );
+    }
+  } finally {
+    await browser.close();
+    await host.stop();
+    await model.close();
+  }
+}
+
+for (const size of SIZES) await measureSize(size);

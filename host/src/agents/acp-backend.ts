@@ -1,0 +1,425 @@
+import type { ContentBlock, StopReason } from '@agentclientprotocol/sdk';
+import { methods, RequestError } from '@agentclientprotocol/sdk';
+import type { Clock, Result, SessionEvent, TimerHandle } from '@tether/shared-protocol';
+import { ok } from '@tether/shared-protocol';
+import type { RunContext, RunResult, SessionBackend } from '../agent/session-backend.js';
+import type { EventLog } from '../store/event-log.js';
+import type { AgentCatalog } from './agent-catalog.js';
+import type { AgentSpec } from './agent-config.js';
+import { AcpConnection } from './acp-connection.js';
+import type { AcpSessionStore } from './acp-session-store.js';
+import { AcpTurn } from './acp-turn.js';
+import { cut } from './acp-update-log.js';
+import type { Settled } from './settle.js';
+import { settle } from './settle.js';
+
+export interface AcpLimits {
+  /** Milliseconds from starting an agent to its session being ready (initialize, then new or load). */
+  startTimeoutMs: number;
+  /**
+   * Milliseconds an agent may be silent during a prompt, while nothing of its waits on us (an
+   * approval, a command), before it counts as hung: the built-in loop's idle watchdog, 5 min.
+   */
+  idleLimitMs: number;
+  /** Milliseconds an agent has to stop after `session/cancel` before its process is ended. */
+  cancelGraceMs: number;
+  /** Milliseconds an agent is kept between runs for the next prompt; after that it is stopped. */
+  keepIdleMs: number;
+  /** Agent processes alive at once (running or kept); an idle one is stopped to make room. */
+  maxLiveAgents: number;
+}
+
+export const DEFAULT_ACP_LIMITS: AcpLimits = {
+  startTimeoutMs: 60_000,
+  idleLimitMs: 5 * 60_000,
+  cancelGraceMs: 10_000,
+  keepIdleMs: 15 * 60_000,
+  maxLiveAgents: 8,
+};
+
+export interface AcpBackendDeps {
+  catalog: AgentCatalog;
+  log: EventLog;
+  sessions: AcpSessionStore;
+  clock: Clock;
+  /** The host's own environment, from which an agent's `passEnv` variables are taken. */
+  env: NodeJS.ProcessEnv;
+  limits?: Partial<AcpLimits>;
+}
+
+const NO_USAGE = { inputTokens: 0, outputTokens: 0 };
+const REQUEST_CANCELLED = -32800;
+const AUTH_REQUIRED = -32000;
+
+/** A running agent process for one session, kept between its runs. */
+interface LiveAgent {
+  sessionId: string;
+  spec: AgentSpec;
+  place: string;
+  cwd: string;
+  connection: AcpConnection;
+  acpSessionId: string;
+  busy: boolean;
+  idleTimer: TimerHandle | undefined;
+}
+
+type PromptOutcome =
+  | { kind: 'stopped'; stopReason: StopReason }
+  | { kind: 'failed'; message: string }
+  | { kind: 'ended'; why: string }
+  | { kind: 'hung' }
+  | { kind: 'killed' };
+
+/**
+ * Sessions run by an agent that speaks the Agent Client Protocol, with Tether as its client. The
+ * agent is a child process started through the session's execution context, in the session's
+ * folder; it is kept between runs (up to a bound, for a while) so it remembers the conversation,
+ * and when a new process is needed its own session is loaded where it supports that.
+ *
+ * A run sends the new messages as one prompt, then any follow-ups queued meanwhile, until the
+ * agent ends its turn. An interrupt sends `session/cancel` and ends the process if it does not
+ * stop in time; an agent that exits or stays silent too long ends the run as an error with the
+ * end of its stderr as a notice, and the next prompt starts a new process.
+ */
+export class AcpBackend implements SessionBackend {
+  private readonly limits: AcpLimits;
+  private readonly live = new Map<string, LiveAgent>();
+  private closed = false;
+
+  constructor(private readonly deps: AcpBackendDeps) {
+    this.limits = { ...DEFAULT_ACP_LIMITS, ...deps.limits };
+  }
+
+  check(agent: string): Result<void> {
+    const checked = this.deps.catalog.check(agent);
+    return checked.ok ? ok(undefined) : checked;
+  }
+
+  async run(run: RunContext): Promise<RunResult> {
+    const record = run.record();
+    const spec = this.deps.catalog.get(record.model);
+    if (!spec) return failure(`no agent named ${record.model} is configured on this host`);
+    const texts = promptTexts(this.deps.log.readAll(run.sessionId));
+    if (texts.length === 0) return { status: 'done', usage: NO_USAGE };
+
+    let live = this.live.get(run.sessionId);
+    if (live && (live.connection.isEnded || live.place !== run.context.place || live.spec !== spec)) {
+      this.discard(live);
+      live = undefined;
+    }
+    if (!live) {
+      const started = await this.start(run, spec);
+      if ('status' in started) return started;
+      live = started;
+    }
+    this.hold(live);
+    const turn = new AcpTurn(run, spec.title);
+    live.connection.attach(live.acpSessionId, turn);
+    let ending = 'The run ended before the agent finished this.';
+    try {
+      let prompt = texts;
+      for (;;) {
+        const outcome = await this.prompt(live, turn, prompt, run);
+        switch (outcome.kind) {
+          case 'stopped': {
+            if (outcome.stopReason === 'cancelled') return { status: 'interrupted', usage: NO_USAGE };
+            const notice = STOP_NOTICES[outcome.stopReason];
+            if (notice) run.append({ type: 'notice', level: 'warning', text: notice(spec.title) });
+            break;
+          }
+          case 'failed':
+            return failure(`${spec.title} could not answer: ${outcome.message}`);
+          case 'ended':
+            ending = 'The agent stopped before finishing this.';
+            this.reportStderr(run, live);
+            return failure(`${spec.title} stopped: ${outcome.why}`);
+          case 'hung':
+            ending = 'The agent stopped answering before finishing this.';
+            this.discard(live);
+            this.reportStderr(run, live);
+            return failure(
+              `${spec.title} said nothing for ${Math.round(this.limits.idleLimitMs / 1000)} s and was stopped; the next message starts it again`,
+            );
+          case 'killed':
+            ending = 'Interrupted.';
+            this.discard(live);
+            return { status: 'interrupted', usage: NO_USAGE };
+        }
+        if (run.signal.aborted) return { status: 'interrupted', usage: NO_USAGE };
+        const queued = run.takeQueued();
+        if (queued.length === 0) return { status: 'done', usage: NO_USAGE };
+        turn.log.endMessage();
+        for (const text of queued) run.append({ type: 'message', messageId: run.newId('m'), role: 'user', text });
+        prompt = queued;
+      }
+    } finally {
+      turn.close(run.signal.aborted ? 'Interrupted.' : ending);
+      live.connection.detach();
+      this.release(live);
+    }
+  }
+
+  /** Ends every agent process (the host is stopping). Runs were interrupted before this. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const all = [...this.live.values()];
+    for (const live of all) this.discard(live);
+    await Promise.all(all.map((live) => live.connection.waitEnded(this.limits.cancelGraceMs)));
+  }
+
+  /** How many agent processes are alive now (running or kept). */
+  get liveAgents(): number {
+    return this.live.size;
+  }
+
+  /** Starts the agent and gets its session ready: loaded or resumed where it can, else new. */
+  private async start(run: RunContext, spec: AgentSpec): Promise<LiveAgent | RunResult> {
+    if (this.closed) return failure('the host is stopping');
+    if (!this.makeRoom()) {
+      return failure(
+        `${this.limits.maxLiveAgents} agent processes are running already; try again when one of their runs ends`,
+      );
+    }
+    const record = run.record();
+    const env = { ...spec.env };
+    if (run.context.place === 'local') {
+      for (const name of spec.passEnv) {
+        const value = this.deps.env[name];
+        if (value !== undefined && value !== '') env[name] = value;
+      }
+    }
+    const started = await AcpConnection.start({
+      context: run.context,
+      spec,
+      cwd: record.cwd,
+      env,
+      clock: this.deps.clock,
+    });
+    if (!started.ok) return failure(started.message);
+    const connection = started.value;
+    const live: LiveAgent = {
+      sessionId: run.sessionId,
+      spec,
+      place: run.context.place,
+      cwd: record.cwd,
+      connection,
+      acpSessionId: '',
+      busy: true,
+      idleTimer: undefined,
+    };
+    this.live.set(run.sessionId, live);
+    const deadline = this.deps.clock.now() + this.limits.startTimeoutMs;
+    const step = <T>(promise: Promise<T>) =>
+      settle(promise, {
+        clock: this.deps.clock,
+        ms: Math.max(0, deadline - this.deps.clock.now()),
+        signal: run.signal,
+        ended: connection.ended,
+      });
+    /** A step that did not give its answer ends the start: the process goes, and says why. */
+    const stop = (outcome: Exclude<Settled<unknown>, { kind: 'value' }>, what: string): RunResult => {
+      this.discard(live);
+      if (outcome.kind === 'aborted') return { status: 'interrupted', usage: NO_USAGE };
+      this.reportStderr(run, live);
+      if (outcome.kind === 'timeout') {
+        return failure(
+          `${spec.title} did not get ready within ${Math.round(this.limits.startTimeoutMs / 1000)} s (${what})`,
+        );
+      }
+      if (outcome.kind === 'ended') return failure(`${spec.title} stopped while starting (${what}): ${outcome.why}`);
+      return failure(`${spec.title} refused ${what}: ${errorText(outcome.error)}`);
+    };
+
+    const init = await step(connection.initialize());
+    if (init.kind !== 'value') return stop(init, 'initialize');
+    if (init.value.protocolVersion !== 1) {
+      this.discard(live);
+      return failure(`${spec.title} speaks ACP version ${String(init.value.protocolVersion)}; Tether speaks version 1`);
+    }
+    const capabilities = init.value.agentCapabilities;
+    const resume = capabilities?.sessionCapabilities?.resume;
+    const canResume = typeof resume === 'object' && resume !== null;
+    const canLoad = capabilities?.loadSession === true;
+    const earlier = this.deps.sessions.get(run.sessionId);
+    const previous = earlier?.agent === spec.name ? earlier.acpSessionId : undefined;
+
+    if (previous !== undefined && (canResume || canLoad)) {
+      // A loading agent replays the conversation as updates first: the log has it already.
+      connection.setSession(previous);
+      connection.replaying = !canResume;
+      const params = { sessionId: previous, cwd: record.cwd, mcpServers: [] };
+      const what = canResume ? 'session/resume' : 'session/load';
+      const loaded = await step(
+        canResume
+          ? connection.agent.request(methods.agent.session.resume, params)
+          : connection.agent.request(methods.agent.session.load, params),
+      );
+      connection.replaying = false;
+      if (loaded.kind === 'value') {
+        live.acpSessionId = previous;
+        return live;
+      }
+      if (loaded.kind !== 'error') return stop(loaded, what);
+      run.append({
+        type: 'notice',
+        level: 'warning',
+        text: `${spec.title} could not load its earlier session (${errorText(loaded.error)}); it starts a new one without the conversation so far.`,
+      });
+    } else if (previous !== undefined) {
+      run.append({
+        type: 'notice',
+        level: 'warning',
+        text: `${spec.title} was started again and cannot load its earlier session; it starts afresh without the conversation so far.`,
+      });
+    }
+    const created = await step(
+      connection.agent.request(methods.agent.session.new, { cwd: record.cwd, mcpServers: [] }),
+    );
+    if (created.kind !== 'value') return stop(created, 'session/new');
+    live.acpSessionId = created.value.sessionId;
+    connection.setSession(live.acpSessionId);
+    this.deps.sessions.set(run.sessionId, { agent: spec.name, acpSessionId: live.acpSessionId });
+    return live;
+  }
+
+  /**
+   * One prompt, to its end: the agent's answer, or its process ending, or its silence past the
+   * idle limit. An interrupt sends `session/cancel`; an agent that has not stopped within the
+   * grace period is ended.
+   */
+  private async prompt(
+    live: LiveAgent,
+    turn: AcpTurn,
+    texts: readonly string[],
+    run: RunContext,
+  ): Promise<PromptOutcome> {
+    const { connection } = live;
+    const prompt: ContentBlock[] = texts.map((text) => ({ type: 'text', text }));
+    const request = connection.agent.request(methods.agent.session.prompt, { sessionId: live.acpSessionId, prompt });
+    let cancelDeadline: number | undefined;
+    for (;;) {
+      const now = this.deps.clock.now();
+      const ms =
+        cancelDeadline !== undefined
+          ? cancelDeadline - now
+          : Math.max(1, this.limits.idleLimitMs - connection.silentFor());
+      const outcome = await settle(request, {
+        clock: this.deps.clock,
+        ms,
+        ended: connection.ended,
+        ...(cancelDeadline === undefined ? { signal: run.signal } : {}),
+      });
+      switch (outcome.kind) {
+        case 'value':
+          turn.log.endMessage();
+          return { kind: 'stopped', stopReason: outcome.value.stopReason };
+        case 'ended':
+          return { kind: 'ended', why: outcome.why };
+        case 'error':
+          if (connection.closedSignal.aborted) return { kind: 'ended', why: await connection.ended };
+          if (
+            cancelDeadline !== undefined &&
+            outcome.error instanceof RequestError &&
+            outcome.error.code === REQUEST_CANCELLED
+          ) {
+            return { kind: 'stopped', stopReason: 'cancelled' };
+          }
+          return { kind: 'failed', message: errorText(outcome.error) };
+        case 'aborted':
+          cancelDeadline = this.deps.clock.now() + this.limits.cancelGraceMs;
+          void connection.agent
+            .notify(methods.agent.session.cancel, { sessionId: live.acpSessionId })
+            .catch(() => undefined);
+          break;
+        case 'timeout':
+          if (cancelDeadline !== undefined) {
+            connection.kill();
+            return { kind: 'killed' };
+          }
+          if (connection.silentFor() >= this.limits.idleLimitMs) return { kind: 'hung' };
+          break;
+      }
+    }
+  }
+
+  private reportStderr(run: RunContext, live: LiveAgent): void {
+    const tail = live.connection.stderrText();
+    run.append({
+      type: 'notice',
+      level: 'error',
+      text:
+        tail === '' ? `${live.spec.title} wrote nothing to stderr.` : cut(`${live.spec.title} stderr:\n${tail}`, 4000),
+    });
+  }
+
+  /** The agent is busy with a run: it is not stopped for being idle. */
+  private hold(live: LiveAgent): void {
+    live.busy = true;
+    if (live.idleTimer !== undefined) this.deps.clock.clearTimeout(live.idleTimer);
+    live.idleTimer = undefined;
+  }
+
+  /** The run ended: a healthy agent is kept for the next prompt, for a while; any other is ended. */
+  private release(live: LiveAgent): void {
+    live.busy = false;
+    if (
+      this.closed ||
+      live.connection.isEnded ||
+      live.connection.closedSignal.aborted ||
+      this.live.get(live.sessionId) !== live
+    ) {
+      this.discard(live);
+      return;
+    }
+    live.idleTimer = this.deps.clock.setTimeout(() => this.discard(live), this.limits.keepIdleMs);
+  }
+
+  /** Ends an agent process and forgets it. */
+  private discard(live: LiveAgent): void {
+    if (live.idleTimer !== undefined) this.deps.clock.clearTimeout(live.idleTimer);
+    live.idleTimer = undefined;
+    if (this.live.get(live.sessionId) === live) this.live.delete(live.sessionId);
+    live.connection.kill();
+  }
+
+  /** Makes room for one more agent by ending the idle one kept longest; false when all are busy. */
+  private makeRoom(): boolean {
+    if (this.live.size < this.limits.maxLiveAgents) return true;
+    for (const live of this.live.values()) {
+      if (!live.busy) {
+        this.discard(live);
+        return true;
+      }
+    }
+    return false;
+  }
+}
+
+const STOP_NOTICES: Partial<Record<StopReason, (agent: string) => string>> = {
+  max_tokens: (agent) => `${agent} reached its output token limit and stopped.`,
+  max_turn_requests: (agent) => `${agent} reached its limit of model requests for one turn and stopped.`,
+  refusal: (agent) => `${agent} refused to go on with this.`,
+};
+
+/** The user messages of the run about to start: every one after the last run ended. */
+export function promptTexts(events: Iterable<SessionEvent>): string[] {
+  let texts: string[] = [];
+  for (const event of events) {
+    if (event.type === 'run.finished') texts = [];
+    else if (event.type === 'message' && event.role === 'user') texts.push(event.text);
+  }
+  return texts;
+}
+
+function failure(error: string): RunResult {
+  return { status: 'error', error, usage: NO_USAGE };
+}
+
+/** An agent's error in words: its message (its own text, cut), and a hint for a sign-in it needs. */
+function errorText(error: unknown): string {
+  if (error instanceof RequestError) {
+    const text = cut(error.message, 1000);
+    return error.code === AUTH_REQUIRED ? `${text} (it needs you to sign in first: see docs/agents.md)` : text;
+  }
+  return error instanceof Error ? cut(error.message, 1000) : 'no reason given';
+}

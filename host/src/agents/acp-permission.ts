@@ -1,0 +1,198 @@
+import type {
+  PermissionOption,
+  PermissionOptionKind,
+  RequestPermissionRequest,
+  RequestPermissionResponse,
+} from '@agentclientprotocol/sdk';
+import { MAX_ACTION_TEXT } from '@tether/shared-protocol';
+import { displayPath } from '@tether/machine';
+import { resolve } from 'node:path';
+import type { GateOutcome } from '../agent/approval-gate.js';
+import type { ApprovalNeed } from '../tools/tool.js';
+import { agentDiff } from './acp-diff.js';
+import type { AcpTurnContext } from './acp-turn-context.js';
+import type { ToolState } from './acp-update-log.js';
+
+/**
+ * Names of Tether's own tools. An agent's tool of the same name is renamed in approvals, so that
+ * "allow for this session" for it can never allow Tether's own gated actions (a client write is
+ * asked for as `write_file`, a client command as `shell`).
+ */
+const TETHER_TOOL_NAMES = new Set(['shell', 'write_file', 'edit_file', 'read_file', 'list_dir', 'search']);
+
+/** Characters of an option's name quoted in the action text. */
+const MAX_OPTION_NAME = 200;
+
+const CANCELLED: RequestPermissionResponse = { outcome: { outcome: 'cancelled' } };
+
+/**
+ * `session/request_permission` as a Tether approval through the session's gate: auto-approve and
+ * "allow for this session" rules first, else an approval showing the whole action (the agent's
+ * title, the command or every diff, its input, the files) and which of the agent's options each
+ * answer picks. The first answer from any surface wins; an interrupt answers `cancelled`, as ACP
+ * requires. What the person allowed is granted once to the client requests that carry it out.
+ */
+export async function askPermission(
+  turn: AcpTurnContext,
+  params: RequestPermissionRequest,
+  signal: AbortSignal,
+): Promise<RequestPermissionResponse> {
+  const state = turn.log.merge(params.toolCall);
+  const options = pickOptions(params.options);
+  const request = await gateRequest(turn, state, options);
+  if (request.action.length > MAX_ACTION_TEXT) {
+    turn.run.append({
+      type: 'notice',
+      level: 'warning',
+      text: `The agent asked to ${state.title ? `run “${state.title.slice(0, 200)}”` : 'act'} with an action too large to show for approval (${request.action.length} characters); it was refused.`,
+    });
+    return answer(options.reject);
+  }
+  const outcome = await turn.run.gate.ask(
+    { toolCallId: state.id, tool: request.tool, need: request.need, place: turn.run.context.place },
+    signal,
+  );
+  if (!outcome.allowed) {
+    if (outcome.reason === 'cancelled') return CANCELLED;
+    if (outcome.note) {
+      turn.run.append({
+        type: 'notice',
+        level: 'info',
+        text: 'ACP has no place for a note with a denial, so the agent did not get it: send it as a message.',
+      });
+    }
+    return answer(options.reject);
+  }
+  const chosen = chooseAllow(outcome, options);
+  if (!chosen) return CANCELLED;
+  for (const grant of request.writes) turn.grants.allowWrite(grant.path, grant.text, grant.before);
+  if (request.command !== undefined) turn.grants.allowCommand(request.command);
+  return answer(chosen);
+}
+
+interface Options {
+  allowOnce: PermissionOption | undefined;
+  allowAlways: PermissionOption | undefined;
+  reject: PermissionOption | undefined;
+}
+
+function pickOptions(options: readonly PermissionOption[]): Options {
+  const first = (kind: PermissionOptionKind) => options.find((o) => o.kind === kind);
+  return {
+    allowOnce: first('allow_once'),
+    allowAlways: first('allow_always'),
+    reject: first('reject_once') ?? first('reject_always'),
+  };
+}
+
+/**
+ * "Allow for this session" picks the agent's allow-always option where it has one (Tether keeps
+ * its own rule too); every other allow, by the person, a rule or auto-approve, its allow-once.
+ */
+function chooseAllow(outcome: Extract<GateOutcome, { allowed: true }>, options: Options): PermissionOption | undefined {
+  if (outcome.by === 'person' && outcome.decision === 'allow-session') return options.allowAlways ?? options.allowOnce;
+  return options.allowOnce ?? options.allowAlways;
+}
+
+function answer(option: PermissionOption | undefined): RequestPermissionResponse {
+  return option ? { outcome: { outcome: 'selected', optionId: option.optionId } } : CANCELLED;
+}
+
+interface PermissionRequest {
+  tool: string;
+  need: ApprovalNeed;
+  action: string;
+  /** Writes the diffs describe, by real path, granted once when allowed. */
+  writes: { path: string; text: string; before: string | null }[];
+  /** The command an execute call runs, granted once to a client terminal when allowed. */
+  command: string | undefined;
+}
+
+async function gateRequest(turn: AcpTurnContext, state: ToolState, options: Options): Promise<PermissionRequest> {
+  const cwd = turn.run.record().cwd;
+  const lines = [`${turn.agentTitle} asks: ${state.title || state.tool}`];
+  if (state.kind) lines.push(`kind: ${state.kind}`);
+  const command = state.kind === 'execute' ? commandOf(state) : undefined;
+  if (command !== undefined) lines.push(`command: ${command}`);
+  const writes: PermissionRequest['writes'] = [];
+  let created = true;
+  for (const item of state.content) {
+    if (item.type !== 'diff') continue;
+    if (item.oldText !== null && item.oldText !== undefined) created = false;
+    const named = displayPath(cwd, resolve(cwd, item.path));
+    const real = await turn.run.context.realPath(cwd, item.path);
+    const where = real.ok
+      ? real.value === resolve(cwd, item.path)
+        ? named
+        : `${named} (a link: this writes ${displayPath(cwd, real.value)})`
+      : `${item.path} (${real.error.message})`;
+    lines.push(`${item.oldText === null || item.oldText === undefined ? 'create' : 'change'} ${where}`);
+    lines.push(agentDiff(item.oldText ?? '', item.newText, named).trimEnd());
+    if (real.ok) writes.push({ path: real.value, text: item.newText, before: item.oldText ?? null });
+  }
+  if (state.rawInput !== undefined && command === undefined && writes.length === 0) {
+    lines.push(`input: ${json(state.rawInput)}`);
+  }
+  if (state.locations.length > 0) {
+    lines.push(
+      `files: ${state.locations.map((l) => `${l.path}${typeof l.line === 'number' ? `:${l.line}` : ''}`).join(', ')}`,
+    );
+  }
+  lines.push(answersLine(options));
+  const action = lines.join('\n');
+  if (command !== undefined)
+    return { tool: 'shell', need: { kind: 'shell', action, command }, action, writes, command };
+  const tool = TETHER_TOOL_NAMES.has(state.tool) ? `agent.${state.tool}` : state.tool;
+  const kind = writes.length > 0 ? (created ? 'write' : 'edit') : 'mcp';
+  return { tool, need: { kind, action }, action, writes, command };
+}
+
+/** Which of the agent's options each of Tether's answers picks, in the agent's own words. */
+function answersLine(options: Options): string {
+  const name = (option: PermissionOption | undefined, fallback: string) =>
+    option ? `“${option.name.slice(0, MAX_OPTION_NAME)}”` : fallback;
+  const notOffered = 'not offered (the request is cancelled)';
+  return [
+    `answers: allow once → ${name(options.allowOnce ?? options.allowAlways, notOffered)}`,
+    `allow for this session → ${name(options.allowAlways ?? options.allowOnce, notOffered)}`,
+    `deny → ${name(options.reject, notOffered)}`,
+  ].join(' · ');
+}
+
+/** The command an execute call runs: its input's `command` (a string, or words), else its title. */
+export function commandOf(state: ToolState): string {
+  const input = state.rawInput as { command?: unknown; cmd?: unknown } | undefined;
+  const value = input?.command ?? input?.cmd;
+  if (typeof value === 'string' && value.trim() !== '') return value;
+  if (Array.isArray(value) && value.length > 0 && value.every((w) => typeof w === 'string')) {
+    return shellWords(value);
+  }
+  return state.title || state.tool;
+}
+
+/**
+ * A program and its arguments as one command line: `sh -c LINE` (and the like) is LINE itself,
+ * so a command asked for as a line and run as `sh -c` is the same command; anything else is
+ * quoted word by word.
+ */
+export function shellWords(words: readonly string[]): string {
+  const [program, flag, line, ...more] = words;
+  if (
+    program !== undefined &&
+    /^(\/(usr\/)?bin\/)?(sh|bash|zsh|dash)$/.test(program) &&
+    (flag === '-c' || flag === '-lc') &&
+    line !== undefined &&
+    more.length === 0
+  ) {
+    return line;
+  }
+  return words.map((word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`)).join(' ');
+}
+
+function json(value: unknown): string {
+  try {
+    return JSON.stringify(value, null, 2) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}

@@ -1,0 +1,51 @@
+import type { RequestPermissionRequest, RequestPermissionResponse } from '@agentclientprotocol/sdk';
+import type { RunContext } from '../agent/session-backend.js';
+import { AcpFiles } from './acp-files.js';
+import { Grants } from './acp-grants.js';
+import { askPermission } from './acp-permission.js';
+import { AcpTerminals } from './acp-terminals.js';
+import type { AcpTurnContext } from './acp-turn-context.js';
+import { AcpUpdateLog } from './acp-update-log.js';
+
+/**
+ * One run of an ACP agent as the client sees it: the agent's updates go to the session's log, its
+ * permission requests to the approval gate, its file and terminal requests to the session's
+ * execution context. Made when a run starts, closed when it ends (its terminals end with it).
+ */
+export class AcpTurn implements AcpTurnContext {
+  readonly log: AcpUpdateLog;
+  readonly grants = new Grants();
+  readonly files: AcpFiles;
+  readonly terminals: AcpTerminals;
+  private closed = false;
+
+  constructor(
+    readonly run: RunContext,
+    readonly agentTitle: string,
+  ) {
+    this.terminals = new AcpTerminals(this);
+    this.files = new AcpFiles(this);
+    this.log = new AcpUpdateLog({ run, terminalOutput: (id) => this.terminals.text(id) });
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** A request's own signal (the agent cancelled it, the connection closed) or the run's interrupt. */
+  signal(request: AbortSignal): AbortSignal {
+    return AbortSignal.any([request, this.run.signal]);
+  }
+
+  permission(params: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse> {
+    return askPermission(this, params, this.signal(signal));
+  }
+
+  /** The run ends: the message being streamed is kept, unfinished tool calls say why, terminals stop. */
+  close(why: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.terminals.closeAll();
+    this.log.close(why);
+  }
+}

@@ -1,0 +1,93 @@
+import type { SessionEventBody } from '@tether/shared-protocol';
+import { MAX_PLAN_ENTRIES, MAX_TOOL_OUTPUT_EVENT } from '@tether/shared-protocol';
+import { ManualClock } from '@tether/shared-protocol/testing';
+import { describe, expect, it } from 'vitest';
+import type { SessionRecord } from '../store/session-store.js';
+import { AcpUpdateLog, MAX_MESSAGE_CHARS, MAX_TOOL_INPUT_EVENT } from './acp-update-log.js';
+
+function setup() {
+  const events: SessionEventBody[] = [];
+  let n = 0;
+  const log = new AcpUpdateLog({
+    run: {
+      append: (body) => events.push(body),
+      clock: new ManualClock(),
+      newId: (prefix) => `${prefix}${++n}`,
+      record: () => ({ cwd: '/work/project' }) as SessionRecord,
+    },
+    terminalOutput: (id) => (id === 'term1' ? 'terminal says hi' : undefined),
+  });
+  const of = <T extends SessionEventBody['type']>(type: T) =>
+    events.filter((e): e is Extract<SessionEventBody, { type: T }> => e.type === type);
+  return { log, events, of };
+}
+
+describe('ACP updates as Tether events', () => {
+  it('a reply longer than one event goes on in new messages, every character kept', () => {
+    const { log, of } = setup();
+    const text = 'abcdefghij'.repeat(30_000);
+    log.update({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } });
+    log.endMessage();
+    const messages = of('message');
+    expect(messages.length).toBe(3);
+    expect(messages.every((m) => m.text.length <= MAX_MESSAGE_CHARS)).toBe(true);
+    expect(messages.map((m) => m.text).join('')).toBe(text);
+  });
+
+  it('a huge tool input is carried as a cut preview; output and the plan are bounded', () => {
+    const { log, of } = setup();
+    log.update({
+      sessionUpdate: 'tool_call',
+      toolCallId: 'agent-id',
+      title: 'Run',
+      kind: 'execute',
+      rawInput: { command: 'x'.repeat(1_000_000) },
+    });
+    const started = of('tool.started')[0]!;
+    expect(started.toolCallId).toBe('t1');
+    expect(JSON.stringify(started.input).length).toBeLessThan(MAX_TOOL_INPUT_EVENT + 100);
+    expect(started.input).toMatchObject({ truncated: true });
+    log.update({
+      sessionUpdate: 'tool_call_update',
+      toolCallId: 'agent-id',
+      status: 'completed',
+      content: [
+        { type: 'content', content: { type: 'text', text: 'y'.repeat(MAX_TOOL_OUTPUT_EVENT * 2) } },
+        { type: 'terminal', terminalId: 'term1' },
+      ],
+    });
+    const done = of('tool.finished')[0]!;
+    expect(done.output.length).toBe(MAX_TOOL_OUTPUT_EVENT);
+    expect(done.truncated).toBe(true);
+
+    log.update({
+      sessionUpdate: 'plan',
+      entries: Array.from({ length: 500 }, (_, i) => ({ content: `step ${i}`, status: 'pending', priority: 'low' })),
+    });
+    expect(of('plan')[0]!.entries).toHaveLength(MAX_PLAN_ENTRIES);
+  });
+
+  it('a terminal shown in a tool call contributes its output; a run that ends reports unfinished calls', () => {
+    const { log, of } = setup();
+    log.update({ sessionUpdate: 'tool_call', toolCallId: 'a', title: 'ls', kind: 'execute' });
+    log.update({
+      sessionUpdate: 'tool_call_update',
+      toolCallId: 'a',
+      content: [{ type: 'terminal', terminalId: 'term1' }],
+    });
+    expect(of('tool.updated')[0]!.output).toBe('terminal says hi');
+    log.update({ sessionUpdate: 'tool_call', toolCallId: 'b', title: 'never ends' });
+    log.close('Interrupted.');
+    expect(of('tool.finished').map((e) => [e.toolCallId, e.ok, e.output])).toEqual([
+      ['t1', false, 'Interrupted.'],
+      ['t2', false, 'Interrupted.'],
+    ]);
+  });
+
+  it('thoughts and other updates are left out and counted', () => {
+    const { log, events } = setup();
+    log.update({ sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: 'hmm' } });
+    expect(events).toEqual([]);
+    expect(log.skipped.get('agent_thought_chunk')).toBe(1);
+  });
+});

@@ -1,0 +1,340 @@
+import type {
+  ContentBlock,
+  SessionUpdate,
+  ToolCallContent,
+  ToolCallLocation,
+  ToolCallUpdate,
+  ToolKind,
+} from '@agentclientprotocol/sdk';
+import type { PlanEntry, SessionEventBody, ToolLocation } from '@tether/shared-protocol';
+import {
+  MAX_PLAN_ENTRIES,
+  MAX_PLAN_ENTRY_TEXT,
+  MAX_TOOL_DIFF_EVENT,
+  MAX_TOOL_LOCATIONS,
+  MAX_TOOL_OUTPUT_EVENT,
+} from '@tether/shared-protocol';
+import { displayPath } from '@tether/machine';
+import type { RunContext } from '../agent/session-backend.js';
+import { DeltaCoalescer } from '../agent/delta-coalescer.js';
+import { agentDiff } from './acp-diff.js';
+
+/**
+ * Characters of one assistant message event. An agent's longer reply goes on in a new message:
+ * an event must stay well inside a sealed frame whatever its text escapes to in JSON.
+ */
+export const MAX_MESSAGE_CHARS = 128 * 1024;
+/** Tool calls one run keeps track of; past it the oldest finished ones are forgotten. */
+export const MAX_TRACKED_TOOL_CALLS = 1000;
+/**
+ * Characters of a tool call's input (as JSON) carried in an event: 64 KiB, like its output. An
+ * agent's input can be as large as its message (8 MiB), which no sealed frame holds; a larger one
+ * is carried as a cut preview.
+ */
+export const MAX_TOOL_INPUT_EVENT = 64 * 1024;
+/** Characters of a tool title in an event, as the event allows. */
+const MAX_TITLE = 1000;
+
+/** The optional fields tool events carry for an agent's tool call. */
+type ToolDetails = Pick<
+  Extract<SessionEventBody, { type: 'tool.started' }>,
+  'kind' | 'locations' | 'diff' | 'diffTruncated'
+>;
+
+/** What the agent has said about one tool call so far, its fields merged update by update. */
+export interface ToolState {
+  /** Tether's id for it (the agent's ids are the agent's text: never trusted as ours). */
+  id: string;
+  acpId: string;
+  tool: string;
+  title: string;
+  kind: ToolKind | undefined;
+  rawInput: unknown;
+  content: ToolCallContent[];
+  locations: ToolCallLocation[];
+  finished: boolean;
+}
+
+/** Whatever else the log needs: the text a client terminal printed, for tool calls that show one. */
+export interface UpdateLogDeps {
+  run: Pick<RunContext, 'append' | 'clock' | 'newId' | 'record'>;
+  terminalOutput: (terminalId: string) => string | undefined;
+}
+
+/**
+ * One run's `session/update` notifications as Tether events: message chunks become `message.delta`
+ * and `message` events (coalesced like the built-in loop's), tool calls `tool.started`,
+ * `tool.updated` and `tool.finished` with the agent's titles, kinds, files and diffs, a plan a
+ * `plan` event. Thoughts, mode and command lists, usage and the user's own replayed chunks are
+ * not part of the transcript and are counted as skipped.
+ */
+export class AcpUpdateLog {
+  private messageId: string | undefined;
+  private text = '';
+  private deltas: DeltaCoalescer | undefined;
+  private readonly tools = new Map<string, ToolState>();
+  private planId: string | undefined;
+  /** Updates left out of the transcript, by kind. */
+  readonly skipped = new Map<string, number>();
+
+  constructor(private readonly deps: UpdateLogDeps) {}
+
+  update(update: SessionUpdate): void {
+    switch (update.sessionUpdate) {
+      case 'agent_message_chunk':
+        return this.addText(blockText(update.content));
+      case 'tool_call':
+        this.endMessage();
+        return this.toolCall(update);
+      case 'tool_call_update':
+        this.endMessage();
+        return this.toolCall(update);
+      case 'plan':
+        this.endMessage();
+        return this.plan(update.entries);
+      case 'notice':
+        this.endMessage();
+        return this.deps.run.append({
+          type: 'notice',
+          level: update.severity === 'error' ? 'error' : update.severity === 'warning' ? 'warning' : 'info',
+          text: cut(`${update.title}${update.description ? `: ${update.description}` : ''}`, 4000),
+        });
+      default:
+        this.skipped.set(update.sessionUpdate, (this.skipped.get(update.sessionUpdate) ?? 0) + 1);
+    }
+  }
+
+  /** The tool call the agent calls `acpId`, as far as it has told; undefined when it never did. */
+  tool(acpId: string): ToolState | undefined {
+    return this.tools.get(acpId);
+  }
+
+  /**
+   * Merges a tool call's fields (from an update, or from a permission request, which carries one)
+   * and reports it started when it is new: a permission may name a call the agent never announced.
+   */
+  merge(fields: ToolCallUpdate & { title?: string | null }): ToolState {
+    let state = this.tools.get(fields.toolCallId);
+    const isNew = state === undefined;
+    if (!state) {
+      this.forgetOldest();
+      state = {
+        id: this.deps.run.newId('t'),
+        acpId: fields.toolCallId,
+        tool: toolName(fields.name ?? undefined, fields.kind ?? undefined),
+        title: '',
+        kind: undefined,
+        rawInput: undefined,
+        content: [],
+        locations: [],
+        finished: false,
+      };
+      this.tools.set(fields.toolCallId, state);
+    }
+    if (typeof fields.title === 'string') state.title = fields.title;
+    if (fields.kind) state.kind = fields.kind;
+    if (fields.rawInput !== undefined) state.rawInput = fields.rawInput;
+    if (fields.content) state.content = fields.content;
+    if (fields.locations) state.locations = fields.locations;
+    if (isNew) {
+      this.deps.run.append({
+        type: 'tool.started',
+        toolCallId: state.id,
+        tool: state.tool,
+        title: cut(state.title || state.tool, MAX_TITLE),
+        input: boundedInput(state.rawInput ?? {}),
+        ...this.details(state),
+      });
+    }
+    return state;
+  }
+
+  /** Ends the message being streamed, if any (a tool call or the end of the turn comes next). */
+  endMessage(): void {
+    if (!this.messageId) return;
+    this.deltas?.flush();
+    if (this.text !== '') {
+      this.deps.run.append({ type: 'message', messageId: this.messageId, role: 'assistant', text: this.text });
+    }
+    this.messageId = undefined;
+    this.deltas = undefined;
+    this.text = '';
+  }
+
+  /** The end of a run: the message ends, and tool calls the agent never finished are reported so. */
+  close(why: string): void {
+    this.endMessage();
+    for (const state of this.tools.values()) {
+      if (state.finished) continue;
+      state.finished = true;
+      this.deps.run.append({
+        type: 'tool.finished',
+        toolCallId: state.id,
+        tool: state.tool,
+        ok: false,
+        output: why,
+        truncated: false,
+      });
+    }
+  }
+
+  private addText(text: string): void {
+    let rest = text;
+    while (rest !== '') {
+      if (!this.messageId) {
+        const messageId = this.deps.run.newId('m');
+        this.messageId = messageId;
+        this.deltas = new DeltaCoalescer(this.deps.run.clock, (piece) =>
+          this.deps.run.append({ type: 'message.delta', messageId, text: piece }),
+        );
+      }
+      const room = MAX_MESSAGE_CHARS - this.text.length;
+      const piece = rest.slice(0, room);
+      rest = rest.slice(piece.length);
+      this.text += piece;
+      this.deltas!.push(piece);
+      if (this.text.length >= MAX_MESSAGE_CHARS) this.endMessage();
+    }
+  }
+
+  private toolCall(update: ToolCallUpdate & { title?: string | null }): void {
+    const known = this.tools.get(update.toolCallId);
+    const state = this.merge(update);
+    if (state.finished) return;
+    if (update.status === 'completed' || update.status === 'failed') {
+      state.finished = true;
+      const output = this.output(state);
+      this.deps.run.append({
+        type: 'tool.finished',
+        toolCallId: state.id,
+        tool: state.tool,
+        ok: update.status === 'completed',
+        output: cut(output, MAX_TOOL_OUTPUT_EVENT),
+        truncated: output.length > MAX_TOOL_OUTPUT_EVENT,
+        ...this.details(state),
+      });
+      return;
+    }
+    // A new call was announced by `merge`; an update to a known one says what changed.
+    if (!known) return;
+    const output = update.content ? this.output(state) : undefined;
+    this.deps.run.append({
+      type: 'tool.updated',
+      toolCallId: state.id,
+      tool: state.tool,
+      ...(typeof update.title === 'string' ? { title: cut(update.title, MAX_TITLE) } : {}),
+      ...(update.rawInput !== undefined ? { input: boundedInput(update.rawInput) } : {}),
+      ...(output !== undefined ? { output: cut(output, MAX_TOOL_OUTPUT_EVENT) } : {}),
+      ...(update.kind || update.content || update.locations ? this.details(state) : {}),
+    });
+  }
+
+  private plan(entries: readonly { content: string; status: string; priority: string }[]): void {
+    this.planId ??= this.deps.run.newId('p');
+    const shown: PlanEntry[] = entries.slice(0, MAX_PLAN_ENTRIES).map((entry) => ({
+      content: cut(entry.content, MAX_PLAN_ENTRY_TEXT),
+      status: entry.status === 'completed' || entry.status === 'in_progress' ? entry.status : 'pending',
+      ...(entry.priority === 'high' || entry.priority === 'medium' || entry.priority === 'low'
+        ? { priority: entry.priority }
+        : {}),
+    }));
+    this.deps.run.append({ type: 'plan', planId: this.planId, entries: shown });
+  }
+
+  /** The optional fields of a tool event: kind, files and diff, as far as known. */
+  private details(state: ToolState): ToolDetails {
+    const out: ToolDetails = {};
+    if (state.kind) out.kind = state.kind;
+    const locations = state.locations.flatMap((l): ToolLocation[] =>
+      typeof l.path === 'string' && l.path !== '' && l.path.length <= 4096
+        ? [
+            {
+              path: l.path,
+              ...(typeof l.line === 'number' && Number.isInteger(l.line) && l.line >= 0 ? { line: l.line } : {}),
+            },
+          ]
+        : [],
+    );
+    if (locations.length > 0) out.locations = locations.slice(0, MAX_TOOL_LOCATIONS);
+    const diff = this.diff(state);
+    if (diff !== '') {
+      out.diff = cut(diff, MAX_TOOL_DIFF_EVENT);
+      if (diff.length > MAX_TOOL_DIFF_EVENT) out.diffTruncated = true;
+    }
+    return out;
+  }
+
+  /** Every diff in the call's content, as unified diffs with paths shown inside the session folder. */
+  diff(state: ToolState): string {
+    const cwd = this.deps.run.record().cwd;
+    return state.content
+      .flatMap((item) =>
+        item.type === 'diff' ? [agentDiff(item.oldText ?? '', item.newText, displayPath(cwd, item.path))] : [],
+      )
+      .join('');
+  }
+
+  /** The call's text content: its text blocks, and the output of any terminal it shows. */
+  private output(state: ToolState): string {
+    return state.content
+      .flatMap((item) => {
+        if (item.type === 'content') return [blockText(item.content)];
+        if (item.type === 'terminal') return [this.deps.terminalOutput(item.terminalId) ?? ''];
+        return [];
+      })
+      .filter((text) => text !== '')
+      .join('\n');
+  }
+
+  private forgetOldest(): void {
+    if (this.tools.size < MAX_TRACKED_TOOL_CALLS) return;
+    for (const [acpId, state] of this.tools) {
+      if (state.finished) {
+        this.tools.delete(acpId);
+        return;
+      }
+    }
+    // All still running: the oldest goes anyway, so the map stays bounded.
+    const oldest = this.tools.keys().next().value;
+    if (oldest !== undefined) this.tools.delete(oldest);
+  }
+}
+
+/** A content block as transcript text: text itself, other kinds as a bracketed mention. */
+export function blockText(block: ContentBlock): string {
+  switch (block.type) {
+    case 'text':
+      return block.text;
+    case 'image':
+      return `[image ${block.mimeType}]`;
+    case 'audio':
+      return `[audio ${block.mimeType}]`;
+    case 'resource_link':
+      return `[${block.name}](${block.uri})`;
+    case 'resource':
+      return 'text' in block.resource ? block.resource.text : `[${block.resource.uri}]`;
+    default:
+      return '';
+  }
+}
+
+/** The `tool` of Tether's events for an agent's tool call: its name, else its kind. */
+export function toolName(name: string | undefined, kind: string | undefined): string {
+  const raw = (name ?? kind ?? 'tool').replace(/[^\w.:-]+/g, '_').slice(0, 64);
+  return raw === '' ? 'tool' : raw;
+}
+
+/** The input as it is when small enough; else `{truncated: true, preview}`, its JSON cut. */
+export function boundedInput(input: unknown): unknown {
+  let json: string;
+  try {
+    json = JSON.stringify(input) ?? '';
+  } catch {
+    return { truncated: true, preview: '' };
+  }
+  return json.length <= MAX_TOOL_INPUT_EVENT ? input : { truncated: true, preview: cut(json, MAX_TOOL_INPUT_EVENT) };
+}
+
+export function cut(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}

@@ -1,0 +1,100 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AgentCatalog, commandLine } from './agent-catalog.js';
+import { READY_AGENTS, decodeAgents, loadAgents } from './agent-config.js';
+
+let dir: string | undefined;
+afterEach(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+describe('agents.json', () => {
+  it('a missing file is the ready entries', () => {
+    dir = mkdtempSync(join(tmpdir(), 'tether-agents-'));
+    const loaded = loadAgents(join(dir, 'agents.json'));
+    expect(loaded).toEqual({ ok: true, value: [...READY_AGENTS] });
+    const required = loadAgents(join(dir, 'agents.json'), { required: true });
+    expect(!required.ok && required.error.message).toContain('cannot be read');
+    expect(READY_AGENTS.map((a) => commandLine(a))).toEqual([
+      'claude-code-acp',
+      'codex-acp',
+      'gemini --experimental-acp',
+    ]);
+  });
+
+  it('adds entries and replaces a ready one of the same name', () => {
+    const decoded = decodeAgents(
+      JSON.stringify({
+        agents: {
+          gemini: { command: '/opt/gemini/bin/gemini', args: ['--experimental-acp'], passEnv: ['GEMINI_API_KEY'] },
+          mine: { title: 'My agent', command: 'my-agent', env: { MODE: 'acp' } },
+        },
+      }),
+    );
+    if (!decoded.ok) throw new Error(decoded.error.message);
+    expect(decoded.value.find((a) => a.name === 'gemini')).toMatchObject({
+      command: '/opt/gemini/bin/gemini',
+      passEnv: ['GEMINI_API_KEY'],
+      title: 'gemini',
+    });
+    expect(decoded.value.find((a) => a.name === 'mine')).toEqual({
+      name: 'mine',
+      title: 'My agent',
+      command: 'my-agent',
+      args: [],
+      env: { MODE: 'acp' },
+      passEnv: [],
+    });
+    expect(decoded.value).toHaveLength(4);
+  });
+
+  it.each([
+    ['not JSON', '{', 'invalid JSON'],
+    ['an array', '[]', 'JSON object'],
+    ['a bad name', JSON.stringify({ agents: { '../x': { command: 'x' } } }), 'agent names'],
+    ['no command', JSON.stringify({ agents: { a: { args: [] } } }), 'command'],
+    ['args not strings', JSON.stringify({ agents: { a: { command: 'x', args: [1] } } }), 'args[0]: must be a string'],
+    ['a bad variable name', JSON.stringify({ agents: { a: { command: 'x', passEnv: ['A B'] } } }), 'environment'],
+  ])('refuses %s with a message naming the problem', (_what, text, words) => {
+    const decoded = decodeAgents(text);
+    expect(decoded.ok).toBe(false);
+    expect(!decoded.ok && decoded.error.message).toContain(words);
+  });
+
+  it('a file too large is refused, naming the file', () => {
+    dir = mkdtempSync(join(tmpdir(), 'tether-agents-'));
+    const path = join(dir, 'agents.json');
+    writeFileSync(path, ' '.repeat(300 * 1024));
+    const loaded = loadAgents(path);
+    expect(!loaded.ok && loaded.error.message).toContain(path);
+  });
+});
+
+describe('the agent catalog', () => {
+  const specs = [...READY_AGENTS];
+  it('offers an agent only when its command is found, and says why not', () => {
+    const catalog = new AgentCatalog(specs, {}, (command) => (command === 'codex-acp' ? '/bin/codex-acp' : undefined));
+    expect(catalog.available().map((a) => a.name)).toEqual(['codex']);
+    expect(catalog.list().find((a) => a.name === 'gemini')).toMatchObject({
+      available: false,
+      reason: 'gemini was not found on PATH',
+      command: 'gemini --experimental-acp',
+    });
+    expect(catalog.check('codex').ok).toBe(true);
+    const missing = catalog.check('claude-code');
+    expect(!missing.ok && missing.error.code).toBe('unavailable');
+    const unknown = catalog.check('nope');
+    expect(!unknown.ok && unknown.error.code).toBe('invalid-params');
+  });
+
+  it('looks the command up on PATH each time', () => {
+    dir = mkdtempSync(join(tmpdir(), 'tether-agents-'));
+    const catalog = new AgentCatalog(specs, { PATH: `relative:${dir}` });
+    expect(catalog.check('codex').ok).toBe(false);
+    writeFileSync(join(dir, 'codex-acp'), '#!/bin/sh\n', { mode: 0o755 });
+    expect(catalog.check('codex').ok).toBe(true);
+  });
+});

@@ -1,0 +1,269 @@
+import type { DeviceInfo, PairReply, RelayFrame, Result } from '@tether/shared-protocol';
+import {
+  CloseCode,
+  DeviceChannel,
+  RELAY_LINK_VERSION,
+  RelayCloseCode,
+  generateBoxKeyPair,
+  generateDeviceId,
+  fail,
+  isErrorCode,
+  ok,
+  pairWithHost,
+  parsePairingLink,
+  utf8Decode,
+  utf8Encode,
+} from '@tether/shared-protocol';
+import { describe, expect, it } from 'vitest';
+import { gatewayHarness, settle } from '../../test/support/gateway-harness.js';
+import type { FakeLinkSocket } from '../../test/support/fake-relay.js';
+import { FakeRelay } from '../../test/support/fake-relay.js';
+import { LINK_DEAD_MS, LINK_PING_MS, MAX_CONN_QUEUED_BYTES } from './link-limits.js';
+import type { RelayLinkState } from './relay-link.js';
+import { RelayLink } from './relay-link.js';
+
+/** A device pairing with the gateway through the link, each step a forwarded pair request. */
+function pairThroughLink(h: ReturnType<typeof gatewayHarness>, socket: FakeLinkSocket): Promise<Result<PairReply>> {
+  const link = parsePairingLink(h.gateway.pairing.currentLink('https://relay.test').link);
+  if (!link.ok) throw new Error(link.error.message);
+  return pairWithHost({
+    link: link.value,
+    devicePublicKey: generateBoxKeyPair(h.random).publicKey,
+    label: 'phone',
+    random: h.random,
+    onCode: () => undefined,
+    post: async (body) => {
+      const answer = await socket.request('pair-request', utf8Encode(JSON.stringify(body)));
+      const json = JSON.parse(utf8Decode(answer.body) ?? 'null') as { error?: { code?: unknown; message?: string } };
+      if (answer.status === 200) return ok(json);
+      return isErrorCode(json.error?.code) ? fail(json.error.code, json.error.message ?? '') : fail('pair-failed', '');
+    },
+  });
+}
+
+function setup() {
+  const h = gatewayHarness();
+  const relay = new FakeRelay(h.clock, h.random);
+  const states: RelayLinkState[] = [];
+  const link = new RelayLink({
+    url: 'https://relay.test',
+    identity: h.identity,
+    gateway: h.gateway,
+    clock: h.clock,
+    random: h.random,
+    dial: relay.dial,
+    onState: (s) => states.push(s),
+  });
+  /** A device in the store, and a connection for it opened through the link. */
+  const device = async (connId: number, opts: { revoked?: boolean; source?: string } = {}) => {
+    const keys = generateBoxKeyPair(h.random);
+    const info: DeviceInfo = h.devices.insert({
+      id: generateDeviceId(h.random),
+      publicKey: keys.publicKey,
+      label: 'phone',
+      scopes: ['watch', 'approve', 'chat'],
+      createdAt: h.clock.now(),
+    });
+    if (opts.revoked) h.devices.revoke(info.id, h.clock.now());
+    const transport = relay.current.openDevice(connId, info.id, opts.source);
+    const opened = await DeviceChannel.open(transport, {
+      deviceId: info.id,
+      deviceKeys: keys,
+      hostBoxPublicKey: h.identity.box.publicKey,
+      clock: h.clock,
+      random: h.random,
+    });
+    return { info, transport, opened };
+  };
+  return { h, relay, link, states, device };
+}
+
+async function linked() {
+  const s = setup();
+  s.link.start();
+  await settle();
+  expect(s.link.state.name).toBe('linked');
+  return s;
+}
+
+const names = (states: RelayLinkState[]) => states.map((s) => s.name);
+
+describe('the relay link', () => {
+  it('proves the host id by signing the challenge of the relay it dialled, and keeps the link alive', async () => {
+    const { h, relay, link, states } = await linked();
+    expect(relay.current.url).toBe('wss://relay.test/relay/host');
+    expect(relay.current.hostId).toBe(h.identity.hostId);
+    expect(names(states)).toEqual(['connecting', 'linked']);
+    expect(link.skewMs).toBe(0);
+
+    // The relay's pings are answered with the same nonce.
+    relay.current.fromRelay({ type: 'ping', nonce: Uint8Array.of(1, 2, 3, 4, 5, 6, 7, 8) });
+    expect(relay.current.frames.at(-1)).toEqual({ type: 'pong', nonce: Uint8Array.of(1, 2, 3, 4, 5, 6, 7, 8) });
+    // A quiet link gets the host's own ping; one silent for LINK_DEAD_MS is dialled again.
+    h.clock.advance(LINK_PING_MS);
+    expect(relay.current.frames.at(-1)?.type).toBe('ping');
+    h.clock.advance(LINK_DEAD_MS - LINK_PING_MS);
+    expect(relay.current.closedWith).toBeDefined();
+    expect(link.state).toMatchObject({ name: 'waiting', error: { code: 'timeout' } });
+    expect(h.gateway.stats.get('relay:dead')).toBe(1);
+    h.clock.advance(1000);
+    await settle();
+    expect(relay.sockets).toHaveLength(2);
+    expect(link.state.name).toBe('linked');
+  });
+
+  it('refuses for good a relay that names another origin, without signing anything', async () => {
+    const { relay, link, states } = setup();
+    relay.origin = 'https://elsewhere.test';
+    link.start();
+    await settle();
+    expect(relay.current.hostId).toBeUndefined();
+    expect(link.state).toMatchObject({ name: 'stopped', error: { code: 'handshake-failed' } });
+    expect(link.state.name === 'stopped' && link.state.error.message).toContain('https://elsewhere.test');
+    expect(names(states)).toEqual(['connecting', 'stopped']);
+  });
+
+  it("waits and tries again when the relay's clock is off, saying by how much", async () => {
+    const { h, relay, link } = setup();
+    relay.skewMs = 5 * 60_000;
+    link.start();
+    await settle();
+    expect(relay.current.hostId).toBeUndefined();
+    expect(link.state).toMatchObject({ name: 'waiting', error: { code: 'handshake-stale' } });
+    expect(link.state.name === 'waiting' && link.state.error.message).toContain('300 s ahead');
+    relay.skewMs = 0;
+    h.clock.advance(1000);
+    await settle();
+    expect(link.state.name).toBe('linked');
+  });
+
+  it('carries a device connection to the gateway: same handshake, and a revoked device is refused', async () => {
+    const { h, relay, device } = await linked();
+    const ok = await device(1);
+    expect(ok.opened.ok).toBe(true);
+    if (!ok.opened.ok) return;
+    const pong = new Promise((resolve) => (ok.opened.ok ? (ok.opened.value.onMessage = resolve) : undefined));
+    ok.opened.value.send({ t: 'ping', n: 7 });
+    expect(await pong).toEqual({ t: 'pong', n: 7 });
+    expect(h.gateway.hub.connectedDevices().has(ok.info.id)).toBe(true);
+
+    // A revoked device is told so, sealed, and its connection closed (4003), as on the LAN listener.
+    const revoked = await device(2, { revoked: true });
+    if (!revoked.opened.ok) throw new Error(revoked.opened.error.message);
+    const bye = new Promise((resolve) => (revoked.opened.ok ? (revoked.opened.value.onMessage = resolve) : undefined));
+    expect(await bye).toMatchObject({ t: 'bye', code: 'revoked' });
+    await settle();
+    expect(relay.current.frames).toContainEqual(
+      expect.objectContaining({ type: 'close', connId: 2, code: CloseCode.Revoked }),
+    );
+    expect(h.gateway.hub.connectedDevices().has(revoked.info.id)).toBe(false);
+  });
+
+  it('counts what each device has queued on the link, and closes only the one past its share', async () => {
+    const { h, relay, link, device } = await linked();
+    const b = await device(2);
+    expect(b.opened.ok).toBe(true);
+    // A connection still in its handshake: the test writes to it as the gateway would.
+    relay.current.openDevice(1, generateDeviceId(h.random));
+    const a = findTransport(link, 1);
+    relay.current.writesComplete = false;
+    a.send(new Uint8Array(1024 * 1024));
+    expect(a.bufferedAmount()).toBe(1024 * 1024 + 6);
+    relay.current.flush();
+    await settle();
+    expect(a.bufferedAmount()).toBe(0);
+
+    // Bytes that pile up past the connection's share close it as too slow; the other carries on.
+    relay.current.writesComplete = false;
+    for (let i = 0; i <= MAX_CONN_QUEUED_BYTES / (1024 * 1024); i++) a.send(new Uint8Array(1024 * 1024));
+    expect(relay.current.frames.filter((f) => f.type === 'data' && f.connId === 1)).toHaveLength(1 + 7);
+    expect(relay.current.frames.at(-1)).toEqual({
+      type: 'close',
+      connId: 1,
+      code: CloseCode.SlowConsumer,
+      reason: 'slow-consumer',
+    });
+    expect(h.gateway.stats.get('relay:conn-queue-full')).toBe(1);
+    relay.current.flush();
+    await settle();
+    expect(h.gateway.hub.connectedDevices().has(b.info.id)).toBe(true);
+    expect(link.connections).toBe(1);
+  });
+
+  it('closes its devices when the link drops, relinks with backoff, and stops when a newer link took over', async () => {
+    const { h, relay, link, device } = await linked();
+    const a = await device(1);
+    expect(a.opened.ok).toBe(true);
+    relay.current.relayCloses(1006, '');
+    await settle();
+    expect(h.gateway.hub.connectedDevices().size).toBe(0);
+    expect(link.state).toMatchObject({ name: 'waiting', attempt: 0 });
+    const retryAt = link.state.name === 'waiting' ? link.state.retryAt : 0;
+    // Equal jitter: the first retry comes between 250 and 500 ms.
+    expect(retryAt - h.clock.now()).toBeGreaterThanOrEqual(250);
+    expect(retryAt - h.clock.now()).toBeLessThanOrEqual(500);
+    h.clock.advance(500);
+    await settle();
+    expect(link.state.name).toBe('linked');
+
+    relay.current.relayCloses(RelayCloseCode.Replaced, 'replaced');
+    expect(link.state).toMatchObject({ name: 'stopped', error: { code: 'conflict' } });
+    h.clock.advance(60_000);
+    await settle();
+    expect(relay.sockets).toHaveLength(2);
+  });
+
+  it('skips a frame type it does not know, and relinks after one that does not decode', async () => {
+    const { h, relay, link } = await linked();
+    relay.current.fromRelay(Uint8Array.of(RELAY_LINK_VERSION, 0x7f, 1, 2));
+    expect(h.gateway.stats.get('relay:unknown-frame')).toBe(1);
+    expect(link.state.name).toBe('linked');
+    relay.current.fromRelay(Uint8Array.of(RELAY_LINK_VERSION, 0x11, 1));
+    expect(relay.current.closedWith).toEqual({ code: CloseCode.ProtocolError, reason: 'frame-malformed' });
+    expect(link.state.name).toBe('waiting');
+    // A frame only a device may send is out of place on a host link.
+    h.clock.advance(500);
+    await settle();
+    relay.current.fromRelay({ type: 'ready', hostId: h.identity.hostId, maxConnections: 1, maxPayload: 1 });
+    expect(relay.current.closedWith?.reason).toBe('unexpected-frame');
+  });
+
+  it('answers forwarded pair requests as the host answers its own, and one-shot calls', async () => {
+    const { h, relay } = await linked();
+    const bad = await relay.current.request('pair-request', utf8Encode('{not json'));
+    expect(bad.status).toBe(400);
+    expect(JSON.parse(utf8Decode(bad.body)!)).toMatchObject({ error: { code: 'pair-malformed' } });
+
+    const pending = pairThroughLink(h, relay.current);
+    await settle();
+    const [request] = h.gateway.pairing.requests();
+    expect(request).toBeDefined();
+    h.gateway.pairing.deny(request!.id);
+    expect(await pending).toMatchObject({ ok: false, error: { code: 'pair-denied' } });
+
+    const call = await relay.current.request('call-request', Uint8Array.of(4, 1, 2, 3));
+    expect(call.status).toBeGreaterThanOrEqual(400);
+    expect(JSON.parse(utf8Decode(call.body)!)).toHaveProperty('error.code');
+  });
+
+  it('gives up a waiting pair request when the link goes', async () => {
+    const { h, relay } = await linked();
+    const socket = relay.current;
+    void pairThroughLink(h, socket);
+    await settle();
+    expect(h.gateway.pairing.requests()).toHaveLength(1);
+    socket.relayCloses(1006, '');
+    await settle();
+    expect(h.gateway.pairing.requests()).toHaveLength(0);
+    // The commit was answered with a challenge; the revealed request never gets a reply.
+    expect(socket.frames.filter((f: RelayFrame) => f.type === 'reply')).toHaveLength(1);
+  });
+});
+
+/** The gateway-side transport of a device's connection through the link. */
+function findTransport(link: RelayLink, connId: number) {
+  const session = (link as unknown as { session?: { conns: Map<number, unknown> } }).session;
+  const conn = session?.conns.get(connId);
+  if (!conn) throw new Error('no such connection');
+  return conn as unknown as { send(data: Uint8Array): void; bufferedAmount(): number };
+}

@@ -1,0 +1,29 @@
+import type { Clock, RelayDetails, RelayTicketInfo, SignKeyPair } from '@tether/shared-protocol';
+import { RELAY_TICKET_TTL_MS, encodeRelayTicket, signRelayTicket } from '@tether/shared-protocol';
+
+/**
+ * Relay tickets the host signs for its devices: the host id, the device id and an expiry, under the
+ * host's Ed25519 key. The relay checks them against that key and keeps no device list; revocation
+ * stays with the host, which refuses a revoked device's handshake whatever ticket it showed.
+ */
+export class RelayTickets {
+  constructor(
+    /** The relay's public URL, as the device will use it. */
+    readonly url: string,
+    private readonly sign: SignKeyPair,
+    private readonly clock: Pick<Clock, 'now'>,
+    private readonly ttlMs = RELAY_TICKET_TTL_MS,
+  ) {}
+
+  /** A fresh ticket for `deviceId`, valid `ttlMs` from now. */
+  issue(deviceId: string): RelayTicketInfo {
+    const expiresAt = this.clock.now() + this.ttlMs;
+    return { url: this.url, ticket: encodeRelayTicket(signRelayTicket({ deviceId, expiresAt }, this.sign)), expiresAt };
+  }
+
+  /** What a pairing reply carries. */
+  details(deviceId: string): RelayDetails {
+    const { url, ticket } = this.issue(deviceId);
+    return { url, ticket };
+  }
+}

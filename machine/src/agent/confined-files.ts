@@ -1,0 +1,127 @@
+import { constants } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import { open, readlink, realpath, stat } from 'node:fs/promises';
+import type { ExecError, FsErrorCode, Result } from '@tether/shared-protocol';
+import { execFail, ok } from '@tether/shared-protocol';
+
+/**
+ * File reads and writes that check, after opening, which file they really opened. A path is
+ * confined by real path before it is used, but between that check and the open a folder on the
+ * way could be swapped for a symlink pointing out (a command running on the machine can do that).
+ * So the open never follows a symlink in the last component, and the opened file's own path (from
+ * the descriptor) must still pass `allowed`; otherwise the file is closed untouched (a write
+ * truncates only after this check) and the operation is refused with `outside-root`.
+ */
+
+/** Where an open descriptor really points, or undefined when that cannot be told. */
+async function openedPath(handle: FileHandle, path: string): Promise<string | undefined> {
+  try {
+    // Linux: the descriptor's own link names the file it holds, whatever happened to `path`.
+    return await readlink(`/proc/self/fd/${handle.fd}`);
+  } catch {
+    // Elsewhere: the path's real path now, when it still names the very file that was opened.
+    try {
+      const [held, now] = await Promise.all([handle.stat(), realpath(path)]);
+      const current = await stat(now);
+      return held.dev === current.dev && held.ino === current.ino ? now : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+async function checkOpened(
+  handle: FileHandle,
+  path: string,
+  shown: string,
+  allowed: (realPath: string) => boolean,
+): Promise<Result<void, ExecError<'outside-root'>>> {
+  const real = await openedPath(handle, path);
+  if (real === undefined || !allowed(real)) {
+    return execFail(
+      'outside-root',
+      `${shown} changed while it was being opened and now leads out of the shared folders`,
+    );
+  }
+  return ok(undefined);
+}
+
+function ioError(shown: string, error: unknown): { ok: false; error: ExecError<FsErrorCode> } {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return execFail('not-found', `${shown} does not exist`);
+  if (code === 'ENOTDIR') return execFail('not-a-folder', `${shown} is not a folder`);
+  if (code === 'ELOOP') return execFail('outside-root', `${shown} is a symlink`);
+  if (code === 'EISDIR') return execFail('not-a-file', `${shown} is a folder`);
+  return execFail('io', `${shown}: ${error instanceof Error ? error.message : String(error)}`);
+}
+
+/** Reads the text file at `path` (already confined), at most `maxBytes`. */
+export async function readConfined(
+  path: string,
+  shown: string,
+  maxBytes: number,
+  allowed: (realPath: string) => boolean,
+  beforeOpen?: () => Promise<void>,
+): Promise<Result<{ text: string; size: number }, ExecError<FsErrorCode>>> {
+  await beforeOpen?.();
+  let handle: FileHandle;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    return ioError(shown, error);
+  }
+  try {
+    const checked = await checkOpened(handle, path, shown, allowed);
+    if (!checked.ok) return checked;
+    const info = await handle.stat();
+    if (!info.isFile()) return execFail('not-a-file', `${shown} is not a file`);
+    if (info.size > maxBytes) return execFail('too-large', `${shown} is ${info.size} bytes; the limit is ${maxBytes}`);
+    const bytes = Buffer.alloc(info.size);
+    const { bytesRead } = await handle.read(bytes, 0, info.size, 0);
+    const read = bytes.subarray(0, bytesRead);
+    if (read.subarray(0, 8192).includes(0)) return execFail('binary', `${shown} looks like a binary file`);
+    return ok({ text: read.toString('utf8'), size: bytesRead });
+  } catch (error) {
+    return ioError(shown, error);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Writes `text` to `path` (already confined; its folder exists), creating or replacing it. */
+export async function writeConfined(
+  path: string,
+  shown: string,
+  text: string,
+  allowed: (realPath: string) => boolean,
+  beforeOpen?: () => Promise<void>,
+): Promise<Result<{ created: boolean; path: string }, ExecError<FsErrorCode>>> {
+  await beforeOpen?.();
+  let handle: FileHandle;
+  let created = true;
+  try {
+    // Created exclusively when new; an existing file is opened without truncating, so nothing
+    // is lost before the check below.
+    handle = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return ioError(shown, error);
+    created = false;
+    try {
+      handle = await open(path, constants.O_WRONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    } catch (reopen) {
+      return ioError(shown, reopen);
+    }
+  }
+  try {
+    const checked = await checkOpened(handle, path, shown, allowed);
+    if (!checked.ok) return checked;
+    if (!(await handle.stat()).isFile()) return execFail('not-a-file', `${shown} is not a file`);
+    await handle.truncate(0);
+    await handle.write(text, 0, 'utf8');
+    return ok({ created, path });
+  } catch (error) {
+    return ioError(shown, error);
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,79 @@
+import type { CloseInfo, Transport } from '@tether/shared-protocol';
+import { FRAME_OVERHEAD, MAX_LINK_FRAME_PLAINTEXT } from '@tether/shared-protocol';
+import { WebSocket } from 'ws';
+
+/** Milliseconds to open the WebSocket (TCP, TLS, upgrade) before the attempt counts as failed. */
+const OPEN_TIMEOUT_MS = 15_000;
+
+/** The WebSocket URL of a host's machine endpoint, from the URL a person gives (`http(s)://…`). */
+export function machineSocketUrl(hostUrl: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(hostUrl);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol === 'http:' || url.protocol === 'ws:') url.protocol = 'ws:';
+  else if (url.protocol === 'https:' || url.protocol === 'wss:') url.protocol = 'wss:';
+  else return undefined;
+  if (url.username || url.password) return undefined;
+  url.pathname = '/machines/ws';
+  url.search = '';
+  url.hash = '';
+  return url.toString();
+}
+
+/**
+ * Opens a WebSocket to `url` as a link Transport. Binary messages only (text is not part of the
+ * protocol: the socket is closed); messages are capped at a link frame (the `ws` default would be
+ * 100 MiB). No Origin header is sent: the host refuses a browser's.
+ */
+export function wsConnect(url: string): Promise<Transport> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(url, {
+      maxPayload: MAX_LINK_FRAME_PLAINTEXT + FRAME_OVERHEAD,
+      perMessageDeflate: false,
+      handshakeTimeout: OPEN_TIMEOUT_MS,
+    });
+    let opened = false;
+    let closed = false;
+    const transport: Transport = {
+      onMessage: null,
+      onClose: null,
+      send(data) {
+        if (socket.readyState === WebSocket.OPEN) socket.send(data);
+      },
+      close(code, reason) {
+        if (socket.readyState === WebSocket.OPEN || socket.readyState === WebSocket.CONNECTING)
+          socket.close(code, reason);
+      },
+    };
+    const closeOnce = (info: CloseInfo) => {
+      if (closed) return;
+      closed = true;
+      transport.onClose?.(info);
+    };
+    socket.on('open', () => {
+      opened = true;
+      resolve(transport);
+    });
+    socket.on('unexpected-response', (_request, response) => {
+      reject(new Error(`the host answered ${response.statusCode ?? '?'} ${response.statusMessage ?? ''}`.trim()));
+      socket.terminate();
+    });
+    socket.on('message', (data, isBinary) => {
+      if (!isBinary) {
+        socket.close(4004, 'binary only');
+        return;
+      }
+      const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
+      transport.onMessage?.(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    });
+    socket.on('close', (code, reason) => closeOnce({ code, reason: reason.toString() }));
+    socket.on('error', (error) => {
+      if (!opened) reject(error);
+      socket.terminate();
+      closeOnce({ code: 1006, reason: error.message });
+    });
+  });
+}

@@ -1,0 +1,123 @@
+import { stat } from 'node:fs/promises';
+import { userInfo } from 'node:os';
+import type { Clock, ExecError, Result } from '@tether/shared-protocol';
+import { execFail, ok } from '@tether/shared-protocol';
+import { resolveInside } from '../confine.js';
+import { commandEnvironment } from '../process-group.js';
+import type { PtyPort } from './pty-port.js';
+import type { TerminalHandle } from './terminal.js';
+import { Terminal } from './terminal.js';
+
+/** Terminals one place keeps open at once: 32, far more than a person follows, and with their
+ * backlogs and screens well under 32 MiB. One more is refused with `busy`. */
+export const MAX_TERMINALS = 32;
+
+export interface OpenTerminalRequest {
+  /** The folder to start in: absolute, or relative to the first root; the first root when absent. */
+  cwd?: string;
+  cols: number;
+  rows: number;
+}
+
+export type OpenTerminalError = ExecError<
+  'outside-root' | 'not-found' | 'not-a-folder' | 'io' | 'busy' | 'unreachable'
+>;
+
+/**
+ * Where terminals open: this computer (PtyTerminals), or a machine over its link. The host's
+ * terminal manager sees only this port, so a place is a drop-in.
+ */
+export interface TerminalPlace {
+  /** `local`, or the machine's name. */
+  readonly place: string;
+  open(request: OpenTerminalRequest): Promise<Result<TerminalHandle, OpenTerminalError>>;
+}
+
+export interface PtyTerminalsOptions {
+  pty: PtyPort;
+  /** Folders a terminal may start in (the same ones sessions are confined to). */
+  roots: readonly string[];
+  clock: Clock;
+  /** The environment shells start from; the host's credentials are taken out of it. */
+  env?: NodeJS.ProcessEnv;
+  /** The shell to run; by default the user's login shell ($SHELL, else the password entry). */
+  shell?: string;
+  maxTerminals?: number;
+}
+
+/**
+ * Terminals on this computer's PTYs: the user's login shell in a folder under the roots (by real
+ * path, like every file a session touches), with the host's credentials out of its environment.
+ */
+export class PtyTerminals implements TerminalPlace {
+  readonly place = 'local';
+  private live = 0;
+
+  constructor(private readonly options: PtyTerminalsOptions) {}
+
+  async open(request: OpenTerminalRequest): Promise<Result<TerminalHandle, OpenTerminalError>> {
+    const max = this.options.maxTerminals ?? MAX_TERMINALS;
+    if (this.live >= max) return execFail('busy', `${max} terminals are open already; close one first`);
+    const folder = await this.folder(request.cwd);
+    if (!folder.ok) return folder;
+    const shell = this.shell();
+    const spawned = this.options.pty.spawn({
+      file: shell,
+      args: ['-l'],
+      cwd: folder.value,
+      env: this.environment(),
+      cols: request.cols,
+      rows: request.rows,
+    });
+    if (!spawned.ok) return spawned.error.code === 'not-found' ? execFail('io', spawned.error.message) : spawned;
+    const terminal = new Terminal(spawned.value, {
+      shell,
+      cwd: folder.value,
+      cols: request.cols,
+      rows: request.rows,
+      clock: this.options.clock,
+    });
+    this.live++;
+    terminal.onExit(() => this.live--);
+    return ok(terminal);
+  }
+
+  private async folder(cwd: string | undefined): Promise<Result<string, OpenTerminalError>> {
+    const [first] = this.options.roots;
+    if (first === undefined) return execFail('outside-root', 'no folder is shared for terminals');
+    const requested = cwd ?? first;
+    for (const root of this.options.roots) {
+      const inside = await resolveInside(root, requested);
+      if (!inside.ok) continue;
+      try {
+        const info = await stat(inside.value);
+        return info.isDirectory() ? ok(inside.value) : execFail('not-a-folder', `${requested} is not a folder`);
+      } catch {
+        return execFail('not-found', `${requested} does not exist`);
+      }
+    }
+    return execFail('outside-root', `${requested} is not under a folder this computer shares`);
+  }
+
+  private shell(): string {
+    if (this.options.shell) return this.options.shell;
+    const env = this.options.env ?? process.env;
+    if (env.SHELL) return env.SHELL;
+    try {
+      return userInfo().shell ?? '/bin/sh';
+    } catch {
+      return '/bin/sh';
+    }
+  }
+
+  private environment(): Record<string, string> {
+    const env: Record<string, string> = {};
+    for (const [key, value] of Object.entries(commandEnvironment(this.options.env ?? process.env))) {
+      if (value !== undefined) env[key] = value;
+    }
+    env.TERM = 'xterm-256color';
+    env.COLORTERM = 'truecolor';
+    env.LANG ??= 'C.UTF-8';
+    return env;
+  }
+}

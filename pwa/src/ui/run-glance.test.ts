@@ -1,0 +1,41 @@
+import type { SessionSummary } from '@tether/shared-protocol';
+import { describe, expect, it } from 'vitest';
+import { formatCount, formatElapsed, nowLine } from './run-glance.js';
+
+const session = (over: Partial<SessionSummary>, activity: Partial<NonNullable<SessionSummary['activity']>> = {}) =>
+  ({
+    status: 'running',
+    activity: {
+      runStartedAt: 0,
+      runEndedAt: null,
+      modelCalls: 12,
+      maxModelCalls: 100,
+      ownLimit: false,
+      toolCalls: 30,
+      inputTokens: 0,
+      outputTokens: 0,
+      now: 'shell: npm test',
+      paused: false,
+      ...activity,
+    },
+    ...over,
+  }) as SessionSummary;
+
+describe('a run at a glance', () => {
+  it('says what a running session does now, or that a stopped one waits for a go-on', () => {
+    expect(nowLine(session({}))).toBe('shell: npm test');
+    expect(nowLine(session({ status: 'waiting' }))).toBe('Waiting for approval · shell: npm test');
+    expect(nowLine(session({ status: 'idle' }, { paused: true, modelCalls: 100, now: '' }))).toBe(
+      'Stopped after 100 model calls: waiting for you to go on',
+    );
+    expect(nowLine({ ...session({}), activity: undefined })).toBe('');
+  });
+
+  it('formats elapsed time and counts', () => {
+    expect(formatElapsed(12_400)).toBe('12 s');
+    expect(formatElapsed(200_000)).toBe('3 min 20 s');
+    expect(formatElapsed(3_900_000)).toBe('1 h 05 min');
+    expect(formatCount(999)).toBe('999');
+    expect(formatCount(12_345)).toBe('12.3 k');
+  });
+});

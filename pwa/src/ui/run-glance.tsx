@@ -1,0 +1,167 @@
+import type { Result, SessionSummary } from '@tether/shared-protocol';
+import { MAX_MODEL_CALLS_LIMIT } from '@tether/shared-protocol';
+import { useState } from 'preact/hooks';
+import { useNow } from './use-now.js';
+
+/** "1 h 05 min", "3 min 20 s", "12 s": elapsed time for a glance. */
+export function formatElapsed(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min ${String(s % 60).padStart(2, '0')} s`;
+  return `${Math.floor(m / 60)} h ${String(m % 60).padStart(2, '0')} min`;
+}
+
+/** "12.3 k" tokens. */
+export function formatCount(n: number): string {
+  return n < 1000 ? String(n) : n < 1_000_000 ? `${(n / 1000).toFixed(1)} k` : `${(n / 1_000_000).toFixed(1)} M`;
+}
+
+/** The session's one-line "now" for lists: what the run does, or that it waits for the person. */
+export function nowLine(session: SessionSummary): string {
+  const activity = session.activity;
+  if (!activity) return '';
+  if (activity.paused) return `Stopped after ${activity.modelCalls} model calls: waiting for you to go on`;
+  if (session.status === 'waiting') return `Waiting for approval${activity.now ? ` · ${activity.now}` : ''}`;
+  return activity.now;
+}
+
+/**
+ * A run at a glance, at the top of a session: state, elapsed time, what it does now, model calls
+ * against the limit, tool calls, tokens and cost (where reported), waiting approvals; and, when
+ * the run stopped at its model-call limit, a one-tap "Go on".
+ */
+export function RunGlance({
+  session,
+  onGoOn,
+  onSetLimit,
+}: {
+  session: SessionSummary;
+  onGoOn: (() => Promise<unknown>) | undefined;
+  /** Sets the session's own model-call limit (null: back to the computer's). */
+  onSetLimit?: ((limit: number | null) => Promise<Result<unknown>>) | undefined;
+}) {
+  const activity = session.activity;
+  const running = session.status === 'running' || session.status === 'waiting';
+  const now = useNow(running ? 1000 : 60_000);
+  const [going, setGoing] = useState(false);
+  if (!activity) return null;
+  const elapsed = activity.runStartedAt === null ? undefined : (activity.runEndedAt ?? now) - activity.runStartedAt;
+  return (
+    <section class="run-glance" aria-label="Run at a glance" data-paused={activity.paused ? 'true' : 'false'}>
+      <dl>
+        {elapsed !== undefined && (
+          <div>
+            <dt>{running ? 'Running for' : 'Last run'}</dt>
+            <dd>{formatElapsed(elapsed)}</dd>
+          </div>
+        )}
+        <div>
+          <dt>Model calls</dt>
+          <dd>
+            {activity.modelCalls} / {activity.maxModelCalls}
+          </dd>
+        </div>
+        <div>
+          <dt>Tool calls</dt>
+          <dd>{activity.toolCalls}</dd>
+        </div>
+        <div>
+          <dt>Tokens</dt>
+          <dd>
+            {formatCount(activity.inputTokens)} in · {formatCount(activity.outputTokens)} out
+          </dd>
+        </div>
+        {activity.costUsd !== undefined && (
+          <div>
+            <dt>Cost</dt>
+            <dd>${activity.costUsd.toFixed(2)}</dd>
+          </div>
+        )}
+        {session.pendingApprovals > 0 && (
+          <div>
+            <dt>Approvals</dt>
+            <dd>{session.pendingApprovals} waiting</dd>
+          </div>
+        )}
+      </dl>
+      {activity.now && running && <p class="run-now">{activity.now}</p>}
+      {onSetLimit && <LimitForm limit={activity.maxModelCalls} own={activity.ownLimit} onSet={onSetLimit} />}
+      {activity.paused && !running && (
+        <p class="run-paused" role="status">
+          Stopped after {activity.modelCalls} model calls (the limit for one run). It waits for you.{' '}
+          {onGoOn && (
+            <button
+              type="button"
+              class="primary"
+              disabled={going}
+              onClick={() => {
+                setGoing(true);
+                void onGoOn().finally(() => setGoing(false));
+              }}
+            >
+              Go on
+            </button>
+          )}
+        </p>
+      )}
+    </section>
+  );
+}
+
+/** The session's own model-call limit per run: a number, or back to the computer's default. */
+function LimitForm({
+  limit,
+  own,
+  onSet,
+}: {
+  limit: number;
+  own: boolean;
+  onSet: (limit: number | null) => Promise<Result<unknown>>;
+}) {
+  const [value, setValue] = useState(String(limit));
+  const [error, setError] = useState('');
+  const submit = async (next: number | null) => {
+    const result = await onSet(next);
+    setError(result.ok ? '' : result.error.message);
+  };
+  return (
+    <details class="run-limit">
+      <summary>Model calls per run: {own ? `${limit} (this session)` : `${limit} (the computer's)`}</summary>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          const n = Number(value);
+          if (!Number.isInteger(n) || n < 1 || n > MAX_MODEL_CALLS_LIMIT) {
+            setError(`A whole number from 1 to ${MAX_MODEL_CALLS_LIMIT}`);
+            return;
+          }
+          void submit(n);
+        }}
+      >
+        <label>
+          Limit{' '}
+          <input
+            type="number"
+            min={1}
+            max={MAX_MODEL_CALLS_LIMIT}
+            value={value}
+            onInput={(event) => setValue(event.currentTarget.value)}
+          />
+        </label>{' '}
+        <button type="submit">Set</button>{' '}
+        {own && (
+          <button type="button" onClick={() => void submit(null)}>
+            Use the computer's
+          </button>
+        )}
+        {error && (
+          <span class="error-text" role="alert">
+            {' '}
+            {error}
+          </span>
+        )}
+      </form>
+    </details>
+  );
+}

@@ -1,0 +1,5 @@
+export * from './machine-limits.js';
+export * from './link-handshake.js';
+export * from './link-peer.js';
+export * from './link-open.js';
+export * from './machine-methods.js';

@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import { memoryPipe } from '../client/memory-transport.js';
+import { fail, ok } from '../errors.js';
+import { generateBoxKeyPair } from '../identity.js';
+import { ManualClock } from '../testing/manual-clock.js';
+import { seededRandom } from '../testing/seeded-random.js';
+import { acceptMachineLink, openMachineLink } from './link-open.js';
+import type { LinkPeer } from './link-peer.js';
+import { LINK_PING_INTERVAL_MS, LINK_PONG_TIMEOUT_MS, MAX_LINK_FRAME_PLAINTEXT } from './machine-limits.js';
+
+const tick = () => new Promise<void>((resolve) => setTimeout(() => resolve(), 0));
+
+async function linked(options: { pin?: Uint8Array } = {}) {
+  const clock = new ManualClock();
+  const random = seededRandom('link peer');
+  const host = generateBoxKeyPair(random);
+  const [machineEnd, hostEnd] = memoryPipe();
+  const accepting = acceptMachineLink(hostEnd, { clock, random, hostKeys: host });
+  const opening = openMachineLink(machineEnd, {
+    clock,
+    random,
+    checkHostKey: (key) =>
+      options.pin && !options.pin.every((b, i) => b === key[i])
+        ? fail('handshake-failed', 'the host key changed')
+        : ok(undefined),
+  });
+  const [hostPeer, machine] = await Promise.all([accepting, opening]);
+  return { clock, host, hostPeer, machine, machineEnd, hostEnd };
+}
+
+function peers(l: Awaited<ReturnType<typeof linked>>): { host: LinkPeer; machine: LinkPeer } {
+  if (!l.hostPeer.ok || !l.machine.ok) throw new Error('the link did not open');
+  return { host: l.hostPeer.value, machine: l.machine.value.peer };
+}
+
+describe('machine link peer', () => {
+  it('carries requests both ways, with replies and errors', async () => {
+    const l = await linked();
+    const { host, machine } = peers(l);
+    expect(l.machine.ok && l.machine.value.hostKey).toEqual(l.host.publicKey);
+    machine.onRequest = (method, params) =>
+      Promise.resolve(method === 'echo' ? ok(params) : fail('unknown-method', `no ${method}`));
+    host.onRequest = () => Promise.resolve(ok({ registered: true }));
+    expect(await host.request('echo', { a: 1 })).toEqual({ ok: true, value: { a: 1 } });
+    const refused = await host.request('nope', {});
+    expect(refused.ok ? '' : refused.error.code).toBe('unknown-method');
+    expect(await machine.request('machine.register', {})).toEqual({ ok: true, value: { registered: true } });
+  });
+
+  it('delivers events in order', async () => {
+    const { host, machine } = peers(await linked());
+    const seen: unknown[] = [];
+    host.onEvent = (event) => seen.push(event);
+    for (let i = 0; i < 5; i++) machine.notify({ type: 'proc.output', n: i });
+    await tick();
+    expect(seen.map((e) => (e as { n: number }).n)).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it('answers a reply over the frame cap as too-large instead of dropping it', async () => {
+    const { host, machine } = peers(await linked());
+    machine.onRequest = () => Promise.resolve(ok({ text: 'x'.repeat(MAX_LINK_FRAME_PLAINTEXT + 10) }));
+    const reply = await host.request('fs.read', {});
+    expect(reply.ok ? '' : reply.error.code).toBe('too-large');
+  });
+
+  it('fails what is pending with disconnected when the link drops', async () => {
+    const l = await linked();
+    const { host, machine } = peers(l);
+    machine.onRequest = () => new Promise(() => undefined);
+    const pending = host.request('exec.run', {});
+    await tick();
+    l.machineEnd.close(1006, 'gone');
+    const result = await pending;
+    expect(result.ok ? '' : result.error.code).toBe('disconnected');
+    expect(await host.request('machine.ping', {})).toMatchObject({ ok: false, error: { code: 'disconnected' } });
+  });
+
+  it('carries a sealed goodbye with its code to the other side', async () => {
+    const { host, machine } = peers(await linked());
+    const ended = new Promise((resolve) => machine.onClose(resolve));
+    host.bye('revoked', 'the token was revoked');
+    expect(await ended).toMatchObject({ code: 'revoked', message: 'the token was revoked' });
+  });
+
+  it('ends a link whose other end stopped answering pings', async () => {
+    const l = await linked();
+    const { host } = peers(l);
+    const ended = new Promise((resolve) => host.onClose(resolve));
+    // The machine goes silent without closing: its frames stop arriving.
+    l.hostEnd.onMessage = () => undefined;
+    l.clock.advance(LINK_PING_INTERVAL_MS);
+    await tick();
+    l.clock.advance(LINK_PONG_TIMEOUT_MS);
+    expect(await ended).toMatchObject({ code: 'timeout' });
+  });
+
+  it('keeps a link alive while pongs come back', async () => {
+    const l = await linked();
+    const { host } = peers(l);
+    // Steps no longer than the pong wait, with the pipe delivering between them.
+    for (let i = 0; i < 12; i++) {
+      l.clock.advance(Math.min(LINK_PONG_TIMEOUT_MS, LINK_PING_INTERVAL_MS / 2));
+      await tick();
+    }
+    expect(host.closed).toBe(false);
+  });
+
+  it('closes on a tampered frame', async () => {
+    const l = await linked();
+    const { host, machine } = peers(l);
+    const ended = new Promise((resolve) => host.onClose(resolve));
+    // Send a frame the host's opener did not expect: a replay of the machine's last one.
+    machine.notify({ type: 'x' });
+    await tick();
+    const last = l.machineEnd.sent.at(-1)!;
+    l.machineEnd.send(last);
+    expect(await ended).toMatchObject({ code: 'frame-replayed' });
+  });
+
+  it('refuses a host whose key does not match the pin', async () => {
+    const other = generateBoxKeyPair(seededRandom('someone else'));
+    const l = await linked({ pin: other.publicKey });
+    expect(l.machine.ok ? 'ok' : l.machine.error.message).toBe('the host key changed');
+  });
+});
