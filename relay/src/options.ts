@@ -8,7 +8,7 @@ export const DEFAULT_PORT = 7430;
 /** Loopback: a relay is put behind a TLS load balancer, or given an address on purpose. */
 export const DEFAULT_BIND = '127.0.0.1';
 
-export const USAGE = `Usage: tether-relay [options]
+export const USAGE = `usage: tether relay [options]   (also: tether-relay [options])
 
 Forwards sealed frames between phones and Tether hosts that cannot reach each other,
 and serves the Tether app from its HTTPS origin.
