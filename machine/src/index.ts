@@ -56,3 +56,5 @@ export type {
   TerminalPlace,
 } from './terminal/pty-terminals.js';
 export { MAX_TERMINALS, PtyTerminals } from './terminal/pty-terminals.js';
+export type { SecretRead } from './secret-file.js';
+export { readSecretFile, writeSecretFile } from './secret-file.js';

@@ -7,7 +7,7 @@ import {
   ok,
   parseJson,
 } from '@tether/shared-protocol';
-import { readSecretFile, writeSecretFile } from './secret-file.js';
+import { readSecretFile, writeSecretFile } from '@tether/machine';
 
 /** Loads the host's keys from the data dir, creating them on first start. */
 export function loadOrCreateIdentity(path: string): Result<{ identity: HostIdentity; created: boolean }> {

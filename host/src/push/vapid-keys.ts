@@ -2,7 +2,7 @@ import type { Result } from '@tether/shared-protocol';
 import { fail, fromBase64UrlExact, ok, parseJson } from '@tether/shared-protocol';
 import * as v from 'valibot';
 import webPush from 'web-push';
-import { readSecretFile, writeSecretFile } from '../config/secret-file.js';
+import { readSecretFile, writeSecretFile } from '@tether/machine';
 
 /** The host's VAPID key pair (RFC 8292): P-256, base64url, the public half as an uncompressed point. */
 export interface VapidKeys {

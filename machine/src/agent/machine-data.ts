@@ -1,20 +1,10 @@
-import {
-  chmodSync,
-  closeSync,
-  existsSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  writeSync,
-} from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Result } from '@tether/shared-protocol';
 import { Id, fail, fromBase64UrlExact, ok, parseJson, secureRandom, toBase64Url } from '@tether/shared-protocol';
 import * as v from 'valibot';
+import { writeSecretFile } from '../secret-file.js';
 
 /**
  * A machine's own data dir (owner-only): its stable machine id, the host keys it pinned, its
@@ -61,19 +51,6 @@ export function prepareMachineDir(dir: string): Result<void> {
   return ok(undefined);
 }
 
-/** Written 0600 under a temporary name, synced, then renamed into place. */
-export function writePrivateFile(path: string, contents: string): void {
-  const temp = `${path}.${process.pid}.tmp`;
-  const fd = openSync(temp, 'w', 0o600);
-  try {
-    writeSync(fd, contents);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(temp, path);
-}
-
 /** The machine's stable id, made once (`m_` and 12 random bytes) and kept in the data dir. */
 export function loadOrCreateMachineId(paths: MachinePaths): Result<string> {
   if (existsSync(paths.machineId)) {
@@ -81,7 +58,7 @@ export function loadOrCreateMachineId(paths: MachinePaths): Result<string> {
     return v.is(Id, text) ? ok(text) : fail('malformed', `${paths.machineId} does not hold a machine id; move it away`);
   }
   const id = `m_${toBase64Url(secureRandom(12))}`;
-  writePrivateFile(paths.machineId, `${id}\n`);
+  writeSecretFile(paths.machineId, `${id}\n`);
   return ok(id);
 }
 
@@ -97,7 +74,7 @@ export class HostKeyPins {
   }
 
   set(hostUrl: string, key: Uint8Array): void {
-    writePrivateFile(
+    writeSecretFile(
       this.path,
       `${JSON.stringify({ ...this.read(), [originOf(hostUrl)]: toBase64Url(key) }, null, 2)}\n`,
     );
@@ -133,7 +110,7 @@ export const ShareStatusSchema = v.object({
 export type ShareStatus = v.InferOutput<typeof ShareStatusSchema>;
 
 export function writeShareStatus(paths: MachinePaths, status: ShareStatus): void {
-  writePrivateFile(paths.status, `${JSON.stringify(status, null, 2)}\n`);
+  writeSecretFile(paths.status, `${JSON.stringify(status, null, 2)}\n`);
 }
 
 export function readShareStatus(paths: MachinePaths): ShareStatus | undefined {
