@@ -28,16 +28,17 @@ const processIo: CliIo = {
  * Returns the exit status: 0 after a clean stop, 1 when it could not start, 2 for a usage error.
  */
 export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
+  // Asking for help is answered, whatever else is on the line.
+  if (argv.includes('--help') || argv.includes('-h')) {
+    io.stdout(USAGE);
+    return 0;
+  }
   const parsed = parseOptions(argv);
   if (!parsed.ok) {
     io.stderr(`tether-relay: ${parsed.error.message}`);
     return 2;
   }
   const o = parsed.value;
-  if (o.help) {
-    io.stdout(USAGE);
-    return 0;
-  }
   const notice = (text: string) => io.stderr(`tether-relay: ${text}`);
 
   let tls: { cert: Buffer; key: Buffer } | undefined;

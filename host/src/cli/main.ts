@@ -32,14 +32,16 @@ export async function main(argv: readonly string[]): Promise<number> {
     return Exit.Usage;
   }
   const { command, rest } = found;
+  // Asking for help is answered, whatever else is on the line (before a `--`).
+  const beforeDashes = rest.indexOf('--') === -1 ? rest : rest.slice(0, rest.indexOf('--'));
+  if (beforeDashes.includes('--help')) {
+    stdout.write(commandUsage(command));
+    return Exit.Ok;
+  }
   const parsed = parseArgs(rest, optionsWithHelp(command));
   if (!parsed.ok) {
     stderr.write(`tether ${command.path.join(' ')}: ${visibleText(parsed.error.message)}\n\n${commandUsage(command)}`);
     return Exit.Usage;
-  }
-  if (parsed.value.options.help === true) {
-    stdout.write(commandUsage(command));
-    return Exit.Ok;
   }
   const [min, max] = command.arity;
   const count = parsed.value.positionals.length;
