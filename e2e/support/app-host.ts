@@ -35,6 +35,8 @@ export interface AppHostOptions {
   files?: Record<string, string>;
   /** More `tether start` arguments (e.g. `--max-model-calls 500`). */
   args?: string[];
+  /** Link to this relay and listen nowhere (`--relay URL --relay-only`): the app is the relay's. */
+  relayOnly?: string;
   /** Written to `<data-dir>/agents.json` before the host starts: ACP agents it offers. */
   agents?: Record<string, { command: string; args?: string[]; title?: string; env?: Record<string, string> }>;
 }
@@ -44,20 +46,23 @@ export async function startAppHost(options: AppHostOptions = {}): Promise<AppHos
   for (const [name, text] of Object.entries(options.files ?? {})) writeFileSync(join(dataDir, name), text);
   if (options.agents) writeFileSync(join(dataDir, 'agents.json'), JSON.stringify({ agents: options.agents }));
   const model = options.model !== undefined ? ['--model', options.model] : [];
-  const process = await startHost(
-    dataDir,
-    ['--bind', options.bind ?? '127.0.0.1', '--port', '0', '--root', dataDir, ...model, ...(options.args ?? [])],
-    {
-      TETHER_DEMO_DELAY_MS: String(options.demoDelayMs ?? 10),
-      ...options.env,
-    },
-  );
-  const listening = await process.waitFor((l) => l.event === 'listening' || l.event === 'not-listening');
-  if (listening.event !== 'listening') throw new Error(`host is not listening: ${JSON.stringify(listening)}`);
+  const listen =
+    options.relayOnly !== undefined
+      ? ['--relay', options.relayOnly, '--relay-only']
+      : ['--bind', options.bind ?? '127.0.0.1', '--port', '0'];
+  const process = await startHost(dataDir, [...listen, '--root', dataDir, ...model, ...(options.args ?? [])], {
+    TETHER_DEMO_DELAY_MS: String(options.demoDelayMs ?? 10),
+    ...options.env,
+  });
+  const listening =
+    options.relayOnly !== undefined
+      ? await process.waitFor((l) => l.event === 'relay' && l.state === 'linked')
+      : await process.waitFor((l) => l.event === 'listening' || l.event === 'not-listening');
+  if (listening.event === 'not-listening') throw new Error(`host is not listening: ${JSON.stringify(listening)}`);
   return {
     process,
     dataDir,
-    url: String(listening.url),
+    url: options.relayOnly ?? String(listening.url),
     pairUrl: String(listening.pairUrl),
     seenPairRequests: new Set(),
     stop: async () => {

@@ -1,8 +1,11 @@
+import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 import type { AppHost } from '../support/app-host.js';
 import { createSession, device, pairThroughLink, sessionEvents, startAppHost } from '../support/app-host.js';
 import { eventually } from '../support/host-process.js';
+import type { RelayProcess } from '../support/relay-process.js';
+import { startRelay } from '../support/relay-process.js';
 import type { PushLine, PushServiceProcess } from '../support/push-service-process.js';
 import { startPushService } from '../support/push-service-process.js';
 
@@ -18,12 +21,15 @@ const TEST_CLICK_MESSAGE = 'tether:test-notification-click';
 
 let host: AppHost | undefined;
 let pushService: PushServiceProcess | undefined;
+let relay: RelayProcess | undefined;
 
 test.afterEach(async () => {
   await host?.stop();
   await pushService?.stop();
+  await relay?.stop();
   host = undefined;
   pushService = undefined;
+  relay = undefined;
 });
 
 // An Android phone: on an iPhone, push needs the app added to the Home Screen (and has no buttons).
@@ -37,7 +43,8 @@ interface Shown {
   requireInteraction: boolean;
 }
 
-async function setUp(page: Page, context: BrowserContext, lockScreen: object = {}) {
+/** The app and the host; with `relayUrl`, a relay-only host whose app is the relay's. */
+async function setUp(page: Page, context: BrowserContext, lockScreen: object = {}, relayUrl?: string) {
   pushService = await startPushService();
   const subscription = await pushService.subscribe();
   host = await startAppHost({
@@ -45,6 +52,7 @@ async function setUp(page: Page, context: BrowserContext, lockScreen: object = {
     demoDelayMs: 150,
     env: { NODE_EXTRA_CA_CERTS: pushService.caFile },
     files: { 'notifications.json': JSON.stringify({ pushServices: [pushService.origin], lockScreen }) },
+    ...(relayUrl !== undefined ? { relayOnly: relayUrl } : {}),
   });
   await context.grantPermissions(['notifications'], { origin: host.url });
   await context.addInitScript((sub) => {
@@ -201,4 +209,30 @@ test('an approval the lock-screen policy forbids offers only Deny and Open, and 
     ),
   );
   expect(JSON.stringify(resolved)).toContain('"deny"');
+});
+
+test('through a relay: a relay-only host’s approval is approved from the notification, the answer sent through the relay', async ({
+  page,
+  context,
+}) => {
+  relay = await startRelay(['--app-dir', fileURLToPath(new URL('../../pwa/dist', import.meta.url))]);
+  const { deviceLabel, deliver } = await setUp(page, context, {}, relay.url);
+  expect(host!.url).toBe(relay.url);
+  const calls: string[] = [];
+  context.on('request', (r) => {
+    if (r.method() === 'POST') calls.push(r.url());
+  });
+  const { sessionId, approvalId, push } = await raiseApprovalWhileAway(page);
+  await deliver(push);
+  expect((await shown(page, approvalId)).actions).toEqual(['approve', 'deny']);
+  await click(page, approvalId, 'approve');
+  await titled(page, approvalId, 'Approved');
+  const resolved = await eventually(async () =>
+    (await sessionEvents(host!, sessionId)).find(
+      (e) => e.type === 'approval.resolved' && JSON.stringify(e).includes(approvalId),
+    ),
+  );
+  expect(JSON.stringify(resolved)).toContain(deviceLabel);
+  // The service worker's answer went to the relay (the host listens nowhere).
+  expect(calls.some((url) => url.startsWith(`${relay!.url}/relay/call/`))).toBe(true);
 });

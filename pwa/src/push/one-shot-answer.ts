@@ -6,6 +6,7 @@ import {
   fromBase64UrlExact,
   openCallReply,
   relayCallUrl,
+  relayOrigin,
   sealCall,
   visibleText,
 } from '@tether/shared-protocol';
@@ -33,7 +34,9 @@ export interface OneShotDeps {
 export function callTargets(record: Pick<HostRecord, 'apiBase' | 'relay' | 'hostId'>, origin: string): string[] {
   const targets: string[] = [];
   const mixed = origin.startsWith('https:') && record.apiBase.startsWith('http:');
-  if (!mixed) targets.push(`${record.apiBase}/rc/call`);
+  // Paired through a relay, the address the app knows is the relay's own: no host answers there.
+  const pairedViaRelay = record.relay !== undefined && relayOrigin(record.relay.url) === relayOrigin(record.apiBase);
+  if (!mixed && !pairedViaRelay) targets.push(`${record.apiBase}/rc/call`);
   const relay = record.relay && relayCallUrl(record.relay.url, record.hostId);
   if (relay) targets.push(relay);
   return targets;

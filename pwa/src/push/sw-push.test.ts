@@ -261,5 +261,9 @@ describe('the one-shot answer', () => {
     expect(callTargets({ ...withRelay, apiBase: 'http://192.168.1.20:8080' }, 'https://relay.example')).toEqual([
       `https://relay.example/relay/call/${HOST_ID}`,
     ]);
+    // Paired through the relay, the app's address is the relay's: only the relay's call path.
+    expect(callTargets({ ...withRelay, apiBase: 'https://relay.example' }, 'https://relay.example')).toEqual([
+      `https://relay.example/relay/call/${HOST_ID}`,
+    ]);
   });
 });
