@@ -55,4 +55,4 @@ export type {
   PtyTerminalsOptions,
   TerminalPlace,
 } from './terminal/pty-terminals.js';
-export { MAX_TERMINALS, PtyTerminals } from './terminal/pty-terminals.js';
+export { MAX_TERMINALS, PtyTerminals, loginShell, shellEnvironment } from './terminal/pty-terminals.js';
