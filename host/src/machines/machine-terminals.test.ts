@@ -1,7 +1,15 @@
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TetherEvent } from '@tether/shared-protocol';
-import { MAX_MACHINE_PTYS, fromBase64Url, ok } from '@tether/shared-protocol';
+import type { PtyPort } from '@tether/machine';
+import { FakePtyPort } from '@tether/machine/testing';
+import {
+  MAX_MACHINE_PTYS,
+  OUTPUT_WINDOW_BYTES,
+  TERMINAL_WINDOW_BYTES,
+  fromBase64Url,
+  ok,
+} from '@tether/shared-protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { gatewayHarness } from '../../test/support/gateway-harness.js';
 import { TerminalManager } from '../terminals/terminal-manager.js';
@@ -17,7 +25,7 @@ afterEach(async () => {
 type Phone = Awaited<ReturnType<ReturnType<typeof gatewayHarness>['connect']>>;
 
 /** A host's terminal manager placing terminals as host.ts does, a phone, and a linked machine. */
-async function setup() {
+async function setup(machineOptions: { pty?: PtyPort; maxPtys?: number } = {}) {
   const h = gatewayHarness();
   kit = machineKit({ clock: h.clock });
   const registry = kit.registry;
@@ -27,7 +35,7 @@ async function setup() {
     newId: (prefix) => `${prefix}_${++ids}`,
     place: (machine) => (machine === 'local' ? ok(undefined as never) : registry.terminals(machine)),
   });
-  const machine = kit.machine({ token: kit.tokens.create('laptop', 0).token });
+  const machine = kit.machine({ token: kit.tokens.create('laptop', 0).token, ...machineOptions });
   await machine.reached('linked');
   const phone = await h.connect();
   return { h, manager, machine, phone };
@@ -143,8 +151,7 @@ describe('a terminal on a machine', () => {
   });
 
   it('keeps at most MAX_MACHINE_PTYS open on one machine', async () => {
-    const { manager, machine } = await setup();
-    machine.executor.ptys['max' as never] = 1 as never;
+    const { manager } = await setup({ maxPtys: 1 });
     const first = await manager.open({ machine: 'laptop', cols: 80, rows: 24 });
     expect(first.ok).toBe(true);
     expect(await manager.open({ machine: 'laptop', cols: 80, rows: 24 })).toMatchObject({
@@ -153,5 +160,42 @@ describe('a terminal on a machine', () => {
     });
     expect(MAX_MACHINE_PTYS).toBeGreaterThan(1);
     if (first.ok) manager.close(first.value.id);
+  });
+
+  it('holds a program on the machine back while the device does not acknowledge, and lets it go once it does', async () => {
+    const port = new FakePtyPort();
+    const { manager, phone } = await setup({ pty: port });
+    const opened = await manager.open({ machine: 'laptop', cols: 80, rows: 24 });
+    if (!opened.ok) throw new Error(opened.error.message);
+    const id = opened.value.id;
+    manager.attach(id, phone.connection, 0);
+    const pty = port.last;
+    expect(pty.request).toMatchObject({ args: ['-l'], cwd: kit!.base + '/laptop' });
+    expect(pty.request.env.TERM).toBe('xterm-256color');
+    // The program writes whenever its PTY is read, as a real one does: far more than the
+    // device's window and the machine's window together.
+    const total = TERMINAL_WINDOW_BYTES + 3 * OUTPUT_WINDOW_BYTES;
+    const piece = 64 * 1024;
+    let sent = 0;
+    const produce = () => {
+      for (; sent < total && !pty.paused; sent += piece) pty.emit('z'.repeat(piece));
+    };
+    produce();
+    expect(pty.paused).toBe(true);
+    expect(sent).toBeLessThan(total);
+    await until(() => output(phone, id).length >= TERMINAL_WINDOW_BYTES, 'a window reached the device');
+    await new Promise((r) => setTimeout(r, 50));
+    produce();
+    expect(output(phone, id).length).toBe(TERMINAL_WINDOW_BYTES);
+    expect(pty.paused).toBe(true);
+    expect(sent).toBeLessThanOrEqual(TERMINAL_WINDOW_BYTES + OUTPUT_WINDOW_BYTES + piece);
+    for (let i = 0; i < 3000 && output(phone, id).length < total; i++) {
+      manager.ack(id, phone.connection, output(phone, id).length);
+      produce();
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(output(phone, id).length).toBe(total);
+    manager.ack(id, phone.connection, total);
+    await until(() => !pty.paused, 'the PTY runs again');
   });
 });

@@ -5,6 +5,7 @@ import type { Clock, ExecError, FsErrorCode, MachineEvent, Result, TaskInfo } fr
 import {
   MACHINE_METHODS,
   MAX_MACHINE_CALLS_IN_FLIGHT,
+  MAX_MACHINE_PTYS,
   decodeMachineEvent,
   execFail,
   fail,
@@ -41,6 +42,8 @@ export interface MachineExecutorOptions {
   clock?: Clock;
   /** Where terminals (`pty.*`) run: this computer's PTYs by default. */
   pty?: PtyPort;
+  /** Terminals open at once; MAX_MACHINE_PTYS by default. */
+  maxPtys?: number;
   /** The environment terminal shells start from (credentials are taken out); process.env by default. */
   env?: NodeJS.ProcessEnv;
   /** Test seam: runs between a file's confinement check and its open. */
@@ -71,7 +74,11 @@ export class MachineExecutor {
     this.context = options.context ?? new LocalContext();
     const start = this.context.spawn.bind(this.context);
     this.processes = new LiveProcesses(start, (event) => void this.send?.(event));
-    this.ptys = new LivePtys(options.pty ?? new NodePtyPort(), (event) => void this.send?.(event));
+    this.ptys = new LivePtys(
+      options.pty ?? new NodePtyPort(),
+      (event) => void this.send?.(event),
+      options.maxPtys ?? MAX_MACHINE_PTYS,
+    );
     this.tasks = new BackgroundTasks({
       dir: options.tasksDir,
       clock: options.clock ?? systemClock,
