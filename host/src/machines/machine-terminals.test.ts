@@ -119,9 +119,9 @@ describe('a terminal on a machine', () => {
     expect(await manager.open({ machine: 'laptop', cwd: join(machine.root, 'out'), cols: 80, rows: 24 })).toMatchObject(
       { ok: false, error: { code: 'forbidden' } },
     );
-    expect(await manager.open({ machine: 'laptop', cwd: join(machine.root, 'nope'), cols: 80, rows: 24 })).toMatchObject(
-      { ok: false, error: { code: 'invalid-params' } },
-    );
+    expect(
+      await manager.open({ machine: 'laptop', cwd: join(machine.root, 'nope'), cols: 80, rows: 24 }),
+    ).toMatchObject({ ok: false, error: { code: 'invalid-params' } });
     expect(machine.executor.ptys.count).toBe(0);
     expect(await manager.open({ machine: 'desktop', cols: 80, rows: 24 })).toMatchObject({
       ok: false,

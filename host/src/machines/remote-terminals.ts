@@ -117,10 +117,7 @@ export class RemotePtyProcess implements PtyProcess {
 
   private live(): boolean {
     return (
-      !this.ended &&
-      this.generation !== undefined &&
-      this.channel.generation === this.generation &&
-      this.channel.online
+      !this.ended && this.generation !== undefined && this.channel.generation === this.generation && this.channel.online
     );
   }
 

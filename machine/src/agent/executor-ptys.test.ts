@@ -113,9 +113,9 @@ describe('terminals served over the link', () => {
     const pty = port.last;
     pty.emit(new Uint8Array(OUTPUT_WINDOW_BYTES + 10));
     await until(() => outputBytes('y1') === OUTPUT_WINDOW_BYTES + 10, 'the output');
-    expect(events.every((e) => e.type !== 'pty.output' || fromBase64Url(e.data)!.length <= MAX_OUTPUT_CHUNK_BYTES)).toBe(
-      true,
-    );
+    expect(
+      events.every((e) => e.type !== 'pty.output' || fromBase64Url(e.data)!.length <= MAX_OUTPUT_CHUNK_BYTES),
+    ).toBe(true);
     expect(pty.paused).toBe(true);
     host.notify({ type: 'pty.ack', ptyId: 'y1', bytes: OUTPUT_WINDOW_BYTES / 2 });
     expect(code(await host.request('machine.ping', {}))).toBe('ok'); // the ack has arrived
