@@ -12,6 +12,7 @@ import {
 } from '@tether/shared-protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { gatewayHarness } from '../../test/support/gateway-harness.js';
+import { terminalHandlers } from '../terminals/terminal-handlers.js';
 import { TerminalManager } from '../terminals/terminal-manager.js';
 import type { MachineKit } from './testing/machine-kit.js';
 import { machineKit } from './testing/machine-kit.js';
@@ -26,7 +27,9 @@ type Phone = Awaited<ReturnType<ReturnType<typeof gatewayHarness>['connect']>>;
 
 /** A host's terminal manager placing terminals as host.ts does, a phone, and a linked machine. */
 async function setup(machineOptions: { pty?: PtyPort; maxPtys?: number } = {}) {
-  const h = gatewayHarness();
+  // The dispatch reads handlers when a request comes; they are filled in once the manager exists.
+  const handlers: Parameters<typeof gatewayHarness>[0] = {};
+  const h = gatewayHarness(handlers);
   kit = machineKit({ clock: h.clock });
   const registry = kit.registry;
   let ids = 0;
@@ -35,6 +38,7 @@ async function setup(machineOptions: { pty?: PtyPort; maxPtys?: number } = {}) {
     newId: (prefix) => `${prefix}_${++ids}`,
     place: (machine) => (machine === 'local' ? ok(undefined as never) : registry.terminals(machine)),
   });
+  Object.assign(handlers, terminalHandlers(manager));
   const machine = kit.machine({ token: kit.tokens.create('laptop', 0).token, ...machineOptions });
   await machine.reached('linked');
   const phone = await h.connect();
@@ -58,13 +62,36 @@ function output(phone: Phone, terminalId: string): string {
 const ofType = <T extends TetherEvent['type']>(phone: Phone, type: T) =>
   phone.events().filter((e): e is Extract<TetherEvent, { type: T }> => e.type === type);
 
-/** Waits (a bounded number of turns, not a time) for a real shell on the machine to get there. */
+/** Waits (a bounded number of turns, not a time) for a real shell on the machine to get there:
+ * generous, since a login shell on a loaded machine takes seconds to start. */
 async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 500 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
+  for (let i = 0; i < 2000 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
   if (!check()) throw new Error(`never: ${what}`);
 }
 
-describe('a terminal on a machine', () => {
+/** A device request, answered after the machine's round trip. */
+async function request(phone: Phone, id: number, method: string, params: unknown) {
+  phone.channel.send({ t: 'req', id, method, params });
+  let answer: (typeof phone.received)[number] | undefined;
+  await until(() => (answer = phone.received.find((m) => m.t === 'res' && m.id === id)) !== undefined, method);
+  return answer as { t: 'res'; id: number; result?: unknown; error?: { code: string } };
+}
+
+// Real login shells on a loaded machine: more time than the default per test.
+describe('a terminal on a machine', { timeout: 60_000 }, () => {
+  it('opens, takes input and streams output through the device methods', async () => {
+    const { machine, phone } = await setup();
+    const opened = await request(phone, 1, 'terminals.open', { machine: 'laptop', cols: 80, rows: 24 });
+    expect(opened).toMatchObject({ result: { terminal: { machine: 'laptop', cwd: machine.root } } });
+    const id = (opened.result as { terminalId: string }).terminalId;
+    expect((await request(phone, 2, 'terminals.attach', { terminalId: id, after: 0 })).error).toBeUndefined();
+    const input = await request(phone, 3, 'terminals.input', { terminalId: id, data: 'echo "dev-$((2*21))"\n' });
+    expect(input.error).toBeUndefined();
+    await until(() => output(phone, id).includes('dev-42'), 'the echo reached the device');
+    expect((await request(phone, 4, 'terminals.close', { terminalId: id })).error).toBeUndefined();
+    await until(() => machine.executor.ptys.count === 0, 'the shell on the machine ended');
+  });
+
   it('runs the machine’s shell in its folder: input, output, resize and close', async () => {
     const { manager, machine, phone } = await setup();
     mkdirSync(join(machine.root, 'project'));
