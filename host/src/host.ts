@@ -159,10 +159,7 @@ export class Host {
     this.terminals = new TerminalManager({
       clock,
       newId,
-      place: (machine) =>
-        machine === 'local'
-          ? ok(localTerminals)
-          : fail('unsupported', `terminals on other machines are not offered yet; ${machine} is not this computer`),
+      place: (machine) => (machine === 'local' ? ok(localTerminals) : machines.registry.terminals(machine)),
       ...(options.terminalIdleMs !== undefined ? { idleMs: options.terminalIdleMs } : {}),
     });
     this.gateway = new DeviceGateway({

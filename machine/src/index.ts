@@ -55,6 +55,6 @@ export type {
   PtyTerminalsOptions,
   TerminalPlace,
 } from './terminal/pty-terminals.js';
-export { MAX_TERMINALS, PtyTerminals } from './terminal/pty-terminals.js';
 export type { SecretRead } from './secret-file.js';
 export { readSecretFile, writeSecretFile } from './secret-file.js';
+export { MAX_TERMINALS, PtyTerminals, loginShell, shellEnvironment } from './terminal/pty-terminals.js';

@@ -5,6 +5,7 @@ import type { MachineLink } from './machine-link.js';
 import type { MachineRecord, MachineStore } from './machine-store.js';
 import type { RunHooks } from './remote-machine-context.js';
 import { RemoteMachineContext } from './remote-machine-context.js';
+import { RemoteTerminals } from './remote-terminals.js';
 import type { TokenStore } from './token-store.js';
 
 export interface MachineRegistryDeps {
@@ -110,6 +111,18 @@ export class MachineRegistry {
   context(name: string, hooks?: RunHooks): RemoteMachineContext | undefined {
     const record = this.deps.store.byName(name);
     return record && new RemoteMachineContext(this.channel(record), this.deps.newId, hooks);
+  }
+
+  /**
+   * Where terminals open on the machine called `name`: `not-found` for a machine this host does
+   * not know, `unavailable` while it is offline (a terminal needs its link; it does not wait).
+   */
+  terminals(name: string): Result<RemoteTerminals> {
+    const record = this.deps.store.byName(name);
+    if (!record) return fail('not-found', `no machine ${name}; \`tether machines\` lists them`);
+    const channel = this.channel(record);
+    if (!channel.online) return fail('unavailable', `${record.name} is offline`);
+    return ok(new RemoteTerminals(channel, this.deps.clock, this.deps.newId));
   }
 
   /** Forgets a machine: its link is dropped, its token may not bring it back. */

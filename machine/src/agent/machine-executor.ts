@@ -5,6 +5,7 @@ import type { Clock, ExecError, FsErrorCode, MachineEvent, Result, TaskInfo } fr
 import {
   MACHINE_METHODS,
   MAX_MACHINE_CALLS_IN_FLIGHT,
+  MAX_MACHINE_PTYS,
   decodeMachineEvent,
   execFail,
   fail,
@@ -20,6 +21,10 @@ import { LocalContext } from '../local-context.js';
 import { BackgroundTasks } from './background-tasks.js';
 import { readConfined, writeConfined } from './confined-files.js';
 import { LiveProcesses } from './live-processes.js';
+import { LivePtys } from './live-ptys.js';
+import type { PtyPort } from '../terminal/pty-port.js';
+import { NodePtyPort } from '../terminal/node-pty-port.js';
+import { loginShell, shellEnvironment } from '../terminal/pty-terminals.js';
 import { isPrivatePath } from './private-folders.js';
 import { rootOf } from './shared-roots.js';
 
@@ -35,6 +40,12 @@ export interface MachineExecutorOptions {
   tasksDir: string;
   context?: LocalContext;
   clock?: Clock;
+  /** Where terminals (`pty.*`) run: this computer's PTYs by default. */
+  pty?: PtyPort;
+  /** Terminals open at once; MAX_MACHINE_PTYS by default. */
+  maxPtys?: number;
+  /** The environment terminal shells start from (credentials are taken out); process.env by default. */
+  env?: NodeJS.ProcessEnv;
   /** Test seam: runs between a file's confinement check and its open. */
   beforeOpen?: (path: string) => Promise<void>;
 }
@@ -54,6 +65,7 @@ export class MachineExecutor {
   readonly context: LocalContext;
   readonly processes: LiveProcesses;
   readonly tasks: BackgroundTasks;
+  readonly ptys: LivePtys;
   private readonly calls = new Map<string, AbortController>();
   private inFlight = 0;
   private send: ((event: MachineEvent) => boolean) | undefined;
@@ -62,6 +74,11 @@ export class MachineExecutor {
     this.context = options.context ?? new LocalContext();
     const start = this.context.spawn.bind(this.context);
     this.processes = new LiveProcesses(start, (event) => void this.send?.(event));
+    this.ptys = new LivePtys(
+      options.pty ?? new NodePtyPort(),
+      (event) => void this.send?.(event),
+      options.maxPtys ?? MAX_MACHINE_PTYS,
+    );
     this.tasks = new BackgroundTasks({
       dir: options.tasksDir,
       clock: options.clock ?? systemClock,
@@ -76,11 +93,13 @@ export class MachineExecutor {
     this.tasks.attach((task: TaskInfo) => send({ type: 'task.exit', task }));
   }
 
-  /** The link dropped: live processes die with it; background tasks and running commands go on. */
+  /** The link dropped: live processes and terminals die with it; background tasks and running
+   * commands go on. */
   detach(): void {
     this.send = undefined;
     this.tasks.detach();
     this.processes.killAll();
+    this.ptys.killAll();
   }
 
   async close(): Promise<void> {
@@ -92,9 +111,9 @@ export class MachineExecutor {
   /** An event from the host (flow control). Unknown or malformed ones are skipped. */
   event(input: unknown): void {
     const decoded = decodeMachineEvent(input);
-    if (decoded.kind === 'event' && decoded.event.type === 'proc.ack') {
-      this.processes.ack(decoded.event.procId, decoded.event.bytes);
-    }
+    if (decoded.kind !== 'event') return;
+    if (decoded.event.type === 'proc.ack') this.processes.ack(decoded.event.procId, decoded.event.bytes);
+    else if (decoded.event.type === 'pty.ack') this.ptys.ack(decoded.event.ptyId, decoded.event.bytes);
   }
 
   /** One request from the host: decoded against the method table, then served. */
@@ -211,6 +230,14 @@ export class MachineExecutor {
         return this.processes.closeInput(str('procId'));
       case 'proc.kill':
         return this.processes.kill(str('procId'), params.signal as never);
+      case 'pty.spawn':
+        return this.spawnPty(params as { ptyId: string; cwd?: string; cols: number; rows: number });
+      case 'pty.write':
+        return this.ptys.write(str('ptyId'), str('data'));
+      case 'pty.resize':
+        return this.ptys.resize(str('ptyId'), num('cols'), num('rows'));
+      case 'pty.kill':
+        return this.ptys.kill(str('ptyId'), params.signal as never);
       case 'tasks.start': {
         const cwd = await this.folder(str('cwd'));
         if (!cwd.ok) return cwd;
@@ -280,6 +307,25 @@ export class MachineExecutor {
     } catch (error) {
       return ioError(path, error);
     }
+  }
+
+  /** The login shell on a PTY, in a folder inside the shared roots (relative to the first). */
+  private async spawnPty(p: { ptyId: string; cwd?: string; cols: number; rows: number }): Promise<Outcome> {
+    const full = this.ptys.full();
+    if (!full.ok) return full;
+    const [first] = this.options.roots;
+    if (first === undefined) return execFail('outside-root', 'this machine shares no folder');
+    const requested = p.cwd ?? first;
+    const cwd = isAbsolute(requested) ? await this.folder(requested) : await this.folderWithin(first, requested);
+    if (!cwd.ok) return cwd;
+    const env = this.options.env ?? process.env;
+    return this.ptys.spawn(p.ptyId, {
+      shell: loginShell(env),
+      cwd: cwd.value,
+      env: shellEnvironment(env),
+      cols: p.cols,
+      rows: p.rows,
+    });
   }
 
   private async run(p: {

@@ -60,12 +60,13 @@ export class PtyTerminals implements TerminalPlace {
     if (this.live >= max) return execFail('busy', `${max} terminals are open already; close one first`);
     const folder = await this.folder(request.cwd);
     if (!folder.ok) return folder;
-    const shell = this.shell();
+    const env = this.options.env ?? process.env;
+    const shell = this.options.shell ?? loginShell(env);
     const spawned = this.options.pty.spawn({
       file: shell,
       args: ['-l'],
       cwd: folder.value,
-      env: this.environment(),
+      env: shellEnvironment(env),
       cols: request.cols,
       rows: request.rows,
     });
@@ -98,26 +99,27 @@ export class PtyTerminals implements TerminalPlace {
     }
     return execFail('outside-root', `${requested} is not under a folder this computer shares`);
   }
+}
 
-  private shell(): string {
-    if (this.options.shell) return this.options.shell;
-    const env = this.options.env ?? process.env;
-    if (env.SHELL) return env.SHELL;
-    try {
-      return userInfo().shell ?? '/bin/sh';
-    } catch {
-      return '/bin/sh';
-    }
+/** The user's login shell: $SHELL, else the password entry, else /bin/sh. */
+export function loginShell(env: NodeJS.ProcessEnv): string {
+  if (env.SHELL) return env.SHELL;
+  try {
+    return userInfo().shell ?? '/bin/sh';
+  } catch {
+    return '/bin/sh';
   }
+}
 
-  private environment(): Record<string, string> {
-    const env: Record<string, string> = {};
-    for (const [key, value] of Object.entries(commandEnvironment(this.options.env ?? process.env))) {
-      if (value !== undefined) env[key] = value;
-    }
-    env.TERM = 'xterm-256color';
-    env.COLORTERM = 'truecolor';
-    env.LANG ??= 'C.UTF-8';
-    return env;
+/** A terminal shell's environment: `env` with this computer's credentials taken out, and a
+ * terminal type the app's emulator speaks. */
+export function shellEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(commandEnvironment(env))) {
+    if (value !== undefined) out[key] = value;
   }
+  out.TERM = 'xterm-256color';
+  out.COLORTERM = 'truecolor';
+  out.LANG ??= 'C.UTF-8';
+  return out;
 }

@@ -33,6 +33,15 @@ export const OUTPUT_WINDOW_BYTES = 1024 * 1024;
 /** Bytes of stdin in one `proc.write`: 256 KiB; a bigger write is split by the host. */
 export const MAX_PROC_WRITE_BYTES = 256 * 1024;
 
+/** Terminals (`pty.spawn`) open at once per machine: 32, as many as a host keeps of its own
+ * (MAX_TERMINALS); one more is refused `busy`. They die with the link, like live processes. */
+export const MAX_MACHINE_PTYS = 32;
+
+/** Terminal columns and rows a host may ask a machine for: far past any screen, small enough that
+ * a screen model of that size stays bounded. */
+export const MAX_PTY_COLS = 1000;
+export const MAX_PTY_ROWS = 500;
+
 /** Background tasks running at once per machine; one more is refused `busy`. */
 export const MAX_RUNNING_TASKS = 64;
 

@@ -7,6 +7,8 @@ import {
   MAX_MACHINE_ROOTS,
   MAX_OUTPUT_CHUNK_BYTES,
   MAX_PROC_WRITE_BYTES,
+  MAX_PTY_COLS,
+  MAX_PTY_ROWS,
   MAX_TASK_READ_BYTES,
   MAX_TASK_WAIT_MS,
 } from './machine-limits.js';
@@ -183,6 +185,29 @@ export const MACHINE_METHODS = {
   'proc.write': call(v.object({ procId: Id, data: Base64Url(MAX_PROC_WRITE_BYTES) }), Empty, false),
   'proc.closeInput': call(v.object({ procId: Id }), Empty, true),
   'proc.kill': call(v.object({ procId: Id, signal: v.optional(KillSignalSchema) }), Empty, true),
+  /** A terminal: the machine's login shell on a PTY in a shared folder (the first root when no
+   * `cwd`), its credentials out of the environment. `ptyId` names it, as `procId` does a process. */
+  'pty.spawn': call(
+    v.object({
+      ptyId: Id,
+      cwd: v.optional(Path),
+      cols: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_PTY_COLS)),
+      rows: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_PTY_ROWS)),
+    }),
+    v.object({ shell: Path, cwd: Path, pid: Count }),
+    false,
+  ),
+  'pty.write': call(v.object({ ptyId: Id, data: Base64Url(MAX_PROC_WRITE_BYTES) }), Empty, false),
+  'pty.resize': call(
+    v.object({
+      ptyId: Id,
+      cols: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_PTY_COLS)),
+      rows: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_PTY_ROWS)),
+    }),
+    Empty,
+    true,
+  ),
+  'pty.kill': call(v.object({ ptyId: Id, signal: v.optional(KillSignalSchema) }), Empty, true),
   'tasks.start': call(
     v.object({ command: v.pipe(v.string(), v.minLength(1), v.maxLength(256 * 1024)), cwd: Path }),
     v.object({ task: TaskInfoSchema }),
@@ -237,6 +262,17 @@ export const MACHINE_EVENT_SCHEMAS = {
   }),
   /** Host → machine: bytes of a process's output the host has taken; reopens its window. */
   'proc.ack': v.object({ type: v.literal('proc.ack'), procId: Id, bytes: Count }),
+  /** Machine → host: a terminal's output, raw bytes in order. */
+  'pty.output': v.object({ type: v.literal('pty.output'), ptyId: Id, data: Base64Url(MAX_OUTPUT_CHUNK_BYTES) }),
+  /** Machine → host: a terminal's program ended; sent after all its output. */
+  'pty.exit': v.object({
+    type: v.literal('pty.exit'),
+    ptyId: Id,
+    code: v.nullable(v.pipe(v.number(), v.integer())),
+    signal: v.nullable(Name),
+  }),
+  /** Host → machine: bytes of a terminal's output the host has taken; reopens its window. */
+  'pty.ack': v.object({ type: v.literal('pty.ack'), ptyId: Id, bytes: Count }),
   /** Machine → host: a background task ended (queued while the link is down, sent on reconnect). */
   'task.exit': v.object({ type: v.literal('task.exit'), task: TaskInfoSchema }),
 } as const;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BoxKeyPair, HostEvent, Transport } from '@tether/shared-protocol';
 import { generateBoxKeyPair, memoryPipe, secureRandom, systemClock } from '@tether/shared-protocol';
-import type { AgentState } from '@tether/machine';
+import type { AgentState, PtyPort } from '@tether/machine';
 import { MachineAgent, MachineExecutor } from '@tether/machine';
 import { Counters } from '../../gateway/stats.js';
 import { openDatabase } from '../../store/database.js';
@@ -26,7 +26,15 @@ export interface MachineKit {
   events: HostEvent[];
   base: string;
   /** Starts a machine agent sharing `roots` (created under base) with `token`. */
-  machine(options: { token: string; name?: string; machineId?: string; root?: string }): TestMachine;
+  machine(options: {
+    token: string;
+    name?: string;
+    machineId?: string;
+    root?: string;
+    /** Terminals on the machine: real PTYs unless given. */
+    pty?: PtyPort;
+    maxPtys?: number;
+  }): TestMachine;
   close(): Promise<void>;
 }
 
@@ -72,7 +80,7 @@ export function machineKit(options: { clock?: Clock; waitMs?: number } = {}): Ma
     stats,
     events,
     base,
-    machine({ token, name = 'laptop', machineId = 'm_laptop', root }) {
+    machine({ token, name = 'laptop', machineId = 'm_laptop', root, pty, maxPtys }) {
       const shared = root ?? join(base, name);
       mkdirSync(shared, { recursive: true });
       const executor = new MachineExecutor({
@@ -80,6 +88,8 @@ export function machineKit(options: { clock?: Clock; waitMs?: number } = {}): Ma
         privates: [],
         tasksDir: join(base, `${name}-tasks`),
         clock,
+        ...(pty ? { pty } : {}),
+        ...(maxPtys !== undefined ? { maxPtys } : {}),
       });
       const states: AgentState[] = [];
       const watchers: (() => void)[] = [];
