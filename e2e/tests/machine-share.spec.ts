@@ -158,6 +158,18 @@ test.describe('a machine lending itself to the host', () => {
     await tool.locator('summary').click();
     await expect(tool.locator('.tool-output')).toContainText(MACHINE_ONLY);
 
+    // A terminal from the session opens on the machine, in the session's folder there.
+    await page.getByRole('button', { name: 'Terminal', exact: true }).click();
+    await expect(page.locator('[data-screen="terminal"]')).toHaveAttribute('data-terminal-status', 'live');
+    const terminalRows = page.locator('[data-terminal-view] .xterm-rows');
+    await page.locator('[data-terminal-view]').click();
+    await page.keyboard.type('ls; pwd');
+    await page.keyboard.press('Enter');
+    await expect(terminalRows).toContainText(MACHINE_ONLY, { timeout: 20_000 });
+    await expect(terminalRows).toContainText(root);
+    await page.goBack();
+    await expect(page.locator('[data-screen="session"]')).toBeVisible();
+
     // The machine goes away: the app shows it, and the session on it, as offline.
     const exited = new Promise((resolve) => share!.once('exit', resolve));
     share!.kill('SIGTERM');

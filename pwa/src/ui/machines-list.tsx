@@ -1,5 +1,6 @@
 import type { HostConnection } from '../net/host-connection.js';
 import { relativeTime } from './relative-time.js';
+import { TerminalButton } from './terminal-button.js';
 import { useStore } from './use-store.js';
 
 /** The machines that lend themselves to this host: status, shared folders, last seen. */
@@ -22,6 +23,15 @@ export function MachinesList({ connection, now }: { connection: HostConnection; 
               {machine.status === 'offline' &&
                 ` · last seen ${machine.lastSeenAt === null ? 'never' : relativeTime(machine.lastSeenAt, now)}`}
             </span>
+            {machine.status === 'online' && (
+              <span class="row-actions">
+                <TerminalButton
+                  hostId={connection.hostId}
+                  machine={machine.name}
+                  label={`Terminal on ${machine.name}`}
+                />
+              </span>
+            )}
           </li>
         ))}
       </ul>

@@ -115,7 +115,13 @@ export function SessionScreen({ hostId, sessionId, back }: { hostId: string; ses
             {stopping ? 'Stopping…' : 'Stop'}
           </button>
         )}
-        {summary?.place === 'local' && <TerminalButton hostId={hostId} cwd={summary.cwd} />}
+        {summary && (
+          <TerminalButton
+            hostId={hostId}
+            cwd={summary.cwd}
+            {...(summary.place !== 'local' ? { machine: summary.place } : {})}
+          />
+        )}
       </TopBar>
       {view.watchError && (
         <p class="banner error-text" role="alert">

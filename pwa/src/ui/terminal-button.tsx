@@ -7,10 +7,22 @@ import { useStore } from './use-store.js';
 const FIRST_SIZE = { cols: 80, rows: 24 };
 
 /**
- * "Terminal": opens a shell on the host (in `cwd`, a session's folder, when given) and goes to
- * it. Shown only to a device with the terminal scope, on a host that offers terminals.
+ * "Terminal": opens a shell on the host, or on one of its machines (in `cwd`, a session's folder,
+ * when given) and goes to it. Shown only to a device with the terminal scope, on a host that
+ * offers terminals.
  */
-export function TerminalButton({ hostId, cwd, label = 'Terminal' }: { hostId: string; cwd?: string; label?: string }) {
+export function TerminalButton({
+  hostId,
+  cwd,
+  machine,
+  label = 'Terminal',
+}: {
+  hostId: string;
+  cwd?: string;
+  /** A machine's name; the host's own computer when absent. */
+  machine?: string;
+  label?: string;
+}) {
   const { app, navigate } = useApp();
   useStore(app.connectionsVersion);
   const hosts = useStore(app.hosts);
@@ -24,7 +36,11 @@ export function TerminalButton({ hostId, cwd, label = 'Terminal' }: { hostId: st
   const open = async () => {
     setOpening(true);
     setError(undefined);
-    const opened = await connection.client.call('terminals.open', { ...FIRST_SIZE, ...(cwd ? { cwd } : {}) });
+    const opened = await connection.client.call('terminals.open', {
+      ...FIRST_SIZE,
+      ...(cwd ? { cwd } : {}),
+      ...(machine !== undefined ? { machine } : {}),
+    });
     setOpening(false);
     if (!opened.ok) return setError(opened.error.message);
     navigate(formatRoute({ name: 'terminal', hostId, terminalId: opened.value.terminalId }));
