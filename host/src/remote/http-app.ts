@@ -1,5 +1,10 @@
 import type { ErrorCode, PairReplyBody, ProtocolError, Result } from '@tether/shared-protocol';
-import { MAX_ONE_SHOT_BODY, MAX_PAIR_BODY } from '@tether/shared-protocol';
+import {
+  APP_CONTENT_SECURITY_POLICY,
+  APP_SECURITY_HEADERS,
+  MAX_ONE_SHOT_BODY,
+  MAX_PAIR_BODY,
+} from '@tether/shared-protocol';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
@@ -9,21 +14,8 @@ import { chooseEncoding } from './accept-encoding.js';
 import type { AppFile } from './app-files.js';
 import type { Counters } from '../gateway/stats.js';
 
-/** The strict policy every page gets: only this origin, no inline script, no framing. */
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data: blob:",
-  "connect-src 'self'",
-  "worker-src 'self'",
-  "manifest-src 'self'",
-  "media-src 'self' blob:",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+/** The strict policy every page gets (one copy for every server of the app: shared-protocol). */
+export const CONTENT_SECURITY_POLICY = APP_CONTENT_SECURITY_POLICY;
 
 /**
  * The policy with more places the page may connect to: the host's relay, so that the app loaded
@@ -118,13 +110,8 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
       await next();
     }
     const headers = c.res.headers;
+    for (const [name, value] of Object.entries(APP_SECURITY_HEADERS)) headers.set(name, value);
     headers.set('Content-Security-Policy', contentSecurityPolicy(deps.connectSources?.() ?? []));
-    headers.set('X-Content-Type-Options', 'nosniff');
-    headers.set('Referrer-Policy', 'no-referrer');
-    headers.set('X-Frame-Options', 'DENY');
-    headers.set('Cross-Origin-Opener-Policy', 'same-origin');
-    headers.set('Cross-Origin-Resource-Policy', 'same-origin');
-    headers.set('Permissions-Policy', 'camera=(self), microphone=(), geolocation=()');
     if (c.req.path.startsWith('/rc/')) headers.set('Cache-Control', 'no-store');
   });
 
