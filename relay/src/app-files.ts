@@ -1,27 +1,13 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { APP_FILE_TYPES } from '@tether/shared-protocol';
 
 /** The built app in this repository: `<repo>/pwa/dist` (from `relay/src` or `relay/dist` alike). */
 export const DEFAULT_APP_DIR = fileURLToPath(new URL('../../pwa/dist', import.meta.url));
 
 /** Bytes of app files held in memory at most: 32 MiB (the built app is well under 1 MiB). */
 const MAX_APP_BYTES = 32 * 1024 * 1024;
-
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.webmanifest': 'application/manifest+json; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.wasm': 'application/wasm',
-  '.txt': 'text/plain; charset=utf-8',
-  '.woff2': 'font/woff2',
-};
 
 export interface AppFile {
   body: Uint8Array;
@@ -54,7 +40,7 @@ export function loadAppFiles(dir: string): Map<string, AppFile> | undefined | st
         const rel = relative(dir, path).split(sep).join('/');
         files.set(`/${rel}`, {
           body: readFileSync(path),
-          type: TYPES[extname(name).toLowerCase()] ?? 'application/octet-stream',
+          type: APP_FILE_TYPES[extname(name).toLowerCase()] ?? 'application/octet-stream',
           immutable: rel.startsWith('assets/'),
         });
       }

@@ -2,27 +2,13 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { APP_FILE_TYPES } from '@tether/shared-protocol';
 
 /** Where the built app is, next to this package: `<repo>/pwa/dist`. */
 export const DEFAULT_APP_DIR = fileURLToPath(new URL('../../../pwa/dist', import.meta.url));
 
 /** Bytes of app files held in memory at most (the built app is well under 1 MB). */
 const MAX_APP_BYTES = 32 * 1024 * 1024;
-
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.webmanifest': 'application/manifest+json; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.wasm': 'application/wasm',
-  '.txt': 'text/plain; charset=utf-8',
-  '.woff2': 'font/woff2',
-};
 
 /** Content codings the build precompresses to (`<file>.br`, `<file>.gz`), in order of preference. */
 export const APP_ENCODINGS = ['br', 'gzip'] as const;
@@ -75,7 +61,7 @@ export function loadAppFiles(dir: string): Map<string, AppFile> | undefined {
     if (isVariant(path)) continue;
     const file: AppFile = {
       body,
-      type: TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream',
+      type: APP_FILE_TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream',
       immutable: path.startsWith('/assets/'),
     };
     for (const encoding of APP_ENCODINGS) {
