@@ -1,17 +1,22 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/**
- * A loopback stand-in for an OpenAI-compatible chat server, for tests that run the real `tether
- * start` with `--model openai-compatible:fake@<url>`. It streams what a model fed a hostile file
- * would: asked afresh, a shell tool call with `command`; after a tool result, a short reply.
- */
+/** A loopback OpenAI-compatible chat server, for tests that run the real `tether start`. */
 export interface FakeModel {
   url: string;
   close(): Promise<void>;
 }
 
-export async function startFakeModel(command: string): Promise<FakeModel> {
+/** Writes one streamed chunk: a delta, and the finish reason on the last. */
+export type ChunkWriter = (delta: Record<string, unknown>, finish: string | null) => void;
+
+/**
+ * Serves `POST …/chat/completions` as a stream: `reply` gets the request's messages and writes
+ * the answer's chunks; the stream is ended after it.
+ */
+export async function startChatServer(
+  reply: (messages: { role: string }[], write: ChunkWriter) => void,
+): Promise<FakeModel> {
   const server = createServer((req, res) => {
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
@@ -21,39 +26,18 @@ export async function startFakeModel(command: string): Promise<FakeModel> {
         return;
       }
       const request = JSON.parse(body) as { messages: { role: string }[] };
-      const afterTool = request.messages.at(-1)?.role === 'tool';
-      const chunk = (delta: Record<string, unknown>, finish: string | null) =>
-        `data: ${JSON.stringify({
-          id: 'chatcmpl-fake',
-          object: 'chat.completion.chunk',
-          created: 1_700_000_000,
-          model: 'fake',
-          choices: [{ index: 0, delta, finish_reason: finish }],
-        })}\n\n`;
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      if (afterTool) {
-        res.write(chunk({ role: 'assistant', content: 'Done.' }, null));
-        res.write(chunk({}, 'stop'));
-      } else {
+      reply(request.messages, (delta, finish) =>
         res.write(
-          chunk(
-            {
-              role: 'assistant',
-              content: null,
-              tool_calls: [
-                {
-                  index: 0,
-                  id: 'call_fake_1',
-                  type: 'function',
-                  function: { name: 'shell', arguments: JSON.stringify({ command }) },
-                },
-              ],
-            },
-            null,
-          ),
-        );
-        res.write(chunk({}, 'tool_calls'));
-      }
+          `data: ${JSON.stringify({
+            id: 'chatcmpl-fake',
+            object: 'chat.completion.chunk',
+            created: 1_700_000_000,
+            model: 'fake',
+            choices: [{ index: 0, delta, finish_reason: finish }],
+          })}\n\n`,
+        ),
+      );
       res.end('data: [DONE]\n\n');
     });
   });
@@ -67,4 +51,34 @@ export async function startFakeModel(command: string): Promise<FakeModel> {
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * What a model fed a hostile file would stream, for `--model openai-compatible:fake@<url>`: asked
+ * afresh, a shell tool call with `command`; after a tool result, a short reply.
+ */
+export function startFakeModel(command: string): Promise<FakeModel> {
+  return startChatServer((messages, write) => {
+    if (messages.at(-1)?.role === 'tool') {
+      write({ role: 'assistant', content: 'Done.' }, null);
+      write({}, 'stop');
+      return;
+    }
+    write(
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          {
+            index: 0,
+            id: 'call_fake_1',
+            type: 'function',
+            function: { name: 'shell', arguments: JSON.stringify({ command }) },
+          },
+        ],
+      },
+      null,
+    );
+    write({}, 'tool_calls');
+  });
 }
