@@ -463,6 +463,7 @@ export class Host {
       clock: this.clock,
       machines: this.machines.handlerDeps(),
       terminals: this.terminals,
+      run: () => Promise.resolve(fail('unsupported', 'wrapped programs are not ready yet')),
     });
   }
 

@@ -1,21 +1,67 @@
 import type { ChannelMessage, Result, SessionEvent } from '@tether/shared-protocol';
-import { MAX_CONTROL_LINE, decodeChannelMessage, protocolError } from '@tether/shared-protocol';
+import { MAX_CONTROL_LINE, decodeChannelMessage, fail, ok, protocolError } from '@tether/shared-protocol';
 import { chmodSync, existsSync, unlinkSync } from 'node:fs';
 import type { Server, Socket } from 'node:net';
 import { connect, createServer } from 'node:net';
+import type { Outbox } from '../gateway/outbox.js';
+import { LOW_WATER_BYTES } from '../gateway/outbox.js';
+import type { StreamHost } from '../gateway/stream-host.js';
+import type { Subscription } from '../gateway/subscriptions.js';
 import type { Dispatch } from '../rpc/dispatch.js';
 import { LineSplitter } from './line-splitter.js';
 
 /** Bytes queued to one client before it is cut off as too slow (a stuck `--follow` reader). */
 const MAX_PENDING_WRITE = 8 * 1024 * 1024;
 
+/** Streams (a terminal's output) one control client reads at once. */
+const MAX_CONTROL_STREAMS = 8;
+
 /** One client of the control socket. */
-export class ControlConnection {
+export class ControlConnection implements StreamHost {
   /** Sessions this client follows; the host sends their events as they are appended. */
   readonly following = new Set<string>();
+  /** Flow-controlled streams this client reads (a terminal it is attached to, with `tether run`). */
+  private readonly streams = new Map<string, Subscription>();
+  readonly outbox: Outbox;
   private closed = false;
 
-  constructor(private readonly socket: Socket) {}
+  constructor(private readonly socket: Socket) {
+    const connection = this;
+    this.outbox = {
+      send: (message) => this.send(message, false),
+      buffered: () => socket.writableLength,
+      drained: () =>
+        socket.writableLength < LOW_WATER_BYTES || this.closed
+          ? Promise.resolve()
+          : new Promise((resolve) => {
+              socket.once('drain', resolve);
+              socket.once('close', resolve);
+            }),
+      get closed() {
+        return connection.isClosed;
+      },
+      cutOff: () => this.close(),
+    };
+  }
+
+  subscribe(subscription: Subscription): Result<void> {
+    if (!this.streams.has(subscription.key) && this.streams.size >= MAX_CONTROL_STREAMS) {
+      subscription.end();
+      return fail('busy', `at most ${MAX_CONTROL_STREAMS} streams per control connection`);
+    }
+    this.streams.get(subscription.key)?.end();
+    this.streams.set(subscription.key, subscription);
+    return ok(undefined);
+  }
+
+  subscription(key: string): Subscription | undefined {
+    return this.streams.get(key);
+  }
+
+  unsubscribe(key: string): void {
+    this.streams.get(key)?.end();
+    this.streams.delete(key);
+  }
 
   /** Sends a message; a live event to a reader this far behind closes it instead (`bounded`). */
   send(message: ChannelMessage, bounded = true): void {
@@ -48,6 +94,8 @@ export class ControlConnection {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    for (const stream of this.streams.values()) stream.end();
+    this.streams.clear();
     this.socket.destroy();
   }
 

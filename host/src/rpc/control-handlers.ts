@@ -1,4 +1,11 @@
-import type { Clock, ControlMethods, ControlResult, RelayLinkStatus, Result } from '@tether/shared-protocol';
+import type {
+  Clock,
+  ControlMethods,
+  ControlParams,
+  ControlResult,
+  RelayLinkStatus,
+  Result,
+} from '@tether/shared-protocol';
 import { fail, ok } from '@tether/shared-protocol';
 import type { ApprovalBroker } from '../agent/approval-broker.js';
 import type { SessionManager } from '../agent/session-manager.js';
@@ -8,6 +15,7 @@ import type { DeviceStore } from '../store/device-store.js';
 import type { EventLog } from '../store/event-log.js';
 import type { TerminalManager } from '../terminals/terminal-manager.js';
 import { replayThenFollow } from '../store/replay.js';
+import { terminalStreamHandlers } from '../terminals/terminal-handlers.js';
 import type { AgentCatalog } from '../agents/agent-catalog.js';
 import type { Handlers } from './dispatch.js';
 import { historyHandlers } from './history-handlers.js';
@@ -53,7 +61,9 @@ export interface ControlDeps {
   clock: Pick<Clock, 'now'>;
   /** Machines and their tokens. */
   machines: MachineDeps;
-  terminals: Pick<TerminalManager, 'list'>;
+  terminals: TerminalManager;
+  /** `tether run`: a program in a terminal, followed as a session. */
+  run: (params: ControlParams<'terminals.run'>) => Promise<Result<ControlResult<'terminals.run'>>>;
 }
 
 /** Every control-socket method: the person at the computer, through `tether …`. */
@@ -141,5 +151,7 @@ export function controlHandlers(deps: ControlDeps): Handlers<ControlMethods, Con
     },
     ...machineControlHandlers(deps.machines),
     'terminals.list': () => ok({ terminals: deps.terminals.list() }),
+    'terminals.run': (p) => deps.run(p),
+    ...terminalStreamHandlers<ControlConnection>(deps.terminals, (connection) => connection),
   };
 }

@@ -9,7 +9,18 @@ import {
 import { AgentName, ListAgentsResult } from '../rpc/agents.js';
 import { Count, Empty, Id, Name, Path, Seq, Timestamp } from '../rpc/common.js';
 import { DeviceInfoSchema, ListDevicesResult, RevokeDeviceParams } from '../rpc/devices.js';
-import { ListTerminalsResult } from '../rpc/terminals.js';
+import {
+  AckTerminalParams,
+  AttachTerminalParams,
+  AttachTerminalResult,
+  Cols,
+  ListTerminalsResult,
+  ResizeTerminalParams,
+  Rows,
+  TerminalIdParams,
+  TerminalInfoSchema,
+  TerminalInputParams,
+} from '../rpc/terminals.js';
 import { ScopeSchema } from '../scopes.js';
 import { ConfigureSessionParams } from '../rpc/history.js';
 import {
@@ -21,6 +32,7 @@ import {
   SessionIdParams,
   SessionResult,
   WatchSessionParams,
+  SessionSummarySchema,
 } from '../rpc/sessions.js';
 import {
   CreateTokenParams,
@@ -131,6 +143,30 @@ export const SessionEventsResult = v.object({
   lastSeq: Seq,
 });
 
+/** Variables a wrapped program is given from the caller's environment: at most 1024, 256 KiB. */
+export const MAX_RUN_ENV = 1024;
+const EnvName = v.pipe(v.string(), v.minLength(1), v.maxLength(256), v.regex(/^[^=\0]+$/));
+const EnvValue = v.pipe(v.string(), v.maxLength(32 * 1024));
+
+/** `tether run`: a program in a terminal the host owns, followed as a `terminal` session. */
+export const RunTerminalParams = v.object({
+  /** Unique among the wrapped programs running now; the program's name when absent. */
+  name: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(64), v.regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/))),
+  cwd: Path,
+  /** The program and its arguments, run without a shell. */
+  command: v.pipe(v.array(v.pipe(v.string(), v.maxLength(4096))), v.minLength(1), v.maxLength(256)),
+  /** The caller's environment, which the program runs with (the host's credentials taken out). */
+  env: v.optional(
+    v.pipe(
+      v.record(EnvName, EnvValue),
+      v.check((env) => Object.keys(env).length <= MAX_RUN_ENV, `at most ${MAX_RUN_ENV} variables`),
+    ),
+  ),
+  cols: Cols,
+  rows: Rows,
+});
+export const RunTerminalResult = v.object({ session: SessionSummarySchema, terminal: TerminalInfoSchema });
+
 export const AutoApproveParams = v.object({ id: Id, enabled: v.boolean() });
 
 function control<P extends v.GenericSchema, R extends v.GenericSchema>(params: P, result: R) {
@@ -168,6 +204,14 @@ export const CONTROL_METHODS = {
   'machines.list': control(Empty, ListMachineDetailsResult),
   'machines.forget': control(ForgetMachineParams, Empty),
   'terminals.list': control(Empty, ListTerminalsResult),
+  /** Starts a wrapped program (`tether run`); attach to follow it. */
+  'terminals.run': control(RunTerminalParams, RunTerminalResult),
+  /** Streams a terminal's output to this client as `terminal.*` events, acknowledged like a device's. */
+  'terminals.attach': control(AttachTerminalParams, AttachTerminalResult),
+  'terminals.detach': control(TerminalIdParams, Empty),
+  'terminals.ack': control(AckTerminalParams, Empty),
+  'terminals.input': control(TerminalInputParams, Empty),
+  'terminals.resize': control(ResizeTerminalParams, Empty),
 } as const;
 
 export type ControlMethods = typeof CONTROL_METHODS;

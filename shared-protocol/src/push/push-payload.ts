@@ -67,11 +67,29 @@ export const RunPushSchema = v.object({
   text: Line(MAX_PUSH_SUMMARY + 64),
 });
 
-export const PushPayloadSchema = v.variant('type', [ApprovalPushSchema, ResolvedPushSchema, RunPushSchema]);
+/** A session waits for the person (a wrapped program's question, a run at its limit): opens it. */
+export const WaitingPushSchema = v.object({
+  v: v.literal(PUSH_PAYLOAD_VERSION),
+  type: v.literal('waiting'),
+  hostId: HostId,
+  sessionId: Id,
+  title: Line(MAX_PUSH_TITLE),
+  reason: v.picklist(['question', 'limit']),
+  /** What it waits on, one line, escaped and cut. */
+  text: Line(MAX_PUSH_SUMMARY + 64),
+});
+
+export const PushPayloadSchema = v.variant('type', [
+  ApprovalPushSchema,
+  ResolvedPushSchema,
+  RunPushSchema,
+  WaitingPushSchema,
+]);
 
 export type ApprovalPush = v.InferOutput<typeof ApprovalPushSchema>;
 export type ResolvedPush = v.InferOutput<typeof ResolvedPushSchema>;
 export type RunPush = v.InferOutput<typeof RunPushSchema>;
+export type WaitingPush = v.InferOutput<typeof WaitingPushSchema>;
 export type PushPayload = v.InferOutput<typeof PushPayloadSchema>;
 
 /** Decodes a push message's text; undefined for anything that is not a payload of this version. */

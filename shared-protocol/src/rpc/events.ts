@@ -116,6 +116,17 @@ export const SESSION_EVENT_SCHEMAS = {
     level: v.picklist(['info', 'warning', 'error']),
     text: v.pipe(v.string(), v.maxLength(4000)),
   }),
+  /**
+   * The session stopped and waits for the person: a wrapped program asks a question (`question`,
+   * with the question's line from its screen), or a run reached its model-call limit (`limit`).
+   * Sent once per stop; the session's status says whether it still waits.
+   */
+  'session.waiting': v.object({
+    ...sessionBase,
+    type: v.literal('session.waiting'),
+    reason: v.picklist(['question', 'limit']),
+    text: v.pipe(v.string(), v.maxLength(1000)),
+  }),
   /** A file the session wrote or edited, with the diff of what changed (for the Changes view). */
   'file.changed': v.object({
     ...sessionBase,

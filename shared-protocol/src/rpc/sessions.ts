@@ -45,6 +45,8 @@ export const SessionSummarySchema = v.object({
   lastLine: v.pipe(v.string(), v.maxLength(400)),
   /** The current (or last) run at a glance; absent from hosts that do not keep it. */
   activity: v.optional(SessionActivitySchema),
+  /** A `terminal` session's terminal (`terminals.attach`), while the host holds it open. */
+  terminalId: v.optional(Id),
 });
 
 export type SessionSummary = v.InferOutput<typeof SessionSummarySchema>;

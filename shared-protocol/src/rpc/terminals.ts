@@ -18,8 +18,8 @@ export const TERMINAL_ACK_BYTES = TERMINAL_WINDOW_BYTES / 4;
  * connection takes to be noticed (ping plus pong wait), after which it would be gone anyway. */
 export const TERMINAL_STALL_MS = 30 * 1000;
 
-const Cols = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(1000));
-const Rows = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(500));
+export const Cols = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(1000));
+export const Rows = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(500));
 
 export const TerminalInfoSchema = v.object({
   id: Id,
@@ -36,6 +36,8 @@ export const TerminalInfoSchema = v.object({
   end: Count,
   status: v.picklist(['running', 'exited']),
   exitCode: v.nullable(v.number()),
+  /** The `terminal` session a wrapped program's terminal belongs to (`tether run`). */
+  sessionId: v.optional(Id),
 });
 
 export const OpenTerminalParams = v.object({
