@@ -26,7 +26,7 @@ export class ControlConnection implements StreamHost {
   private closed = false;
 
   constructor(private readonly socket: Socket) {
-    const connection = this;
+    const isClosed = () => this.closed;
     this.outbox = {
       send: (message) => this.send(message, false),
       buffered: () => socket.writableLength,
@@ -38,7 +38,7 @@ export class ControlConnection implements StreamHost {
               socket.once('close', resolve);
             }),
       get closed() {
-        return connection.isClosed;
+        return isClosed();
       },
       cutOff: () => this.close(),
     };
