@@ -53,6 +53,7 @@ export type {
   OpenTerminalError,
   OpenTerminalRequest,
   PtyTerminalsOptions,
+  RunProgramRequest,
   TerminalPlace,
 } from './terminal/pty-terminals.js';
 export type { SecretRead } from './secret-file.js';

@@ -38,6 +38,33 @@ async function outputContains(terminal: TerminalHandle, text: string, timeoutMs 
 }
 
 describe('terminals on this computer', () => {
+  it('runs a named program with the person\'s environment, less Tether\'s own variables', async () => {
+    const terminals = new PtyTerminals({ pty: new NodePtyPort(), roots: [root], clock: systemClock });
+    const script = 'echo "key=[$ANTHROPIC_API_KEY] token=[$TETHER_TOKEN] term=$TERM args=$*"; exit 3';
+    const opened = await terminals.run({
+      command: ['/bin/sh', '-c', script, 'sh', 'a', 'b'],
+      cwd: root,
+      env: { PATH: process.env.PATH, ANTHROPIC_API_KEY: 'mine', TETHER_TOKEN: 'hidden' },
+      cols: 80,
+      rows: 24,
+    });
+    if (!opened.ok) throw new Error(opened.error.message);
+    open.push(opened.value);
+    const exited = new Promise((resolve) => opened.value.onExit(resolve));
+    expect(await outputContains(opened.value, 'args=')).toContain('key=[mine] token=[] term=xterm-256color args=a b');
+    expect(await exited).toEqual({ code: 3, signal: null });
+    expect(opened.value.shell).toBe('/bin/sh');
+  });
+
+  it('refuses a program that is not an absolute path, and a folder outside the roots', async () => {
+    const terminals = new PtyTerminals({ pty: new FakePtyPort(), roots: [root], clock: systemClock });
+    const request = { cwd: root, env: {}, cols: 80, rows: 24 };
+    const bare = await terminals.run({ ...request, command: ['sh'] });
+    expect(bare.ok || bare.error.code).toBe('not-found');
+    const outside = await terminals.run({ ...request, command: ['/bin/sh'], cwd: join(dir, 'outside') });
+    expect(outside.ok || outside.error.code).toBe('outside-root');
+  });
+
   it('runs a real shell on a PTY in the folder asked for, echoing what is typed', async () => {
     const terminals = new PtyTerminals({
       pty: new NodePtyPort(),

@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { userInfo } from 'node:os';
+import { isAbsolute } from 'node:path';
 import type { Clock, ExecError, Result } from '@tether/shared-protocol';
 import { execFail, ok } from '@tether/shared-protocol';
 import { resolveInside } from '../confine.js';
@@ -15,6 +16,18 @@ export const MAX_TERMINALS = 32;
 export interface OpenTerminalRequest {
   /** The folder to start in: absolute, or relative to the first root; the first root when absent. */
   cwd?: string;
+  cols: number;
+  rows: number;
+}
+
+/** A program of the person's choosing (`tether run`), started directly rather than in a shell. */
+export interface RunProgramRequest {
+  /** The program (an absolute path) and its arguments. */
+  command: readonly string[];
+  /** The folder to start in, under the roots like any terminal's. */
+  cwd: string;
+  /** The environment the person runs it with (their own, from the command line they ran it on). */
+  env: Readonly<Record<string, string | undefined>>;
   cols: number;
   rows: number;
 }
@@ -56,23 +69,40 @@ export class PtyTerminals implements TerminalPlace {
   constructor(private readonly options: PtyTerminalsOptions) {}
 
   async open(request: OpenTerminalRequest): Promise<Result<TerminalHandle, OpenTerminalError>> {
+    const env = this.options.env ?? process.env;
+    const shell = this.options.shell ?? loginShell(env);
+    return this.start({ ...request, file: shell, args: ['-l'], env: shellEnvironment(env) });
+  }
+
+  /**
+   * Runs a program the person named, with the environment they ran `tether run` in: their own
+   * keys stay (the program is theirs, as if started in their own terminal), Tether's are taken out.
+   */
+  async run(request: RunProgramRequest): Promise<Result<TerminalHandle, OpenTerminalError>> {
+    const [file, ...args] = request.command;
+    if (file === undefined || !isAbsolute(file)) return execFail('not-found', 'the program must be an absolute path');
+    const env = Object.fromEntries(Object.entries(request.env).filter(([name]) => !name.startsWith('TETHER_')));
+    return this.start({ cwd: request.cwd, cols: request.cols, rows: request.rows, file, args, env: terminalEnvironment(env) });
+  }
+
+  private async start(
+    request: { file: string; args: readonly string[]; env: Record<string, string> } & OpenTerminalRequest,
+  ): Promise<Result<TerminalHandle, OpenTerminalError>> {
     const max = this.options.maxTerminals ?? MAX_TERMINALS;
     if (this.live >= max) return execFail('busy', `${max} terminals are open already; close one first`);
     const folder = await this.folder(request.cwd);
     if (!folder.ok) return folder;
-    const env = this.options.env ?? process.env;
-    const shell = this.options.shell ?? loginShell(env);
     const spawned = this.options.pty.spawn({
-      file: shell,
-      args: ['-l'],
+      file: request.file,
+      args: request.args,
       cwd: folder.value,
-      env: shellEnvironment(env),
+      env: request.env,
       cols: request.cols,
       rows: request.rows,
     });
     if (!spawned.ok) return spawned.error.code === 'not-found' ? execFail('io', spawned.error.message) : spawned;
     const terminal = new Terminal(spawned.value, {
-      shell,
+      shell: request.file,
       cwd: folder.value,
       cols: request.cols,
       rows: request.rows,
@@ -114,8 +144,13 @@ export function loginShell(env: NodeJS.ProcessEnv): string {
 /** A terminal shell's environment: `env` with this computer's credentials taken out, and a
  * terminal type the app's emulator speaks. */
 export function shellEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
+  return terminalEnvironment(commandEnvironment(env));
+}
+
+/** `env` with a terminal type the app's emulator speaks. */
+function terminalEnvironment(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(commandEnvironment(env))) {
+  for (const [key, value] of Object.entries(env)) {
     if (value !== undefined) out[key] = value;
   }
   out.TERM = 'xterm-256color';

@@ -17,6 +17,15 @@ async function render(data: Uint8Array, cols: number, rows: number): Promise<str
 }
 
 describe('a terminal screen', () => {
+  it('reads back the visible screen as text, colours and cursor moves gone', async () => {
+    const screen = new TerminalScreen(30, 4, () => undefined);
+    screen.write(bytes('one\r\n\x1b[31mtwo\x1b[0m   \r\n\x1b[4;3HDo you want to proceed?'));
+    await screen.settled();
+    expect(screen.lines()).toEqual(['one', 'two', '', '  Do you want to proceed?']);
+    screen.dispose();
+    expect(screen.lines()).toEqual([]);
+  });
+
   it('snapshots what the output drew, so a fresh terminal shows the same screen', async () => {
     const screen = new TerminalScreen(20, 5, () => undefined);
     const output = bytes('$ ls\r\na  b  c\r\n$ vi x\r\n\x1b[?1049h\x1b[2J\x1b[H~\r\n~\r\n\x1b[5;1H"x" [New]\x1b[1;1H');

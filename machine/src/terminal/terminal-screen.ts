@@ -79,6 +79,17 @@ export class TerminalScreen {
     return new Promise((resolve) => (this.disposed ? resolve() : this.terminal.write('', resolve)));
   }
 
+  /** The visible screen as plain text, a line per row, trailing spaces removed (as parsed so far). */
+  lines(): string[] {
+    if (this.disposed) return [];
+    const buffer = this.terminal.buffer.active;
+    const out: string[] = [];
+    for (let row = 0; row < this.terminal.rows; row++) {
+      out.push((buffer.getLine(buffer.viewportY + row)?.translateToString(true) ?? '').trimEnd());
+    }
+    return out;
+  }
+
   snapshot(): ScreenSnapshot {
     const { cols, rows } = this.terminal;
     let text = this.serializer.serialize({ scrollback: SCREEN_SCROLLBACK_LINES });

@@ -40,6 +40,8 @@ export interface TerminalHandle {
   release(reader: OutputReader): void;
   /** The current screen, for a reader whose offset is no longer held. */
   snapshot(): ScreenSnapshot;
+  /** The visible screen as plain text, a line per row (to spot a program waiting at a question). */
+  screenLines(): string[];
   write(data: string): Result<void, InputError>;
   resize(cols: number, rows: number): void;
   onExit(listener: (exit: ProcessExit) => void): () => void;
@@ -136,6 +138,10 @@ export class Terminal implements TerminalHandle {
 
   snapshot(): ScreenSnapshot {
     return this.screen.snapshot();
+  }
+
+  screenLines(): string[] {
+    return this.screen.lines();
   }
 
   /** Resolves once the screen has parsed all output so far. */
