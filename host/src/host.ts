@@ -47,6 +47,7 @@ import { AcpSessionStore } from './agents/acp-session-store.js';
 import { AgentCatalog } from './agents/agent-catalog.js';
 import { agentsConfigPath, loadAgents } from './agents/agent-config.js';
 import { TerminalManager } from './terminals/terminal-manager.js';
+import { WrappedPrograms } from './terminals/wrapped-programs.js';
 import { HostRelay } from './relay/host-relay.js';
 import type { RelayLinkState } from './relay/relay-link.js';
 import { relayHandlers } from './relay/relay-handlers.js';
@@ -96,6 +97,8 @@ export interface HostOptions {
   machineWaitMs?: number;
   /** Milliseconds a terminal with no device attached stays open (default 30 min). */
   terminalIdleMs?: number;
+  /** Milliseconds a wrapped program's output is still before its screen is read for a question. */
+  promptQuietMs?: number;
   /** `--relay URL`: keep a link to this relay, so phones anywhere reach the host through it. */
   relay?: { url: string };
   /** The relay link changed state (linked, waiting, stopped). */
@@ -132,6 +135,8 @@ export class Host {
   readonly devices: DeviceStore;
   readonly gateway: DeviceGateway;
   readonly terminals: TerminalManager;
+  /** Programs run with `tether run`, followed as `terminal` sessions. */
+  readonly wrapped: WrappedPrograms;
   private control: ControlServer | undefined;
   private readonly unsubscribe: () => void;
 
@@ -149,7 +154,11 @@ export class Host {
     options: HostOptions,
     models: readonly string[],
     readonly machines: HostMachines,
-    readonly agents: { backend: AcpBackend; catalog: AgentCatalog },
+    readonly agents: {
+      backend: AcpBackend;
+      catalog: AgentCatalog;
+      prompts: Readonly<Record<string, readonly string[]>>;
+    },
     readonly push: PushService,
   ) {
     this.startedAt = clock.now();
@@ -161,6 +170,17 @@ export class Host {
       newId,
       place: (machine) => (machine === 'local' ? ok(localTerminals) : machines.registry.terminals(machine)),
       ...(options.terminalIdleMs !== undefined ? { idleMs: options.terminalIdleMs } : {}),
+    });
+    this.wrapped = new WrappedPrograms({
+      terminals: this.terminals,
+      local: localTerminals,
+      sessions: sessionStore,
+      log,
+      announce: (id) => sessions.announce(id),
+      prompts: agents.prompts,
+      clock,
+      newId,
+      ...(options.promptQuietMs !== undefined ? { quietMs: options.promptQuietMs } : {}),
     });
     this.gateway = new DeviceGateway({
       identity,
@@ -240,7 +260,7 @@ export class Host {
     const approvals = new ApprovalBroker(new ApprovalStore(db), log, clock, () => newId('a'));
     const mcpFailures: string[] = [];
     // Made after the MCP servers start, which may already report failures to it.
-    const late: { sessions?: SessionManager } = {};
+    const late: { sessions?: SessionManager; wrapped?: WrappedPrograms } = {};
     const onMcpNotice = (notice: McpNotice) => {
       options.onNotice?.(notice);
       if (notice.level === 'info') return;
@@ -285,7 +305,7 @@ export class Host {
       publish: (event) => machines.publish?.(event),
       sessionsOn: (name) => late.sessions?.list(true).filter((s) => s.place === name).length ?? 0,
     });
-    const catalog = new AgentCatalog(agentSpecs.value, options.env);
+    const catalog = new AgentCatalog(agentSpecs.value.agents, options.env);
     const acp = new AcpBackend({
       catalog,
       log,
@@ -311,6 +331,11 @@ export class Host {
       newId,
       defaultModel,
       startNotices: () => mcpFailures,
+      // Messages to wrapped programs, once the host (which holds the terminals) exists.
+      terminals: {
+        type: (id, text) => late.wrapped?.type(id, text) ?? fail('unavailable', 'the host is starting'),
+        interrupt: (id) => late.wrapped?.interrupt(id) ?? fail('unavailable', 'the host is starting'),
+      },
     });
     late.sessions = sessions;
     sessions.recover();
@@ -349,9 +374,10 @@ export class Host {
       options,
       offeredModels(parsedDefault.value, options.env),
       machines,
-      { backend: acp, catalog },
+      { backend: acp, catalog, prompts: agentSpecs.value.prompts },
       push.value,
     );
+    late.wrapped = host.wrapped;
     const control = await ControlServer.listen(
       paths.controlSocket,
       createDispatch(CONTROL_METHODS, host.controlHandlers()),
@@ -463,7 +489,7 @@ export class Host {
       clock: this.clock,
       machines: this.machines.handlerDeps(),
       terminals: this.terminals,
-      run: () => Promise.resolve(fail('unsupported', 'wrapped programs are not ready yet')),
+      run: (params) => this.wrapped.run(params),
     });
   }
 

@@ -31,6 +31,11 @@ export interface SessionManagerDeps {
   defaultModel: string;
   /** Notices every session should see once, at its next run (an MCP server that failed). */
   startNotices?: () => readonly string[];
+  /** `terminal` sessions (wrapped programs): a message is typed into the program, stop is Ctrl-C. */
+  terminals?: {
+    type(id: string, text: string): Result<{ queued: boolean }>;
+    interrupt(id: string): Result<Record<string, never>>;
+  };
 }
 
 /** What a run lends the context it runs in. */
@@ -118,6 +123,7 @@ export class SessionManager {
   send(id: string, text: string): Result<{ queued: boolean }> {
     const record = this.deps.sessions.get(id);
     if (!record) return fail('not-found', `no session ${id}`);
+    if (record.kind === 'terminal') return this.terminalSessions().type(id, text);
     if (this.runs.has(id)) {
       this.deps.sessions.enqueue(id, text, this.deps.clock.now());
       this.announce(id);
@@ -129,7 +135,9 @@ export class SessionManager {
   }
 
   interrupt(id: string): Result<Record<string, never>> {
-    if (!this.deps.sessions.get(id)) return fail('not-found', `no session ${id}`);
+    const record = this.deps.sessions.get(id);
+    if (!record) return fail('not-found', `no session ${id}`);
+    if (record.kind === 'terminal') return this.terminalSessions().interrupt(id);
     this.runs.get(id)?.controller.abort();
     return ok({});
   }
@@ -173,6 +181,11 @@ export class SessionManager {
     return ok(this.get(id)!);
   }
 
+  private terminalSessions(): NonNullable<SessionManagerDeps['terminals']> {
+    const unsupported = fail('unsupported', 'this host does not run terminal sessions');
+    return this.deps.terminals ?? { type: () => unsupported, interrupt: () => unsupported };
+  }
+
   isRunning(id: string): boolean {
     return this.runs.has(id);
   }
@@ -184,6 +197,17 @@ export class SessionManager {
   recover(): number {
     const stale = this.deps.sessions.listInFlight();
     for (const record of stale) {
+      if (record.kind === 'terminal') {
+        // Its program was the host's child and ended with it.
+        this.deps.log.append(record.id, {
+          type: 'notice',
+          level: 'warning',
+          text: `The host stopped, and ${record.title} with it. Start it again with tether run.`,
+        });
+        this.deps.sessions.update(record.id, { status: 'interrupted' });
+        this.announce(record.id);
+        continue;
+      }
       this.deps.approvals.cancelOrphans(record.id);
       this.deps.log.append(record.id, {
         type: 'notice',
@@ -273,6 +297,14 @@ export class SessionManager {
       paused: result.limitReached === true,
     });
     this.deps.sessions.update(id, { status: result.status === 'done' ? 'idle' : result.status });
+    if (result.limitReached) {
+      const limit = this.deps.sessions.activity.get(id)?.maxModelCalls;
+      this.appendEvent(id, {
+        type: 'session.waiting',
+        reason: 'limit',
+        text: `Stopped after ${limit ?? 'the limit of'} model calls; say go on to continue.`,
+      });
+    }
     this.announce(id);
     // A follow-up queued just as the run ended goes out now rather than waiting for another message.
     const leftover = result.status === 'done' ? this.deps.sessions.takeQueued(id) : [];
@@ -369,7 +401,7 @@ export class SessionManager {
   }
 
   /** Appends a `session.updated` carrying the summary as of that very event. */
-  private announce(id: string): void {
+  announce(id: string): void {
     const pending = this.announceTimers.get(id);
     if (pending !== undefined) {
       this.deps.clock.clearTimeout(pending);

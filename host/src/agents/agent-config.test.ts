@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AgentCatalog, commandLine } from './agent-catalog.js';
+import { READY_PROMPTS } from '../terminals/prompt-watch.js';
 import { READY_AGENTS, decodeAgents, loadAgents } from './agent-config.js';
 
 let dir: string | undefined;
@@ -15,7 +16,7 @@ describe('agents.json', () => {
   it('a missing file is the ready entries', () => {
     dir = mkdtempSync(join(tmpdir(), 'tether-agents-'));
     const loaded = loadAgents(join(dir, 'agents.json'));
-    expect(loaded).toEqual({ ok: true, value: [...READY_AGENTS] });
+    expect(loaded).toEqual({ ok: true, value: { agents: [...READY_AGENTS], prompts: READY_PROMPTS } });
     const required = loadAgents(join(dir, 'agents.json'), { required: true });
     expect(!required.ok && required.error.message).toContain('cannot be read');
     expect(READY_AGENTS.map((a) => commandLine(a))).toEqual([
@@ -35,12 +36,12 @@ describe('agents.json', () => {
       }),
     );
     if (!decoded.ok) throw new Error(decoded.error.message);
-    expect(decoded.value.find((a) => a.name === 'gemini')).toMatchObject({
+    expect(decoded.value.agents.find((a) => a.name === 'gemini')).toMatchObject({
       command: '/opt/gemini/bin/gemini',
       passEnv: ['GEMINI_API_KEY'],
       title: 'gemini',
     });
-    expect(decoded.value.find((a) => a.name === 'mine')).toEqual({
+    expect(decoded.value.agents.find((a) => a.name === 'mine')).toEqual({
       name: 'mine',
       title: 'My agent',
       command: 'my-agent',
@@ -48,7 +49,13 @@ describe('agents.json', () => {
       env: { MODE: 'acp' },
       passEnv: [],
     });
-    expect(decoded.value).toHaveLength(4);
+    expect(decoded.value.agents).toHaveLength(4);
+  });
+
+  it("replaces a program's ready prompt patterns and keeps the others", () => {
+    const decoded = decodeAgents(JSON.stringify({ prompts: { claude: ['Proceed\\?'], mytool: ['Ready\\?'] } }));
+    if (!decoded.ok) throw new Error(decoded.error.message);
+    expect(decoded.value.prompts).toEqual({ ...READY_PROMPTS, claude: ['Proceed\\?'], mytool: ['Ready\\?'] });
   });
 
   it.each([
@@ -58,6 +65,8 @@ describe('agents.json', () => {
     ['no command', JSON.stringify({ agents: { a: { args: [] } } }), 'command'],
     ['args not strings', JSON.stringify({ agents: { a: { command: 'x', args: [1] } } }), 'args[0]: must be a string'],
     ['a bad variable name', JSON.stringify({ agents: { a: { command: 'x', passEnv: ['A B'] } } }), 'environment'],
+    ['a bad prompt pattern', JSON.stringify({ prompts: { claude: ['(unclosed'] } }), 'regular expression'],
+    ['prompts not a list', JSON.stringify({ prompts: { claude: 'Proceed' } }), 'array of patterns'],
   ])('refuses %s with a message naming the problem', (_what, text, words) => {
     const decoded = decodeAgents(text);
     expect(decoded.ok).toBe(false);

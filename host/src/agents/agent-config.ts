@@ -2,9 +2,11 @@
  * ACP agents by name: ready entries for the common adapters, and `<data-dir>/agents.json` to add
  * more or change them:
  *
- *     { "agents": { "<name>": { "command", "args", "env", "passEnv", "title" } } }
+ *     { "agents": { "<name>": { "command", "args", "env", "passEnv", "title" } },
+ *       "prompts": { "<program>": ["<pattern>", …] } }
  *
- * An entry with a ready entry's name replaces it. The file is a trust boundary like any other: a
+ * An entry with a ready entry's name replaces it. `prompts` names, per wrapped program (`tether
+ * run`; `*` for all), the questions its screen stops at, replacing the ready list for that program. The file is a trust boundary like any other: a
  * bad one is an error value naming the file, the entry and the problem, never an exception.
  */
 import { readFileSync, statSync } from 'node:fs';
@@ -13,6 +15,7 @@ import type { Result } from '@tether/shared-protocol';
 import { AGENT_NAME, fail, ok } from '@tether/shared-protocol';
 import * as v from 'valibot';
 import { describeIssues } from '../schema-issues.js';
+import { READY_PROMPTS } from '../terminals/prompt-watch.js';
 
 export interface AgentSpec {
   name: string;
@@ -89,18 +92,50 @@ const EntrySchema = notArray(
   'must be an object',
 );
 
+const PatternSchema = v.pipe(
+  v.string('must be a string'),
+  v.nonEmpty('must not be empty'),
+  v.maxLength(500),
+  v.check((source) => {
+    try {
+      new RegExp(source, 'u');
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'must be a valid regular expression'),
+);
+
 const FileSchema = notArray(
   v.object({
     agents: v.optional(
       notArray(v.record(v.pipe(v.string(), v.regex(AGENT_NAME, NAME_RULE)), EntrySchema), 'must be an object'),
       {},
     ),
+    prompts: v.optional(
+      notArray(
+        v.record(
+          v.pipe(v.string(), v.nonEmpty(), v.maxLength(100)),
+          v.pipe(v.array(PatternSchema, 'must be an array of patterns'), v.maxLength(50)),
+        ),
+        'must be an object',
+      ),
+      {},
+    ),
   }),
   'the file must hold a JSON object',
 );
 
+/** What `agents.json` configures: the ACP agents, and the questions wrapped programs ask. */
+export interface AgentsConfig {
+  agents: AgentSpec[];
+  prompts: Record<string, readonly string[]>;
+}
+
+const READY_CONFIG: AgentsConfig = { agents: [...READY_AGENTS], prompts: { ...READY_PROMPTS } };
+
 /** The ready agents with the file's entries over them; a missing file is no change unless `required`. */
-export function loadAgents(path: string, options: { required?: boolean } = {}): Result<AgentSpec[]> {
+export function loadAgents(path: string, options: { required?: boolean } = {}): Result<AgentsConfig> {
   let text: string;
   try {
     const size = statSync(path).size;
@@ -112,14 +147,14 @@ export function loadAgents(path: string, options: { required?: boolean } = {}): 
     }
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !options.required) return ok([...READY_AGENTS]);
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !options.required) return ok(READY_CONFIG);
     return fail('invalid-params', `agents config ${path} cannot be read: ${(error as Error).message}`);
   }
   const decoded = decodeAgents(text);
   return decoded.ok ? decoded : fail('invalid-params', `agents config ${path}: ${decoded.error.message}`);
 }
 
-export function decodeAgents(text: string): Result<AgentSpec[]> {
+export function decodeAgents(text: string): Result<AgentsConfig> {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -139,5 +174,5 @@ export function decodeAgents(text: string): Result<AgentSpec[]> {
       passEnv: entry.passEnv ?? [],
     });
   }
-  return ok([...byName.values()]);
+  return ok({ agents: [...byName.values()], prompts: { ...READY_PROMPTS, ...parsed.output.prompts } });
 }

@@ -20,6 +20,7 @@ import { sessionsLimitCommand } from './commands/sessions-limit.js';
 import { startCommand } from './commands/start.js';
 import { statusCommand } from './commands/status.js';
 import { terminalsCommand } from './commands/terminals.js';
+import { attachCommand, runCommand } from './commands/run.js';
 
 /** Every `tether …` command, in the order `tether --help` lists them. */
 export const COMMANDS: Command[] = [
@@ -34,6 +35,8 @@ export const COMMANDS: Command[] = [
   sessionsAutoApproveCommand,
   sessionsLimitCommand,
   agentsCommand,
+  runCommand,
+  attachCommand,
   approvalsCommand,
   approveCommand,
   pairCommand,

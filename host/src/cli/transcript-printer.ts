@@ -119,6 +119,12 @@ export class TranscriptPrinter {
         this.endStream();
         this.out.write(`  ${event.change} ${lines(event.path)}\n`);
         return;
+      case 'session.waiting':
+        // A run at its limit says so in a notice of its own.
+        if (event.reason === 'limit') return;
+        this.endStream();
+        this.out.write(`\n[waiting for you] ${line(event.text)}\n`);
+        return;
       case 'session.updated':
         return;
     }

@@ -1,4 +1,11 @@
-import type { ControlMethodName, ControlParams, ControlResult, Result, SessionEvent } from '@tether/shared-protocol';
+import type {
+  ControlMethodName,
+  ControlParams,
+  ControlResult,
+  Result,
+  SessionEvent,
+  TetherEvent,
+} from '@tether/shared-protocol';
 import {
   CONTROL_METHODS,
   MAX_CONTROL_LINE,
@@ -12,6 +19,13 @@ import type { Socket } from 'node:net';
 import * as v from 'valibot';
 import { LineSplitter } from './line-splitter.js';
 
+/** What a terminal this client is attached to sends. */
+export type TerminalEvent = Extract<TetherEvent, { type: `terminal.${string}` }>;
+
+function isTerminalEvent(event: TetherEvent): event is TerminalEvent {
+  return event.type.startsWith('terminal.');
+}
+
 /**
  * A client of the local control socket, used by every `tether …` command but `start`.
  */
@@ -19,6 +33,7 @@ export class ControlClient {
   private nextId = 1;
   private readonly pending = new Map<number, { method: ControlMethodName; resolve: (r: Result<unknown>) => void }>();
   private readonly eventListeners = new Set<(event: SessionEvent) => void>();
+  private readonly terminalListeners = new Set<(event: TerminalEvent) => void>();
   private readonly closeListeners = new Set<() => void>();
 
   private constructor(private readonly socket: Socket) {
@@ -67,6 +82,11 @@ export class ControlClient {
     this.eventListeners.add(listener);
   }
 
+  /** Output and news of the terminals this client is attached to. */
+  onTerminalEvent(listener: (event: TerminalEvent) => void): void {
+    this.terminalListeners.add(listener);
+  }
+
   onClose(listener: () => void): void {
     this.closeListeners.add(listener);
   }
@@ -81,8 +101,10 @@ export class ControlClient {
     if (!message) return;
     if (message.t === 'evt') {
       const decoded = decodeEvent(message.event);
-      if (decoded.kind === 'event' && isSessionEvent(decoded.event))
-        for (const l of this.eventListeners) l(decoded.event);
+      if (decoded.kind !== 'event') return;
+      const event = decoded.event;
+      if (isSessionEvent(event)) for (const l of this.eventListeners) l(event);
+      else if (isTerminalEvent(event)) for (const l of this.terminalListeners) l(event);
       return;
     }
     if (message.t !== 'res') return;

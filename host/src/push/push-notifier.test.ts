@@ -205,4 +205,19 @@ describe('push notifier', () => {
     ]);
     expect(sent[1]!.payload).toMatchObject({ text: 'the model API failed (+1 more line)' });
   });
+
+  it('tells those who hear of approvals that a session waits, unless it is in front', async () => {
+    const s = setUp();
+    s.device(['watch']);
+    s.device(['watch'], { approvals: false, runFinished: true, runFailed: true });
+    s.notifier.onEvent(event({ type: 'session.waiting', reason: 'question', text: 'Do you want to proceed?\x1b[2J' }));
+    s.foreground.report({ isClosed: false }, 'other', true, 's_session1', s.clock.now());
+    s.notifier.onEvent(event({ type: 'session.waiting', reason: 'limit', text: 'Stopped after 100 model calls' }));
+    const sent = await s.payloads();
+    expect(sent.map((p) => p.endpoint)).toEqual(['https://push.example/1']);
+    expect(sent[0]!.payload).toMatchObject({ type: 'waiting', reason: 'question', title: 'Fix the build' });
+    // What the program printed is hostile: its escape is shown, not sent as a control character.
+    expect(sent[0]!.payload.type === 'waiting' && sent[0]!.payload.text).not.toContain('\x1b');
+    expect(s.counters.get('push:skipped:in-front')).toBe(1);
+  });
 });

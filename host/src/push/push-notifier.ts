@@ -49,6 +49,8 @@ export class PushNotifier {
         return this.requested(event.approval);
       case 'approval.resolved':
         return this.resolved(event.approval);
+      case 'session.waiting':
+        return this.waiting(event.sessionId, event.reason, event.text);
       case 'run.finished':
         if (event.status === 'done' || event.status === 'error')
           this.runEnded(event.sessionId, event.status, event.error);
@@ -147,6 +149,33 @@ export class PushNotifier {
         key: `run:${sessionId}`,
         deviceId: subscription.deviceId,
         message: message(subscription, payload, RUN_PUSH_TTL_S, 'normal', topicFor(`run_${sessionId}`)),
+      });
+    }
+  }
+
+  /** A session stopped for the person: heard by those who hear of approvals, since it is one in all but name. */
+  private waiting(sessionId: string, reason: 'question' | 'limit', text: string): void {
+    const targets = this.targets((s) => s.preferences.approvals, 'watch');
+    if (targets.length === 0) return;
+    if (this.deps.foreground.isWatched(sessionId, this.deps.clock.now())) {
+      this.count('skipped:in-front');
+      return;
+    }
+    const payload = encodePushPayload({
+      v: PUSH_PAYLOAD_VERSION,
+      type: 'waiting',
+      hostId: this.deps.hostId,
+      sessionId,
+      title: this.title(sessionId),
+      reason,
+      text: summariseAction(text).text,
+    });
+    if (!payload) return this.count('rejected:payload-too-large');
+    for (const subscription of targets) {
+      this.deps.delivery.enqueue({
+        key: `waiting:${sessionId}`,
+        deviceId: subscription.deviceId,
+        message: message(subscription, payload, APPROVAL_PUSH_TTL_S, 'high', topicFor(`wait_${sessionId}`)),
       });
     }
   }

@@ -80,6 +80,9 @@ type UpdatableField = keyof typeof COLUMNS;
 
 /** Sessions and their queued follow-up messages. */
 export class SessionStore {
+  /** A `terminal` session's terminal while the host holds it (not stored: terminals end with the host). */
+  readonly terminals = new Map<string, string>();
+
   constructor(
     private readonly db: Db,
     /** A run at a glance and each session's own model-call limit. */
@@ -179,6 +182,7 @@ export class SessionStore {
       queued: this.queuedCount(record.id),
       lastLine: record.lastLine,
       activity: this.activity.get(record.id),
+      ...(this.terminals.has(record.id) ? { terminalId: this.terminals.get(record.id) } : {}),
     };
   }
 }

@@ -33,7 +33,17 @@ export interface OpenParams {
   rows: number;
 }
 
-interface Entry {
+/** How a terminal the host did not open for a device (a wrapped program's) is held. */
+export interface AddOptions {
+  /** The `terminal` session it belongs to. */
+  sessionId?: string;
+  /** Kept open while the program runs, attached or not (idle-closed only once it has exited). */
+  keep?: boolean;
+  /** Once, when the manager lets go of it (closed, idle, or the host stopping). */
+  onRemoved?: () => void;
+}
+
+interface Entry extends AddOptions {
   id: string;
   machine: string;
   handle: TerminalHandle;
@@ -70,11 +80,17 @@ export class TerminalManager {
       cols: params.cols,
       rows: params.rows,
     });
-    if (!opened.ok) return fail(OPEN_ERRORS[opened.error.code], opened.error.message);
+    if (!opened.ok) return terminalOpenError(opened.error);
+    return ok(this.add(opened.value, machine));
+  }
+
+  /** Holds a terminal opened elsewhere (a wrapped program's) like one opened here. */
+  add(handle: TerminalHandle, machine: string, options: AddOptions = {}): TerminalInfo {
     const entry: Entry = {
+      ...options,
       id: this.options.newId('t'),
       machine,
-      handle: opened.value,
+      handle,
       createdAt: this.options.clock.now(),
       attachments: new Map(),
       idleTimer: undefined,
@@ -89,10 +105,16 @@ export class TerminalManager {
         offset: entry.handle.end,
       };
       for (const stream of entry.attachments.keys()) stream.deliver(event);
+      if (entry.keep && entry.attachments.size === 0) this.startIdle(entry);
     });
     // Until the device that opened it attaches, it is as idle as one everybody left.
-    this.startIdle(entry);
-    return ok(this.info(entry));
+    if (!entry.keep) this.startIdle(entry);
+    return this.info(entry);
+  }
+
+  /** The terminal by id, for the host's own readers (a wrapped program's prompt watch). */
+  handle(terminalId: string): TerminalHandle | undefined {
+    return this.terminals.get(terminalId)?.handle;
   }
 
   /**
@@ -103,16 +125,17 @@ export class TerminalManager {
     terminalId: string,
     host: StreamHost,
     after = 0,
+    fromScreen = false,
   ): Result<{ offset: number; dropped: number; terminal: TerminalInfo }> {
     const entry = this.terminals.get(terminalId);
     if (!entry) return fail('not-found', `no terminal ${terminalId}`);
     const handle = entry.handle;
     let from = after;
     let dropped = 0;
-    if (after < handle.start || after > handle.end) {
+    if (fromScreen || after < handle.start || after > handle.end) {
       const screen = handle.snapshot();
       from = screen.offset;
-      dropped = Math.max(0, screen.offset - after);
+      dropped = fromScreen ? 0 : Math.max(0, screen.offset - after);
       // Ahead of the stream on the outbox, so the device draws the screen before what follows it.
       host.outbox.send({
         t: 'evt',
@@ -211,6 +234,7 @@ export class TerminalManager {
       end: handle.end,
       status: handle.exit ? 'exited' : 'running',
       exitCode: handle.exit?.code ?? null,
+      ...(entry.sessionId !== undefined ? { sessionId: entry.sessionId } : {}),
     };
   }
 
@@ -223,7 +247,8 @@ export class TerminalManager {
 
   private left(entry: Entry, stream: StreamSubscription): void {
     if (!entry.attachments.delete(stream)) return;
-    if (entry.attachments.size === 0 && this.terminals.get(entry.id) === entry) this.startIdle(entry);
+    const held = this.terminals.get(entry.id) === entry;
+    if (entry.attachments.size === 0 && held && (!entry.keep || entry.handle.exit)) this.startIdle(entry);
   }
 
   private remove(entry: Entry, reason: string): void {
@@ -236,6 +261,7 @@ export class TerminalManager {
     }
     entry.attachments.clear();
     entry.handle.close();
+    entry.onRemoved?.();
   }
 
   private startIdle(entry: Entry): void {
@@ -250,6 +276,11 @@ export class TerminalManager {
     if (entry.idleTimer !== undefined) this.options.clock.clearTimeout(entry.idleTimer);
     entry.idleTimer = undefined;
   }
+}
+
+/** A place's refusal to open a terminal, as a device or the command line hears it. */
+export function terminalOpenError(error: OpenTerminalError): Result<never> {
+  return fail(OPEN_ERRORS[error.code], error.message);
 }
 
 /** How a place's refusal to open a terminal reaches a device. */

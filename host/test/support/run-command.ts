@@ -18,11 +18,12 @@ export function collector(): { stream: Writable; text: () => string } {
 export async function runCommand(
   command: Command,
   argv: string[],
+  env: NodeJS.ProcessEnv = {},
 ): Promise<{ code: number; out: string; err: string }> {
   const parsed = parseArgs(argv, command.options);
   if (!parsed.ok) throw new Error(parsed.error.message);
   const out = collector();
   const err = collector();
-  const code = await command.run({ args: parsed.value, stdout: out.stream, stderr: err.stream, env: {} });
+  const code = await command.run({ args: parsed.value, stdout: out.stream, stderr: err.stream, env });
   return { code, out: out.text(), err: err.text() };
 }

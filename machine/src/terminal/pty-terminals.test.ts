@@ -38,7 +38,7 @@ async function outputContains(terminal: TerminalHandle, text: string, timeoutMs 
 }
 
 describe('terminals on this computer', () => {
-  it('runs a named program with the person\'s environment, less Tether\'s own variables', async () => {
+  it("runs a named program with the person's environment, less Tether's own variables", async () => {
     const terminals = new PtyTerminals({ pty: new NodePtyPort(), roots: [root], clock: systemClock });
     const script = 'echo "key=[$ANTHROPIC_API_KEY] token=[$TETHER_TOKEN] term=$TERM args=$*"; exit 3';
     const opened = await terminals.run({

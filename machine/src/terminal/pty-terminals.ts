@@ -82,7 +82,14 @@ export class PtyTerminals implements TerminalPlace {
     const [file, ...args] = request.command;
     if (file === undefined || !isAbsolute(file)) return execFail('not-found', 'the program must be an absolute path');
     const env = Object.fromEntries(Object.entries(request.env).filter(([name]) => !name.startsWith('TETHER_')));
-    return this.start({ cwd: request.cwd, cols: request.cols, rows: request.rows, file, args, env: terminalEnvironment(env) });
+    return this.start({
+      cwd: request.cwd,
+      cols: request.cols,
+      rows: request.rows,
+      file,
+      args,
+      env: terminalEnvironment(env),
+    });
   }
 
   private async start(

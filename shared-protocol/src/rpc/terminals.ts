@@ -51,6 +51,8 @@ export const AttachTerminalParams = v.object({
   terminalId: Id,
   /** Output bytes the device already holds; the host replays what it buffered after them. */
   after: v.optional(Count),
+  /** Start from the current screen (a `terminal.screen`) instead: a person looking in on it anew. */
+  screen: v.optional(v.boolean()),
 });
 export const AttachTerminalResult = v.object({
   /** The offset output starts from on this attachment: `after`, or the screen's when one is sent. */
