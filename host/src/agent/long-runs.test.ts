@@ -46,6 +46,10 @@ describe('long runs', () => {
     expect(fake.requests).toHaveLength(3);
     const notice = t.events(id).filter(is('notice')).at(-1);
     expect(notice?.text).toMatch(/Stopped after 3 model calls/);
+    // Once, for a phone to be told that the session waits (push).
+    expect(t.events(id).filter(is('session.waiting'))).toMatchObject([
+      { reason: 'limit', text: 'Stopped after 3 model calls; say go on to continue.' },
+    ]);
     expect(t.host.sessions.get(id)).toMatchObject({
       status: 'idle',
       activity: {
