@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { connectDevice, pairDevice, until } from '../../test/support/remote-device.js';
 import { runCommand } from '../../test/support/run-command.js';
 import { attachCommand, runCommand as tetherRun } from '../cli/commands/run.js';
+import { terminalsCommand } from '../cli/commands/terminals.js';
 import type { TestHost } from '../../test/support/test-host.js';
 import { LOCAL_REMOTE, startTestHost } from '../../test/support/test-host.js';
 
@@ -140,6 +141,9 @@ describe('tether run', () => {
       code: 0,
       out: 'Started twice. tether attach twice shows it.\n',
     });
+    const listed = await runCommand(terminalsCommand, data);
+    const twice = t.host.sessions.list().find((s) => s.title === 'twice')!;
+    expect(listed.out).toMatch(new RegExp(`^${twice.terminalId} +local +running .* ${twice.id} +${t.project}$`, 'm'));
     const again = await run('--detached', '--cwd', t.project, '--name', 'twice', '--', 'sleep', '30');
     expect(again.err).toContain('a program named twice is running already');
     const nobody = await runCommand(attachCommand, [...data, 'nobody']);

@@ -6,7 +6,7 @@ import { DATA_DIR_OPTION, JSON_OPTION, ago, failed, printJson, table, withClient
 
 export const terminalsCommand: Command = {
   path: ['terminals'],
-  summary: 'list the terminals open on this host (opened from a phone)',
+  summary: 'list the terminals open on this host (opened from a phone, or by tether run)',
   options: [DATA_DIR_OPTION, JSON_OPTION],
   arity: [0, 0],
   run: (context) =>
@@ -24,9 +24,12 @@ export const terminalsCommand: Command = {
           String(t.attached),
           `${t.cols}x${t.rows}`,
           ago(t.createdAt),
+          t.sessionId ?? '-',
           visibleText(t.cwd),
         ]);
-        context.stdout.write(table([['ID', 'MACHINE', 'STATE', 'DEVICES', 'SIZE', 'OPENED', 'FOLDER'], ...rows]));
+        context.stdout.write(
+          table([['ID', 'MACHINE', 'STATE', 'DEVICES', 'SIZE', 'OPENED', 'SESSION', 'FOLDER'], ...rows]),
+        );
       }
       return Exit.Ok;
     }),
