@@ -1,4 +1,4 @@
-import type { Clock, Methods } from '@tether/shared-protocol';
+import type { Clock, Methods, Result } from '@tether/shared-protocol';
 import { PROTOCOL_VERSION, fail, ok } from '@tether/shared-protocol';
 import type { ApprovalBroker } from '../agent/approval-broker.js';
 import type { SessionManager } from '../agent/session-manager.js';
@@ -52,6 +52,11 @@ export interface DeviceHandlerDeps {
  */
 export function deviceHandlers(deps: DeviceHandlerDeps): DeviceHandlers {
   const byDevice = (caller: Caller) => ({ kind: 'device' as const, id: caller.device.id, label: caller.device.label });
+  /** Refuses a device without the `terminal` scope a message or interrupt to a `terminal` session. */
+  const terminalGuard = (sessionId: string, caller: Caller): Result<never> | undefined =>
+    deps.sessions.get(sessionId)?.kind === 'terminal' && !caller.device.scopes.includes('terminal')
+      ? fail('forbidden', 'typing into a terminal needs the terminal scope')
+      : undefined;
   return {
     ...historyHandlers({ sessions: deps.sessions, log: deps.log }),
     'host.info': (_params, caller) =>
@@ -114,8 +119,9 @@ export function deviceHandlers(deps: DeviceHandlerDeps): DeviceHandlers {
       caller.connection?.unwatch(id);
       return ok({});
     },
-    'sessions.send': ({ id, text }) => deps.sessions.send(id, text),
-    'sessions.interrupt': ({ id }) => deps.sessions.interrupt(id),
+    // To a wrapped program, a message is keys typed into its terminal: that takes the terminal scope.
+    'sessions.send': ({ id, text }, caller) => terminalGuard(id, caller) ?? deps.sessions.send(id, text),
+    'sessions.interrupt': ({ id }, caller) => terminalGuard(id, caller) ?? deps.sessions.interrupt(id),
     'sessions.archive': ({ id, archived }) => deps.sessions.archive(id, archived ?? true),
 
     'approvals.list': ({ sessionId }) => ok({ approvals: deps.approvals.pending(sessionId) }),

@@ -126,6 +126,26 @@ describe('tether run', () => {
     await until(() => (t!.host.sessions.get(session.id)?.status === 'error' ? true : undefined), 10_000, 'ended');
   });
 
+  it('lets no device without the terminal scope type into a program, not even as a message', async () => {
+    t = await startTestHost({ remote: LOCAL_REMOTE, env: { PATH: process.env.PATH } });
+    const data = ['--data-dir', join(t.dir, 'data')];
+    const cat = ['--detached', '--cwd', t.project, '--name', 'cat', '--', 'cat'];
+    expect((await runCommand(tetherRun, [...data, ...cat], { PATH: process.env.PATH })).code).toBe(0);
+    const session = await sessionNamed('cat');
+    const device = await pairDevice(t, { scopes: ['watch', 'chat'] });
+    const { client } = connectDevice(t, device);
+    cleanups.push(() => client.stop());
+    for (const [method, params] of [
+      ['sessions.send', { id: session.id, text: 'rm -rf ~' }],
+      ['sessions.interrupt', { id: session.id }],
+      ['terminals.input', { terminalId: session.terminalId!, data: 'rm -rf ~\r' }],
+    ] as const) {
+      const refused = await client.call(method, params);
+      expect(refused.ok || refused.error.code).toBe('forbidden');
+    }
+    expect(t.host.terminals.handle(session.terminalId!)!.end).toBe(0);
+  });
+
   it('refuses what it cannot run, and a second program of the same name', async () => {
     t = await startTestHost({ remote: LOCAL_REMOTE, env: { PATH: process.env.PATH } });
     const data = ['--data-dir', join(t.dir, 'data')];
