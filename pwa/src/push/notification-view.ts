@@ -1,4 +1,4 @@
-import type { ApprovalPush, PushPayload, ResolvedPush } from '@tether/shared-protocol';
+import type { ApprovalPush, PushPayload, ResolvedPush, WaitingPush } from '@tether/shared-protocol';
 import { visibleText } from '@tether/shared-protocol';
 import { formatRoute } from '../ui/route.js';
 
@@ -151,6 +151,13 @@ export function runNotification(push: Extract<PushPayload, { type: 'run' }>, hos
   const title = push.status === 'done' ? `Finished: ${push.title}` : `Failed: ${push.title}`;
   const body = push.status === 'done' ? `On ${hostName}.` : `${push.text}\nOn ${hostName}.`;
   return quiet(`run:${push.sessionId}`, title, body, push.hostId, push.sessionId, platform, false);
+}
+
+/** A session waits for the person: a wrapped program's question, or a run at its limit. A tap opens it. */
+export function waitingNotification(push: WaitingPush, hostName: string, platform: Platform): NotificationSpec {
+  const title = push.reason === 'question' ? `Waiting for you: ${push.title}` : `Stopped at its limit: ${push.title}`;
+  const body = `${push.text}\nOn ${hostName}. Tap to open it.`;
+  return quiet(`wait:${push.sessionId}`, title, body, push.hostId, push.sessionId, platform, false);
 }
 
 /** A push that did not decode, or names a computer this device no longer knows: shown all the

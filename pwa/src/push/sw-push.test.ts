@@ -195,6 +195,28 @@ describe('the service worker with a push', () => {
     );
     expect(inFront.shown).toEqual([]);
   });
+
+  it('shows a session waiting for the person, and a tap opens that session', async () => {
+    const w = world();
+    await w.push.onPush(
+      JSON.stringify({
+        v: 1,
+        type: 'waiting',
+        hostId: HOST_ID,
+        sessionId: 's_2',
+        title: 'claude',
+        reason: 'question',
+        text: 'Do you want to proceed? ❯ 1. Yes',
+      }),
+    );
+    expect(w.shown[0]).toMatchObject({
+      title: 'Waiting for you: claude',
+      options: { tag: 'wait:s_2', body: 'Do you want to proceed? ❯ 1. Yes\nOn studio⟨U+202E⟩. Tap to open it.' },
+    });
+    expect(w.shown[0]!.options.actions).toBeUndefined();
+    await w.click('');
+    expect(w.opened).toEqual([`https://studio.example.ts.net:8443/#/h/${HOST_ID}/s/s_2`]);
+  });
 });
 
 /** A host's side of one-shot calls, in memory: opens the call, answers as `respond` says. */

@@ -10,6 +10,7 @@ import {
   runNotification,
   shownHostName,
   unknownNotification,
+  waitingNotification,
 } from './notification-view.js';
 
 /** A shown notification, as much of it as the handlers use. */
@@ -60,6 +61,8 @@ export class SwPush {
         return this.deps.showNotification(approvalNotification(payload, name, this.deps.platform));
       case 'run':
         return this.deps.showNotification(runNotification(payload, name, this.deps.platform));
+      case 'waiting':
+        return this.deps.showNotification(waitingNotification(payload, name, this.deps.platform));
       case 'resolved': {
         const shown = await this.deps.getNotifications(payload.approvalId);
         const someoneLooks = (await this.deps.windows()).some((w) => w.visibilityState === 'visible');
