@@ -236,6 +236,22 @@ describe('the terminal manager', () => {
     expect(place.pty.signals).toEqual(['SIGHUP']);
   });
 
+  it('holds no timer for a kept terminal whose program ends after it was let go (the host stopping)', async () => {
+    const { h, place, manager } = setup();
+    const timers = h.clock.pendingTimers;
+    const opened = await place.open({ cols: 80, rows: 24 });
+    if (!opened.ok) throw new Error('open');
+    let removed = 0;
+    manager.add(opened.value, 'local', { sessionId: 's_1', keep: true, onRemoved: () => removed++ });
+    manager.closeAll();
+    expect(place.pty.signals).toEqual(['SIGHUP']);
+    // The program goes once hung up: nothing may be left waiting, or a stopping host never exits.
+    place.pty.exit({ code: null, signal: 'SIGHUP' });
+    expect(removed).toBe(1);
+    expect(h.clock.pendingTimers).toBe(timers);
+    expect(manager.list()).toEqual([]);
+  });
+
   it('closes a terminal on request: attached devices are told, the program is hung up, and closing again is fine', async () => {
     const { h, place, manager } = setup();
     const phone = await h.connect();

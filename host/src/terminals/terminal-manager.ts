@@ -105,7 +105,10 @@ export class TerminalManager {
         offset: entry.handle.end,
       };
       for (const stream of entry.attachments.keys()) stream.deliver(event);
-      if (entry.keep && entry.attachments.size === 0) this.startIdle(entry);
+      // One already let go (closed, or the host stopping) needs no idle timer: it would hold the
+      // process open long after the host stopped.
+      const held = this.terminals.get(entry.id) === entry;
+      if (held && entry.keep && entry.attachments.size === 0) this.startIdle(entry);
     });
     // Until the device that opened it attaches, it is as idle as one everybody left.
     if (!entry.keep) this.startIdle(entry);
