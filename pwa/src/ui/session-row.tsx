@@ -2,7 +2,7 @@ import type { SessionSummary } from '@tether/shared-protocol';
 import { relativeTime } from './relative-time.js';
 import { nowLine } from './run-glance.js';
 import { formatRoute } from './route.js';
-import { SESSION_STATUS_TEXT } from './session-status.js';
+import { sessionStatusText } from './session-status.js';
 
 /** A session in a host's list: title, state, place and folder, the last line, waiting approvals. */
 export function SessionRow({
@@ -41,10 +41,13 @@ export function SessionRow({
               waiting for you
             </span>
           ) : (
-            <span class={`chip ${session.status}`}>{SESSION_STATUS_TEXT[session.status]}</span>
+            <span class={`chip ${session.status}`} data-session-status={session.status}>
+              {sessionStatusText(session)}
+            </span>
           )}
         </span>
         <span class="row-meta" title={session.cwd}>
+          {session.kind === 'terminal' && <span class="row-kind">terminal · </span>}
           {session.place === 'local' ? 'this computer' : session.place}
           {machineOffline && (
             <span class="stale" data-machine-offline>

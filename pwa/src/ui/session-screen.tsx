@@ -9,8 +9,9 @@ import { formatRoute } from './route.js';
 import { RunGlance } from './run-glance.js';
 import { useMedia } from './use-media.js';
 import { markOnce } from './perf-marks.js';
-import { SESSION_STATUS_TEXT, isBusy } from './session-status.js';
+import { isBusy, sessionStatusText } from './session-status.js';
 import { TerminalButton } from './terminal-button.js';
+import { TerminalScreen } from './terminal-screen.js';
 import { TopBar } from './top-bar.js';
 import { TranscriptView } from './transcript-view.js';
 import { useStore } from './use-store.js';
@@ -43,6 +44,8 @@ export function SessionScreen({ hostId, sessionId, back }: { hostId: string; ses
   const busy = isBusy(summary?.status);
   const canChat = record?.scopes.includes('chat') ?? false;
   const canApprove = record?.scopes.includes('approve') ?? false;
+  const canType = record?.scopes.includes('terminal') ?? false;
+  const program = summary?.kind === 'terminal';
 
   useEffect(() => {
     if (view.loaded) markOnce('tether:transcript-shown');
@@ -81,6 +84,18 @@ export function SessionScreen({ hostId, sessionId, back }: { hostId: string; ses
     );
   }
 
+  // A wrapped program is its terminal, while the host holds it; after, what the log says of it.
+  if (program && summary.terminalId !== undefined && canType)
+    return (
+      <TerminalScreen
+        key={summary.terminalId}
+        hostId={hostId}
+        terminalId={summary.terminalId}
+        back={back}
+        session={summary}
+      />
+    );
+
   const stop = async () => {
     setStopping(true);
     const result = await connection.client.call('sessions.interrupt', { id: sessionId });
@@ -95,22 +110,24 @@ export function SessionScreen({ hostId, sessionId, back }: { hostId: string; ses
         sub={
           <>
             <span class={`chip ${summary?.status ?? 'idle'}`} data-session-status={summary?.status ?? ''}>
-              {summary ? SESSION_STATUS_TEXT[summary.status] : '…'}
+              {summary ? sessionStatusText(summary) : '…'}
             </span>{' '}
             {summary && `${summary.place === 'local' ? 'this computer' : summary.place} · ${summary.cwd}`}
             {!live && view.loaded && <span class="stale"> · not live</span>}
           </>
         }
       >
-        <button
-          type="button"
-          aria-pressed={changesOpen}
-          onClick={() => setChangesOpen((open) => !open)}
-          title="Files this session changed (Alt+C)"
-        >
-          Changes
-        </button>
-        {busy && canChat && (
+        {!program && (
+          <button
+            type="button"
+            aria-pressed={changesOpen}
+            onClick={() => setChangesOpen((open) => !open)}
+            title="Files this session changed (Alt+C)"
+          >
+            Changes
+          </button>
+        )}
+        {busy && canChat && !program && (
           <button type="button" class="danger" disabled={stopping} onClick={() => void stop()}>
             {stopping ? 'Stopping…' : 'Stop'}
           </button>
@@ -130,7 +147,7 @@ export function SessionScreen({ hostId, sessionId, back }: { hostId: string; ses
             : `This session cannot be followed: ${view.watchError.message}`}
         </p>
       )}
-      {summary && (
+      {summary && !program && (
         <RunGlance
           session={summary}
           onGoOn={
@@ -168,11 +185,19 @@ export function SessionScreen({ hostId, sessionId, back }: { hostId: string; ses
           </div>
         )}
       </div>
-      <Composer
-        busy={busy}
-        disabledReason={canChat ? undefined : 'This device may only watch'}
-        onSend={(text) => connection.client.call('sessions.send', { id: sessionId, text })}
-      />
+      {program ? (
+        <p class="placeholder" data-program-note>
+          {summary.terminalId === undefined
+            ? 'The program has ended.'
+            : 'Its screen is a terminal: this device may only watch, without the terminal permission.'}
+        </p>
+      ) : (
+        <Composer
+          busy={busy}
+          disabledReason={canChat ? undefined : 'This device may only watch'}
+          onSend={(text) => connection.client.call('sessions.send', { id: sessionId, text })}
+        />
+      )}
     </div>
   );
 }

@@ -1,9 +1,11 @@
+import type { SessionSummary } from '@tether/shared-protocol';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { KeyBarState } from '../terminal/key-bar.js';
 import type { TerminalStatus } from '../terminal/terminal-model.js';
 import { TerminalModel } from '../terminal/terminal-model.js';
 import type { XtermView } from '../terminal/xterm-view.js';
 import { useApp } from './app-context.js';
+import { sessionStatusText } from './session-status.js';
 import { TerminalKeyBar } from './terminal-key-bar.js';
 import { TopBar } from './top-bar.js';
 import { useStore } from './use-store.js';
@@ -24,8 +26,20 @@ const STATUS_TEXT: Record<TerminalStatus['name'], string> = {
  * A terminal on the host: xterm (loaded when this screen opens), fitted to the screen and fitted
  * again on rotation and when the keyboard shows or hides; the key bar above the keyboard; and,
  * while the connection is down, "reconnecting" over the last screen instead of a frozen one.
+ * With `session`, the terminal is a wrapped program's (`tether run`): named after it, with its
+ * state, and the question it waits on above the screen.
  */
-export function TerminalScreen({ hostId, terminalId, back }: { hostId: string; terminalId: string; back?: string }) {
+export function TerminalScreen({
+  hostId,
+  terminalId,
+  back,
+  session,
+}: {
+  hostId: string;
+  terminalId: string;
+  back?: string;
+  session?: SessionSummary;
+}) {
   const { app, navigate } = useApp();
   useStore(app.connectionsVersion);
   const connection = app.connection(hostId);
@@ -158,18 +172,41 @@ export function TerminalScreen({ hostId, terminalId, back }: { hostId: string; t
 
   return (
     <div class="screen terminal-screen" data-screen="terminal" data-terminal-status={status.name}>
-      <TopBar back={back} title="Terminal" sub={<span data-terminal-state={status.name}>{statusText}</span>}>
+      <TopBar
+        back={back}
+        title={session?.title ?? 'Terminal'}
+        sub={
+          <>
+            {session && (
+              <>
+                <span class={`chip ${session.status}`} data-session-status={session.status}>
+                  {sessionStatusText(session)}
+                </span>{' '}
+              </>
+            )}
+            <span data-terminal-state={status.name}>{statusText}</span>
+          </>
+        }
+      >
         <button
           type="button"
           class="danger"
           disabled={status.name === 'gone'}
           onClick={() => {
+            // A wrapped program ends with its terminal: ask first, naming it.
+            if (session && status.name !== 'exited' && !window.confirm(`End ${session.title}? The program is stopped.`))
+              return;
             void model.close().then(() => back !== undefined && navigate(back));
           }}
         >
-          Close
+          {session ? 'End' : 'Close'}
         </button>
       </TopBar>
+      {session?.status === 'waiting' && (
+        <p class="banner waiting-banner" role="status" data-session-waiting>
+          Waiting for you{session.lastLine ? `: ${session.lastLine}` : ''}
+        </p>
+      )}
       <div class={`terminal-frame ${status.name}`}>
         <div
           class="terminal-view"
