@@ -195,7 +195,9 @@ export class AcpBackend implements SessionBackend {
       env,
       clock: this.deps.clock,
     });
-    if (!started.ok) return failure(started.message);
+    // On a machine that is offline the spawn waits for it, and an interrupt drops it unsent:
+    // nothing started, so the run was interrupted, not failed (as a waiting tool call is).
+    if (!started.ok) return run.signal.aborted ? { status: 'interrupted', usage: NO_USAGE } : failure(started.message);
     const connection = started.value;
     const live: LiveAgent = {
       sessionId: run.sessionId,
