@@ -3,6 +3,7 @@ import { generateBoxKeyPair, generateDeviceId, memoryPipe, toBase64Url } from '@
 import { FakeHost, ManualClock, seededRandom } from '@tether/shared-protocol/testing';
 import { describe, expect, it } from 'vitest';
 import type { HostRecord } from '../data/records.js';
+import type { FrameScheduler } from '../lib/next-frame.js';
 import { MemoryCache } from './cache-port.js';
 import { HostConnection } from './host-connection.js';
 import { gaps } from '../transcript/transcript.js';
@@ -30,7 +31,7 @@ const summary = (id: string, lastSeq: number): SessionSummary => ({
   lastLine: '',
 });
 
-function setup() {
+function setup(options: { frame?: FrameScheduler } = {}) {
   const random = seededRandom('host-connection');
   const clock = new ManualClock();
   const host = new FakeHost(generateBoxKeyPair(random), clock, random);
@@ -76,6 +77,7 @@ function setup() {
     clock,
     random,
     jitter: () => 0.5,
+    ...(options.frame ? { frame: options.frame } : {}),
     saveRecord: (change) => changes.push(change),
     connect: () => {
       if (!network.up) return Promise.reject(new Error('offline'));
@@ -98,6 +100,30 @@ describe('HostConnection', () => {
     expect(s.connection.status.get().name).toBe('open');
     expect(s.connection.sessions.get()).toMatchObject({ fresh: true, list: [{ id: 's1' }] });
     expect(s.changes).toContainEqual(expect.objectContaining({ name: 'laptop' }));
+    s.connection.stop();
+  });
+
+  it('puts the summaries a run sends between two frames into the list as one change, the newest of each', async () => {
+    const frames: (() => void)[] = [];
+    const s = setup({ frame: (run) => frames.push(run) });
+    await s.connection.start();
+    await settle();
+    s.connection.feed('s1');
+    await settle();
+    for (const run of frames.splice(0)) run();
+    const changes: SessionSummary[][] = [];
+    s.connection.sessions.subscribe((view) => changes.push(view.list));
+    for (let seq = 1; seq <= 50; seq++) {
+      s.host.appendEvent('s1', {
+        type: 'session.updated',
+        session: { ...summary('s1', seq), lastLine: `step ${seq}` },
+      });
+    }
+    await settle();
+    expect(changes).toEqual([]);
+    for (const run of frames.splice(0)) run();
+    expect(changes).toHaveLength(1);
+    expect(changes[0]).toMatchObject([{ id: 's1', lastSeq: 50, lastLine: 'step 50' }]);
     s.connection.stop();
   });
 

@@ -17,6 +17,8 @@ import type {
 } from '@tether/shared-protocol';
 import { DeviceClient, fromBase64UrlExact, isSessionEvent, systemClock } from '@tether/shared-protocol';
 import type { HostRecord } from '../data/records.js';
+import type { FrameScheduler } from '../lib/next-frame.js';
+import { nextFrame } from '../lib/next-frame.js';
 import { Store } from '../lib/store.js';
 import { mergeSummary, replaceList } from '../lib/session-list.js';
 import type { CachePort } from './cache-port.js';
@@ -42,6 +44,8 @@ export interface HostConnectionDeps {
   clock?: Clock;
   random?: RandomBytes;
   jitter?: () => number;
+  /** Where summaries and events are folded in: the next animation frame (all at once). */
+  frame?: FrameScheduler;
 }
 
 /** Sessions followed at once per host; past it the one viewed longest ago stops being watched. */
@@ -72,16 +76,25 @@ export class HostConnection {
   private readonly hostEventListeners = new Set<(event: HostEvent) => void>();
   private readonly feeds = new Map<string, SessionFeed>();
   private readonly clock: Clock;
+  private readonly frame: FrameScheduler;
   private listTimer: TimerHandle | undefined;
   private approvalsTimer: TimerHandle | undefined;
   private lastSeenSaved = 0;
   private readonly unsubscribe: (() => void)[] = [];
+  /**
+   * Summaries from `session.updated` not yet in the list, the newest per session (so bounded by
+   * the number of sessions): a run updates its summary with every step, and the list, the session
+   * screen and its transcript are rendered once per frame rather than once per step.
+   */
+  private readonly pendingSummaries = new Map<string, SessionSummary>();
+  private summariesAsked = false;
 
   constructor(
     readonly record: HostRecord,
     private readonly deps: HostConnectionDeps,
   ) {
     this.clock = deps.clock ?? systemClock;
+    this.frame = deps.frame ?? nextFrame;
     const hostKey = fromBase64UrlExact(record.hostBoxPublicKey, 32);
     if (!hostKey) throw new Error('host record holds an invalid host key'); // decoded by schema: a bug
     this.client = new DeviceClient({
@@ -155,7 +168,7 @@ export class HostConnection {
       this.feeds.set(sessionId, feed);
       return feed;
     }
-    feed = new SessionFeed(this.hostId, sessionId, this.client, this.deps.cache, this.clock);
+    feed = new SessionFeed(this.hostId, sessionId, this.client, this.deps.cache, this.clock, this.frame);
     this.feeds.set(sessionId, feed);
     void feed.open();
     for (const [id, old] of this.feeds) {
@@ -231,14 +244,28 @@ export class HostConnection {
     if (event.type === 'watch.skipped') return this.feeds.get(event.sessionId)?.skipped(event.after, event.to);
     if (!isSessionEvent(event)) return this.hostEvent(event);
     if (event.type === 'session.updated') {
-      const before = this.sessions.get().list.find((s) => s.id === event.session.id);
-      this.sessions.update((view) => ({ ...view, list: mergeSummary(view.list, event.session) }));
+      const id = event.session.id;
+      const before = this.pendingSummaries.get(id) ?? this.sessions.get().list.find((s) => s.id === id);
+      this.pendingSummaries.set(id, event.session);
+      if (!this.summariesAsked) {
+        this.summariesAsked = true;
+        this.frame(() => this.mergeSummaries());
+      }
       this.scheduleListSave();
       if (before?.pendingApprovals !== event.session.pendingApprovals) this.scheduleApprovalsRefresh();
     } else if (event.type === 'approval.requested' || event.type === 'approval.resolved') {
       this.approvalChanged(event.approval);
     }
     this.feeds.get(event.sessionId)?.apply(event);
+  }
+
+  /** Puts the summaries that came since the last frame into the list, as one change. */
+  private mergeSummaries(): void {
+    this.summariesAsked = false;
+    if (this.pendingSummaries.size === 0) return;
+    const summaries = [...this.pendingSummaries.values()];
+    this.pendingSummaries.clear();
+    this.sessions.update((view) => ({ ...view, list: summaries.reduce(mergeSummary, view.list) }));
   }
 
   private hostEvent(event: HostEvent): void {
@@ -285,6 +312,8 @@ export class HostConnection {
   }
 
   private async saveList(): Promise<void> {
+    // A hidden page gets no frames: what waits for one is saved all the same.
+    this.mergeSummaries();
     const view = this.sessions.get();
     if (!view.loaded) return;
     await this.deps.cache.putSessionList({ hostId: this.hostId, sessions: view.list, savedAt: this.clock.now() });

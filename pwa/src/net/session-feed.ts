@@ -1,5 +1,7 @@
 import type { Clock, DeviceClient, ProtocolError, SessionEvent, TimerHandle } from '@tether/shared-protocol';
 import { decodeEvent, isSessionEvent } from '@tether/shared-protocol';
+import type { FrameScheduler } from '../lib/next-frame.js';
+import { nextFrame } from '../lib/next-frame.js';
 import { Store } from '../lib/store.js';
 import type { TranscriptState } from '../transcript/transcript.js';
 import { EMPTY_TRANSCRIPT, applyBatch, fillGap, gaps, skipTo, trimForCache } from '../transcript/transcript.js';
@@ -41,14 +43,6 @@ export const HISTORY_PAGE = 300;
  * the batch is applied at once, so the queue stays bounded while nobody looks.
  */
 export const MAX_PENDING_EVENTS = 2000;
-
-/** Runs a batch at the next animation frame (a microtask where there are no frames, in tests). */
-export type FrameScheduler = (run: () => void) => void;
-
-const nextFrame: FrameScheduler = (run) => {
-  if (typeof requestAnimationFrame === 'function') requestAnimationFrame(run);
-  else queueMicrotask(run);
-};
 
 type Pending = SessionEvent | { type: 'skip'; after: number; to: number };
 
