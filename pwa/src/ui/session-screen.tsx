@@ -1,5 +1,5 @@
-import type { ClientState } from '@tether/shared-protocol';
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import type { ClientState, Decision } from '@tether/shared-protocol';
+import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import { NO_FEED } from '../net/session-feed.js';
 import type { SessionsView } from '../net/host-connection.js';
 import { useApp } from './app-context.js';
@@ -11,7 +11,7 @@ import { useMedia } from './use-media.js';
 import { markOnce } from './perf-marks.js';
 import { isBusy, sessionStatusText } from './session-status.js';
 import { TerminalButton } from './terminal-button.js';
-import { TerminalScreen } from './terminal-screen.js';
+import { TerminalScreen } from './lazy-screens.js';
 import { TopBar } from './top-bar.js';
 import { TranscriptView } from './transcript-view.js';
 import { useStore } from './use-store.js';
@@ -46,6 +46,13 @@ export function SessionScreen({ hostId, sessionId, back }: { hostId: string; ses
   const canApprove = record?.scopes.includes('approve') ?? false;
   const canType = record?.scopes.includes('terminal') ?? false;
   const program = summary?.kind === 'terminal';
+
+  // Stable, so that the transcript is drawn again only when it changed, not with every summary.
+  const answer = useCallback(
+    (id: string, decision: Decision, note: string) => connection!.answer(id, decision, note),
+    [connection],
+  );
+  const loadOlder = useCallback(() => feed!.loadOlder(), [feed]);
 
   useEffect(() => {
     if (view.loaded) markOnce('tether:transcript-shown');
@@ -167,8 +174,8 @@ export function SessionScreen({ hostId, sessionId, back }: { hostId: string; ses
             live={live}
             savedSeq={view.savedSeq}
             deviceId={record.deviceId}
-            onAnswer={canApprove ? (id, decision, note) => connection.answer(id, decision, note) : undefined}
-            onLoadOlder={feed && (() => feed.loadOlder())}
+            onAnswer={canApprove ? answer : undefined}
+            onLoadOlder={feed && loadOlder}
             loadingOlder={view.loadingOlder}
             olderError={view.olderError?.message}
           />

@@ -1,4 +1,5 @@
 import type { Approval, Decision, Result } from '@tether/shared-protocol';
+import { memo } from './memo.js';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { GapItem, PlanItem, TranscriptItem, TranscriptState } from '../transcript/transcript.js';
 import { ApprovalCard } from './approval-card.js';
@@ -29,7 +30,7 @@ interface Props {
  * is at the bottom it follows new output; once they scroll up it stays where they are and offers
  * "Jump to latest". A gap (events not on this device) reads itself in when scrolled near.
  */
-export function TranscriptView({
+export const TranscriptView = memo(function TranscriptView({
   transcript,
   live,
   savedSeq,
@@ -40,6 +41,7 @@ export function TranscriptView({
   olderError,
 }: Props) {
   const scroller = useRef<HTMLDivElement>(null);
+  const log = useRef<HTMLDivElement>(null);
   const heights = useRef(new Map<string, number>());
   const pinned = useRef(true);
   const [following, setFollowing] = useState(true);
@@ -56,21 +58,62 @@ export function TranscriptView({
   const matches = useMemo(() => (find.query ? findMatches(items, find.query) : []), [items, find.query]);
   const focused = matches.length > 0 ? matches[Math.min(find.at, matches.length - 1)] : undefined;
 
+  // Heights are read as the browser lays items out (a ResizeObserver), not item by item from
+  // script. The same observer keeps the bottom in view while following as items grow after they
+  // were drawn (a tool row opened) or the screen shrinks (the keyboard).
+  const observer = useRef<ResizeObserver | undefined>(undefined);
+  const observed = useRef(new Set<Element>());
   useLayoutEffect(() => {
     const el = scroller.current;
-    if (!el) return;
-    let changed = false;
-    for (const child of el.querySelectorAll<HTMLElement>('[data-item-key]')) {
-      const key = child.dataset['itemKey']!;
-      const height = child.offsetHeight + GAP_PX;
-      if (heights.current.get(key) !== height) {
-        heights.current.set(key, height);
-        changed = true;
+    if (!el || !log.current) return undefined;
+    const resized = new ResizeObserver((entries) => {
+      let changed = false;
+      for (const entry of entries) {
+        const key = (entry.target as HTMLElement).dataset['itemKey'];
+        if (key === undefined || !entry.target.isConnected) continue;
+        const height = (entry.borderBoxSize[0]?.blockSize ?? (entry.target as HTMLElement).offsetHeight) + GAP_PX;
+        if (heights.current.get(key) !== height) {
+          heights.current.set(key, height);
+          changed = true;
+        }
       }
-    }
-    if (pinned.current) el.scrollTop = el.scrollHeight;
-    if (changed) setMeasured((n) => n + 1);
+      if (pinned.current) el.scrollTop = el.scrollHeight;
+      if (changed) setMeasured((n) => n + 1);
+    });
+    resized.observe(el);
+    resized.observe(log.current);
+    observer.current = resized;
+    const slots = observed.current;
+    return () => {
+      resized.disconnect();
+      slots.clear();
+    };
+  }, []);
+
+  // Following, every change is scrolled into view before it is painted: a scroll event would
+  // otherwise see new items below the screen and take it for the person scrolling up.
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (el && pinned.current) el.scrollTop = el.scrollHeight;
   });
+
+  const { start, end } = range;
+  useLayoutEffect(() => {
+    const resized = observer.current;
+    const el = log.current;
+    if (!resized || !el) return;
+    const slots = observed.current;
+    for (const slot of slots) {
+      if (slot.isConnected) continue;
+      resized.unobserve(slot);
+      slots.delete(slot);
+    }
+    for (const slot of el.querySelectorAll('[data-item-key]')) {
+      if (slots.has(slot)) continue;
+      resized.observe(slot);
+      slots.add(slot);
+    }
+  }, [items, start, end]);
 
   // A gap near the top of the screen fills itself (one page at a time).
   const gapShown = items.slice(range.start, range.end).some((item) => item.kind === 'gap');
@@ -84,7 +127,11 @@ export function TranscriptView({
     const atBottom = el.scrollHeight - el.scrollTop - el.clientHeight <= PIN_SLACK_PX;
     pinned.current = atBottom;
     setFollowing(atBottom);
-    setViewport({ top: el.scrollTop - LOAD_OLDER_MARGIN_PX / 2, height: el.clientHeight + LOAD_OLDER_MARGIN_PX });
+    const top = el.scrollTop - LOAD_OLDER_MARGIN_PX / 2;
+    const height = el.clientHeight + LOAD_OLDER_MARGIN_PX;
+    // Following the bottom, the window is the newest items wherever the top is: following a run
+    // scrolls with every step, and none of those scrolls needs drawing anew.
+    setViewport((now) => (atBottom && now.height === height ? now : { top, height }));
   };
 
   const jump = () => {
@@ -179,6 +226,7 @@ export function TranscriptView({
       <div class="scroll" ref={scroller} onScroll={onScroll}>
         <div
           class="transcript"
+          ref={log}
           role="log"
           aria-live="polite"
           aria-label="Transcript"
@@ -209,7 +257,7 @@ export function TranscriptView({
       )}
     </div>
   );
-}
+});
 
 /** The flex gap between transcript items (transcript.css), counted in each item's height. */
 const GAP_PX = 10;
@@ -242,7 +290,12 @@ function Gap({
   );
 }
 
-function Item({ item, deviceId, onAnswer }: { item: TranscriptItem } & Pick<Props, 'deviceId' | 'onAnswer'>) {
+/** An item, drawn again only when it changed: folding an event replaces just the items it touched. */
+const Item = memo(function Item({
+  item,
+  deviceId,
+  onAnswer,
+}: { item: TranscriptItem } & Pick<Props, 'deviceId' | 'onAnswer'>) {
   switch (item.kind) {
     case 'message':
       return item.role === 'user' ? (
@@ -283,7 +336,7 @@ function Item({ item, deviceId, onAnswer }: { item: TranscriptItem } & Pick<Prop
     case 'gap':
       return null;
   }
-}
+});
 
 const PLAN_MARK: Record<PlanItem['entries'][number]['status'], string> = {
   pending: '☐',
