@@ -9,7 +9,12 @@
 //   open-warm  reload on the session screen, transcript cached → the newest event on screen
 //   open-cold  the same with the transcript cache cleared (the host answers from its tail)
 //   dom, heap  elements in the document and JS heap (MB) after scrolling back to the first message
-// Targets: newest event in ≤ 500 ms and catch-up ≤ 1 s (≤ 3 s slowed 4×), DOM and heap flat in size.
+//   live       a second run of the same length, a step every LIVE_STEP_MS (hundreds of events a
+//              second: far faster than any agent), followed on screen as it happens (iPhone at full
+//              speed, iPad slowed 4×): how far the newest step shown is behind the model writing
+//              it, sampled every 100 ms (p50, p95, max)
+// Targets: newest event in ≤ 500 ms and catch-up ≤ 1 s (≤ 3 s slowed 4×), live never more than
+// 1 s behind, DOM and heap flat in size.
 import type { BrowserContext, CDPSession, Page } from '@playwright/test';
 import { chromium } from '@playwright/test';
 import type { AppHost } from '../support/app-host.js';
@@ -22,6 +27,8 @@ const SIZES = (process.env['LONG_RUN_SIZES'] ?? '1000,5000,20000').split(',').ma
 /** Events one step of the fake run writes (text, message, tool start and end, summaries), about. */
 const EVENTS_PER_STEP = 5;
 const DEVICES = ['iPhone 15', 'iPad Pro 11'] as const;
+/** Milliseconds between the live run's steps (each about five events). */
+const LIVE_STEP_MS = 20;
 
 // Strings, not functions: tsx would wrap named helpers in a `__name` call the page does not have.
 const UNTIL_END = `new Promise((resolve) => {
@@ -34,6 +41,16 @@ const SHOWN_SINCE_NAV = `new Promise((resolve) => {
   const check = () => (document.querySelector('[role="log"]')?.textContent ?? '').includes('THE END')
     ? resolve(performance.now()) : requestAnimationFrame(check);
   check();
+})`;
+// Every 100 ms: now minus the stamp of the newest step on screen, until the run's end shows.
+const LIVE_LAG = `new Promise((resolve) => {
+  const lags = [];
+  const timer = setInterval(() => {
+    const text = document.querySelector('[role="log"]')?.textContent ?? '';
+    if (text.includes('THE END')) { clearInterval(timer); resolve(lags); return; }
+    const match = /@(\\d{13})/.exec(text.slice(text.lastIndexOf('@')));
+    if (match) lags.push(Date.now() - Number(match[1]));
+  }, 100);
 })`;
 const CLEAR_TRANSCRIPTS = `new Promise((resolve) => {
   const open = indexedDB.open('tether');
@@ -74,7 +91,7 @@ async function openTimes(page: Page, cdp: CDPSession, rate: number): Promise<[nu
 
 async function measureSize(events: number): Promise<void> {
   const steps = Math.ceil(events / EVENTS_PER_STEP);
-  const model = await startLongRunModel(steps);
+  const model = await startLongRunModel(steps, { stamp: true });
   const host: AppHost = await startAppHost({
     model: `openai-compatible:fake@${model.url}`,
     args: ['--max-model-calls', String(steps + 10)],
@@ -127,11 +144,30 @@ async function measureSize(events: number): Promise<void> {
         `long-run events=${log.length} device="${c.name}" catchup-ms=${catchUp.toFixed(0)} catchup-cpu=${rate} open-warm-ms=${warm.toFixed(0)} open-cold-ms=${cold.toFixed(0)} open-warm-4x-ms=${warmSlow.toFixed(0)} open-cold-4x-ms=${coldSlow.toFixed(0)} dom=${dom} heap-mb=${heap.toFixed(1)}`,
       );
     }
+    model.setStepMs(LIVE_STEP_MS);
+    await followLive(contexts, host);
   } finally {
     await browser.close();
     await host.stop();
     await model.close();
   }
+}
+
+/** A second run of the same length, both devices on its screen from the start. */
+async function followLive(contexts: { name: string; page: Page; cdp: CDPSession }[], host: AppHost): Promise<void> {
+  const [first, ...rest] = contexts;
+  await first!.page.goto(first!.page.url().replace(/\/s\/[^/]+$/, ''));
+  await createSession(first!.page, host, 'Start the live run');
+  for (const c of rest) await c.page.goto(first!.page.url());
+  const followed = contexts.map(async (c, i) => {
+    const rate = i === 0 ? 1 : 4;
+    await c.cdp.send('Emulation.setCPUThrottlingRate', { rate });
+    const lags = (await c.page.evaluate<number[]>(LIVE_LAG)).sort((a, b) => a - b);
+    await c.cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
+    const at = (q: number) => lags[Math.min(lags.length - 1, Math.floor(q * lags.length))] ?? NaN;
+    return `${c.name.padEnd(12)} live behind p50 ${at(0.5)} ms  p95 ${at(0.95)} ms  max ${at(1)} ms (cpu ${rate}×, ${lags.length} samples)`;
+  });
+  for (const line of await Promise.all(followed)) console.log(line);
 }
 
 for (const size of SIZES) await measureSize(size);

@@ -15,7 +15,7 @@ export type ChunkWriter = (delta: Record<string, unknown>, finish: string | null
  * the answer's chunks; the stream is ended after it.
  */
 export async function startChatServer(
-  reply: (messages: { role: string }[], write: ChunkWriter) => void,
+  reply: (messages: { role: string }[], write: ChunkWriter) => void | Promise<void>,
 ): Promise<FakeModel> {
   const server = createServer((req, res) => {
     let body = '';
@@ -27,7 +27,7 @@ export async function startChatServer(
       }
       const request = JSON.parse(body) as { messages: { role: string }[] };
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      reply(request.messages, (delta, finish) =>
+      const replied = reply(request.messages, (delta, finish) =>
         res.write(
           `data: ${JSON.stringify({
             id: 'chatcmpl-fake',
@@ -38,7 +38,7 @@ export async function startChatServer(
           })}\n\n`,
         ),
       );
-      res.end('data: [DONE]\n\n');
+      void Promise.resolve(replied).then(() => res.end('data: [DONE]\n\n'));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -26,7 +26,7 @@ const MAX_DOM_ELEMENTS = 2500;
 const STEPS = 300;
 
 async function startLongRun(steps: number, writes = 0, maxModelCalls = 1000): Promise<AppHost> {
-  model = await startLongRunModel(steps, writes);
+  model = await startLongRunModel(steps, { writes });
   host = await startAppHost({
     model: `openai-compatible:fake@${model.url}`,
     args: ['--max-model-calls', String(maxModelCalls)],
