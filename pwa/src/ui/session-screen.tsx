@@ -196,7 +196,7 @@ export function SessionScreen({ hostId, sessionId, back }: { hostId: string; ses
         <p class="placeholder" data-program-note>
           {summary.terminalId === undefined
             ? 'The program has ended.'
-            : 'Its screen is a terminal: this device may only watch, without the terminal permission.'}
+            : 'This device may not use terminals: it sees only what the log says of this program.'}
         </p>
       ) : (
         <Composer

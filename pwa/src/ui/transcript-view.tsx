@@ -1,9 +1,9 @@
 import type { Approval, Decision, Result } from '@tether/shared-protocol';
-import { memo } from './memo.js';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { GapItem, PlanItem, TranscriptItem, TranscriptState } from '../transcript/transcript.js';
 import { ApprovalCard } from './approval-card.js';
 import { MarkdownView } from './markdown-view.js';
+import { memo } from './memo.js';
 import { ToolRow } from './tool-row.js';
 import { findMatches, visibleRange } from './transcript-window.js';
 
@@ -69,9 +69,11 @@ export const TranscriptView = memo(function TranscriptView({
     const resized = new ResizeObserver((entries) => {
       let changed = false;
       for (const entry of entries) {
-        const key = (entry.target as HTMLElement).dataset['itemKey'];
-        if (key === undefined || !entry.target.isConnected) continue;
-        const height = (entry.borderBoxSize[0]?.blockSize ?? (entry.target as HTMLElement).offsetHeight) + GAP_PX;
+        const slot = entry.target as HTMLElement;
+        const key = slot.dataset['itemKey'];
+        if (key === undefined || !slot.isConnected) continue;
+        // Read after layout, so this costs no layout of its own.
+        const height = slot.offsetHeight + GAP_PX;
         if (heights.current.get(key) !== height) {
           heights.current.set(key, height);
           changed = true;
