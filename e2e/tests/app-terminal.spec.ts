@@ -4,6 +4,7 @@ import type { AppHost } from '../support/app-host.js';
 import { createSession, device, pairThroughLink, startAppHost } from '../support/app-host.js';
 import { snap } from '../support/app-snap.js';
 import { tetherJson } from '../support/host-process.js';
+import { noLine, seeLine, terminalRows, typeLine } from '../support/terminal-screen.js';
 
 let host: AppHost;
 
@@ -14,33 +15,10 @@ test.afterEach(async () => {
   await host.stop();
 });
 
-/** The terminal's rows as xterm draws them (text only: output never becomes markup). */
-const rows = (page: Page) => page.locator('[data-terminal-view] .xterm-rows');
-
-/** The visible lines of the terminal, trailing blanks trimmed. */
-const lines = (page: Page) =>
-  rows(page).evaluate((element) => [...element.children].map((row) => (row.textContent ?? '').trimEnd()));
-
-/** Resolves once some visible line matches `pattern` (a whole line unless it says otherwise). */
-async function seeLine(page: Page, pattern: RegExp, timeout = 15_000): Promise<void> {
-  await expect.poll(async () => (await lines(page)).some((line) => pattern.test(line)), { timeout }).toBe(true);
-}
-
-async function noLine(page: Page, pattern: RegExp): Promise<void> {
-  await expect.poll(async () => (await lines(page)).some((line) => pattern.test(line))).toBe(false);
-}
-
 async function openFromHost(page: Page): Promise<void> {
   await page.getByRole('button', { name: 'Terminal', exact: true }).click();
   await expect(page.locator('[data-screen="terminal"]')).toHaveAttribute('data-terminal-status', 'live');
   await seeLine(page, /[$#]$/);
-}
-
-/** Types a command line into the terminal, as the phone's keyboard would. */
-async function run(page: Page, line: string): Promise<void> {
-  await page.locator('[data-terminal-view]').click();
-  await page.keyboard.type(line);
-  await page.keyboard.press('Enter');
 }
 
 test.describe('terminals on a phone', () => {
@@ -55,26 +33,26 @@ test.describe('terminals on a phone', () => {
     await openFromHost(page);
 
     // The echo's output line, not the command line typed (which has the quotes).
-    await run(page, "echo hel''lo");
+    await typeLine(page, "echo hel''lo");
     await seeLine(page, /^hello$/);
 
     // A full-screen program draws its screen; quitting restores the shell's.
-    await run(page, 'vi notes.txt');
+    await typeLine(page, 'vi notes.txt');
     await seeLine(page, /^~$/);
-    await expect(rows(page)).toContainText('notes.txt');
+    await expect(terminalRows(page)).toContainText('notes.txt');
     await snap(page, testInfo, 'phone-terminal-vi');
     await page.keyboard.type(':q!');
     await page.keyboard.press('Enter');
     await noLine(page, /^~$/);
 
     // Ctrl (one-shot) from the key bar, then c on the keyboard: Ctrl-C stops `sleep 100`.
-    await run(page, 'sleep 100');
+    await typeLine(page, 'sleep 100');
     const ctrl = page.locator('.key-bar [data-key="ctrl"]');
     await ctrl.click();
     await expect(ctrl).toHaveAttribute('data-state', 'once');
     await page.keyboard.type('c');
     await expect(ctrl).toHaveAttribute('data-state', 'off');
-    await run(page, 'echo after-$((40+2))');
+    await typeLine(page, 'echo after-$((40+2))');
     await seeLine(page, /^after-42$/);
     // The symbols phones hide: a pipe from the key bar.
     await page.locator('[data-terminal-view]').click();
@@ -86,7 +64,7 @@ test.describe('terminals on a phone', () => {
     await snap(page, testInfo, 'phone-terminal');
 
     // Offline: the screen says so; output made meanwhile arrives once back.
-    await run(page, 'sleep 2; echo while-$((2+3))-away');
+    await typeLine(page, 'sleep 2; echo while-$((2+3))-away');
     await context.setOffline(true);
     await expect(page.locator('[data-terminal-message]')).toHaveText('Reconnecting…');
     await expect(page.locator('[data-screen="terminal"]')).toHaveAttribute('data-terminal-status', 'reconnecting');
@@ -109,14 +87,14 @@ test.describe('terminals on a phone', () => {
     await pairThroughLink(page, host);
     await openFromHost(page);
     // More output than the host's backlog holds: a reload gets the screen itself, not a replay.
-    await run(page, 'seq 1 100000; echo seq-done');
+    await typeLine(page, 'seq 1 100000; echo seq-done');
     await seeLine(page, /^seq-done$/, 30_000);
-    await run(page, 'vi notes.txt');
+    await typeLine(page, 'vi notes.txt');
     await seeLine(page, /^~$/);
     await page.reload();
     await expect(page.locator('[data-screen="terminal"]')).toHaveAttribute('data-terminal-status', 'live');
     await seeLine(page, /^~$/);
-    await expect(rows(page)).toContainText('notes.txt');
+    await expect(terminalRows(page)).toContainText('notes.txt');
     await page.locator('[data-terminal-view]').click();
     await page.keyboard.type(':q!');
     await page.keyboard.press('Enter');
@@ -135,8 +113,8 @@ test.describe('terminals on a tablet', () => {
     const detail = page.locator('[data-pane="detail"]');
     await expect(detail.locator('[data-screen="terminal"]')).toHaveAttribute('data-terminal-status', 'live');
     await expect(page.locator('[data-pane="list"] [data-screen="sessions"]')).toBeVisible();
-    await run(page, 'pwd');
-    await expect(rows(page)).toContainText(host.dataDir);
+    await typeLine(page, 'pwd');
+    await expect(terminalRows(page)).toContainText(host.dataDir);
     await snap(page, testInfo, 'tablet-terminal');
     await page.getByRole('button', { name: 'Close' }).click();
     await expect.poll(async () => (await tetherJson<unknown[]>(host.dataDir, ['terminals'])).length).toBe(0);

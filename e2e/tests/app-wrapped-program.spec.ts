@@ -1,9 +1,9 @@
-import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 import type { AppHost } from '../support/app-host.js';
 import { device, pairThroughLink, sessionEvents, startAppHost } from '../support/app-host.js';
 import { snap } from '../support/app-snap.js';
 import { tetherJson } from '../support/host-process.js';
+import { seeLine, typeLine } from '../support/terminal-screen.js';
 import type { TtyProcess } from '../support/tty-process.js';
 import { tetherOnTty } from '../support/tty-process.js';
 
@@ -24,21 +24,6 @@ function atComputer([command, ...args]: [string, ...string[]]): TtyProcess {
   const tty = tetherOnTty([command, '--data-dir', host.dataDir, ...args], { cwd: host.dataDir, env: { PS1: '$ ' } });
   ttys.push(tty);
   return tty;
-}
-
-const lines = (page: Page) =>
-  page
-    .locator('[data-terminal-view] .xterm-rows')
-    .evaluate((element) => [...element.children].map((row) => (row.textContent ?? '').trimEnd()));
-
-async function seeLine(page: Page, pattern: RegExp): Promise<void> {
-  await expect.poll(async () => (await lines(page)).some((line) => pattern.test(line)), { timeout: 15_000 }).toBe(true);
-}
-
-async function typeLine(page: Page, line: string): Promise<void> {
-  await page.locator('[data-terminal-view]').click();
-  await page.keyboard.type(line);
-  await page.keyboard.press('Enter');
 }
 
 test.describe('a wrapped program on a phone', () => {
