@@ -104,6 +104,9 @@ test.describe('the app from a relay', () => {
     // The phone leaves home: whatever answers at the host's address now hangs up at once.
     await page.routeWebSocket(/\/rc\/ws$/, (ws) => ws.close({ code: 4000, reason: 'not here' }));
     await page.context().setOffline(true);
+    // Offline long enough for the page to hear of it (it then drops its socket), as when the phone
+    // leaves home and loses the network for a moment; otherwise the old socket may go on answering.
+    await expect(page.locator('[data-banner="offline"]')).toBeVisible();
     await page.context().setOffline(false);
     await expect(page.locator('[data-screen="session"]')).toBeVisible();
     await page.getByRole('button', { name: 'Back' }).click();
