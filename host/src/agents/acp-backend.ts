@@ -1,11 +1,13 @@
 import type { ContentBlock, StopReason } from '@agentclientprotocol/sdk';
 import { methods, RequestError } from '@agentclientprotocol/sdk';
-import type { Clock, Result, SessionEvent, TimerHandle } from '@tether/shared-protocol';
+import type { Clock, Result, SessionEvent } from '@tether/shared-protocol';
 import { ok } from '@tether/shared-protocol';
 import type { RunContext, RunResult, SessionBackend } from '../agent/session-backend.js';
 import type { EventLog } from '../store/event-log.js';
 import type { AgentCatalog } from './agent-catalog.js';
 import type { AgentSpec } from './agent-config.js';
+import type { AgentPoolLimits, LiveAgent } from './acp-agent-pool.js';
+import { AcpAgentPool } from './acp-agent-pool.js';
 import { AcpConnection } from './acp-connection.js';
 import type { AcpSessionStore } from './acp-session-store.js';
 import { AcpTurn } from './acp-turn.js';
@@ -13,7 +15,7 @@ import { cut } from './acp-update-log.js';
 import type { Settled } from './settle.js';
 import { settle } from './settle.js';
 
-export interface AcpLimits {
+export interface AcpLimits extends AgentPoolLimits {
   /** Milliseconds from starting an agent to its session being ready (initialize, then new or load). */
   startTimeoutMs: number;
   /**
@@ -21,12 +23,6 @@ export interface AcpLimits {
    * approval, a command), before it counts as hung: the built-in loop's idle watchdog, 5 min.
    */
   idleLimitMs: number;
-  /** Milliseconds an agent has to stop after `session/cancel` before its process is ended. */
-  cancelGraceMs: number;
-  /** Milliseconds an agent is kept between runs for the next prompt; after that it is stopped. */
-  keepIdleMs: number;
-  /** Agent processes alive at once (running or kept); an idle one is stopped to make room. */
-  maxLiveAgents: number;
 }
 
 export const DEFAULT_ACP_LIMITS: AcpLimits = {
@@ -51,18 +47,6 @@ const NO_USAGE = { inputTokens: 0, outputTokens: 0 };
 const REQUEST_CANCELLED = -32800;
 const AUTH_REQUIRED = -32000;
 
-/** A running agent process for one session, kept between its runs. */
-interface LiveAgent {
-  sessionId: string;
-  spec: AgentSpec;
-  place: string;
-  cwd: string;
-  connection: AcpConnection;
-  acpSessionId: string;
-  busy: boolean;
-  idleTimer: TimerHandle | undefined;
-}
-
 type PromptOutcome =
   | { kind: 'stopped'; stopReason: StopReason }
   | { kind: 'failed'; message: string }
@@ -83,11 +67,11 @@ type PromptOutcome =
  */
 export class AcpBackend implements SessionBackend {
   private readonly limits: AcpLimits;
-  private readonly live = new Map<string, LiveAgent>();
-  private closed = false;
+  private readonly agents: AcpAgentPool;
 
   constructor(private readonly deps: AcpBackendDeps) {
     this.limits = { ...DEFAULT_ACP_LIMITS, ...deps.limits };
+    this.agents = new AcpAgentPool(deps.clock, this.limits);
   }
 
   check(agent: string): Result<void> {
@@ -102,17 +86,13 @@ export class AcpBackend implements SessionBackend {
     const texts = promptTexts(this.deps.log.readAll(run.sessionId));
     if (texts.length === 0) return { status: 'done', usage: NO_USAGE };
 
-    let live = this.live.get(run.sessionId);
-    if (live && (live.connection.isEnded || live.place !== run.context.place || live.spec !== spec)) {
-      this.discard(live);
-      live = undefined;
-    }
+    let live = this.agents.reusable(run.sessionId, run.context.place, spec);
     if (!live) {
       const started = await this.start(run, spec);
       if ('status' in started) return started;
       live = started;
     }
-    this.hold(live);
+    this.agents.hold(live);
     const turn = new AcpTurn(run, spec.title);
     live.connection.attach(live.acpSessionId, turn);
     let ending = 'The run ended before the agent finished this.';
@@ -135,14 +115,14 @@ export class AcpBackend implements SessionBackend {
             return failure(`${spec.title} stopped: ${outcome.why}`);
           case 'hung':
             ending = 'The agent stopped answering before finishing this.';
-            this.discard(live);
+            this.agents.discard(live);
             this.reportStderr(run, live);
             return failure(
               `${spec.title} said nothing for ${Math.round(this.limits.idleLimitMs / 1000)} s and was stopped; the next message starts it again`,
             );
           case 'killed':
             ending = 'Interrupted.';
-            this.discard(live);
+            this.agents.discard(live);
             return { status: 'interrupted', usage: NO_USAGE };
         }
         if (run.signal.aborted) return { status: 'interrupted', usage: NO_USAGE };
@@ -155,27 +135,24 @@ export class AcpBackend implements SessionBackend {
     } finally {
       turn.close(run.signal.aborted ? 'Interrupted.' : ending);
       live.connection.detach();
-      this.release(live);
+      this.agents.release(live);
     }
   }
 
   /** Ends every agent process (the host is stopping). Runs were interrupted before this. */
-  async close(): Promise<void> {
-    this.closed = true;
-    const all = [...this.live.values()];
-    for (const live of all) this.discard(live);
-    await Promise.all(all.map((live) => live.connection.waitEnded(this.limits.cancelGraceMs)));
+  close(): Promise<void> {
+    return this.agents.close();
   }
 
   /** How many agent processes are alive now (running or kept). */
   get liveAgents(): number {
-    return this.live.size;
+    return this.agents.size;
   }
 
   /** Starts the agent and gets its session ready: loaded or resumed where it can, else new. */
   private async start(run: RunContext, spec: AgentSpec): Promise<LiveAgent | RunResult> {
-    if (this.closed) return failure('the host is stopping');
-    if (!this.makeRoom()) {
+    if (this.agents.isClosed) return failure('the host is stopping');
+    if (!this.agents.makeRoom()) {
       return failure(
         `${this.limits.maxLiveAgents} agent processes are running already; try again when one of their runs ends`,
       );
@@ -209,7 +186,7 @@ export class AcpBackend implements SessionBackend {
       busy: true,
       idleTimer: undefined,
     };
-    this.live.set(run.sessionId, live);
+    this.agents.add(live);
     const deadline = this.deps.clock.now() + this.limits.startTimeoutMs;
     const step = <T>(promise: Promise<T>) =>
       settle(promise, {
@@ -220,7 +197,7 @@ export class AcpBackend implements SessionBackend {
       });
     /** A step that did not give its answer ends the start: the process goes, and says why. */
     const stop = (outcome: Exclude<Settled<unknown>, { kind: 'value' }>, what: string): RunResult => {
-      this.discard(live);
+      this.agents.discard(live);
       if (outcome.kind === 'aborted') return { status: 'interrupted', usage: NO_USAGE };
       this.reportStderr(run, live);
       if (outcome.kind === 'timeout') {
@@ -235,7 +212,7 @@ export class AcpBackend implements SessionBackend {
     const init = await step(connection.initialize());
     if (init.kind !== 'value') return stop(init, 'initialize');
     if (init.value.protocolVersion !== 1) {
-      this.discard(live);
+      this.agents.discard(live);
       return failure(`${spec.title} speaks ACP version ${String(init.value.protocolVersion)}; Tether speaks version 1`);
     }
     const capabilities = init.value.agentCapabilities;
@@ -352,48 +329,6 @@ export class AcpBackend implements SessionBackend {
       text:
         tail === '' ? `${live.spec.title} wrote nothing to stderr.` : cut(`${live.spec.title} stderr:\n${tail}`, 4000),
     });
-  }
-
-  /** The agent is busy with a run: it is not stopped for being idle. */
-  private hold(live: LiveAgent): void {
-    live.busy = true;
-    if (live.idleTimer !== undefined) this.deps.clock.clearTimeout(live.idleTimer);
-    live.idleTimer = undefined;
-  }
-
-  /** The run ended: a healthy agent is kept for the next prompt, for a while; any other is ended. */
-  private release(live: LiveAgent): void {
-    live.busy = false;
-    if (
-      this.closed ||
-      live.connection.isEnded ||
-      live.connection.closedSignal.aborted ||
-      this.live.get(live.sessionId) !== live
-    ) {
-      this.discard(live);
-      return;
-    }
-    live.idleTimer = this.deps.clock.setTimeout(() => this.discard(live), this.limits.keepIdleMs);
-  }
-
-  /** Ends an agent process and forgets it. */
-  private discard(live: LiveAgent): void {
-    if (live.idleTimer !== undefined) this.deps.clock.clearTimeout(live.idleTimer);
-    live.idleTimer = undefined;
-    if (this.live.get(live.sessionId) === live) this.live.delete(live.sessionId);
-    live.connection.kill();
-  }
-
-  /** Makes room for one more agent by ending the idle one kept longest; false when all are busy. */
-  private makeRoom(): boolean {
-    if (this.live.size < this.limits.maxLiveAgents) return true;
-    for (const live of this.live.values()) {
-      if (!live.busy) {
-        this.discard(live);
-        return true;
-      }
-    }
-    return false;
   }
 }
 
