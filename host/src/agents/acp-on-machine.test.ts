@@ -111,6 +111,17 @@ async function setup() {
   };
 }
 
+/** A first prompt answered, then the machine gone, then a second prompt waiting for it. */
+async function promptWhileOffline() {
+  const s = await setup();
+  const id = await s.start('say first');
+  await s.finished(id);
+  await s.machine.stop();
+  expect(s.manager.send(id, 'say second').ok).toBe(true);
+  await s.until(id, () => s.notices(id).some((n) => n.text === 'waiting for laptop…'), 'waiting');
+  return { s, id };
+}
+
 // Real agent processes (Node) on the machine: more time than the default per test.
 describe('an ACP agent on a machine', { timeout: 60_000 }, () => {
   it('is started there, in the session folder, and its streamed text becomes messages', async () => {
@@ -214,12 +225,7 @@ describe('an ACP agent on a machine', { timeout: 60_000 }, () => {
   });
 
   it('a prompt while the machine is offline waits for it with a notice, and goes on when it is back', async () => {
-    const s = await setup();
-    const id = await s.start('say first');
-    await s.finished(id);
-    await s.machine.stop();
-    expect(s.manager.send(id, 'say second').ok).toBe(true);
-    await s.until(id, () => s.notices(id).some((n) => n.text === 'waiting for laptop…'), 'waiting');
+    const { s, id } = await promptWhileOffline();
     const back = kit!.machine({ token: s.token, root: s.machine.root });
     await back.reached('linked');
     expect((await s.finished(id, 2)).status).toBe('done');
@@ -228,12 +234,7 @@ describe('an ACP agent on a machine', { timeout: 60_000 }, () => {
   });
 
   it('an interrupt while the agent waits to start on an offline machine ends the run as interrupted', async () => {
-    const s = await setup();
-    const id = await s.start('say first');
-    await s.finished(id);
-    await s.machine.stop();
-    expect(s.manager.send(id, 'say second').ok).toBe(true);
-    await s.until(id, () => s.notices(id).some((n) => n.text === 'waiting for laptop…'), 'waiting');
+    const { s, id } = await promptWhileOffline();
     s.manager.interrupt(id);
     expect((await s.finished(id, 2)).status).toBe('interrupted');
     // The spawn was dropped unsent: the machine, back, is not asked to start the agent. (A round
@@ -246,12 +247,7 @@ describe('an ACP agent on a machine', { timeout: 60_000 }, () => {
   });
 
   it('a prompt for a machine that stays offline past the setting ends as an error saying so', async () => {
-    const s = await setup();
-    const id = await s.start('say first');
-    await s.finished(id);
-    await s.machine.stop();
-    expect(s.manager.send(id, 'say second').ok).toBe(true);
-    await s.until(id, () => s.notices(id).some((n) => n.text === 'waiting for laptop…'), 'waiting');
+    const { s, id } = await promptWhileOffline();
     s.clock.advance(15 * 60_000);
     const end = await s.finished(id, 2);
     expect(end.status).toBe('error');
