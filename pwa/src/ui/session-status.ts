@@ -1,6 +1,6 @@
 import type { SessionKind, SessionStatus } from '@tether/shared-protocol';
 
-export const SESSION_STATUS_TEXT: Record<SessionStatus, string> = {
+const SESSION_STATUS_TEXT: Record<SessionStatus, string> = {
   running: 'running',
   waiting: 'waiting for approval',
   idle: 'idle',
