@@ -107,8 +107,7 @@ export class TerminalManager {
       for (const stream of entry.attachments.keys()) stream.deliver(event);
       // One already let go (closed, or the host stopping) needs no idle timer: it would hold the
       // process open long after the host stopped.
-      const held = this.terminals.get(entry.id) === entry;
-      if (held && entry.keep && entry.attachments.size === 0) this.startIdle(entry);
+      if (this.holds(entry) && entry.keep && entry.attachments.size === 0) this.startIdle(entry);
     });
     // Until the device that opened it attaches, it is as idle as one everybody left.
     if (!entry.keep) this.startIdle(entry);
@@ -250,12 +249,11 @@ export class TerminalManager {
 
   private left(entry: Entry, stream: StreamSubscription): void {
     if (!entry.attachments.delete(stream)) return;
-    const held = this.terminals.get(entry.id) === entry;
-    if (entry.attachments.size === 0 && held && (!entry.keep || entry.handle.exit)) this.startIdle(entry);
+    if (entry.attachments.size === 0 && this.holds(entry) && (!entry.keep || entry.handle.exit)) this.startIdle(entry);
   }
 
   private remove(entry: Entry, reason: string): void {
-    if (this.terminals.get(entry.id) !== entry) return;
+    if (!this.holds(entry)) return;
     this.terminals.delete(entry.id);
     this.stopIdle(entry);
     for (const [stream, host] of [...entry.attachments]) {
@@ -265,6 +263,11 @@ export class TerminalManager {
     entry.attachments.clear();
     entry.handle.close();
     entry.onRemoved?.();
+  }
+
+  /** Whether `entry` is still the manager's (not closed, idle-closed or let go at the host's stop). */
+  private holds(entry: Entry): boolean {
+    return this.terminals.get(entry.id) === entry;
   }
 
   private startIdle(entry: Entry): void {
