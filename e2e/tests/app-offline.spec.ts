@@ -74,3 +74,56 @@ test('reloading offline shows the app shell and the cached transcript at once', 
   await expect(transcript).toHaveAttribute('data-live', 'true');
   await expectTranscriptMatchesLog(page, host, sessionId);
 });
+
+test('a browser that still says online after an offline reload: the banner shows all the same', async ({
+  page,
+  context,
+}) => {
+  host = await startAppHost({ demoDelayMs: 5 });
+  await pairThroughLink(page, host);
+  await createSession(page, host, 'Keep this while away');
+  await page.evaluate(async () => {
+    await navigator.serviceWorker.ready;
+  });
+  // As some Chromium builds do for a page the service worker served, and as Safari does on a
+  // network with no route to the computer: navigator.onLine stays true and no event fires.
+  await context.addInitScript(() => {
+    Object.defineProperty(Navigator.prototype, 'onLine', { get: () => true });
+    window.addEventListener('offline', (event) => event.stopImmediatePropagation(), { capture: true });
+  });
+
+  await context.setOffline(true);
+  await page.reload();
+  await expect(page.locator('[data-screen="session"]')).toBeVisible();
+  expect(await page.evaluate(() => navigator.onLine)).toBe(true);
+  const banner = page.locator('[data-banner="offline"]');
+  await expect(banner).toBeVisible();
+  await expect(banner).toHaveAttribute('data-reason', 'unreachable');
+
+  await context.setOffline(false);
+  await expect(banner).toBeHidden();
+  await expect(page.getByRole('log', { name: 'Transcript' })).toHaveAttribute('data-live', 'true');
+});
+
+test('network up but the computer does not answer: the banner says so, and goes when it answers', async ({ page }) => {
+  host = await startAppHost({ demoDelayMs: 5 });
+  await pairThroughLink(page, host);
+  const banner = page.locator('[data-banner="offline"]');
+  await expect(banner).toBeHidden();
+
+  // Every sealed connection to the computer is cut before a word, while pages still load.
+  let reachable = false;
+  await page.routeWebSocket(/\/rc\/ws$/, (ws) => {
+    if (reachable) ws.connectToServer();
+    else void ws.close({ code: 1006, reason: 'no route' });
+  });
+  await page.reload();
+  await expect(banner).toBeVisible();
+  await expect(banner).toHaveAttribute('data-reason', 'unreachable');
+  await expect(banner).toContainText("Can't reach your computer");
+  expect(await page.evaluate(() => navigator.onLine)).toBe(true);
+
+  reachable = true;
+  await expect(banner).toBeHidden();
+  await expect(page.locator('[data-host-status="connected"]').first()).toBeVisible();
+});

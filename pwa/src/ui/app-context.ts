@@ -1,11 +1,15 @@
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 import type { AppModel } from '../app/app-model.js';
+import type { Reach } from '../app/reachability.js';
 import type { Store } from '../lib/store.js';
 
 export interface AppServices {
   app: AppModel;
+  /** What the browser says of the network: a hint only (see app/reachability.ts). */
   online: Store<boolean>;
+  /** Whether any computer answers: what the offline banner shows. */
+  reach: Store<Reach>;
   /** Goes to a screen (sets the fragment). */
   navigate: (hash: string, options?: { replace?: boolean }) => void;
 }

@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import type { AppModel } from '../app/app-model.js';
+import type { Reach } from '../app/reachability.js';
 import type { Store } from '../lib/store.js';
 import type { AppServices } from './app-context.js';
 import { AppContext } from './app-context.js';
@@ -21,7 +22,7 @@ import { WaitingScreen } from './waiting-screen.js';
  * list (computers, or a computer's sessions) stays on the left and the chosen screen opens on the
  * right.
  */
-export function App({ app, online }: { app: AppModel; online: Store<boolean> }) {
+export function App({ app, online, reach }: { app: AppModel; online: Store<boolean>; reach: Store<Reach> }) {
   const [route, setRoute] = useState(() => parseRoute(location.hash));
   const wide = useMedia(WIDE_QUERY);
   const hosts = useStore(app.hosts);
@@ -53,7 +54,7 @@ export function App({ app, online }: { app: AppModel; online: Store<boolean> }) 
     if (refused && routeHost) navigate(formatRoute({ name: 'add', hostId: routeHost }), { replace: true });
   }, [refused, routeHost, navigate]);
 
-  const services = useMemo<AppServices>(() => ({ app, online, navigate }), [app, online, navigate]);
+  const services = useMemo<AppServices>(() => ({ app, online, reach, navigate }), [app, online, reach, navigate]);
   return (
     <AppContext.Provider value={services}>
       <Banners />

@@ -1,15 +1,25 @@
 import { useApp } from './app-context.js';
 import { useStore } from './use-store.js';
 
-/** What the app cannot do right now, across the top: offline, or not a secure context. */
+/**
+ * What the app cannot do right now, across the top: no computer answers (and whether the network
+ * itself is down), or not a secure context.
+ */
 export function Banners() {
-  const { online } = useApp();
-  const isOnline = useStore(online);
+  const { app, reach } = useApp();
+  const state = useStore(reach);
+  const hostCount = useStore(app.hosts).length;
   return (
     <>
-      {!isOnline && (
-        <p class="banner offline" role="status" data-banner="offline">
-          You are offline. Showing what this device saved; it catches up when the connection is back.
+      {state === 'no-network' && (
+        <p class="banner offline" role="status" data-banner="offline" data-reason="no-network">
+          No network. Showing what this device saved; it catches up when the connection is back.
+        </p>
+      )}
+      {state === 'unreachable' && (
+        <p class="banner offline" role="status" data-banner="offline" data-reason="unreachable">
+          Can't reach {hostCount > 1 ? 'your computers' : 'your computer'}: it may be asleep, or not on this network.
+          Showing what this device saved; it catches up when the computer answers.
         </p>
       )}
       {!window.isSecureContext && (
