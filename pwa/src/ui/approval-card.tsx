@@ -8,6 +8,10 @@ const MARK_CLASS_NAMES: Record<Extract<VisibleSegment, { kind: 'mark' }>['class'
   bidi: 'a text-direction character',
   'zero-width': 'a zero-width character',
   invisible: 'an invisible character',
+  blank: 'a blank that is not a plain space',
+  'private-use': 'a private-use character',
+  unassigned: 'an unassigned code point',
+  surrogate: 'half of a broken character pair',
   mark: 'the mark sign itself',
 };
 

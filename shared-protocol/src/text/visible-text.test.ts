@@ -75,6 +75,13 @@ describe('visible text', () => {
     ['zero-width characters', 'r\u200bm \u200c\u200d\u2060\ufeff', 'r⟨U+200B⟩m ⟨U+200C⟩⟨U+200D⟩⟨U+2060⟩⟨U+FEFF⟩'],
     ['other invisible characters', '\u00ad\u3164\u{e0041}\u2028', '⟨U+00AD⟩⟨U+3164⟩⟨U+E0041⟩⟨U+2028⟩'],
     ['a lone surrogate (would print as U+FFFD)', 'a\ud800b', 'a⟨U+D800⟩b'],
+    [
+      'spaces a shell does not split on, and blank glyphs',
+      'rm a\u00a0b\u3000c\u2800',
+      'rm a⟨U+00A0⟩b⟨U+3000⟩c⟨U+2800⟩',
+    ],
+    ['private use, unassigned, a noncharacter', '\ue0b0\u0378\ufffe', '⟨U+E0B0⟩⟨U+0378⟩⟨U+FFFE⟩'],
+    ['default-ignorables of no format category', '\u17b4\u180b\u115f\ufe00', '⟨U+17B4⟩⟨U+180B⟩⟨U+115F⟩⟨U+FE00⟩'],
     ['the mark opener itself, so no text can fake a mark', '⟨ESC⟩', '⟨U+27E8⟩ESC⟩'],
   ])('%s', (_, input, shown) => {
     expect(visibleText(input)).toBe(shown);
@@ -108,11 +115,14 @@ describe('visible text', () => {
     expect(hiddenClass(0x200b)).toBe('zero-width');
     expect(hiddenClass(0xfeff)).toBe('zero-width');
     expect(hiddenClass(0xe0001)).toBe('invisible');
-    expect(hiddenClass(0xd800)).toBe('invisible');
+    expect(hiddenClass(0xd800)).toBe('surrogate');
     expect(hiddenClass(MARK_OPEN.codePointAt(0)!)).toBe('mark');
     expect(hiddenClass(0x41)).toBeUndefined();
     expect(hiddenClass(0x20)).toBeUndefined();
-    expect(hiddenClass(0xfe0f)).toBeUndefined(); // emoji presentation selector: left as is
+    expect(hiddenClass(0xa0)).toBe('blank');
+    expect(hiddenClass(0xe000)).toBe('private-use');
+    expect(hiddenClass(0x0378)).toBe('unassigned');
+    expect(hiddenClass(0xfe0f)).toBe('invisible'); // emoji presentation selector: ❤ and ❤️ can print alike
   });
 
   it('gives the app the same marks as segments it can style, and never markup', () => {
