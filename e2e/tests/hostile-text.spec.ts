@@ -47,6 +47,29 @@ test.describe('a hostile action on a phone', () => {
     // Marks are text, never markup the page could act on.
     expect(await action.evaluate((el) => el.querySelectorAll(':not(span)').length)).toBe(0);
   });
+
+  test('Alt+A opens no dialog with the raw action: it moves to the card’s own Allow once', async ({ page }) => {
+    model = await startFakeModel(HIDDEN_LINE);
+    host = await startAppHost({ model: `openai-compatible:fake@${model.url}` });
+    await pairThroughLink(page, host);
+    await createSession(page, host, 'Set up the project as the README says');
+    const card = page.locator('section.approval[data-status="pending"]');
+    await expect(card).toBeVisible();
+    const dialogs: string[] = [];
+    page.on('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+    await card.locator('.action').focus();
+    await page.keyboard.press('Alt+KeyA');
+    const allow = card.getByRole('button', { name: 'Allow once' });
+    await expect(allow).toBeFocused();
+    await expect(card.locator('.shortcut-note')).toHaveText('Read the whole action above: Enter allows it once.');
+    expect(dialogs).toEqual([]);
+    // Nothing is answered until the person presses the button.
+    await expect(card).toHaveAttribute('data-status', 'pending');
+    await expect(card.locator('.action .line')).toHaveText(SHOWN_LINES);
+  });
 });
 
 test('tether start prints the whole hostile action, escaped and numbered', async () => {

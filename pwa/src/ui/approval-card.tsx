@@ -1,6 +1,6 @@
 import type { Approval, Decision, ProtocolError, Result, VisibleSegment } from '@tether/shared-protocol';
 import { Fragment } from 'preact';
-import { useId, useState } from 'preact/hooks';
+import { useId, useRef, useState } from 'preact/hooks';
 import { actionView, approvalOutcome, approvalQuestion, linesBadge } from './approval-text.js';
 
 const MARK_CLASS_NAMES: Record<Extract<VisibleSegment, { kind: 'mark' }>['class'], string> = {
@@ -70,11 +70,17 @@ export function ApprovalCard({ approval, deviceId, onAnswer, context }: Props) {
     if (!result.ok && result.error.code !== 'already-resolved') setError(result.error);
   };
 
-  // Keyboard (a tablet's): with focus in the card, Alt+A allows once, after a confirmation.
+  // Keyboard (a tablet's): with focus in the card, Alt+A moves to Allow once, which Enter then
+  // presses. The card is the confirmation, not a dialog: browsers cut a long dialog text short
+  // (Chromium keeps 32 rows of 132 columns on Linux, 24 of 80 on Android; Chrome on iOS 150
+  // characters) and draw its hidden characters as nothing, and an action is never shown shortened.
+  const allowButton = useRef<HTMLButtonElement>(null);
+  const [shortcutUsed, setShortcutUsed] = useState(false);
   const onKeyDown = (event: KeyboardEvent) => {
     if (!pending || !onAnswer || busy || !event.altKey || event.code !== 'KeyA') return;
     event.preventDefault();
-    if (window.confirm(`Allow once: ${approval.action.slice(0, 200)}`)) void answer('allow-once');
+    setShortcutUsed(true);
+    allowButton.current?.focus();
   };
 
   return (
@@ -122,7 +128,13 @@ export function ApprovalCard({ approval, deviceId, onAnswer, context }: Props) {
             placeholder="e.g. use the test database instead"
           />
           <div class="buttons">
-            <button type="button" class="primary" disabled={busy} onClick={() => void answer('allow-once')}>
+            <button
+              type="button"
+              class="primary"
+              ref={allowButton}
+              disabled={busy}
+              onClick={() => void answer('allow-once')}
+            >
               Allow once
             </button>
             <button type="button" disabled={busy} onClick={() => void answer('allow-session')}>
@@ -132,6 +144,11 @@ export function ApprovalCard({ approval, deviceId, onAnswer, context }: Props) {
               Deny
             </button>
           </div>
+          {shortcutUsed && (
+            <p class="shortcut-note" role="status">
+              Read the whole action above: Enter allows it once.
+            </p>
+          )}
           {error && (
             <p class="error-text" role="alert">
               Not answered: {error.code === 'forbidden' ? 'this device may not answer approvals' : error.message}
