@@ -13,9 +13,10 @@ interface Report {
 }
 
 /**
- * What each connected app last said it shows (`app.visibility`), to answer one question: does any
- * device of this host have a session open in front? Then no notification is sent for it, since
- * the person is looking at it. A report holds while its connection is open and for
+ * What each connected app last said it shows (`app.visibility`), to answer one question: which
+ * devices of this host have a session open in front? The notifier decides what that silences
+ * (push-notifier.ts: only a device that may answer stands in for the others). A report holds
+ * while its connection is open and for
  * APP_VISIBILITY_TTL_MS (the app repeats it while in front), so a phone that locked without
  * managing to say so still gets notified soon after.
  *
@@ -36,11 +37,14 @@ export class ForegroundTracker {
     this.reports.set(connection, { deviceId, visible, sessionId, at: now });
   }
 
-  /** True when some live connection showed `sessionId` in front within the last TTL. */
-  isWatched(sessionId: string, now: number): boolean {
+  /** Devices whose live connection showed `sessionId` in front within the last TTL. */
+  watchers(sessionId: string, now: number): Set<string> {
     this.prune(now);
-    for (const report of this.reports.values()) if (report.visible && report.sessionId === sessionId) return true;
-    return false;
+    const devices = new Set<string>();
+    for (const report of this.reports.values()) {
+      if (report.visible && report.sessionId === sessionId) devices.add(report.deviceId);
+    }
+    return devices;
   }
 
   /** Devices with the app in front now, whatever screen they show. */

@@ -142,8 +142,9 @@ describe('push notifier', () => {
   it('skips a session some device shows in front, for as long as its report holds and its connection lives', async () => {
     const s = setUp();
     s.device(['watch', 'approve']);
+    const looking = s.device(['watch', 'approve'], { approvals: false, runFinished: false, runFailed: false });
     const connection = { isClosed: false };
-    s.foreground.report(connection, 'other', true, 's_session1', s.clock.now());
+    s.foreground.report(connection, looking, true, 's_session1', s.clock.now());
     s.notifier.onEvent(event({ type: 'approval.requested', approval: approval('ls') }));
     expect(await s.payloads()).toEqual([]);
     expect(s.counters.get('push:skipped:in-front')).toBe(1);
@@ -152,7 +153,7 @@ describe('push notifier', () => {
     s.notifier.onEvent(event({ type: 'approval.requested', approval: approval('ls') }));
     expect(await s.payloads()).toHaveLength(1);
 
-    s.foreground.report(connection, 'other', true, 's_session1', s.clock.now());
+    s.foreground.report(connection, looking, true, 's_session1', s.clock.now());
     connection.isClosed = true;
     s.notifier.onEvent(event({ type: 'approval.requested', approval: approval('ls') }));
     expect(await s.payloads()).toHaveLength(2);
@@ -210,8 +211,9 @@ describe('push notifier', () => {
     const s = setUp();
     s.device(['watch']);
     s.device(['watch'], { approvals: false, runFinished: true, runFailed: true });
+    const looking = s.device(['watch', 'approve'], { approvals: false, runFinished: false, runFailed: false });
     s.notifier.onEvent(event({ type: 'session.waiting', reason: 'question', text: 'Do you want to proceed?\x1b[2J' }));
-    s.foreground.report({ isClosed: false }, 'other', true, 's_session1', s.clock.now());
+    s.foreground.report({ isClosed: false }, looking, true, 's_session1', s.clock.now());
     s.notifier.onEvent(event({ type: 'session.waiting', reason: 'limit', text: 'Stopped after 100 model calls' }));
     const sent = await s.payloads();
     expect(sent.map((p) => p.endpoint)).toEqual(['https://push.example/1']);
@@ -219,5 +221,46 @@ describe('push notifier', () => {
     // What the program printed is hostile: its escape is shown, not sent as a control character.
     expect(sent[0]!.payload.type === 'waiting' && sent[0]!.payload.text).not.toContain('\x1b');
     expect(s.counters.get('push:skipped:in-front')).toBe(1);
+  });
+
+  it('is silenced only by a device that may answer: one with only watch stops no push for the others', async () => {
+    const s = setUp();
+    const answering = s.device(['watch', 'approve']);
+    const watching = s.device(['watch'], { approvals: true, runFinished: true, runFailed: true });
+    const other = s.device(['watch'], { approvals: true, runFinished: true, runFailed: true });
+    const connection = { isClosed: false };
+    s.foreground.report(connection, watching, true, 's_session1', s.clock.now());
+
+    s.notifier.onEvent(event({ type: 'approval.requested', approval: approval('rm -rf build') }));
+    s.notifier.onEvent(event({ type: 'session.waiting', reason: 'question', text: 'Proceed?' }));
+    s.notifier.onEvent(
+      event({ type: 'run.finished', runId: 'r', status: 'done', usage: { inputTokens: 0, outputTokens: 0 } }),
+    );
+    const endpoint = (id: string) => s.store.forDevice(id)[0]!.endpoint;
+    // Everyone is told as if nobody looked, but the device looking, which need not be told what it shows.
+    expect((await s.payloads()).map((p) => [p.endpoint, p.payload.type])).toEqual([
+      [endpoint(answering), 'approval'],
+      [endpoint(answering), 'waiting'],
+      [endpoint(other), 'waiting'],
+      [endpoint(other), 'run'],
+    ]);
+    expect(s.counters.get('push:skipped:in-front')).toBe(0);
+
+    // A device that may answer has it in front: nothing goes out for that session.
+    s.foreground.report({ isClosed: false }, answering, true, 's_session1', s.clock.now());
+    s.notifier.onEvent(event({ type: 'approval.requested', approval: approval('rm -rf dist') }));
+    s.notifier.onEvent(event({ type: 'session.waiting', reason: 'question', text: 'Proceed?' }));
+    expect(await s.payloads()).toHaveLength(4);
+    expect(s.counters.get('push:skipped:in-front')).toBe(2);
+  });
+
+  it('counts a report only while its device may answer: a revoked one silences nothing', async () => {
+    const s = setUp();
+    s.device(['watch', 'approve']);
+    const looking = s.device(['watch', 'approve'], { approvals: false, runFinished: false, runFailed: false });
+    s.foreground.report({ isClosed: false }, looking, true, 's_session1', s.clock.now());
+    s.devices.revoke(looking, s.clock.now());
+    s.notifier.onEvent(event({ type: 'approval.requested', approval: approval('ls') }));
+    expect(await s.payloads()).toHaveLength(1);
   });
 });

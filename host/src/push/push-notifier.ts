@@ -32,10 +32,11 @@ export interface PushNotifierDeps {
 }
 
 /**
- * Turns session events into push messages: an approval raised while no device shows its session
- * in front goes to every subscribed device allowed to answer it; its resolution goes to the same
- * subscriptions (but the answering device's), so the notification closes everywhere; a run's end
- * goes to those who asked. Called from the event log's listener, so it only decides and queues.
+ * Turns session events into push messages: an approval raised while no device that may answer
+ * shows its session in front goes to every subscribed device allowed to answer it; its resolution
+ * goes to the same subscriptions (but the answering device's), so the notification closes
+ * everywhere; a run's end goes to those who asked. Called from the event log's listener, so it
+ * only decides and queues.
  */
 export class PushNotifier {
   /** Approval id → endpoints whose message went out, oldest approval first. */
@@ -62,12 +63,11 @@ export class PushNotifier {
 
   private requested(approval: Approval): void {
     if (approval.status !== 'pending') return;
-    const targets = this.targets((s) => s.preferences.approvals, 'approve');
+    const targets = this.unwatched(
+      approval.sessionId,
+      this.targets((s) => s.preferences.approvals, 'approve'),
+    );
     if (targets.length === 0) return;
-    if (this.deps.foreground.isWatched(approval.sessionId, this.deps.clock.now())) {
-      this.count('skipped:in-front');
-      return;
-    }
     const summary = summariseAction(approval.action);
     const payload = encodePushPayload({
       v: PUSH_PAYLOAD_VERSION,
@@ -128,12 +128,8 @@ export class PushNotifier {
   private runEnded(sessionId: string, status: 'done' | 'error', error: string | undefined): void {
     const wanted = (s: PushSubscriptionRecord) =>
       status === 'done' ? s.preferences.runFinished : s.preferences.runFailed;
-    const targets = this.targets(wanted, 'watch');
+    const targets = this.unwatched(sessionId, this.targets(wanted, 'watch'));
     if (targets.length === 0) return;
-    if (this.deps.foreground.isWatched(sessionId, this.deps.clock.now())) {
-      this.count('skipped:in-front');
-      return;
-    }
     const payload = encodePushPayload({
       v: PUSH_PAYLOAD_VERSION,
       type: 'run',
@@ -155,12 +151,11 @@ export class PushNotifier {
 
   /** A session stopped for the person: heard by those who hear of approvals, since it is one in all but name. */
   private waiting(sessionId: string, reason: 'question' | 'limit', text: string): void {
-    const targets = this.targets((s) => s.preferences.approvals, 'watch');
+    const targets = this.unwatched(
+      sessionId,
+      this.targets((s) => s.preferences.approvals, 'watch'),
+    );
     if (targets.length === 0) return;
-    if (this.deps.foreground.isWatched(sessionId, this.deps.clock.now())) {
-      this.count('skipped:in-front');
-      return;
-    }
     const payload = encodePushPayload({
       v: PUSH_PAYLOAD_VERSION,
       type: 'waiting',
@@ -183,6 +178,22 @@ export class PushNotifier {
   /** Subscriptions of live devices with `scope` that want this kind of message. */
   private targets(wanted: (s: PushSubscriptionRecord) => boolean, scope: Scope): PushSubscriptionRecord[] {
     return this.deps.store.active().filter((s) => wanted(s) && this.deps.deviceScopes(s.deviceId)?.includes(scope));
+  }
+
+  /**
+   * Of `targets`, those to tell about `sessionId` given who has it in front: nobody when a device
+   * that may answer approvals shows it (the person is looking, and can act there); otherwise all
+   * but the devices that show it themselves. A `watch`-only device stands in for nobody else: it
+   * cannot answer, so its report must not keep an approval from the phones that can.
+   */
+  private unwatched(sessionId: string, targets: PushSubscriptionRecord[]): PushSubscriptionRecord[] {
+    if (targets.length === 0) return targets;
+    const watchers = this.deps.foreground.watchers(sessionId, this.deps.clock.now());
+    if (watchers.size === 0) return targets;
+    const canAnswer = [...watchers].some((id) => this.deps.deviceScopes(id)?.includes('approve'));
+    const left = canAnswer ? [] : targets.filter((s) => !watchers.has(s.deviceId));
+    if (left.length === 0) this.count('skipped:in-front');
+    return left;
   }
 
   private title(sessionId: string): string {

@@ -110,6 +110,35 @@ describe('push to a real push service', () => {
     await service.next((p) => p.topic === third.approval.id);
   });
 
+  it('a device with only watch showing the session stops no approval push; one that may answer does', async () => {
+    const { host, service, client } = await setUp();
+    const watcher = await pairDevice(t!, { scopes: ['watch'], label: 'Wall screen' });
+    const { client: watching } = connectDevice(t!, watcher);
+    clients.push(watching);
+    await waitForState(watching, 'open');
+    const first = await raiseApproval();
+    await service.next((p) => p.topic === first.approval.id);
+    const runs = () => t!.events(first.session.id).filter((e) => e.type === 'run.finished').length;
+    const next = async (answered: string, runsBefore: number) => {
+      host.approvals.answer(answered, { decision: 'deny' }, { kind: 'local', label: 'x' });
+      await until(() => runs() > runsBefore || undefined, 10_000, 'the run to end');
+      expect(host.sessions.send(first.session.id, 'again').ok).toBe(true);
+      return until(() => host.approvals.pending()[0]);
+    };
+
+    // The watch-only device reports the session in front: the phone that can answer is still told.
+    expect((await watching.call('app.visibility', { visible: true, sessionId: first.session.id })).ok).toBe(true);
+    const second = await next(first.approval.id, 0);
+    await service.next((p) => p.topic === second.id);
+
+    // The phone that can answer shows it: then nothing is sent.
+    expect((await client.call('app.visibility', { visible: true, sessionId: first.session.id })).ok).toBe(true);
+    const third = await next(second.id, 1);
+    await host.push.delivery.idle();
+    expect(service.received.filter((p) => p.topic === third.id)).toEqual([]);
+    expect(host.push.status().counters['push:skipped:in-front']).toBe(1);
+  });
+
   it('tells the other subscriptions when an approval is answered, so its notification closes', async () => {
     const { host, service } = await setUp();
     const { approval } = await raiseApproval();
