@@ -11,6 +11,7 @@ import { loadOrCreateIdentity } from './config/host-identity.js';
 import { ControlServer } from './control/control-server.js';
 import { LocalContext, NodePtyPort, PtyTerminals, privatePaths } from '@tether/machine';
 import { DeviceGateway } from './gateway/device-gateway.js';
+import { OneShotHorizon } from './gateway/one-shot-horizon.js';
 import type { PairRequestInfo } from './gateway/pairing-service.js';
 import { newId } from './ids.js';
 import { loadMcpConfig } from './mcp/mcp-config.js';
@@ -185,6 +186,7 @@ export class Host {
     this.gateway = new DeviceGateway({
       identity,
       devices: this.devices,
+      oneShotHorizon: new OneShotHorizon(db),
       log,
       clock,
       random: secureRandom,

@@ -20,7 +20,7 @@ function setup() {
     sealCall({ deviceId, deviceKeys: device, hostBoxPublicKey: host.publicKey, clock, random }, utf8Encode(body));
   const open = (message: Uint8Array) =>
     openCall(message, { hostKeys: host, lookupDevice: (id) => devices.get(id), clock, replay });
-  return { random, clock, devices, seal, open, replay };
+  return { random, clock, host, device, deviceId, devices, seal, open, replay };
 }
 
 const code = (r: { ok: boolean; error?: { code: string } }) => (r.ok ? 'ok' : r.error!.code);
@@ -54,6 +54,35 @@ describe('one-shot calls', () => {
     const orphan = s.seal('c');
     s.devices.clear();
     expect(code(s.open(orphan.message))).toBe('handshake-failed');
+  });
+
+  it('refuses a call no newer than the newest of its device an earlier run of the host took', () => {
+    const s = setup();
+    // The device's clock runs ahead: its call stays inside the window longer than a restart takes.
+    const ahead = { now: () => s.clock.now() + HANDSHAKE_CLOCK_WINDOW_MS - 1000 };
+    const seal = (clock: { now(): number }) =>
+      sealCall(
+        { deviceId: s.deviceId, deviceKeys: s.device, hostBoxPublicKey: s.host.publicKey, clock, random: s.random },
+        utf8Encode('a'),
+      );
+    const call = seal(ahead);
+    const taken = s.open(call.message);
+    if (!taken.ok) throw new Error(taken.error.code);
+    expect(taken.value.stampedAt).toBe(ahead.now());
+
+    // After a restart: an empty replay cache, the start, and what the store kept.
+    s.clock.advance(10_000);
+    const restarted = (message: Uint8Array) =>
+      openCall(message, {
+        hostKeys: s.host,
+        lookupDevice: (id) => s.devices.get(id),
+        clock: s.clock,
+        replay: new ReplayCache(s.clock),
+        notBefore: s.clock.now(),
+        takenBefore: (id) => (id === s.deviceId ? taken.value.stampedAt : undefined),
+      });
+    expect(code(restarted(call.message))).toBe('handshake-replayed');
+    expect(code(restarted(seal(ahead).message))).toBe('ok');
   });
 
   it('refuses every single-bit flip of a call and of a reply', () => {

@@ -24,7 +24,11 @@ import { MessageKind } from './wire.js';
  *
  * Both static keys authenticate the call; the fresh ephemeral key makes every call's keys
  * distinct and binds the reply to its call. The host refuses a timestamp outside the window and a
- * call it has already seen (replay cache keyed by the header).
+ * call it has already seen (replay cache keyed by the header). The replay cache lives in memory,
+ * so after a restart the host also refuses a call stamped before its start (`notBefore`) and one
+ * stamped no later than the newest call of the same device it acted on before (`takenBefore`, from
+ * its store): a device whose clock runs ahead stamps calls that stay inside the window for up to
+ * two windows after they were made, far longer than a restart takes.
  */
 
 const HEADER_BYTES = 2 + DEVICE_ID_BYTES + KEY_BYTES + 24;
@@ -69,6 +73,8 @@ export interface OpenedCall {
   deviceId: string;
   body: Uint8Array;
   replyKey: Uint8Array;
+  /** The call's timestamp (ms since the epoch, the device's clock), for the host to keep. */
+  stampedAt: number;
 }
 
 export function openCall(
@@ -84,6 +90,12 @@ export function openCall(
      * (the host's start). A call stamped earlier may have been seen by a cache that is gone.
      */
     notBefore?: number;
+    /**
+     * The newest timestamp of a call from this device that an earlier run of the host acted on
+     * (kept in its store), if any. A call stamped no later may be one of those: the cache that saw
+     * it is gone.
+     */
+    takenBefore?: (deviceId: string) => number | undefined;
   },
 ): Result<OpenedCall> {
   if (message.length > MAX_ONE_SHOT_BODY) return fail('too-large', 'one-shot call is too large');
@@ -115,10 +127,14 @@ export function openCall(
   if (options.notBefore !== undefined && timestamp < options.notBefore) {
     return fail('handshake-stale', 'the call was made before the host started; make it again');
   }
+  const newestTaken = options.takenBefore?.(deviceId);
+  if (newestTaken !== undefined && timestamp <= newestTaken) {
+    return fail('handshake-replayed', 'the host took this call, or a later one, before it restarted');
+  }
   const verdict = options.replay.check(toBase64Url(nacl.hash(header).subarray(0, 32)), deviceId);
   if (verdict === 'replayed') return fail('handshake-replayed', 'this call was already made');
   if (verdict === 'full') return fail('busy', 'too many calls at once; try again shortly');
-  return ok({ deviceId, body: plain.subarray(8), replyKey: keys.reply });
+  return ok({ deviceId, body: plain.subarray(8), replyKey: keys.reply, stampedAt: timestamp });
 }
 
 export function sealCallReply(replyKey: Uint8Array, body: Uint8Array, random: RandomBytes): Uint8Array {

@@ -18,6 +18,7 @@ import { DeviceConnection } from './device-connection.js';
 import { DeviceHub } from './device-hub.js';
 import type { GatewayTransport } from './gateway-transport.js';
 import { answerOneShot } from './one-shot.js';
+import type { OneShotHorizon } from './one-shot-horizon.js';
 import type { PairChannel, PairingServiceDeps } from './pairing-service.js';
 import { PairingService } from './pairing-service.js';
 import { Counters } from './stats.js';
@@ -43,6 +44,8 @@ export interface GatewayDeps extends Omit<PairingServiceDeps, 'devices' | 'clock
   random: RandomBytes;
   /** The device methods; given the gateway so a handler can reach its connections. */
   handlers: (gateway: DeviceGateway) => Partial<Handlers<Methods, Caller>>;
+  /** One-shot timestamps kept across restarts (read from the store when the host starts). */
+  oneShotHorizon: OneShotHorizon;
 }
 
 /**
@@ -134,7 +137,14 @@ export class DeviceGateway {
   /** A one-shot sealed call: one request, one sealed reply. */
   call(body: Uint8Array, _source: string): Promise<Result<Uint8Array>> {
     return answerOneShot(
-      { ...this.deps, replay: this.replay, dispatch: this.dispatch, stats: this.stats, startedAt: this.startedAt },
+      {
+        ...this.deps,
+        replay: this.replay,
+        dispatch: this.dispatch,
+        stats: this.stats,
+        startedAt: this.startedAt,
+        horizon: this.deps.oneShotHorizon,
+      },
       body,
     );
   }

@@ -13,6 +13,7 @@ import {
 import type { Caller } from '../rpc/caller.js';
 import type { Dispatch } from '../rpc/dispatch.js';
 import type { DeviceStore } from '../store/device-store.js';
+import type { OneShotHorizon } from './one-shot-horizon.js';
 import type { Counters } from './stats.js';
 
 export interface OneShotDeps {
@@ -25,6 +26,8 @@ export interface OneShotDeps {
   stats: Counters;
   /** When the host started: calls stamped earlier are refused (see openCall's notBefore). */
   startedAt: number;
+  /** Each device's newest call taken by an earlier run, and where this run's are kept. */
+  horizon: OneShotHorizon;
 }
 
 /**
@@ -38,6 +41,7 @@ export async function answerOneShot(deps: OneShotDeps, body: Uint8Array): Promis
     clock: deps.clock,
     replay: deps.replay,
     notBefore: deps.startedAt,
+    takenBefore: (id) => deps.horizon.takenBefore(id),
   });
   if (!opened.ok) {
     deps.stats.add(`call:${opened.error.code}`);
@@ -45,6 +49,10 @@ export async function answerOneShot(deps: OneShotDeps, body: Uint8Array): Promis
   }
   const device = deps.devices.get(opened.value.deviceId);
   if (!device || device.revoked) return fail('handshake-failed', 'call refused');
+  if (!deps.horizon.record(device.id, opened.value.stampedAt)) {
+    deps.stats.add('call:not-recorded');
+    return fail('unavailable', 'the host could not record the call; try again');
+  }
   const request = decodeChannelMessage(opened.value.body);
   if (!request || request.t !== 'req') {
     deps.stats.add('call:malformed');

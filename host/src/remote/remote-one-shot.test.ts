@@ -122,4 +122,61 @@ describe('one-shot calls', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('refuse a call stamped ahead and taken before a restart, sent again after it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tether-oneshot-'));
+    try {
+      t = await startTestHost({ remote: LOCAL_REMOTE, dataDir: join(dir, 'data') });
+      const device = await pairDevice(t, { scopes: ['watch', 'approve'] });
+      const created = await t.host.sessions.create({ cwd: t.project, text: 'hello' });
+      if (!created.ok) throw new Error(created.error.message);
+      const approval = await until(() => t!.host.approvals.pending()[0]);
+      // The phone's clock runs a minute ahead: its call is stamped after the restart below.
+      const ahead = { now: () => Date.now() + 60_000 };
+      const call = sealCall(
+        {
+          deviceId: device.reply.deviceId,
+          deviceKeys: device.keys,
+          hostBoxPublicKey: device.hostBoxPublicKey,
+          clock: ahead,
+          random: secureRandom,
+        },
+        encodeChannelMessage({
+          t: 'req',
+          id: 7,
+          method: 'approvals.answer',
+          params: { id: approval.id, decision: 'deny' },
+        }),
+      );
+      expect(await reply(await post(t.url, call.message), call.replyKey)).toMatchObject({
+        result: { approval: { status: 'denied' } },
+      });
+      await t.close();
+      t = await startTestHost({ remote: LOCAL_REMOTE, dataDir: join(dir, 'data') });
+      const replayed = await post(t.url, call.message);
+      expect(replayed.status).toBe(401);
+      expect(await replayed.json()).toMatchObject({ error: { code: 'handshake-replayed' } });
+      // The phone answering anew is heard (the approval is answered already, so it is told so).
+      const fresh = sealCall(
+        {
+          deviceId: device.reply.deviceId,
+          deviceKeys: device.keys,
+          hostBoxPublicKey: device.hostBoxPublicKey,
+          clock: ahead,
+          random: secureRandom,
+        },
+        encodeChannelMessage({
+          t: 'req',
+          id: 8,
+          method: 'approvals.answer',
+          params: { id: approval.id, decision: 'deny' },
+        }),
+      );
+      expect(await reply(await post(t.url, fresh.message), fresh.replyKey)).toMatchObject({
+        error: { code: 'already-resolved' },
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

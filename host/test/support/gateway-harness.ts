@@ -11,6 +11,7 @@ import { ManualClock, seededRandom } from '@tether/shared-protocol/testing';
 import type { MemoryTransport } from '@tether/shared-protocol';
 import type { GatewayTransport } from '../../src/gateway/gateway-transport.js';
 import { DeviceGateway } from '../../src/gateway/device-gateway.js';
+import { OneShotHorizon } from '../../src/gateway/one-shot-horizon.js';
 import type { Caller } from '../../src/rpc/caller.js';
 import type { Handlers } from '../../src/rpc/dispatch.js';
 import { openDatabase } from '../../src/store/database.js';
@@ -68,6 +69,7 @@ export function gatewayHarness(handlers: Partial<Handlers<Methods, Caller>> = {}
   const gateway = new DeviceGateway({
     identity,
     devices,
+    oneShotHorizon: new OneShotHorizon(db),
     log,
     clock,
     random,
