@@ -224,6 +224,49 @@ describe('an ACP agent as a session back-end', () => {
     expect(outputs.some((e) => e.output.includes('second line'))).toBe(true);
   });
 
+  it('a shell line sent as Zed’s Claude Code adapter sends it asks once, shows that line, and runs through the shell in the folder', async () => {
+    const host = await hostWithAgent();
+    const id = await start(host, 'ask-line echo acp-ok > proof.txt');
+    const approval = await approvalOf(host, id);
+    expect(approval.tool).toBe('shell');
+    expect(approval.action).toContain('\ncommand: echo acp-ok > proof.txt\n');
+    host.host.approvals.answer(approval.id, { decision: 'allow-once' }, { kind: 'local', label: 'test' });
+    expect((await finished(host, id)).status).toBe('done');
+    expect(messages(host, id).join('')).toContain('command ran (yes), exit 0');
+    // The redirect was the shell's, in the session folder.
+    expect(readFileSync(join(host.project, 'proof.txt'), 'utf8')).toBe('acp-ok\n');
+    // The terminal/create was the line the person allowed: it did not ask a second time.
+    expect(host.events(id).filter((e) => e.type === 'approval.requested')).toHaveLength(1);
+  });
+
+  it('a shell line sent unasked asks as exactly that line, and the transcript row shows it', async () => {
+    const host = await hostWithAgent();
+    const id = await start(host, "line echo one && printf '%s\\n' two > two.txt");
+    const approval = await approvalOf(host, id);
+    expect(approval).toMatchObject({ tool: 'shell', action: "echo one && printf '%s\\n' two > two.txt" });
+    host.host.approvals.answer(approval.id, { decision: 'allow-once' }, { kind: 'local', label: 'test' });
+    expect((await finished(host, id)).status).toBe('done');
+    const started = host
+      .events(id)
+      .find((e): e is Of<'tool.started'> => e.type === 'tool.started' && e.tool === 'shell')!;
+    expect(started.title).toBe("echo one && printf '%s\\n' two > two.txt");
+    const done = host
+      .events(id)
+      .find((e): e is Of<'tool.finished'> => e.type === 'tool.finished' && e.tool === 'shell')!;
+    expect(done).toMatchObject({ ok: true, output: 'one\n' });
+    expect(readFileSync(join(host.project, 'two.txt'), 'utf8')).toBe('two\n');
+  });
+
+  it('a shell line under an “allow for this session” answer runs again without asking', async () => {
+    const host = await hostWithAgent();
+    const id = await start(host, 'ask-line echo again >> log.txt\nline echo again >> log.txt');
+    const approval = await approvalOf(host, id);
+    host.host.approvals.answer(approval.id, { decision: 'allow-session' }, { kind: 'local', label: 'test' });
+    expect((await finished(host, id)).status).toBe('done');
+    expect(readFileSync(join(host.project, 'log.txt'), 'utf8')).toBe('again\nagain\n');
+    expect(host.events(id).filter((e) => e.type === 'approval.requested')).toHaveLength(1);
+  });
+
   it('a crash ends the run with the agent’s stderr; the next prompt starts it again and loads its session', async () => {
     const host = await hostWithAgent();
     const id = await start(host, 'whoami');

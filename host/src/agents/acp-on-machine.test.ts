@@ -142,6 +142,19 @@ describe('an ACP agent on a machine', { timeout: 60_000 }, () => {
     expect(s.machine.executor.processes.count).toBe(1);
   });
 
+  it('runs a shell line as Zed’s Claude Code adapter sends it through the machine’s shell, asked once', async () => {
+    const s = await setup();
+    const id = await s.start('ask-line echo acp-ok > proof.txt && pwd');
+    const approval = await s.approval(id);
+    expect(approval.action).toContain('\ncommand: echo acp-ok > proof.txt && pwd\n');
+    expect(approval.place).toBe('laptop');
+    s.approvals.answer(approval.id, { decision: 'allow-once' }, { kind: 'local', label: 'test' });
+    expect((await s.finished(id)).status).toBe('done');
+    expect(s.said(id)).toContain('command ran (yes), exit 0');
+    expect(readFileSync(join(s.project, 'proof.txt'), 'utf8')).toBe('acp-ok\n');
+    expect(s.events(id).filter((e) => e.type === 'approval.requested')).toHaveLength(1);
+  });
+
   it('serves reads of the machine’s files in the folder and refuses reads and writes outside it', async () => {
     const s = await setup();
     const secret = join(s.machine.root, 'secret.txt');

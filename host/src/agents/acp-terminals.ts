@@ -6,7 +6,7 @@ import type {
   WaitForTerminalExitResponse,
 } from '@agentclientprotocol/sdk';
 import { RequestError } from '@agentclientprotocol/sdk';
-import type { ProcessHandle } from '@tether/machine';
+import type { ProcessHandle, SpawnCommand } from '@tether/machine';
 import { MAX_ACTION_TEXT } from '@tether/shared-protocol';
 import { shellWords } from './acp-permission.js';
 import type { AcpTurnContext } from './acp-turn-context.js';
@@ -35,7 +35,8 @@ interface Terminal {
 /**
  * The client side of ACP's terminals: commands the agent runs through Tether, each a process
  * started through the session's execution context, its working folder confined to the session's
- * folder. A command asks the approval gate (shown whole, `shell`, so "allow for this session"
+ * folder. A `command` with arguments runs as that program; one without is a shell line for
+ * `/bin/sh -c`, as editors run it. A command asks the approval gate (shown whole, `shell`, so "allow for this session"
  * rules apply to it as to Tether's own shell tool) unless it is exactly the command the person
  * just allowed in a permission request. Every terminal ends with the run.
  */
@@ -51,7 +52,11 @@ export class AcpTerminals {
     if (this.terminals.size >= MAX_ACP_TERMINALS) {
       throw new RequestError(INTERNAL, `${MAX_ACP_TERMINALS} terminals are open already; release one first`);
     }
-    const line = shellWords([params.command, ...(params.args ?? [])]);
+    // Without arguments, `command` is a whole shell line (Zed runs it through the shell, and
+    // adapters such as Claude Code's send exactly that): it is shown, granted and run as that line.
+    const args = params.args ?? [];
+    const command: SpawnCommand = args.length === 0 ? { shell: params.command } : { program: params.command, args };
+    const line = 'shell' in command ? command.shell : shellWords([params.command, ...args]);
     const cwd = run.record().cwd;
     const env: Record<string, string> = {};
     for (const variable of params.env ?? []) env[variable.name] = variable.value;
@@ -65,7 +70,7 @@ export class AcpTerminals {
         toolCallId,
         tool: 'shell',
         title: line.slice(0, 1000),
-        input: { command: params.command, args: params.args ?? [], ...(params.cwd ? { cwd: params.cwd } : {}) },
+        input: { command: params.command, args, ...(params.cwd ? { cwd: params.cwd } : {}) },
         kind: 'execute',
       });
       const outcome = await run.gate.ask(
@@ -86,7 +91,7 @@ export class AcpTerminals {
       }
     }
     const spawned = await run.context.spawn({
-      command: { program: params.command, args: params.args ?? [] },
+      command,
       cwd: params.cwd ?? cwd,
       root: cwd,
       env,
