@@ -38,6 +38,17 @@ describe('approval policy', () => {
     expect(isAllowedByRules([{ tool: 'shell' }], 'shell', shell('ls'))).toBe(false);
   });
 
+  it('no rule covers a command that brings its own variables, and none is made from one', () => {
+    const withEnv = { ...shell('npm test'), env: { NODE_ENV: 'test' } };
+    expect(isAllowedByRules([{ tool: 'shell', command: 'npm test' }], 'shell', withEnv)).toBe(false);
+    expect(isAllowedByRules([{ tool: 'shell', prefix: 'npm test' }], 'shell', withEnv)).toBe(false);
+    expect(ruleForAnswer('shell', withEnv, undefined)).toMatchObject({
+      error: expect.stringMatching(/once/) as unknown,
+    });
+    expect(ruleForAnswer('shell', withEnv, 'npm test')).toHaveProperty('error');
+    expect(isAllowedByRules([{ tool: 'shell', command: 'npm test' }], 'shell', { ...withEnv, env: {} })).toBe(true);
+  });
+
   it('makes rules from answers and checks chosen prefixes', () => {
     expect(ruleForAnswer('shell', shell('make -j4 test'), undefined)).toEqual({
       tool: 'shell',

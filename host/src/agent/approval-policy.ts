@@ -11,6 +11,8 @@ const SHELL_CONTROL = /[;&|`$<>()\n\r\\]/;
 
 /** Whether "allow for this session" rules already cover this action. */
 export function isAllowedByRules(rules: readonly AllowRule[], tool: string, need: ApprovalNeed): boolean {
+  // Variables of the agent's choosing change what any command does (`BASH_ENV`, `PATH`).
+  if (bringsEnv(need)) return false;
   return rules.some((rule) => {
     if (rule.tool !== tool) return false;
     if ('command' in rule) return need.command === rule.command;
@@ -33,6 +35,12 @@ export function ruleForAnswer(
   if (tool !== 'shell') {
     return prefix === undefined ? { tool } : { error: 'a prefix applies only to shell commands' };
   }
+  if (bringsEnv(need)) {
+    return {
+      error:
+        'this command brings its own environment variables, so it can only be allowed once: a rule would let the same command run with other values',
+    };
+  }
   const command = need.command ?? need.action;
   if (prefix === undefined) return { tool: 'shell', command };
   const trimmed = prefix.trim();
@@ -43,4 +51,8 @@ export function ruleForAnswer(
   if (SHELL_CONTROL.test(trimmed)) return { error: 'a prefix may not contain shell control characters' };
   const problem = prefixProblem(trimmed);
   return problem !== undefined ? { error: problem } : { tool: 'shell', prefix: trimmed };
+}
+
+function bringsEnv(need: ApprovalNeed): boolean {
+  return need.env !== undefined && Object.keys(need.env).length > 0;
 }

@@ -1,5 +1,5 @@
 import type { Approval, SessionEvent } from '@tether/shared-protocol';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +9,7 @@ import { approveCommand } from '../cli/commands/approvals.js';
 import { sessionsNewCommand } from '../cli/commands/sessions.js';
 import { connectDevice, pairDevice } from '../../test/support/remote-device.js';
 import { collector, runCommand } from '../../test/support/run-command.js';
+import { startApprovalNotice } from '../cli/approval-lines.js';
 import { TranscriptPrinter } from '../cli/transcript-printer.js';
 import type { TestHost } from '../../test/support/test-host.js';
 import { LOCAL_REMOTE, startTestHost } from '../../test/support/test-host.js';
@@ -265,6 +266,79 @@ describe('an ACP agent as a session back-end', () => {
     expect((await finished(host, id)).status).toBe('done');
     expect(readFileSync(join(host.project, 'log.txt'), 'utf8')).toBe('again\nagain\n');
     expect(host.events(id).filter((e) => e.type === 'approval.requested')).toHaveLength(1);
+  });
+
+  it('a variable that loads code (BASH_ENV) is refused, even for the command the person just allowed once', async () => {
+    const host = await hostWithAgent();
+    const marker = join(host.dir, 'hidden-ran');
+    const hidden = join(host.dir, 'hidden.sh');
+    writeFileSync(hidden, `touch ${marker}\n`);
+    const id = await start(host, `ask-run-env BASH_ENV=${hidden} echo hello`);
+    const approval = await approvalOf(host, id);
+    expect(approval.action).toContain('command: echo hello');
+    host.host.approvals.answer(approval.id, { decision: 'allow-once' }, { kind: 'local', label: 'test' });
+    expect((await finished(host, id)).status).toBe('done');
+    expect(existsSync(marker)).toBe(false);
+    // The agent got a clear error, and the transcript says why.
+    expect(messages(host, id).join('')).toMatch(/command refused \(yes\): .*BASH_ENV/);
+    const notices = host.events(id).filter((e): e is Of<'notice'> => e.type === 'notice');
+    expect(notices.some((n) => n.level === 'warning' && n.text.includes('BASH_ENV'))).toBe(true);
+    expect(host.events(id).filter((e) => e.type === 'approval.requested')).toHaveLength(1);
+  });
+
+  it('a variable that loads code is refused under an “allow for this session” rule for the command', async () => {
+    const host = await hostWithAgent();
+    const marker = join(host.dir, 'hidden-ran');
+    const hidden = join(host.dir, 'hidden.sh');
+    writeFileSync(hidden, `touch ${marker}\n`);
+    const id = await start(host, `ask-run echo hello\nrun-env BASH_ENV=${hidden} echo hello`);
+    const approval = await approvalOf(host, id);
+    host.host.approvals.answer(approval.id, { decision: 'allow-session' }, { kind: 'local', label: 'test' });
+    expect((await finished(host, id)).status).toBe('done');
+    expect(existsSync(marker)).toBe(false);
+    expect(messages(host, id).join('')).toMatch(/command refused \(unasked\): .*BASH_ENV/);
+    expect(host.events(id).filter((e) => e.type === 'approval.requested')).toHaveLength(1);
+  });
+
+  it('an agent’s own variables are shown with the command, asked for even under a session rule, and allowed once only', async () => {
+    const host = await hostWithAgent();
+    const id = await start(
+      host,
+      'ask-run echo "$GREETING"\nrun-env GREETING=hi echo "$GREETING"\nrun-env GREETING=hi echo "$GREETING"',
+    );
+    const first = await approvalOf(host, id);
+    expect(first.action).not.toContain('GREETING=');
+    host.host.approvals.answer(first.id, { decision: 'allow-session' }, { kind: 'local', label: 'test' });
+    // The same command with a variable of the agent's: the rule does not cover it, and the
+    // approval shows the variable.
+    const second = await approvalOf(host, id, 2);
+    expect(second.action).toBe('echo "$GREETING"\nenvironment from the agent: GREETING=hi');
+    const row = host.events(id).filter((e): e is Of<'tool.started'> => e.type === 'tool.started' && e.tool === 'shell');
+    expect(row.at(-1)!.title).toBe('echo "$GREETING"\nenvironment from the agent: GREETING=hi');
+    expect(row.at(-1)!.input).toMatchObject({ env: { GREETING: 'hi' } });
+    // No rule can be made for it: a later command with other values would pass under it.
+    const forSession = host.host.approvals.answer(
+      second.id,
+      { decision: 'allow-session' },
+      { kind: 'local', label: 'test' },
+    );
+    expect(forSession.ok).toBe(false);
+    expect(forSession.ok ? '' : forSession.error.message).toContain('its own environment variables');
+    host.host.approvals.answer(second.id, { decision: 'allow-once' }, { kind: 'local', label: 'test' });
+    // Allowed once: the same again asks again.
+    const third = await approvalOf(host, id, 3);
+    expect(third.action).toBe(second.action);
+    host.host.approvals.answer(third.id, { decision: 'deny' }, { kind: 'local', label: 'test' });
+    expect((await finished(host, id)).status).toBe('done');
+    const outputs = host.events(id).filter((e): e is Of<'tool.finished'> => e.type === 'tool.finished');
+    expect(outputs.some((e) => e.ok && e.output === 'hi\n')).toBe(true);
+    expect(messages(host, id).join('')).toContain('command refused (unasked): not run: the person denied this command');
+    // The CLI shows the variables in the approval and in the transcript row.
+    expect(startApprovalNotice(second)).toContain('  2 │ environment from the agent: GREETING=hi\n');
+    const out = collector();
+    const printer = new TranscriptPrinter(out.stream, false);
+    for (const event of host.events(id)) printer.print(event);
+    expect(out.text()).toContain('⏺ shell: echo "$GREETING"⟨LF⟩environment from the agent: GREETING=hi\n');
   });
 
   it('a crash ends the run with the agent’s stderr; the next prompt starts it again and loads its session', async () => {

@@ -5,13 +5,14 @@ export const MAX_GRANTS = 64;
 
 /**
  * What the person has just allowed an ACP agent to do, by exact content: a write of this text to
- * this file, a run of this command line. An agent asks permission for a tool call (showing its
+ * this file, a run of this command line with these variables of the agent's (`envText`; none
+ * for a command allowed in a permission request, which shows none). An agent asks permission for a tool call (showing its
  * diff or command) and then acts through the client; the act is let through without asking a
  * second time only when it is exactly what was shown, and only once. Anything else asks.
  */
 export class Grants {
   private writes: { path: string; text: string; before: string | null }[] = [];
-  private commands: string[] = [];
+  private commands: { command: string; env: string }[] = [];
 
   /** `before`: the file's text the change was shown against (null: a new file). */
   allowWrite(path: string, text: string, before: string | null): void {
@@ -19,8 +20,8 @@ export class Grants {
     if (this.writes.length > MAX_GRANTS) this.writes.shift();
   }
 
-  allowCommand(command: string): void {
-    this.commands.push(command);
+  allowCommand(command: string, env = ''): void {
+    this.commands.push({ command, env });
     if (this.commands.length > MAX_GRANTS) this.commands.shift();
   }
 
@@ -39,8 +40,9 @@ export class Grants {
     return true;
   }
 
-  takeCommand(command: string): boolean {
-    const index = this.commands.indexOf(command);
+  /** Whether this command line with these variables (`envText`) was allowed as shown; the grant is used up. */
+  takeCommand(command: string, env = ''): boolean {
+    const index = this.commands.findIndex((c) => c.command === command && c.env === env);
     if (index < 0) return false;
     this.commands.splice(index, 1);
     return true;

@@ -8,6 +8,10 @@ import type {
 import { RequestError } from '@agentclientprotocol/sdk';
 import type { ProcessHandle, SpawnCommand } from '@tether/machine';
 import { MAX_ACTION_TEXT } from '@tether/shared-protocol';
+import { displayPath } from '@tether/machine';
+import { resolve } from 'node:path';
+import type { ApprovalNeed } from '../tools/tool.js';
+import { checkAgentEnv, envText, rowTitle } from './acp-command-env.js';
 import { shellWords } from './acp-permission.js';
 import type { AcpTurnContext } from './acp-turn-context.js';
 
@@ -58,25 +62,50 @@ export class AcpTerminals {
     const command: SpawnCommand = args.length === 0 ? { shell: params.command } : { program: params.command, args };
     const line = 'shell' in command ? command.shell : shellWords([params.command, ...args]);
     const cwd = run.record().cwd;
-    const env: Record<string, string> = {};
-    for (const variable of params.env ?? []) env[variable.name] = variable.value;
+    const checked = checkAgentEnv(params.env ?? []);
+    if (!checked.ok) {
+      if (checked.reason === 'loads-code') {
+        run.append({
+          type: 'notice',
+          level: 'warning',
+          text: `The agent asked to run “${line.slice(0, 200)}” with ${checked.message}; it was refused.`,
+        });
+      }
+      throw new RequestError(INVALID_PARAMS, checked.message);
+    }
+    const env = checked.env;
+    // The folder it runs in, when not the session folder, and the agent's variables: shown after
+    // the line, and part of what a grant must match.
+    const where = params.cwd !== undefined && params.cwd !== null ? resolve(cwd, params.cwd) : cwd;
+    const folderLine = where === resolve(cwd) ? '' : `in folder: ${displayPath(cwd, where)}`;
+    const extra = [folderLine, envText(env)].filter((text) => text !== '').join('\n');
+    const action = extra === '' ? line : `${line}\n${extra}`;
     let toolCallId: string | undefined;
-    if (!this.turn.grants.takeCommand(line)) {
-      if (line.length > MAX_ACTION_TEXT)
+    if (!this.turn.grants.takeCommand(line, extra)) {
+      if (action.length > MAX_ACTION_TEXT)
         throw new RequestError(INVALID_PARAMS, 'the command is too long to show for approval');
       toolCallId = run.newId('t');
       run.append({
         type: 'tool.started',
         toolCallId,
         tool: 'shell',
-        title: line.slice(0, 1000),
-        input: { command: params.command, args, ...(params.cwd ? { cwd: params.cwd } : {}) },
+        title: rowTitle(line, extra),
+        input: {
+          command: params.command,
+          args,
+          ...(params.cwd ? { cwd: params.cwd } : {}),
+          ...(Object.keys(env).length > 0 ? { env } : {}),
+        },
         kind: 'execute',
       });
-      const outcome = await run.gate.ask(
-        { toolCallId, tool: 'shell', need: { kind: 'shell', action: line, command: line }, place: run.context.place },
-        signal,
-      );
+      const need: ApprovalNeed = {
+        kind: 'shell',
+        action,
+        command: line,
+        ...(folderLine !== '' ? { cwd: where } : {}),
+        ...(Object.keys(env).length > 0 ? { env } : {}),
+      };
+      const outcome = await run.gate.ask({ toolCallId, tool: 'shell', need, place: run.context.place }, signal);
       if (!outcome.allowed) {
         const why = outcome.reason === 'cancelled' ? 'the run was interrupted' : 'the person denied this command';
         run.append({

@@ -17,6 +17,16 @@ export interface ApprovalNeed {
   action: string;
   /** For `shell`: the command, which "allow for this session" rules match against. */
   command?: string;
+  /**
+   * For `shell`: the absolute folder the command runs in, when it is not the session folder (an
+   * ACP agent's `cwd`, inside it); also shown in `action`. A prefix rule takes its words there.
+   */
+  cwd?: string;
+  /**
+   * For `shell`: variables the command brings into its environment (an ACP agent's `env`), also
+   * shown in `action`. No session rule covers such a command, and none can be made from it.
+   */
+  env?: Readonly<Record<string, string>>;
 }
 
 /** `unreachable`: the refusal is that the place the tool acts on cannot be reached now. */

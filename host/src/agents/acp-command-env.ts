@@ -1,0 +1,153 @@
+import type { EnvVariable } from '@agentclientprotocol/sdk';
+
+/**
+ * The variables an ACP agent sets for a command it runs (`terminal/create`'s `env`). They change
+ * what the command does as much as its words, so they are part of what the person allows: shown
+ * with the command on every surface (`envText`), part of what a grant matches, and never covered
+ * by a session rule (approval-policy.ts). The ones on `VARIABLES_THAT_LOAD_CODE`, which make a
+ * program run code the command line does not show (`BASH_ENV=./x.sh` runs `./x.sh` before
+ * `echo hello`), are refused outright: no approval could show what they run.
+ */
+
+/** Variables one command may bring; more is refused (the machine's spawn takes no more either). */
+export const MAX_AGENT_ENV = 256;
+
+/** A POSIX variable name: anything else (`BASH_FUNC_f%%`) is refused before it is shown. */
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** A variable (or family) that makes a program load or run code it names, and why. */
+export interface CodeLoadingVariable {
+  /** How it looks, for people: `BASH_ENV`, `LD_*`. */
+  pattern: string;
+  why: string;
+  matches(name: string): boolean;
+}
+
+/** Names match without regard to case: a program on a case-insensitive system reads either. */
+function named(names: string[], why: string): CodeLoadingVariable {
+  const upper = new Set(names.map((n) => n.toUpperCase()));
+  return { pattern: names.join(', '), why, matches: (name) => upper.has(name.toUpperCase()) };
+}
+
+function family(prefix: string, why: string): CodeLoadingVariable {
+  return { pattern: `${prefix}*`, why, matches: (name) => name.toUpperCase().startsWith(prefix) };
+}
+
+/**
+ * Variables that make a program load or run code named only in the variable. A command that brings
+ * one is refused with an error to the agent and a notice in the transcript. The list cannot be
+ * complete: every other variable is shown in the approval, and no rule covers a command with any.
+ */
+export const VARIABLES_THAT_LOAD_CODE: readonly CodeLoadingVariable[] = [
+  named(['BASH_ENV'], 'bash runs the file it names before every script and `bash -c`'),
+  named(['ENV'], 'sh, dash, ksh and bash in POSIX mode run the file it names when they start'),
+  family('BASH_FUNC_', 'bash defines exported functions from these at start, replacing any command of that name'),
+  named(['SHELLOPTS', 'BASHOPTS'], 'bash turns on the options it names at start (`xtrace` runs `PS4`)'),
+  named(['PS0', 'PS1', 'PS2', 'PS4', 'PROMPT_COMMAND'], 'bash runs or expands them, command substitutions included, at prompts and traced commands'),
+  named(['IFS'], 'changes how a shell splits words, so a script runs other commands than it reads as'),
+  named(['CDPATH'], "a script's `cd NAME` lands in a folder elsewhere, whose scripts then run"),
+  named(['ZDOTDIR'], 'zsh runs the startup files (`.zshenv`: every zsh) of the folder it names'),
+  named(['FPATH'], 'zsh and ksh load functions from the folders it names'),
+  named(['PATH'], 'a bare program name runs from the first folder it names that holds one'),
+  named(['SHELL'], 'programs that run a command line (make on some systems, editors, `script`) start this program'),
+  named(['HOME', 'XDG_CONFIG_HOME'], 'git, npm, shells and most tools read their config (`.gitconfig` with `core.pager`, `.npmrc`) from there'),
+  family('LD_', 'the dynamic loader loads the libraries it names into every program (`LD_PRELOAD`, `LD_LIBRARY_PATH`, `LD_AUDIT`)'),
+  family('DYLD_', "macOS's dynamic loader does the same (`DYLD_INSERT_LIBRARIES`)"),
+  named(['GCONV_PATH'], 'glibc loads character-set modules (shared libraries) from the folder it names'),
+  named(['NODE_OPTIONS'], 'every node process takes options from it (`--require`, `--import` load a module first)'),
+  named(['NODE_PATH', 'NODE_REPL_EXTERNAL_MODULE'], "node finds modules there (a `require` can load another folder's code), or loads that module as its REPL"),
+  family('NPM_CONFIG_', 'npm takes any config from these (`script-shell`, `node-options`, another registry)'),
+  named(['PYTHONSTARTUP', 'PYTHONPATH', 'PYTHONHOME', 'PYTHONUSERBASE', 'PYTHONBREAKPOINT', 'PYTHONWARNINGS'], 'python runs that file, imports modules (its standard ones included) from the folders named, or imports the module a warning filter or breakpoint hook names'),
+  family('PIP_', 'pip takes any option from these (another package index: its packages run on install)'),
+  named(['PERL5OPT', 'PERL5LIB', 'PERLLIB', 'PERL5DB'], 'perl takes options (`-Mmodule` loads a module) or module folders from them'),
+  named(['RUBYOPT', 'RUBYLIB'], 'ruby takes options (`-rlib` loads a library) or library folders from them'),
+  named(['JAVA_TOOL_OPTIONS', '_JAVA_OPTIONS', 'JDK_JAVA_OPTIONS'], 'every JVM takes options from them (`-javaagent:` loads code)'),
+  named(['DOTNET_STARTUP_HOOKS'], '.NET loads the assemblies it names before the program'),
+  named(['GOFLAGS'], 'every go command takes flags from it (`-toolexec=` runs a program)'),
+  named(['RUSTC', 'RUSTC_WRAPPER', 'RUSTC_WORKSPACE_WRAPPER'], 'cargo runs the compiler, or a wrapper, it names'),
+  family('CARGO_', 'cargo takes any config from these (runners, wrappers, build scripts)'),
+  named(['MAKEFLAGS', 'MFLAGS', 'MAKEFILES'], 'make takes options and variable overrides (`SHELL=`) or reads more makefiles from them'),
+  family('GIT_', 'git reads config (`GIT_CONFIG_*`), programs to run (`GIT_SSH_COMMAND`, `GIT_EXTERNAL_DIFF`, `GIT_EXEC_PATH`, `GIT_PAGER`) or another repository (`GIT_DIR`) from these'),
+  named(['PAGER', 'MANPAGER', 'EDITOR', 'VISUAL', 'BROWSER'], 'git, man and many tools run the program they name, often through a shell'),
+  named(['LESSOPEN', 'LESSCLOSE'], 'less runs the command they name on every file it opens'),
+  named(['SSH_ASKPASS', 'SUDO_ASKPASS'], 'ssh and sudo run the program they name to ask for a password'),
+  named(['KUBECONFIG', 'DOCKER_CONFIG', 'AWS_CONFIG_FILE'], 'kubectl, docker and aws run the credential programs the config they name says'),
+  named(['OPENSSL_CONF'], 'OpenSSL reads the config it names, which can load engines (shared libraries)'),
+  named(['LUA_INIT', 'LUA_PATH', 'LUA_CPATH'], 'lua runs that code at start, or loads modules from there'),
+  named(['PHPRC', 'PHP_INI_SCAN_DIR'], 'php reads its ini from there (`auto_prepend_file` runs code)'),
+  named(['VIMINIT', 'EXINIT'], 'vim and ex run the commands they hold at start'),
+]; // prettier-ignore
+
+export function loadsCode(name: string): CodeLoadingVariable | undefined {
+  return VARIABLES_THAT_LOAD_CODE.find((v) => v.matches(name));
+}
+
+export type AgentEnvCheck =
+  | { ok: true; env: Record<string, string> }
+  /** `loads-code`: a variable on the list (`why` says what it does); `invalid`: a malformed request. */
+  | { ok: false; reason: 'loads-code' | 'invalid'; message: string };
+
+/**
+ * The agent's variables as one environment (a name given twice: the last value, as a process would
+ * get it), refused when one is malformed or loads code.
+ */
+export function checkAgentEnv(variables: readonly EnvVariable[]): AgentEnvCheck {
+  if (variables.length > MAX_AGENT_ENV) {
+    return {
+      ok: false,
+      reason: 'invalid',
+      message: `${variables.length} environment variables; at most ${MAX_AGENT_ENV}`,
+    };
+  }
+  const env: Record<string, string> = {};
+  for (const { name, value } of variables) {
+    if (!NAME.test(name)) {
+      return {
+        ok: false,
+        reason: 'invalid',
+        message: `invalid environment variable name ${JSON.stringify(name.slice(0, 100))}`,
+      };
+    }
+    const loading = loadsCode(name);
+    if (loading) {
+      return {
+        ok: false,
+        reason: 'loads-code',
+        message: `the environment variable ${name} is refused: ${loading.why}, which no approval could show`,
+      };
+    }
+    env[name] = value;
+  }
+  return { ok: true, env };
+}
+
+/** A value as it is shown: plain when it is, else a JSON string (every character, one line). */
+function shownValue(value: string): string {
+  return /^[\w@%+=:,./-]*$/.test(value) ? value : JSON.stringify(value);
+}
+
+/**
+ * The variables as they are shown after the command and matched by grants: one line, by name,
+ * empty when there are none.
+ */
+export function envText(env: Readonly<Record<string, string>>): string {
+  const names = Object.keys(env).sort();
+  if (names.length === 0) return '';
+  return `environment from the agent: ${names.map((n) => `${n}=${shownValue(env[n]!)}`).join(' ')}`;
+}
+
+/** Characters of a transcript row's title (the event's bound). */
+const MAX_TITLE = 1000;
+
+/**
+ * The tool row's one-line title: the line, then its folder and variables. Past the bound the line
+ * is cut first, so the variables stay in view (the approval and the row's input hold all of it).
+ */
+export function rowTitle(line: string, extra: string): string {
+  const full = extra === '' ? line : `${line}\n${extra}`;
+  if (full.length <= MAX_TITLE) return full;
+  const cut = (text: string, room: number) => (text.length <= room ? text : `${text.slice(0, room - 1)}…`);
+  if (extra === '') return cut(line, MAX_TITLE);
+  const tail = cut(extra, Math.max(MAX_TITLE / 2, MAX_TITLE - 1 - line.length));
+  return `${cut(line, MAX_TITLE - 1 - tail.length)}\n${tail}`;
+}
