@@ -102,7 +102,8 @@ export class LocalContext implements ExecutionContext {
   }
 
   realPath(root: string, path: string): Promise<Result<string, FsError>> {
-    return resolveInside(root, path);
+    // Like every file operation (and a machine's): a private folder inside the root is refused.
+    return this.inside(root, path);
   }
 
   async writeFile(root: string, path: string, text: string): Promise<Result<FileWritten, FsError>> {

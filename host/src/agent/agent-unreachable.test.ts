@@ -79,6 +79,7 @@ function runOn(context: ExecutionContext, model: OneToolModel) {
       record: () => record,
       addAllowRule: () => undefined,
       setWaiting: () => undefined,
+      inFolder: () => Promise.resolve(false),
     }),
     context,
     tools: () => BUILTIN_TOOLS,

@@ -2,6 +2,7 @@ import type { Decision } from '@tether/shared-protocol';
 import type { AllowRule, SessionRecord } from '../store/session-store.js';
 import type { ApprovalNeed } from '../tools/tool.js';
 import type { ApprovalBroker } from './approval-broker.js';
+import type { InFolder } from './approval-policy.js';
 import { isAllowedByRules, ruleForAnswer } from './approval-policy.js';
 
 /** What a back-end asks to do, and where. */
@@ -27,6 +28,12 @@ export interface GatedSession {
   addAllowRule(rule: AllowRule): void;
   /** The session waits for the person (true) or runs again (false). */
   setWaiting(waiting: boolean): void;
+  /**
+   * Whether a path (absolute, or relative to the session folder) really lies in the session folder
+   * and outside the private folders, on the computer the session runs on: a prefix rule covers
+   * only words that do.
+   */
+  inFolder: InFolder;
 }
 
 /**
@@ -43,7 +50,9 @@ export class ApprovalGate {
   async ask(request: GateRequest, signal: AbortSignal): Promise<GateOutcome> {
     const record = this.session.record();
     if (record.autoApprove) return { allowed: true, by: 'auto' };
-    if (isAllowedByRules(record.allowRules, request.tool, request.need)) return { allowed: true, by: 'rule' };
+    if (await isAllowedByRules(record.allowRules, request.tool, request.need, this.session.inFolder)) {
+      return { allowed: true, by: 'rule' };
+    }
     const raised = this.broker.request(
       {
         sessionId: record.id,

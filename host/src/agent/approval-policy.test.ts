@@ -1,23 +1,49 @@
-import { describe, expect, it } from 'vitest';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LocalContext, privatePaths } from '@tether/machine';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { InFolder } from './approval-policy.js';
 import { isAllowedByRules, ruleForAnswer } from './approval-policy.js';
 import { ARGUMENTS_THAT_RUN_CODE } from './prefix-rule.js';
 
+/**
+ * A session folder on this computer, as a person might choose their home folder: `home` holds
+ * the project's files, a private `.ssh`, a link into it and a link out; `outside` lies beside it.
+ * The folder check is the host's own: a LocalContext with the private list for that home.
+ */
+const base = realpathSync(mkdtempSync(join(tmpdir(), 'tether-rules-')));
+const home = join(base, 'home');
+const outside = join(base, 'outside');
+for (const dir of [join(home, 'src'), join(home, '.ssh'), join(home, 'sub'), outside])
+  mkdirSync(dir, { recursive: true });
+writeFileSync(join(home, 'README.md'), 'readme');
+writeFileSync(join(home, 'src', 'foo.test.ts'), 'test');
+writeFileSync(join(home, '.ssh', 'id_ed25519'), 'key');
+writeFileSync(join(outside, 'secret.txt'), 'secret');
+symlinkSync(outside, join(home, 'out'));
+symlinkSync(join(home, '.ssh'), join(home, 'keys'));
+symlinkSync(join(outside, 'gone'), join(home, 'dangling'));
+const context = new LocalContext({ privates: privatePaths({ home, env: {} }) });
+const inFolder: InFolder = async (path) => (await context.realPath(home, path)).ok;
+afterAll(() => rmSync(base, { recursive: true, force: true }));
+
 const shell = (command: string) => ({ kind: 'shell' as const, action: command, command });
-const covers = (prefix: string, command: string) =>
-  isAllowedByRules([{ tool: 'shell', prefix }], 'shell', shell(command));
+const covers = (prefix: string, command: string, cwd?: string) =>
+  isAllowedByRules([{ tool: 'shell', prefix }], 'shell', { ...shell(command), ...(cwd ? { cwd } : {}) }, inFolder);
 const offer = (command: string, prefix: string) => ruleForAnswer('shell', shell(command), prefix);
 
 describe('approval policy', () => {
-  it('an exact-command rule covers only that command', () => {
+  it('an exact-command rule covers only that command', async () => {
     const rules = [{ tool: 'shell', command: 'npm test' }];
-    expect(isAllowedByRules(rules, 'shell', shell('npm test'))).toBe(true);
-    expect(isAllowedByRules(rules, 'shell', shell('npm test -- -u'))).toBe(false);
+    expect(await isAllowedByRules(rules, 'shell', shell('npm test'), inFolder)).toBe(true);
+    expect(await isAllowedByRules(rules, 'shell', shell('npm test -- -u'), inFolder)).toBe(false);
   });
 
-  it('a prefix rule covers arguments but never a chained command', () => {
-    expect(covers('npm test', 'npm test')).toBe(true);
-    expect(covers('npm test', 'npm test -- auth')).toBe(true);
-    expect(covers('npm test', 'npm testx')).toBe(false);
+  it('a prefix rule covers plain words but never a chained command', async () => {
+    expect(await covers('npm test', 'npm test')).toBe(true);
+    expect(await covers('npm test', 'npm test auth')).toBe(true);
+    expect(await covers('npm test', 'npm testx')).toBe(false);
     for (const sneaky of [
       'npm test && rm -rf ~',
       'npm test; rm x',
@@ -27,26 +53,27 @@ describe('approval policy', () => {
       'npm test > /etc/x',
       'npm test\nrm x',
     ]) {
-      expect(covers('npm test', sneaky), sneaky).toBe(false);
+      expect(await covers('npm test', sneaky), sneaky).toBe(false);
     }
   });
 
-  it('a tool rule covers that tool only, and never shell', () => {
+  it('a tool rule covers that tool only, and never shell', async () => {
     const need = { kind: 'write' as const, action: 'Write a' };
-    expect(isAllowedByRules([{ tool: 'write_file' }], 'write_file', need)).toBe(true);
-    expect(isAllowedByRules([{ tool: 'write_file' }], 'edit_file', need)).toBe(false);
-    expect(isAllowedByRules([{ tool: 'shell' }], 'shell', shell('ls'))).toBe(false);
+    expect(await isAllowedByRules([{ tool: 'write_file' }], 'write_file', need, inFolder)).toBe(true);
+    expect(await isAllowedByRules([{ tool: 'write_file' }], 'edit_file', need, inFolder)).toBe(false);
+    expect(await isAllowedByRules([{ tool: 'shell' }], 'shell', shell('ls'), inFolder)).toBe(false);
   });
 
-  it('no rule covers a command that brings its own variables, and none is made from one', () => {
+  it('no rule covers a command that brings its own variables, and none is made from one', async () => {
     const withEnv = { ...shell('npm test'), env: { NODE_ENV: 'test' } };
-    expect(isAllowedByRules([{ tool: 'shell', command: 'npm test' }], 'shell', withEnv)).toBe(false);
-    expect(isAllowedByRules([{ tool: 'shell', prefix: 'npm test' }], 'shell', withEnv)).toBe(false);
+    expect(await isAllowedByRules([{ tool: 'shell', command: 'npm test' }], 'shell', withEnv, inFolder)).toBe(false);
+    expect(await isAllowedByRules([{ tool: 'shell', prefix: 'npm test' }], 'shell', withEnv, inFolder)).toBe(false);
     expect(ruleForAnswer('shell', withEnv, undefined)).toMatchObject({
       error: expect.stringMatching(/once/) as unknown,
     });
     expect(ruleForAnswer('shell', withEnv, 'npm test')).toHaveProperty('error');
-    expect(isAllowedByRules([{ tool: 'shell', command: 'npm test' }], 'shell', { ...withEnv, env: {} })).toBe(true);
+    const noEnv = { ...withEnv, env: {} };
+    expect(await isAllowedByRules([{ tool: 'shell', command: 'npm test' }], 'shell', noEnv, inFolder)).toBe(true);
   });
 
   it('makes rules from answers and checks chosen prefixes', () => {
@@ -78,9 +105,9 @@ describe('prefix rules cannot be bent into running code', () => {
     }
   });
 
-  it('a stored rule that names a bare program no longer covers anything', () => {
-    expect(covers('git', 'git -c core.pager=sh log')).toBe(false);
-    expect(covers('git', 'git log')).toBe(false);
+  it('a stored rule that names a bare program no longer covers anything', async () => {
+    expect(await covers('git', 'git -c core.pager=sh log')).toBe(false);
+    expect(await covers('git', 'git log')).toBe(false);
   });
 
   it('refuses a prefix that ends inside a word of the command', () => {
@@ -89,13 +116,13 @@ describe('prefix rules cannot be bent into running code', () => {
     expect(offer('git log --oneline', 'git log')).toEqual({ tool: 'shell', prefix: 'git log' });
   });
 
-  it('refuses a prefix that leaves the value of a code-running option open', () => {
+  it('refuses a prefix that leaves the value of a code-running option open', async () => {
     expect(offer("sh -c 'npm test'", 'sh -c')).toMatchObject({ error: expect.stringMatching(/-c/) as unknown });
     expect(offer('git -c core.pager=less log', 'git -c')).toHaveProperty('error');
     expect(offer('node --import ./x.mjs app.js', 'node --import')).toHaveProperty('error');
     // With the value attached, the person saw and fixed it: fine as the prefix's last word.
     expect(offer('make test CC=gcc V=1', 'make test CC=gcc')).toEqual({ tool: 'shell', prefix: 'make test CC=gcc' });
-    expect(covers('make test CC=gcc', 'make test CC=gcc V=1')).toBe(false);
+    expect(await covers('make test CC=gcc', 'make test CC=gcc V=1')).toBe(false);
   });
 
   it.each([
@@ -140,32 +167,91 @@ describe('prefix rules cannot be bent into running code', () => {
     ['brace expansion that makes an option', 'find .', 'find . {-exec,sh,{},+}'],
     ['glob that can match a file named like an option', 'rg foo', 'rg foo *'],
     ['unbalanced quote', 'npm test', "npm test 'x"],
-  ])('%s asks again', (_, prefix, command) => {
+  ])('%s asks again', async (_, prefix, command) => {
     expect(offer(command, prefix), `the prefix itself is acceptable: ${prefix}`).toEqual({ tool: 'shell', prefix });
-    expect(covers(prefix, command)).toBe(false);
-  });
-
-  it('still covers ordinary arguments', () => {
-    for (const [prefix, command] of [
-      ['git log', 'git log --oneline -n 5 -- src'],
-      ['find .', "find . -name '*.ts' -type f -newer x -print"],
-      ['grep -rn', 'grep -rn TODO src'],
-      ['ls -la', 'ls -la src'],
-      ['npm test', 'npm test -- auth --reporter=verbose'],
-      ['cargo test', 'cargo test --release my_test'],
-      ['python3 -m pytest', 'python3 -m pytest tests/test_x.py -k "fast and not slow" -v'],
-    ]) {
-      expect(covers(prefix!, command!), command).toBe(true);
-    }
-  });
-
-  it('asks again for some harmless options too: the price of a short list', () => {
-    // -x is `git rebase --exec`; for pytest it only means "stop at the first failure".
-    expect(covers('python3 -m pytest', 'python3 -m pytest -x')).toBe(false);
-    expect(covers('grep -rn', 'grep -rn -e TODO src')).toBe(false);
+    expect(await covers(prefix, command)).toBe(false);
   });
 
   it('documents why each pattern is on the list', () => {
     for (const entry of ARGUMENTS_THAT_RUN_CODE) expect(entry.why.length).toBeGreaterThan(20);
+  });
+});
+
+/**
+ * Tries at rules that an outside review made against a running host: each ran without asking
+ * under a prefix rule the person had chosen, and must ask now.
+ */
+describe('a prefix rule covers plain words inside the folder, nothing else', () => {
+  it.each([
+    ['git diff --no-index', 'git diff --no-index ~/.ssh/id_ed25519 /dev/null'],
+    ['git diff --no-index', `git diff --no-index ${home}/.ssh/id_ed25519 README.md`],
+    ['grep -rn .', 'grep -rn . ~/.ssh'],
+    ['grep -rn TODO', `grep -rn TODO ${outside}`],
+    ['go test', 'go test -toolexec=/tmp/evil.sh ./...'],
+    ['ssh host.example', 'ssh host.example -oProxyCommand=/tmp/evil.sh'],
+    ['tar -tf', 'tar -tf x.tar --use-compress-program=/tmp/evil.sh'],
+    ['cat README.md', 'cat README.md ~/.ssh/id_ed25519'],
+    ['cat README.md', `cat README.md ${outside}/secret.txt`],
+    ['cat README.md', 'cat README.md /etc/passwd'],
+    ['cat README.md', 'cat README.md ../outside/secret.txt'],
+    ['cat README.md', 'cat README.md src/../../outside/secret.txt'],
+    ['cat README.md', 'cat README.md out/secret.txt'],
+    ['cat README.md', 'cat README.md .ssh/id_ed25519'],
+    ['cat README.md', 'cat README.md keys/id_ed25519'],
+    ['cat README.md', 'cat README.md dangling'],
+    ['find .', 'find . -exec sh -c x {} +'],
+    ['sed -n 1p', "sed -n 1p -e '1e rm -rf x' README.md"],
+    ['npm test', 'npm test -- --config=evil.config.mjs'],
+    ['make test', 'make test SHELL=/tmp/evil.sh'],
+    ['rg foo', 'rg foo --pre=/tmp/evil.sh'],
+    ['less README.md', 'less README.md +!/tmp/evil.sh'],
+    ['git log', 'git log --output=/tmp/x'],
+    ['git log', 'git log HEAD~1'],
+    ['git clone', 'git clone ext::/tmp/evil.sh'],
+    ['gcc main.c', 'gcc main.c @options.txt'],
+    ['npm test', 'npm test "src/foo.test.ts"'],
+    ['npm test', 'npm test src/*.ts'],
+    ['npm test', 'npm test src/{a,b}.ts'],
+    ['npm test', 'npm test $HOME'],
+    ['npm test', 'npm test src\\foo.ts'],
+    ['npm test', 'npm test src/föö.ts'],
+  ])('under %s, %s asks', async (prefix, command) => {
+    expect(offer(command, prefix), `the prefix itself is acceptable: ${prefix}`).toEqual({ tool: 'shell', prefix });
+    expect(await covers(prefix, command)).toBe(false);
+  });
+
+  it.each([
+    ['npm test', 'npm test src/foo.test.ts'],
+    ['npm test', 'npm test src/new-file.test.ts'],
+    ['npm test', 'npm test auth'],
+    ['git log', 'git log main'],
+    ['cat README.md', 'cat README.md src/foo.test.ts ./README.md'],
+    ['cat README.md', `cat README.md ${home}/src/foo.test.ts`],
+    ['ls -la', 'ls -la src sub'],
+    ['make test', 'make test unit_1 e2e'],
+    ['cargo test', 'cargo test my_test'],
+    ['npm run', 'npm run build'],
+    ['git diff', 'git diff main..feature'],
+  ])('under %s, %s runs without asking', async (prefix, command) => {
+    expect(await covers(prefix, command)).toBe(true);
+  });
+
+  it('no rule covers a command that runs in another folder than the session’s, and none is made from one', async () => {
+    const there = { ...shell('make test'), cwd: join(home, 'sub') };
+    expect(await covers('make test', 'make test', join(home, 'sub'))).toBe(false);
+    expect(await isAllowedByRules([{ tool: 'shell', command: 'make test' }], 'shell', there, inFolder)).toBe(false);
+    expect(ruleForAnswer('shell', there, undefined)).toMatchObject({
+      error: expect.stringMatching(/another folder/) as unknown,
+    });
+  });
+
+  it('options ask, whatever they are', async () => {
+    for (const command of ['git log --oneline', 'git log -n 5', 'python3 -m pytest -x', 'ls -la -h']) {
+      expect(await covers(command.split(' ').slice(0, 2).join(' '), command), command).toBe(false);
+    }
+  });
+
+  it('a command with very many words asks rather than checking each', async () => {
+    expect(await covers('npm test', `npm test ${'a '.repeat(200)}`)).toBe(false);
   });
 });

@@ -4,22 +4,41 @@ import { prefixCovers, prefixProblem } from './prefix-rule.js';
 
 /**
  * Characters that let one command line run another: `;`, `&`, `|`, backticks, `$(…)`, redirections,
- * subshells, newlines. A prefix rule never covers a command whose remainder holds one, so that
- * allowing `npm test` does not allow `npm test && rm -rf ~`.
+ * subshells, newlines. A prefix may not hold one (what follows a prefix is held to plain words:
+ * prefix-rule.ts).
  */
 const SHELL_CONTROL = /[;&|`$<>()\n\r\\]/;
 
-/** Whether "allow for this session" rules already cover this action. */
-export function isAllowedByRules(rules: readonly AllowRule[], tool: string, need: ApprovalNeed): boolean {
-  // Variables of the agent's choosing change what any command does (`BASH_ENV`, `PATH`).
-  if (bringsEnv(need)) return false;
-  return rules.some((rule) => {
-    if (rule.tool !== tool) return false;
-    if ('command' in rule) return need.command === rule.command;
-    // See prefix-rule.ts: a rule stored before its checks existed is held to them too.
-    if ('prefix' in rule) return need.command !== undefined && prefixCovers(rule.prefix, need.command, SHELL_CONTROL);
-    return tool !== 'shell';
-  });
+/**
+ * Whether `path` (absolute, or relative to the session folder) really lies inside the session
+ * folder and outside the private folders: the session's execution context answers, by real path,
+ * on the computer the session runs on.
+ */
+export type InFolder = (path: string) => Promise<boolean>;
+
+/**
+ * Whether "allow for this session" rules already cover this action. A prefix rule checks the
+ * words after its prefix with `inFolder`. No rule covers a command that brings its own variables
+ * or runs in another folder than the session's (its Makefile, its package.json): the person
+ * allowed the command where they saw it, as they saw it.
+ */
+export async function isAllowedByRules(
+  rules: readonly AllowRule[],
+  tool: string,
+  need: ApprovalNeed,
+  inFolder: InFolder,
+): Promise<boolean> {
+  if (ownSetting(need) !== undefined) return false;
+  for (const rule of rules) {
+    if (rule.tool !== tool) continue;
+    if ('command' in rule) {
+      if (need.command === rule.command) return true;
+    } else if ('prefix' in rule) {
+      // See prefix-rule.ts: a rule stored before its checks existed is held to them too.
+      if (need.command !== undefined && (await prefixCovers(rule.prefix, need.command, inFolder))) return true;
+    } else if (tool !== 'shell') return true;
+  }
+  return false;
 }
 
 /**
@@ -35,11 +54,9 @@ export function ruleForAnswer(
   if (tool !== 'shell') {
     return prefix === undefined ? { tool } : { error: 'a prefix applies only to shell commands' };
   }
-  if (bringsEnv(need)) {
-    return {
-      error:
-        'this command brings its own environment variables, so it can only be allowed once: a rule would let the same command run with other values',
-    };
+  const setting = ownSetting(need);
+  if (setting !== undefined) {
+    return { error: `this command ${setting}, so it can only be allowed once: a rule would let it run otherwise` };
   }
   const command = need.command ?? need.action;
   if (prefix === undefined) return { tool: 'shell', command };
@@ -53,6 +70,10 @@ export function ruleForAnswer(
   return problem !== undefined ? { error: problem } : { tool: 'shell', prefix: trimmed };
 }
 
-function bringsEnv(need: ApprovalNeed): boolean {
-  return need.env !== undefined && Object.keys(need.env).length > 0;
+/** What the command brings beyond its words, which no rule can cover, in words; else undefined. */
+function ownSetting(need: ApprovalNeed): string | undefined {
+  // Variables of the agent's choosing change what any command does (`BASH_ENV`, `PATH`).
+  if (need.env !== undefined && Object.keys(need.env).length > 0) return 'brings its own environment variables';
+  if (need.cwd !== undefined) return 'runs in another folder than the session folder';
+  return undefined;
 }

@@ -1,6 +1,7 @@
 /**
  * "Allow for this session every command that starts with …": what a prefix may be, and which
- * commands it covers. A prefix allows anything that starts with it, so it is held to a few rules:
+ * commands it covers. A prefix allows more than the command the person saw, so it is held to a
+ * few rules:
  *
  * - It names a program and at least one argument (`git log`, not `git`): a program alone would let
  *   its arguments do anything (`git -c core.pager=…`). Leading `NAME=value` assignments and
@@ -9,11 +10,12 @@
  * - It does not end with an option from `ARGUMENTS_THAT_RUN_CODE` (`sh -c`), whose value would
  *   then be whatever follows (one with its value attached, `--node-options=…`, is fine).
  *
- * A command it covers must also have, after the prefix: no shell control characters (chaining,
- * substitution, redirection: see approval-policy.ts), balanced quotes, no unquoted glob or brace
- * (`*`, `?`, `[`, `{` can expand into an option such as `-exec`), and no word that matches
- * `ARGUMENTS_THAT_RUN_CODE`. Anything else asks again. The list cannot be complete, which is why
- * every place a prefix is offered or recorded says it allows anything that starts with it.
+ * A command it covers goes on after the prefix only with plain words (`plainWordProblem`): no
+ * option at all, no shell syntax, and each word, taken as a path where the command runs, inside
+ * the session folder by real path and outside the private folders. A list of bad options can never
+ * be complete (`go test -toolexec=…`, `rg --pre=…`, `tar --use-compress-program=…`), and a word that
+ * names a file can name a secret (`cat README.md ~/.ssh/id_ed25519`), so the rule is turned around:
+ * what is covered is what is known to be plain, and anything else asks.
  */
 
 /** One word of a command line after shell quoting is undone. */
@@ -181,14 +183,45 @@ export function prefixProblem(prefix: string): string | undefined {
   return undefined;
 }
 
-/** Whether `command` starts with `prefix` and goes on only with words a prefix rule may cover. */
-export function prefixCovers(prefix: string, command: string, shellControl: RegExp): boolean {
+/** Words after a prefix a rule covers at most; a longer command asks (each word is checked as a path). */
+export const MAX_COVERED_WORDS = 64;
+
+/**
+ * What a covered word may hold: letters, digits and `_ . / @ % , + -`, starting with a letter, a
+ * digit, `_`, `.` or `/`. Nothing a shell treats specially (quotes, `$`, backticks, globs, braces,
+ * `~`, `=`, redirections, `;|&`, backslashes, whitespace), no `:` (a URL, `host:path`, git's
+ * `ext::`), and nothing beyond ASCII that could look like something else.
+ */
+const PLAIN_WORD = /^[A-Za-z0-9_./][A-Za-z0-9_./@%,+-]*$/;
+
+/** Why `word` is not a plain word a prefix rule may cover, or undefined when it is. */
+export function plainWordProblem(word: string): string | undefined {
+  if (word.startsWith('-') || word.startsWith('+')) return 'it is an option';
+  if (word.startsWith('@')) return 'it names a file of options (`gcc @file`)';
+  if (!PLAIN_WORD.test(word)) return 'it holds shell syntax or a character a rule does not cover';
+  if (word.split('/').includes('..')) return 'it steps out of a folder with `..`';
+  return undefined;
+}
+
+/**
+ * Whether `path` (absolute, or relative to where the command runs) really lies inside the session
+ * folder and outside the private folders, by real path where it exists.
+ */
+export type WordInFolder = (path: string) => Promise<boolean>;
+
+/**
+ * Whether `command` starts with `prefix` and goes on only with plain words that `inFolder` finds
+ * inside the session folder.
+ */
+export async function prefixCovers(prefix: string, command: string, inFolder: WordInFolder): Promise<boolean> {
   if (prefixProblem(prefix) !== undefined) return false;
   if (command === prefix) return true;
   if (!command.startsWith(prefix)) return false;
   const rest = command.slice(prefix.length);
   if (rest[0] !== ' ' && rest[0] !== '\t') return false;
-  if (shellControl.test(rest)) return false;
-  const words = shellWords(rest);
-  return words !== undefined && words.every((w) => !w.expands && runsCode(w.text) === undefined);
+  const words = rest.split(/[ \t]+/).filter((word) => word !== '');
+  if (words.length > MAX_COVERED_WORDS) return false;
+  if (words.some((word) => plainWordProblem(word) !== undefined)) return false;
+  for (const word of words) if (!(await inFolder(word))) return false;
+  return true;
 }

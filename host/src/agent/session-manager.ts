@@ -338,6 +338,8 @@ export class SessionManager {
         this.deps.sessions.update(id, { status: waiting ? 'waiting' : 'running' });
         this.announce(id);
       },
+      // The context confines a real path to the folder and refuses the private folders.
+      inFolder: async (path) => (await context.realPath(this.deps.sessions.get(id)!.cwd, path)).ok,
     });
     return backend.run({
       sessionId: id,

@@ -341,6 +341,28 @@ describe('an ACP agent as a session back-end', () => {
     expect(out.text()).toContain('⏺ shell: echo "$GREETING"⟨LF⟩environment from the agent: GREETING=hi\n');
   });
 
+  it('a prefix rule covers plain words in the folder and asks for anything else', async () => {
+    const host = await hostWithAgent();
+    writeFileSync(join(host.dir, 'secret.txt'), 'top secret');
+    const id = await start(
+      host,
+      ['ask-run cat notes.txt', 'run cat notes.txt notes.txt', 'run cat notes.txt ../secret.txt', 'say end'].join('\n'),
+    );
+    const first = await approvalOf(host, id);
+    host.host.approvals.answer(
+      first.id,
+      { decision: 'allow-session', prefix: 'cat notes.txt' },
+      { kind: 'local', label: 'test' },
+    );
+    // The second ran under the rule; the third names a file outside the folder and asks.
+    const third = await approvalOf(host, id, 2);
+    expect(third.action).toBe('cat notes.txt ../secret.txt');
+    host.host.approvals.answer(third.id, { decision: 'deny' }, { kind: 'local', label: 'test' });
+    expect((await finished(host, id)).status).toBe('done');
+    expect(messages(host, id).join('')).toContain('command ran (unasked), exit 0');
+    expect(host.events(id).filter((e) => e.type === 'approval.requested')).toHaveLength(2);
+  });
+
   it('a crash ends the run with the agent’s stderr; the next prompt starts it again and loads its session', async () => {
     const host = await hostWithAgent();
     const id = await start(host, 'whoami');

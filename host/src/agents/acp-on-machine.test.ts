@@ -155,6 +155,31 @@ describe('an ACP agent on a machine', { timeout: 60_000 }, () => {
     expect(s.events(id).filter((e) => e.type === 'approval.requested')).toHaveLength(1);
   });
 
+  it('a prefix rule asks for a word outside the session folder, checked on the machine', async () => {
+    const s = await setup();
+    const secret = join(s.machine.root, 'secret.txt');
+    const id = await s.start(
+      ['ask-run cat notes.txt', 'run cat notes.txt notes.txt', `run cat notes.txt ${secret}`].join('\n'),
+    );
+    const first = await s.approval(id);
+    s.approvals.answer(
+      first.id,
+      { decision: 'allow-session', prefix: 'cat notes.txt' },
+      { kind: 'local', label: 'test' },
+    );
+    await s.until(
+      id,
+      () => s.approvals.pending(id).length > 0 && s.approvals.pending(id)[0]!.id !== first.id,
+      'asked again',
+    );
+    const again = s.approvals.pending(id)[0]!;
+    expect(again.action).toBe(`cat notes.txt ${secret}`);
+    s.approvals.answer(again.id, { decision: 'deny' }, { kind: 'local', label: 'test' });
+    expect((await s.finished(id)).status).toBe('done');
+    expect(s.said(id)).toContain('command ran (unasked), exit 0');
+    expect(s.events(id).filter((e) => e.type === 'approval.requested')).toHaveLength(2);
+  });
+
   it('serves reads of the machine’s files in the folder and refuses reads and writes outside it', async () => {
     const s = await setup();
     const secret = join(s.machine.root, 'secret.txt');

@@ -48,7 +48,7 @@ describe('tether approve --prefix', () => {
     expect(r.err).toContain('at least one argument');
   });
 
-  it('says plainly, when it answers and in the transcript, that the rule allows anything starting with it', async () => {
+  it('says plainly, when it answers and in the transcript, what the rule allows', async () => {
     const { sessionId, approvalId } = await approvalFor('git log --oneline');
     const r = await runCommand(approveCommand, [
       approvalId,
@@ -60,14 +60,14 @@ describe('tether approve --prefix', () => {
     ]);
     expect(r.code, r.err).toBe(0);
     expect(r.out).toBe(
-      'Allowed. For the rest of this session, any command that starts with “git log”, whatever follows it (chained commands and code-running options still ask) runs without asking.\n',
+      'Allowed. For the rest of this session, “git log” alone or followed only by plain words (no options, no shell syntax, nothing outside the session folder or in a private folder; the program decides what they do) runs without asking.\n',
     );
     await t!.waitFor(sessionId, (e) => e.type === 'approval.resolved');
     const out = collector();
     const printer = new TranscriptPrinter(out.stream, false);
     for (const event of t!.events(sessionId)) printer.print(event);
     expect(out.text()).toContain(
-      '→ allowed (allow-session) by this computer; from now on any command that starts with “git log”, whatever follows it',
+      '→ allowed (allow-session) by this computer; from now on “git log” alone or followed only by plain words (no options',
     );
   });
 });

@@ -19,7 +19,8 @@ export interface ApprovalNeed {
   command?: string;
   /**
    * For `shell`: the absolute folder the command runs in, when it is not the session folder (an
-   * ACP agent's `cwd`, inside it); also shown in `action`. A prefix rule takes its words there.
+   * ACP agent's `cwd`, inside it); also shown in `action`. No session rule covers such a command,
+   * and none can be made from it.
    */
   cwd?: string;
   /**

@@ -71,7 +71,7 @@ describe('the action as the card shows it', () => {
 });
 
 describe('a prefix rule where it is recorded', () => {
-  it('says plainly that it allows anything that starts with it', () => {
+  it('says plainly what it allows: the prefix and plain words in the folder', () => {
     const allowed: Approval = {
       ...base,
       action: 'git log --oneline',
@@ -81,7 +81,7 @@ describe('a prefix rule where it is recorded', () => {
       answeredBy: { kind: 'local', label: 'terminal' },
     };
     expect(approvalOutcome(allowed, 'd1')).toBe(
-      'Allowed for this session at the computer; from now on any command that starts with “git log”, whatever follows it (chained commands and code-running options still ask) runs without asking',
+      'Allowed for this session at the computer; from now on “git log” alone or followed only by plain words (no options, no shell syntax, nothing outside the session folder or in a private folder; the program decides what they do) runs without asking',
     );
   });
 });

@@ -41,7 +41,7 @@ export function approvalQuestion(approval: Pick<Approval, 'kind' | 'tool'>): str
 /** How a resolved approval ended and who answered ("Allowed once by iPhone · Safari"). */
 export function approvalOutcome(approval: Approval, myDeviceId: string | undefined): string {
   const outcome = answeredOutcome(approval, myDeviceId);
-  // A prefix rule allows far more than the command shown: say so wherever it is recorded.
+  // A prefix rule allows more than the command shown: say what, wherever it is recorded.
   return approval.prefix !== undefined
     ? `${outcome}; from now on ${prefixRuleText(approval.prefix)} runs without asking`
     : outcome;

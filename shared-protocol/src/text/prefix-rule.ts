@@ -2,10 +2,10 @@ import { visibleText } from './visible-text.js';
 
 /**
  * The plain words for what an "allow commands starting with …" rule allows, wherever one is offered
- * or recorded (the CLI, the transcript, the app): anything at all that starts with it. The host's
- * approval policy still asks again for chained commands and for arguments that run code, but a
- * person must not count on that list being complete.
+ * or recorded (the CLI, the transcript, the app): the prefix alone, or followed only by plain words
+ * that stay in the session folder. Those words still mean whatever the program makes of them
+ * (`npm run NAME` runs any script of that name), which is why the text says so.
  */
 export function prefixRuleText(prefix: string): string {
-  return `any command that starts with “${visibleText(prefix)}”, whatever follows it (chained commands and code-running options still ask)`;
+  return `“${visibleText(prefix)}” alone or followed only by plain words (no options, no shell syntax, nothing outside the session folder or in a private folder; the program decides what they do)`;
 }

@@ -56,7 +56,7 @@ export const approveCommand: Command = {
       type: 'string',
       value: 'TEXT',
       description:
-        'with allow on a shell command: for the rest of the session allow ANY command that starts with TEXT (a program and at least one argument)',
+        'with allow on a shell command: for the rest of the session allow TEXT (a program and at least one argument) alone or followed only by plain words in the session folder (no options, no shell syntax)',
     },
     {
       name: 'note',
