@@ -22,14 +22,12 @@
 export interface ShellWord {
   /** The word as the program receives it (quotes removed). */
   text: string;
-  /** Whether it holds an unquoted `*`, `?`, `[` or `{`, which the shell may expand into other words. */
-  expands: boolean;
 }
 
 /**
- * Splits text into words the way a POSIX shell would for the characters a prefix rule lets
- * through (single and double quotes; `\`, `$` and backticks never get this far). Undefined when a
- * quote is left open.
+ * Splits a prefix into words the way a POSIX shell would for the characters a prefix may hold
+ * (single and double quotes; `\`, `$` and backticks never get this far). Undefined when a quote
+ * is left open.
  */
 export function shellWords(text: string): ShellWord[] | undefined {
   const words: ShellWord[] = [];
@@ -46,12 +44,9 @@ export function shellWords(text: string): ShellWord[] | undefined {
       current = undefined;
       continue;
     }
-    current ??= { text: '', expands: false };
+    current ??= { text: '' };
     if (char === "'" || char === '"') quote = char;
-    else {
-      current.text += char;
-      if ('*?[{'.includes(char)) current.expands = true;
-    }
+    else current.text += char;
   }
   if (quote) return undefined;
   if (current) words.push(current);
@@ -111,9 +106,10 @@ function longOption(names: string[], why: string): CodeRunningArgument {
 }
 
 /**
- * Words that never fall under a prefix rule: a command holding one after the prefix asks again.
- * Each lets the program run code (or a program, or another project's scripts) named on the
- * command line, which is exactly what a person allowing `git log` or `npm test` did not mean.
+ * Options a prefix may not end with (`prefixProblem`): each lets the program run code (or a
+ * program, or another project's scripts) named by the word after it, which the prefix would leave
+ * open. After a prefix no option is covered at all (`plainWordProblem`); this list only keeps a
+ * prefix from ending where its next word would be code.
  */
 export const ARGUMENTS_THAT_RUN_CODE: readonly CodeRunningArgument[] = [
   shortOption('c', '`sh -c`, `bash -c`, `python -c` run their argument as code; `git -c core.pager=…` sets config that runs programs'),
