@@ -258,6 +258,14 @@ describe('an ACP agent as a session back-end', () => {
     expect(readFileSync(join(host.project, 'two.txt'), 'utf8')).toBe('two\n');
   });
 
+  it('an empty shell line is refused without asking', async () => {
+    const host = await hostWithAgent();
+    const id = await start(host, 'line  \nsay after');
+    expect((await finished(host, id)).status).toBe('done');
+    expect(messages(host, id).join('')).toContain('command refused (unasked): the command is empty');
+    expect(host.events(id).some((e) => e.type === 'approval.requested')).toBe(false);
+  });
+
   it('a shell line under an “allow for this session” answer runs again without asking', async () => {
     const host = await hostWithAgent();
     const id = await start(host, 'ask-line echo again >> log.txt\nline echo again >> log.txt');

@@ -59,6 +59,7 @@ export class AcpTerminals {
     // Without arguments, `command` is a whole shell line (Zed runs it through the shell, and
     // adapters such as Claude Code's send exactly that): it is shown, granted and run as that line.
     const args = params.args ?? [];
+    if (params.command.trim() === '') throw new RequestError(INVALID_PARAMS, 'the command is empty');
     const command: SpawnCommand = args.length === 0 ? { shell: params.command } : { program: params.command, args };
     const line = 'shell' in command ? command.shell : shellWords([params.command, ...args]);
     const cwd = run.record().cwd;
