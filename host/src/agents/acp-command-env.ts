@@ -84,8 +84,10 @@ export function loadsCode(name: string): CodeLoadingVariable | undefined {
 
 export type AgentEnvCheck =
   | { ok: true; env: Record<string, string> }
-  /** `loads-code`: a variable on the list (`why` says what it does); `invalid`: a malformed request. */
-  | { ok: false; reason: 'loads-code' | 'invalid'; message: string };
+  /** A variable on the list: `name` as the agent sent it, what it does, and the error for the agent. */
+  | { ok: false; reason: 'loads-code'; name: string; why: string; message: string }
+  /** A malformed request. */
+  | { ok: false; reason: 'invalid'; message: string };
 
 /**
  * The agent's variables as one environment (a name given twice: the last value, as a process would
@@ -113,6 +115,8 @@ export function checkAgentEnv(variables: readonly EnvVariable[]): AgentEnvCheck 
       return {
         ok: false,
         reason: 'loads-code',
+        name,
+        why: loading.why,
         message: `the environment variable ${name} is refused: ${loading.why}, which no approval could show`,
       };
     }

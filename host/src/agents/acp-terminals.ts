@@ -69,7 +69,7 @@ export class AcpTerminals {
         run.append({
           type: 'notice',
           level: 'warning',
-          text: `The agent asked to run “${line.slice(0, 200)}” with ${checked.message}; it was refused.`,
+          text: `The agent asked to run “${line.slice(0, 200)}” with ${checked.name} set (${checked.why}); it was refused.`,
         });
       }
       throw new RequestError(INVALID_PARAMS, checked.message);
