@@ -44,7 +44,16 @@ export class ApprovalBroker {
    * from any surface, or a cancellation when `signal` aborts (an interrupt).
    */
   request(
-    input: { sessionId: string; toolCallId: string; tool: string; need: ApprovalNeed; cwd: string; place: string },
+    input: {
+      sessionId: string;
+      toolCallId: string;
+      tool: string;
+      need: ApprovalNeed;
+      cwd: string;
+      place: string;
+      /** The agent's own answer that outlives the session, in its words: offered as `allow-always`. */
+      always?: string;
+    },
     signal: AbortSignal,
     validate: (answer: AnswerInput) => string | undefined = () => undefined,
   ): { approval: Approval; outcome: Promise<ApprovalOutcome> } {
@@ -57,6 +66,7 @@ export class ApprovalBroker {
       action: input.need.action,
       cwd: input.cwd,
       place: input.place,
+      ...(input.always !== undefined ? { always: input.always } : {}),
       createdAt: this.clock.now(),
     });
     const outcome = new Promise<ApprovalOutcome>((resolve) => {
@@ -83,6 +93,9 @@ export class ApprovalBroker {
     if (existing.status !== 'pending') return alreadyResolved(existing);
     if (answer.prefix !== undefined && answer.decision !== 'allow-session') {
       return fail('invalid-params', 'a prefix goes with allow-session');
+    }
+    if (answer.decision === 'allow-always' && existing.always === undefined) {
+      return fail('invalid-params', 'this approval offers no answer that outlives the session');
     }
     const problem = this.waiters.get(id)?.validate(answer);
     if (problem) return fail('invalid-params', problem);

@@ -12,11 +12,16 @@ export interface GateRequest {
   need: ApprovalNeed;
   /** `local`, or the machine's name: shown on the approval card. */
   place: string;
+  /**
+   * The agent's own answer that outlives the session (an ACP agent's allow-always option), in its
+   * words: offered to the person as `allow-always`, and never chosen by a rule or auto-approve.
+   */
+  always?: string;
 }
 
 export type GateOutcome =
   | { allowed: true; by: 'auto' | 'rule' }
-  /** `decision` says whether the person allowed it once or for the session. */
+  /** `decision` says whether the person allowed it once, for the session, or always (the agent's own option). */
   | { allowed: true; by: 'person'; decision: Exclude<Decision, 'deny'> }
   | { allowed: false; reason: 'denied'; note?: string }
   | { allowed: false; reason: 'cancelled' };
@@ -61,6 +66,7 @@ export class ApprovalGate {
         need: request.need,
         cwd: record.cwd,
         place: request.place,
+        ...(request.always !== undefined ? { always: request.always } : {}),
       },
       signal,
       (answer) => {
@@ -84,7 +90,8 @@ export class ApprovalGate {
     return {
       allowed: true,
       by: 'person',
-      decision: answer.decision === 'allow-session' ? 'allow-session' : 'allow-once',
+      decision:
+        answer.decision === 'allow-session' || answer.decision === 'allow-always' ? answer.decision : 'allow-once',
     };
   }
 }

@@ -147,13 +147,13 @@ describe('an ACP agent as a session back-end', () => {
     expect(out.text()).toContain('  ┊ -old line\n  ┊ +new line\n');
   });
 
-  it('“allow for this session” picks the agent’s allow-always option', async () => {
+  it('“allow for this session” answers the agent’s allow-once (its allow-always may outlive the session)', async () => {
     const host = await hostWithAgent();
     const id = await start(host, 'ask-edit notes.txt again');
     const approval = await approvalOf(host, id);
     host.host.approvals.answer(approval.id, { decision: 'allow-session' }, { kind: 'local', label: 'test' });
     await finished(host, id);
-    expect(messages(host, id).join('')).toContain('edit allowed (always) and written');
+    expect(messages(host, id).join('')).toContain('edit allowed (yes) and written');
   });
 
   it('an edit through a link that leads out of the folder says so in the approval, and is refused even when allowed', async () => {

@@ -102,7 +102,17 @@ export class AcpBackend implements SessionBackend {
         const outcome = await this.prompt(live, turn, prompt, run);
         switch (outcome.kind) {
           case 'stopped': {
-            if (outcome.stopReason === 'cancelled') return { status: 'interrupted', usage: NO_USAGE };
+            if (outcome.stopReason === 'cancelled') {
+              if (run.signal.aborted || turn.denials === 0) return { status: 'interrupted', usage: NO_USAGE };
+              // Nobody interrupted: the agent ended its turn because the person said no.
+              run.append({
+                type: 'notice',
+                level: 'info',
+                text: `${spec.title} ended its turn after the denial: send a message to say what to do instead.`,
+              });
+              ending = 'Not run: the agent ended its turn after the denial.';
+              return { status: 'done', usage: NO_USAGE };
+            }
             const notice = STOP_NOTICES[outcome.stopReason];
             if (notice) run.append({ type: 'notice', level: 'warning', text: notice(spec.title) });
             break;

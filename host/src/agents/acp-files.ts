@@ -96,6 +96,7 @@ export class AcpFiles {
       signal,
     );
     if (!outcome.allowed) {
+      if (outcome.reason === 'denied') this.turn.denied();
       const why = outcome.reason === 'cancelled' ? 'the run was interrupted' : 'the person denied this write';
       finish(false, `Not written: ${why}.`);
       throw new RequestError(INTERNAL, `not written: ${why}`);

@@ -28,16 +28,21 @@ const CANCELLED: RequestPermissionResponse = { outcome: { outcome: 'cancelled' }
 /**
  * `session/request_permission` as a Tether approval through the session's gate: auto-approve and
  * "allow for this session" rules first, else an approval showing the whole action (the agent's
- * title, the command or every diff, its input, the files) and which of the agent's options each
- * answer picks. The first answer from any surface wins; an interrupt answers `cancelled`, as ACP
- * requires. What the person allowed is granted once to the client requests that carry it out.
+ * title, its own words on why it asks, the command or every diff, its input, the files) and which
+ * of the agent's options each answer picks. The first answer from any surface wins; an interrupt
+ * answers `cancelled`, as ACP requires. What the person allowed is granted once to the client
+ * requests that carry it out.
+ *
+ * Only the person's "always" picks an agent's allow-always option: it may outlive the session
+ * (Codex writes an exec-policy rule for every later session), so "allow for this session" is
+ * Tether's own rule, answered with the agent's allow-once each time it matches.
  */
 export async function askPermission(
   turn: AcpTurnContext,
   params: RequestPermissionRequest,
   signal: AbortSignal,
 ): Promise<RequestPermissionResponse> {
-  const state = turn.log.merge(params.toolCall);
+  const state = turn.log.merge(params.toolCall, 'permission');
   const options = pickOptions(params.options);
   const request = await gateRequest(turn, state, options);
   if (request.action.length > MAX_ACTION_TEXT) {
@@ -49,11 +54,18 @@ export async function askPermission(
     return answer(options.reject);
   }
   const outcome = await turn.run.gate.ask(
-    { toolCallId: state.id, tool: request.tool, need: request.need, place: turn.run.context.place },
+    {
+      toolCallId: state.id,
+      tool: request.tool,
+      need: request.need,
+      place: turn.run.context.place,
+      ...(options.allowAlways ? { always: optionName(options.allowAlways) } : {}),
+    },
     signal,
   );
   if (!outcome.allowed) {
     if (outcome.reason === 'cancelled') return CANCELLED;
+    turn.denied(state);
     if (outcome.note) {
       turn.run.append({
         type: 'notice',
@@ -86,16 +98,21 @@ function pickOptions(options: readonly PermissionOption[]): Options {
 }
 
 /**
- * "Allow for this session" picks the agent's allow-always option where it has one (Tether keeps
- * its own rule too); every other allow, by the person, a rule or auto-approve, its allow-once.
+ * The agent's allow-always option only for the person's "always"; every other allow (once, for
+ * this session, by a rule, by auto-approve) its allow-once, or nothing (the request is cancelled)
+ * when it offers none.
  */
 function chooseAllow(outcome: Extract<GateOutcome, { allowed: true }>, options: Options): PermissionOption | undefined {
-  if (outcome.by === 'person' && outcome.decision === 'allow-session') return options.allowAlways ?? options.allowOnce;
-  return options.allowOnce ?? options.allowAlways;
+  if (outcome.by === 'person' && outcome.decision === 'allow-always') return options.allowAlways;
+  return options.allowOnce;
 }
 
 function answer(option: PermissionOption | undefined): RequestPermissionResponse {
   return option ? { outcome: { outcome: 'selected', optionId: option.optionId } } : CANCELLED;
+}
+
+function optionName(option: PermissionOption): string {
+  return option.name.slice(0, MAX_OPTION_NAME);
 }
 
 interface PermissionRequest {
@@ -111,6 +128,8 @@ interface PermissionRequest {
 async function gateRequest(turn: AcpTurnContext, state: ToolState, options: Options): Promise<PermissionRequest> {
   const cwd = turn.run.record().cwd;
   const lines = [`${turn.agentTitle} asks: ${state.title || state.tool}`];
+  const words = agentWords(state);
+  if (words !== '') lines.push(`${turn.agentTitle} says why:`, ...words.split('\n').map((line) => `  ${line}`));
   if (state.kind) lines.push(`kind: ${state.kind}`);
   const command = state.kind === 'execute' ? commandOf(state) : undefined;
   if (command !== undefined) lines.push(`command: ${command}`);
@@ -138,7 +157,7 @@ async function gateRequest(turn: AcpTurnContext, state: ToolState, options: Opti
       `files: ${state.locations.map((l) => `${l.path}${typeof l.line === 'number' ? `:${l.line}` : ''}`).join(', ')}`,
     );
   }
-  lines.push(answersLine(options));
+  lines.push(answersLine(options, turn.agentTitle));
   const action = lines.join('\n');
   if (command !== undefined)
     return { tool: 'shell', need: { kind: 'shell', action, command }, action, writes, command };
@@ -147,16 +166,31 @@ async function gateRequest(turn: AcpTurnContext, state: ToolState, options: Opti
   return { tool, need: { kind, action }, action, writes, command };
 }
 
-/** Which of the agent's options each of Tether's answers picks, in the agent's own words. */
-function answersLine(options: Options): string {
-  const name = (option: PermissionOption | undefined, fallback: string) =>
-    option ? `“${option.name.slice(0, MAX_OPTION_NAME)}”` : fallback;
-  const notOffered = 'not offered (the request is cancelled)';
+/**
+ * Which of the agent's options each of Tether's answers picks, in the agent's own words. "For this
+ * session" is Tether's rule with the agent's allow-once; the agent's allow-always is its own answer.
+ */
+function answersLine(options: Options, agent: string): string {
+  const name = (option: PermissionOption | undefined) =>
+    option ? `“${optionName(option)}”` : 'not offered (the request is cancelled)';
   return [
-    `answers: allow once → ${name(options.allowOnce ?? options.allowAlways, notOffered)}`,
-    `allow for this session → ${name(options.allowAlways ?? options.allowOnce, notOffered)}`,
-    `deny → ${name(options.reject, notOffered)}`,
+    `answers: allow once → ${name(options.allowOnce)}`,
+    `allow for this session → ${options.allowOnce ? `${name(options.allowOnce)} each time (Tether keeps the rule)` : name(undefined)}`,
+    ...(options.allowAlways ? [`always, for every session of ${agent} → ${name(options.allowAlways)}`] : []),
+    `deny → ${name(options.reject)}`,
   ].join(' · ');
+}
+
+/**
+ * The agent's own words on why it asks: the request's text content (Codex: its question, the
+ * amendment it proposes and its decisions), and `rawInput.reason` when the text does not hold it.
+ */
+function agentWords(state: ToolState): string {
+  const words = state.asked.map((text) => text.trim()).filter((text) => text !== '');
+  const input = state.rawInput as { reason?: unknown } | undefined;
+  const reason = typeof input?.reason === 'string' ? input.reason.trim() : '';
+  if (reason !== '' && !words.some((text) => text.includes(reason))) words.unshift(reason);
+  return words.join('\n');
 }
 
 /** The command an execute call runs: its input's `command` (a string, or words), else its title. */

@@ -108,6 +108,7 @@ export class AcpTerminals {
       };
       const outcome = await run.gate.ask({ toolCallId, tool: 'shell', need, place: run.context.place }, signal);
       if (!outcome.allowed) {
+        if (outcome.reason === 'denied') this.turn.denied();
         const why = outcome.reason === 'cancelled' ? 'the run was interrupted' : 'the person denied this command';
         run.append({
           type: 'tool.finished',

@@ -1,6 +1,6 @@
 import type { RunContext } from '../agent/session-backend.js';
 import type { Grants } from './acp-grants.js';
-import type { AcpUpdateLog } from './acp-update-log.js';
+import type { AcpUpdateLog, ToolState } from './acp-update-log.js';
 
 /** What the client side of one run of an ACP agent works with. */
 export interface AcpTurnContext {
@@ -9,4 +9,10 @@ export interface AcpTurnContext {
   agentTitle: string;
   log: AcpUpdateLog;
   grants: Grants;
+  /**
+   * The person denied something the agent asked for (the tool call, if it was one, is reported
+   * finished so): an agent that then ends its turn as `cancelled` (Codex's only "no" is to abort)
+   * ended it because of the denial, not an interrupt.
+   */
+  denied(state?: ToolState): void;
 }

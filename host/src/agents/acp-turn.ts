@@ -5,6 +5,7 @@ import { Grants } from './acp-grants.js';
 import { askPermission } from './acp-permission.js';
 import { AcpTerminals } from './acp-terminals.js';
 import type { AcpTurnContext } from './acp-turn-context.js';
+import type { ToolState } from './acp-update-log.js';
 import { AcpUpdateLog } from './acp-update-log.js';
 
 /**
@@ -18,6 +19,8 @@ export class AcpTurn implements AcpTurnContext {
   readonly files: AcpFiles;
   readonly terminals: AcpTerminals;
   private closed = false;
+  /** Denials the person gave in this run. */
+  denials = 0;
 
   constructor(
     readonly run: RunContext,
@@ -35,6 +38,11 @@ export class AcpTurn implements AcpTurnContext {
   /** A request's own signal (the agent cancelled it, the connection closed) or the run's interrupt. */
   signal(request: AbortSignal): AbortSignal {
     return AbortSignal.any([request, this.run.signal]);
+  }
+
+  denied(state?: ToolState): void {
+    this.denials++;
+    if (state) this.log.denied(state, 'Denied: not run.');
   }
 
   permission(params: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse> {

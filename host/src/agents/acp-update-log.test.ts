@@ -3,7 +3,7 @@ import { MAX_PLAN_ENTRIES, MAX_TOOL_OUTPUT_EVENT } from '@tether/shared-protocol
 import { ManualClock } from '@tether/shared-protocol/testing';
 import { describe, expect, it } from 'vitest';
 import type { SessionRecord } from '../store/session-store.js';
-import { AcpUpdateLog, MAX_MESSAGE_CHARS, MAX_TOOL_INPUT_EVENT } from './acp-update-log.js';
+import { AcpUpdateLog, MAX_MESSAGE_CHARS, MAX_TOOL_INPUT_EVENT, rawExitCode, rawOutputText } from './acp-update-log.js';
 
 function setup() {
   const events: SessionEventBody[] = [];
@@ -89,5 +89,61 @@ describe('ACP updates as Tether events', () => {
     log.update({ sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: 'hmm' } });
     expect(events).toEqual([]);
     expect(log.skipped.get('agent_thought_chunk')).toBe(1);
+  });
+
+  it('a call’s output is its text content, else its rawOutput; a permission request’s text is neither', () => {
+    const { log, of } = setup();
+    const asked = log.merge(
+      {
+        toolCallId: 'c1',
+        title: 'echo hi',
+        kind: 'execute',
+        content: [{ type: 'content', content: { type: 'text', text: 'May I?\nAvailable Decisions: …' } }],
+      },
+      'permission',
+    );
+    expect(asked.asked).toEqual(['May I?\nAvailable Decisions: …']);
+    expect(asked.content).toEqual([]);
+    log.update({
+      sessionUpdate: 'tool_call_update',
+      toolCallId: 'c1',
+      status: 'completed',
+      rawOutput: { stdout: 'hi\n', stderr: '', exit_code: 0 },
+    });
+    // Claude Code: a terminal in the content wins over its rawOutput blocks.
+    log.update({ sessionUpdate: 'tool_call', toolCallId: 'c2', title: 'Bash', kind: 'execute' });
+    log.update({
+      sessionUpdate: 'tool_call_update',
+      toolCallId: 'c2',
+      content: [{ type: 'terminal', terminalId: 'term1' }],
+    });
+    log.update({
+      sessionUpdate: 'tool_call_update',
+      toolCallId: 'c2',
+      status: 'completed',
+      rawOutput: [{ type: 'text', text: 'Exited with code 0.' }],
+    });
+    log.update({ sessionUpdate: 'tool_call', toolCallId: 'c3', title: 'x', status: 'failed', rawOutput: 'plain' });
+    expect(of('tool.finished').map((e) => [e.output, e.exitCode])).toEqual([
+      ['hi\n', 0],
+      ['terminal says hi', undefined],
+      ['plain', undefined],
+    ]);
+  });
+
+  it('rawOutput reads as text whatever its shape', () => {
+    expect(rawOutputText({ stdout: 'a', stderr: 'b', exit_code: 2 })).toBe('a\nb\nexit code 2');
+    expect(rawOutputText({ aggregated_output: 'both\n', stdout: 'x', exit_code: 1 })).toBe('both\nexit code 1');
+    expect(
+      rawOutputText([
+        { type: 'text', text: 'one' },
+        { type: 'text', text: 'two' },
+      ]),
+    ).toBe('onetwo');
+    expect(rawOutputText({ other: 1 })).toBe('{\n  "other": 1\n}');
+    expect(rawOutputText(null)).toBe('');
+    expect(rawOutputText('x'.repeat(MAX_TOOL_OUTPUT_EVENT * 3)).length).toBe(MAX_TOOL_OUTPUT_EVENT * 3);
+    expect(rawExitCode({ exit_code: 1.5 })).toBeUndefined();
+    expect(rawExitCode({ exitCode: 3 })).toBe(3);
   });
 });

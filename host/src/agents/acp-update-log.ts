@@ -50,7 +50,14 @@ export interface ToolState {
   title: string;
   kind: ToolKind | undefined;
   rawInput: unknown;
+  /** What the agent reported it returned: the output when its content has no text. */
+  rawOutput: unknown;
   content: ToolCallContent[];
+  /**
+   * The agent's own words about the call from a permission request (its text content): why it
+   * asks, shown in the approval. Never taken for the call's output.
+   */
+  asked: string[];
   locations: ToolCallLocation[];
   finished: boolean;
 }
@@ -112,8 +119,10 @@ export class AcpUpdateLog {
   /**
    * Merges a tool call's fields (from an update, or from a permission request, which carries one)
    * and reports it started when it is new: a permission may name a call the agent never announced.
+   * A permission request's text content is the agent's question (Codex: its reason and the
+   * decisions it offers), kept apart as `asked`: it is not what the call printed.
    */
-  merge(fields: ToolCallUpdate & { title?: string | null }): ToolState {
+  merge(fields: ToolCallUpdate & { title?: string | null }, from: 'update' | 'permission' = 'update'): ToolState {
     let state = this.tools.get(fields.toolCallId);
     const isNew = state === undefined;
     if (!state) {
@@ -125,7 +134,9 @@ export class AcpUpdateLog {
         title: '',
         kind: undefined,
         rawInput: undefined,
+        rawOutput: undefined,
         content: [],
+        asked: [],
         locations: [],
         finished: false,
       };
@@ -134,7 +145,13 @@ export class AcpUpdateLog {
     if (typeof fields.title === 'string') state.title = fields.title;
     if (fields.kind) state.kind = fields.kind;
     if (fields.rawInput !== undefined) state.rawInput = fields.rawInput;
-    if (fields.content) state.content = fields.content;
+    if (fields.rawOutput !== undefined) state.rawOutput = fields.rawOutput;
+    if (fields.content && from === 'permission') {
+      state.asked = fields.content.flatMap((item) => (item.type === 'content' ? [blockText(item.content)] : []));
+      // Its diffs are what is asked for; what the call said before stays its own.
+      const shown = fields.content.filter((item) => item.type !== 'content');
+      if (shown.length > 0) state.content = [...state.content.filter((item) => item.type === 'content'), ...shown];
+    } else if (fields.content) state.content = fields.content;
     if (fields.locations) state.locations = fields.locations;
     if (isNew) {
       this.deps.run.append({
@@ -159,6 +176,23 @@ export class AcpUpdateLog {
     this.messageId = undefined;
     this.deltas = undefined;
     this.text = '';
+  }
+
+  /**
+   * The person denied the call: it is reported finished so, now (an agent may never say more of a
+   * call it was refused, and Codex ends its whole turn).
+   */
+  denied(state: ToolState, why: string): void {
+    if (state.finished) return;
+    state.finished = true;
+    this.deps.run.append({
+      type: 'tool.finished',
+      toolCallId: state.id,
+      tool: state.tool,
+      ok: false,
+      output: why,
+      truncated: false,
+    });
   }
 
   /** The end of a run: the message ends, and tool calls the agent never finished are reported so. */
@@ -204,6 +238,7 @@ export class AcpUpdateLog {
     if (update.status === 'completed' || update.status === 'failed') {
       state.finished = true;
       const output = this.output(state);
+      const exitCode = rawExitCode(state.rawOutput);
       this.deps.run.append({
         type: 'tool.finished',
         toolCallId: state.id,
@@ -211,13 +246,14 @@ export class AcpUpdateLog {
         ok: update.status === 'completed',
         output: cut(output, MAX_TOOL_OUTPUT_EVENT),
         truncated: output.length > MAX_TOOL_OUTPUT_EVENT,
+        ...(exitCode !== undefined ? { exitCode } : {}),
         ...this.details(state),
       });
       return;
     }
     // A new call was announced by `merge`; an update to a known one says what changed.
     if (!known) return;
-    const output = update.content ? this.output(state) : undefined;
+    const output = update.content || update.rawOutput !== undefined ? this.output(state) : undefined;
     this.deps.run.append({
       type: 'tool.updated',
       toolCallId: state.id,
@@ -274,9 +310,13 @@ export class AcpUpdateLog {
       .join('');
   }
 
-  /** The call's text content: its text blocks, and the output of any terminal it shows. */
+  /**
+   * What the call printed: its text content (text blocks, and the output of any terminal it
+   * shows), else what its `rawOutput` holds (Codex puts a command's stdout, stderr and exit code
+   * there and no content).
+   */
   private output(state: ToolState): string {
-    return state.content
+    const content = state.content
       .flatMap((item) => {
         if (item.type === 'content') return [blockText(item.content)];
         if (item.type === 'terminal') return [this.deps.terminalOutput(item.terminalId) ?? ''];
@@ -284,6 +324,7 @@ export class AcpUpdateLog {
       })
       .filter((text) => text !== '')
       .join('\n');
+    return content !== '' ? content : rawOutputText(state.rawOutput);
   }
 
   private forgetOldest(): void {
@@ -316,6 +357,50 @@ export function blockText(block: ContentBlock): string {
     default:
       return '';
   }
+}
+
+/**
+ * A tool call's `rawOutput` as text: a string as it is; content blocks as their text; a command's
+ * result (`stdout`, `stderr`, `exit_code`, as Codex reports it) as what it printed, stdout and
+ * stderr as one stream where the agent kept them so (`aggregated_output`), and the exit code when
+ * it is not 0; anything else as JSON, bounded like the output.
+ */
+export function rawOutputText(raw: unknown): string {
+  if (raw === undefined || raw === null) return '';
+  if (typeof raw === 'string') return raw;
+  if (Array.isArray(raw)) {
+    if (raw.every((b) => typeof b === 'object' && b !== null && typeof (b as { type?: unknown }).type === 'string')) {
+      return (raw as ContentBlock[]).map(blockText).join('');
+    }
+  } else if (typeof raw === 'object') {
+    const o = raw as Record<string, unknown>;
+    const text = (v: unknown) => (typeof v === 'string' ? v : '');
+    if ('stdout' in o || 'stderr' in o || 'aggregated_output' in o || 'exit_code' in o) {
+      const printed =
+        typeof o.aggregated_output === 'string'
+          ? o.aggregated_output
+          : [text(o.stdout), text(o.stderr)].filter((t) => t !== '').join('\n');
+      const code = rawExitCode(raw);
+      return code !== undefined && code !== 0
+        ? `${printed}${printed === '' || printed.endsWith('\n') ? '' : '\n'}exit code ${code}`
+        : printed;
+    }
+  }
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(raw, null, 2);
+  } catch {
+    json = undefined;
+  }
+  return cut(json ?? '', MAX_TOOL_OUTPUT_EVENT + 1);
+}
+
+/** The exit code a `rawOutput` reports (`exit_code`, `exitCode`), if it is a whole number. */
+export function rawExitCode(raw: unknown): number | undefined {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
+  const o = raw as { exit_code?: unknown; exitCode?: unknown };
+  const code = o.exit_code ?? o.exitCode;
+  return typeof code === 'number' && Number.isInteger(code) ? code : undefined;
 }
 
 /** The `tool` of Tether's events for an agent's tool call: its name, else its kind. */

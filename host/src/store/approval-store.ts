@@ -10,6 +10,7 @@ interface Row {
   action: string;
   cwd: string;
   place: string;
+  always: string | null;
   created_at: number;
   status: Approval['status'];
   decision: Decision | null;
@@ -32,6 +33,7 @@ function fromRow(row: Row): Approval {
     createdAt: row.created_at,
     status: row.status,
   };
+  if (row.always !== null) approval.always = row.always;
   if (row.decision) approval.decision = row.decision;
   if (row.note) approval.note = row.note;
   if (row.prefix) approval.prefix = row.prefix;
@@ -56,10 +58,10 @@ export class ApprovalStore {
   insert(approval: Omit<Approval, 'status'>): Approval {
     this.db
       .prepare(
-        `INSERT INTO approvals (id, session_id, tool_call_id, tool, kind, action, cwd, place, created_at, status)
-         VALUES (@id, @sessionId, @toolCallId, @tool, @kind, @action, @cwd, @place, @createdAt, 'pending')`,
+        `INSERT INTO approvals (id, session_id, tool_call_id, tool, kind, action, cwd, place, always, created_at, status)
+         VALUES (@id, @sessionId, @toolCallId, @tool, @kind, @action, @cwd, @place, @always, @createdAt, 'pending')`,
       )
-      .run(approval);
+      .run({ ...approval, always: approval.always ?? null });
     return { ...approval, status: 'pending' };
   }
 

@@ -142,4 +142,8 @@ export const MIGRATIONS: readonly string[] = [
     DELETE FROM push_subscriptions WHERE device_id = NEW.id;
   END;
   `,
+  // 5: an agent's own answer that outlives the session (offered as "always"), in its words.
+  `
+  ALTER TABLE approvals ADD COLUMN always TEXT;
+  `,
 ];

@@ -48,7 +48,8 @@ interface Props {
 
 /**
  * An approval: the complete action (wrapped, never cut; a long one scrolls inside the card), the
- * folder and place it runs in, and the three answers. Once answered anywhere, says by whom. A
+ * folder and place it runs in, and the answers (a fourth, "always", where the agent offers an answer
+ * of its own that outlives the session). Once answered anywhere, says by whom. A
  * multi-line action carries a line count and numbered lines; hidden characters (controls, bidi,
  * zero-width) are shown as marks, as the terminal shows them.
  */
@@ -140,6 +141,16 @@ export function ApprovalCard({ approval, deviceId, onAnswer, context }: Props) {
             <button type="button" disabled={busy} onClick={() => void answer('allow-session')}>
               Allow for session
             </button>
+            {approval.always !== undefined && (
+              <button
+                type="button"
+                disabled={busy}
+                title={`The agent's own answer: ${approval.always}`}
+                onClick={() => void answer('allow-always')}
+              >
+                Always, for every session of this agent
+              </button>
+            )}
             <button type="button" class="danger" disabled={busy} onClick={() => void answer('deny')}>
               Deny
             </button>

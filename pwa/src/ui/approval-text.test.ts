@@ -35,6 +35,13 @@ describe('approval text', () => {
     expect(
       approvalOutcome({ ...base, status: 'cancelled', answeredBy: { kind: 'local', label: 'interrupted' } }, 'd1'),
     ).toBe('Cancelled (interrupted)');
+    // The agent's own answer that outlives the session is named as what it is.
+    expect(
+      approvalOutcome(
+        { ...base, status: 'allowed', decision: 'allow-always', answeredBy: { kind: 'local', label: 'terminal' } },
+        'd1',
+      ),
+    ).toBe('Allowed always, for every session of this agent at the computer');
   });
 });
 

@@ -4,7 +4,11 @@ import { Id, Name, Path, Timestamp } from './common.js';
 
 /** `approvals.*`: what the agent wants to do, and the person's answer. */
 
-export const DECISIONS = ['allow-once', 'allow-session', 'deny'] as const;
+/**
+ * `allow-always` is offered only where the approval carries `always`: the agent's own option that
+ * outlives the session, chosen only under that name, never from a lock screen.
+ */
+export const DECISIONS = ['allow-once', 'allow-session', 'allow-always', 'deny'] as const;
 export const DecisionSchema = v.picklist(DECISIONS);
 export type Decision = (typeof DECISIONS)[number];
 
@@ -25,6 +29,12 @@ export const ApprovalSchema = v.object({
   action: v.pipe(v.string(), v.maxLength(MAX_ACTION_TEXT)),
   cwd: Path,
   place: Name,
+  /**
+   * The agent's own answer that persists beyond this session, in its words (Codex's exec-policy
+   * amendment, an "Always allow"), when it offers one: the answer `allow-always`, "always, for
+   * every session of this agent". Absent: there is no such answer.
+   */
+  always: v.optional(v.pipe(v.string(), v.maxLength(1000))),
   createdAt: Timestamp,
   status: v.picklist(['pending', 'allowed', 'denied', 'cancelled']),
   decision: v.optional(DecisionSchema),

@@ -34,7 +34,7 @@ export const approvalsCommand: Command = {
         for (const a of approvals) {
           context.stdout.write(`${approvalHeader(a)}, ${ago(a.createdAt)}\n${actionBlock(a.action, '  ')}\n\n`);
         }
-        context.stdout.write('Answer: tether approve ID allow|deny [--for-session] [--note TEXT]\n');
+        context.stdout.write('Answer: tether approve ID allow|deny [--for-session | --always] [--note TEXT]\n');
       }
       return Exit.Ok;
     }),
@@ -50,6 +50,12 @@ export const approveCommand: Command = {
       name: 'for-session',
       type: 'boolean',
       description: 'allow this for the rest of the session (for shell: this command)',
+    },
+    {
+      name: 'always',
+      type: 'boolean',
+      description:
+        "pick the agent's own answer that outlives this session (every session of this agent, in Tether or not), where the approval offers one",
     },
     {
       name: 'prefix',
@@ -74,13 +80,24 @@ export const approveCommand: Command = {
       return Promise.resolve(Exit.Usage);
     }
     const forSession = flag(context.args, 'for-session');
+    const always = flag(context.args, 'always');
     const prefix = stringOption(context.args, 'prefix');
-    if ((forSession || prefix !== undefined) && answer === 'deny') {
-      context.stderr.write('tether approve: --for-session and --prefix go with allow\n');
+    if ((forSession || always || prefix !== undefined) && answer === 'deny') {
+      context.stderr.write('tether approve: --for-session, --always and --prefix go with allow\n');
+      return Promise.resolve(Exit.Usage);
+    }
+    if (always && (forSession || prefix !== undefined)) {
+      context.stderr.write('tether approve: --always is the agent’s own answer: not with --for-session or --prefix\n');
       return Promise.resolve(Exit.Usage);
     }
     const decision: Decision =
-      answer === 'deny' ? 'deny' : forSession || prefix !== undefined ? 'allow-session' : 'allow-once';
+      answer === 'deny'
+        ? 'deny'
+        : always
+          ? 'allow-always'
+          : forSession || prefix !== undefined
+            ? 'allow-session'
+            : 'allow-once';
     const note = stringOption(context.args, 'note');
     return withClient(context, async (client) => {
       const result = await client.call('approvals.answer', {
@@ -98,7 +115,7 @@ export const approveCommand: Command = {
         );
       else
         context.stdout.write(
-          `${answer === 'allow' ? 'Allowed' : 'Denied'}${decision === 'allow-session' ? ' for this session' : ''}.\n`,
+          `${answer === 'allow' ? 'Allowed' : 'Denied'}${decision === 'allow-session' ? ' for this session' : decision === 'allow-always' ? ', always, for every session of this agent' : ''}.\n`,
         );
       return Exit.Ok;
     });
