@@ -244,7 +244,11 @@ describe('an ACP agent as a session back-end', () => {
     const host = await hostWithAgent();
     const id = await start(host, "line echo one && printf '%s\\n' two > two.txt");
     const approval = await approvalOf(host, id);
-    expect(approval).toMatchObject({ tool: 'shell', action: "echo one && printf '%s\\n' two > two.txt" });
+    // The adapter's marker variable is shown on a line of its own; it is not the agent's own setting.
+    expect(approval).toMatchObject({
+      tool: 'shell',
+      action: "echo one && printf '%s\\n' two > two.txt\nset by the adapter on every command: CLAUDECODE=1",
+    });
     host.host.approvals.answer(approval.id, { decision: 'allow-once' }, { kind: 'local', label: 'test' });
     expect((await finished(host, id)).status).toBe('done');
     const started = host

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_AGENT_ENV, VARIABLES_THAT_LOAD_CODE, checkAgentEnv, envText, rowTitle } from './acp-command-env.js';
+import {
+  MAX_AGENT_ENV,
+  VARIABLES_THAT_LOAD_CODE,
+  checkAgentEnv,
+  envText,
+  markersText,
+  rowTitle,
+} from './acp-command-env.js';
 
 const vars = (...pairs: [string, string][]) => pairs.map(([name, value]) => ({ name, value }));
 
@@ -42,8 +49,23 @@ describe('an ACP agent’s variables for a command', () => {
     expect(checkAgentEnv(vars(['NODE_ENV', 'test'], ['CI', '1'], ['NODE_ENV', 'production']))).toEqual({
       ok: true,
       env: { NODE_ENV: 'production', CI: '1' },
+      own: { NODE_ENV: 'production', CI: '1' },
+      markers: {},
     });
-    expect(checkAgentEnv([])).toEqual({ ok: true, env: {} });
+    expect(checkAgentEnv([])).toEqual({ ok: true, env: {}, own: {}, markers: {} });
+  });
+
+  it('an adapter’s marker with its one value is set but not the agent’s own; any other value is', () => {
+    expect(checkAgentEnv(vars(['CLAUDECODE', '1'], ['CI', '1']))).toEqual({
+      ok: true,
+      env: { CLAUDECODE: '1', CI: '1' },
+      own: { CI: '1' },
+      markers: { CLAUDECODE: '1' },
+    });
+    expect(checkAgentEnv(vars(['CLAUDECODE', 'yes']))).toMatchObject({ own: { CLAUDECODE: 'yes' }, markers: {} });
+    expect(checkAgentEnv(vars(['claudecode', '1']))).toMatchObject({ own: { claudecode: '1' }, markers: {} });
+    expect(markersText({ CLAUDECODE: '1' })).toBe('set by the adapter on every command: CLAUDECODE=1');
+    expect(markersText({})).toBe('');
   });
 
   it('refuses a malformed name (an exported function’s `%%` too) and too many variables', () => {

@@ -82,8 +82,19 @@ export function loadsCode(name: string): CodeLoadingVariable | undefined {
   return VARIABLES_THAT_LOAD_CODE.find((v) => v.matches(name));
 }
 
+/**
+ * Variables an adapter sets on every command it runs, each with the one value it sets, to say the
+ * command runs under it: Zed's Claude Code adapter sends `CLAUDECODE=1` with every `terminal/create`
+ * (it makes a nested `claude` refuse to start; it loads no code and changes no command line). With
+ * exactly that value one is passed without being part of the action: a grant from a permission
+ * request (which cannot show it) and a session rule still match, and the approval shows it on a
+ * line of its own. Any other value is the agent's own variable like every other.
+ */
+export const ADAPTER_MARKERS: Readonly<Record<string, string>> = { CLAUDECODE: '1' };
+
 export type AgentEnvCheck =
-  | { ok: true; env: Record<string, string> }
+  /** `env`: every variable, as the process gets it; `own`: the agent's own, less its markers. */
+  | { ok: true; env: Record<string, string>; own: Record<string, string>; markers: Record<string, string> }
   /** A variable on the list: `name` as the agent sent it, what it does, and the error for the agent. */
   | { ok: false; reason: 'loads-code'; name: string; why: string; message: string }
   /** A malformed request. */
@@ -122,7 +133,13 @@ export function checkAgentEnv(variables: readonly EnvVariable[]): AgentEnvCheck 
     }
     env[name] = value;
   }
-  return { ok: true, env };
+  const own: Record<string, string> = {};
+  const markers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (Object.hasOwn(ADAPTER_MARKERS, name) && ADAPTER_MARKERS[name] === value) markers[name] = value;
+    else own[name] = value;
+  }
+  return { ok: true, env, own, markers };
 }
 
 /** A value as it is shown: plain when it is, else a JSON string (every character, one line). */
@@ -138,6 +155,13 @@ export function envText(env: Readonly<Record<string, string>>): string {
   const names = Object.keys(env).sort();
   if (names.length === 0) return '';
   return `environment from the agent: ${names.map((n) => `${n}=${shownValue(env[n]!)}`).join(' ')}`;
+}
+
+/** The adapter's markers as the approval shows them: one line, empty when there are none. */
+export function markersText(markers: Readonly<Record<string, string>>): string {
+  const names = Object.keys(markers).sort();
+  if (names.length === 0) return '';
+  return `set by the adapter on every command: ${names.map((n) => `${n}=${shownValue(markers[n]!)}`).join(' ')}`;
 }
 
 /** Characters of a transcript row's title (the event's bound). */

@@ -11,7 +11,7 @@ import { MAX_ACTION_TEXT } from '@tether/shared-protocol';
 import { displayPath } from '@tether/machine';
 import { resolve } from 'node:path';
 import type { ApprovalNeed } from '../tools/tool.js';
-import { checkAgentEnv, envText, rowTitle } from './acp-command-env.js';
+import { checkAgentEnv, envText, markersText, rowTitle } from './acp-command-env.js';
 import { shellWords } from './acp-permission.js';
 import type { AcpTurnContext } from './acp-turn-context.js';
 
@@ -74,13 +74,14 @@ export class AcpTerminals {
       }
       throw new RequestError(INVALID_PARAMS, checked.message);
     }
-    const env = checked.env;
+    const { env, own } = checked;
     // The folder it runs in, when not the session folder, and the agent's variables: shown after
-    // the line, and part of what a grant must match.
+    // the line, and part of what a grant must match. The adapter's markers are shown, not matched.
     const where = params.cwd !== undefined && params.cwd !== null ? resolve(cwd, params.cwd) : cwd;
     const folderLine = where === resolve(cwd) ? '' : `in folder: ${displayPath(cwd, where)}`;
-    const extra = [folderLine, envText(env)].filter((text) => text !== '').join('\n');
-    const action = extra === '' ? line : `${line}\n${extra}`;
+    const extra = [folderLine, envText(own)].filter((text) => text !== '').join('\n');
+    const shown = [line, extra, markersText(checked.markers)].filter((text) => text !== '');
+    const action = shown.join('\n');
     let toolCallId: string | undefined;
     if (!this.turn.grants.takeCommand(line, extra)) {
       if (action.length > MAX_ACTION_TEXT)
@@ -104,7 +105,7 @@ export class AcpTerminals {
         action,
         command: line,
         ...(folderLine !== '' ? { cwd: where } : {}),
-        ...(Object.keys(env).length > 0 ? { env } : {}),
+        ...(Object.keys(own).length > 0 ? { env: own } : {}),
       };
       const outcome = await run.gate.ask({ toolCallId, tool: 'shell', need, place: run.context.place }, signal);
       if (!outcome.allowed) {
