@@ -105,6 +105,16 @@ export function codexRules(home: string): Record<string, string> {
   return Object.fromEntries(names.map((name) => [name, readFileSync(join(dir, name), 'utf8')]));
 }
 
+/** Every transcript Claude Code keeps under `home` (the JSON-lines files of `.claude/projects`), as one text. */
+export function claudeTranscript(home: string): string {
+  const projects = join(home, '.claude', 'projects');
+  let text = '';
+  for (const folder of readdirSync(projects)) {
+    for (const file of readdirSync(join(projects, folder))) text += readFileSync(join(projects, folder, file), 'utf8');
+  }
+  return text;
+}
+
 /** Processes below `pid` (children, theirs, …), read from /proc, deepest last. */
 export function descendants(pid: number): { pid: number; command: string }[] {
   const parents = new Map<number, number[]>();
@@ -122,7 +132,7 @@ export function descendants(pid: number): { pid: number; command: string }[] {
   const out: { pid: number; command: string }[] = [];
   const walk = (parent: number) => {
     for (const child of parents.get(parent) ?? []) {
-      let command = '';
+      let command: string;
       try {
         command = readFileSync(`/proc/${child}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
       } catch {

@@ -111,7 +111,7 @@ export async function readJson(req: IncomingMessage): Promise<Record<string, unk
 /** A loopback HTTP server (127.0.0.1, a free port), closed with every connection it holds. */
 export async function listen(
   handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
-): Promise<{ server: Server; origin: string; close(): Promise<void> }> {
+): Promise<{ server: Server; origin: string; close: () => Promise<void> }> {
   const server = createServer((req, res) => {
     handler(req, res).catch((error: unknown) => {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TranscriptPrinter } from '../cli/transcript-printer.js';
@@ -149,5 +149,37 @@ describe('an agent that asks as Codex does', () => {
     host.host.sessions.interrupt(id);
     expect((await runFinished(host, id)).status).toBe('interrupted');
     expect(existsSync(join(host.project, 'never.txt'))).toBe(false);
+  });
+});
+
+describe('an edit asked for as a part of the file, as Claude Code asks', () => {
+  it('is shown as the change to the whole file and granted as the write it leads to: asked once', async () => {
+    const { host } = await setup();
+    writeFileSync(join(host.project, 'notes.txt'), 'one\ntwo\nthree\nfour\n');
+    const id = await startAgentSession(host, 'ask-replace notes.txt three THREE');
+    const approval = await nthApproval(host, id);
+    expect(approval.action).toContain(
+      'change notes.txt\n--- a/notes.txt\n+++ b/notes.txt\n@@ -1,4 +1,4 @@\n one\n two\n-three\n+THREE\n four',
+    );
+    host.host.approvals.answer(approval.id, { decision: 'allow-once' }, by);
+    expect((await runFinished(host, id)).status).toBe('done');
+    expect(assistantText(host, id)).toContain('replaced');
+    expect(readFileSync(join(host.project, 'notes.txt'), 'utf8')).toBe('one\ntwo\nTHREE\nfour\n');
+    expect(eventsOf(host, id, 'approval.requested')).toHaveLength(1);
+  });
+
+  it('a part found twice is shown as the agent sent it, and the write then asks on its own', async () => {
+    const { host } = await setup();
+    writeFileSync(join(host.project, 'notes.txt'), 'same\nsame\n');
+    const id = await startAgentSession(host, 'ask-replace notes.txt same other');
+    const first = await nthApproval(host, id);
+    expect(first.action).toContain('-same\n+other');
+    expect(first.action).not.toContain(' same');
+    host.host.approvals.answer(first.id, { decision: 'allow-once' }, by);
+    const second = await nthApproval(host, id, 2);
+    expect(second.action).toContain('Write notes.txt');
+    host.host.approvals.answer(second.id, { decision: 'allow-once' }, by);
+    expect((await runFinished(host, id)).status).toBe('done');
+    expect(readFileSync(join(host.project, 'notes.txt'), 'utf8')).toBe('other\nsame\n');
   });
 });

@@ -10,6 +10,7 @@ import { resolve } from 'node:path';
 import type { GateOutcome } from '../agent/approval-gate.js';
 import type { ApprovalNeed } from '../tools/tool.js';
 import { agentDiff } from './acp-diff.js';
+import { MAX_ACP_FILE_BYTES } from './acp-files.js';
 import type { AcpTurnContext } from './acp-turn-context.js';
 import type { ToolState } from './acp-update-log.js';
 
@@ -145,9 +146,12 @@ async function gateRequest(turn: AcpTurnContext, state: ToolState, options: Opti
         ? named
         : `${named} (a link: this writes ${displayPath(cwd, real.value)})`
       : `${item.path} (${real.error.message})`;
-    lines.push(`${item.oldText === null || item.oldText === undefined ? 'create' : 'change'} ${where}`);
-    lines.push(agentDiff(item.oldText ?? '', item.newText, named).trimEnd());
-    if (real.ok) writes.push({ path: real.value, text: item.newText, before: item.oldText ?? null });
+    const change = real.ok ? await wholeChange(turn, real.value, item.oldText, item.newText) : undefined;
+    const before = change?.before ?? item.oldText ?? null;
+    const after = change?.after ?? item.newText;
+    lines.push(`${before === null ? 'create' : 'change'} ${where}`);
+    lines.push(agentDiff(before ?? '', after, named).trimEnd());
+    if (real.ok) writes.push({ path: real.value, text: after, before });
   }
   if (state.rawInput !== undefined && command === undefined && writes.length === 0) {
     lines.push(`input: ${json(state.rawInput)}`);
@@ -164,6 +168,29 @@ async function gateRequest(turn: AcpTurnContext, state: ToolState, options: Opti
   const tool = TETHER_TOOL_NAMES.has(state.tool) ? `agent.${state.tool}` : state.tool;
   const kind = writes.length > 0 ? (created ? 'write' : 'edit') : 'mcp';
   return { tool, need: { kind, action }, action, writes, command };
+}
+
+/**
+ * A diff whose old text is a part of the file (Claude Code's Edit sends the replaced snippet, then
+ * writes the whole file through the client) as the change to the whole file: shown with the file's
+ * real lines, and granted as the write it leads to. Only when the part is found exactly once in
+ * the file as it is now; otherwise the agent's diff is shown as it came (and a write it then sends
+ * asks on its own, with its whole diff).
+ */
+async function wholeChange(
+  turn: AcpTurnContext,
+  real: string,
+  oldText: string | null | undefined,
+  newText: string,
+): Promise<{ before: string; after: string } | undefined> {
+  if (oldText === null || oldText === undefined || oldText === '') return undefined;
+  const read = await turn.run.context.readFile(turn.run.record().cwd, real, MAX_ACP_FILE_BYTES);
+  if (!read.ok) return undefined;
+  const current = read.value.text;
+  if (current === oldText) return undefined;
+  const at = current.indexOf(oldText);
+  if (at < 0 || current.indexOf(oldText, at + 1) >= 0) return undefined;
+  return { before: current, after: `${current.slice(0, at)}${newText}${current.slice(at + oldText.length)}` };
 }
 
 /**

@@ -1,0 +1,163 @@
+import { expect, test } from '@playwright/test';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AnthropicStandIn } from '../support/anthropic-stand-in.js';
+import { startAnthropicStandIn } from '../support/anthropic-stand-in.js';
+import { claudeCodeAgent, claudeTranscript, descendants } from '../support/acp-adapters.js';
+import { eventually } from '../support/host-process.js';
+import type { AdapterHost } from '../support/adapter-host.js';
+import { assistantText, eventsOfType, nthApproval, runEnd, startAdapterHost } from '../support/adapter-host.js';
+
+/**
+ * Claude Code as people install it (`@zed-industries/claude-code-acp`, pinned in
+ * e2e/package.json; it runs the Claude Code CLI it bundles), run by a real `tether start` and
+ * driven through the control CLI, against a loopback stand-in for the Anthropic Messages API that
+ * scripts what the model says and records what it was sent. With Tether offering terminals and
+ * files, the adapter turns off Claude Code's own Bash, Edit and Write and offers its
+ * `mcp__acp__*` tools, which ask permission and then act through Tether.
+ */
+test.describe.configure({ mode: 'serial' });
+
+let model: AnthropicStandIn;
+let host: AdapterHost;
+
+test.beforeAll(async () => {
+  model = await startAnthropicStandIn();
+  host = await startAdapterHost((dir) => ({ 'claude-code': claudeCodeAgent(model, join(dir, 'claude-home')) }));
+});
+
+test.afterAll(async () => {
+  await host?.stop();
+  await model?.close();
+});
+
+test.afterEach(() => {
+  model.model.clear();
+});
+
+const bash = (command: string) => ({
+  tool: 'mcp__acp__Bash',
+  input: { command, timeout: 60_000, description: 'Run the command' },
+});
+
+/** The messages of the last turn the model was sent, as text. */
+const lastTurnMessages = () => JSON.stringify(model.model.turns().at(-1)?.body.messages ?? []);
+
+test('a reply streams from the model to the session', async () => {
+  model.model.script([{ text: ['Hello ', 'from ', 'Claude.'] }]);
+  const { follow } = await host.newSession('claude-code', 'say hello');
+  expect((await runEnd(follow)).status).toBe('done');
+  expect(eventsOfType(follow, 'message.delta').length).toBeGreaterThan(0);
+  expect(assistantText(follow)).toBe('Hello from Claude.');
+  expect(lastTurnMessages()).toContain('say hello');
+});
+
+test('a shell command is shown whole, asked once, run through the shell in the folder, and its output reaches the model', async () => {
+  const command = 'echo acp-ok > proof.txt && printf \'%s\\n\' "$(pwd)" && cat proof.txt';
+  model.model.script([{ text: 'Running it.' }, bash(command)], [{ text: 'It ran.' }]);
+  const { follow } = await host.newSession('claude-code', 'write the proof');
+  const approval = await nthApproval(follow);
+  expect(approval.kind).toBe('shell');
+  expect(approval.action.split('\n')[0]).toBe(`Claude Code asks: \`${command}\``);
+  expect(approval.action).toContain(`command: ${command}`);
+  expect(approval.action).toContain('allow once → “Allow”');
+  expect(approval.action).toContain('always, for every session of Claude Code → “Always Allow”');
+  await host.approve(approval.id, 'allow');
+  expect((await runEnd(follow)).status).toBe('done');
+  // Asked once: the terminal the adapter then opens is exactly what was allowed.
+  expect(eventsOfType(follow, 'approval.requested')).toHaveLength(1);
+  expect(readFileSync(join(host.project, 'proof.txt'), 'utf8')).toBe('acp-ok\n');
+  expect(model.toolResults().at(-1)).toContain(`${host.project}\nacp-ok`);
+  const finished = eventsOfType(follow, 'tool.finished').at(-1)!;
+  expect(finished.ok).toBe(true);
+  expect(String(finished.output)).toContain('acp-ok');
+  expect(assistantText(follow)).toContain('It ran.');
+});
+
+test('a file edit is shown as its diff, applied through Tether, and reported to the model', async () => {
+  const file = join(host.project, 'notes.txt');
+  writeFileSync(file, 'old line\nsame\n');
+  model.model.script(
+    [{ tool: 'mcp__acp__Edit', input: { file_path: file, old_string: 'old line', new_string: 'new line' } }],
+    [{ text: 'Edited.' }],
+  );
+  const { follow } = await host.newSession('claude-code', 'edit the notes');
+  const approval = await nthApproval(follow);
+  expect(approval.kind).toBe('edit');
+  // The adapter's diff is of the replaced part; the approval shows the change to the whole file.
+  expect(approval.action).toContain('-old line\n+new line\n same');
+  await host.approve(approval.id, 'allow');
+  expect((await runEnd(follow)).status).toBe('done');
+  expect(readFileSync(file, 'utf8')).toBe('new line\nsame\n');
+  expect(eventsOfType(follow, 'approval.requested')).toHaveLength(1);
+  expect(assistantText(follow)).toContain('Edited.');
+});
+
+test('a deny runs nothing and reads as a denial', async () => {
+  model.model.script([bash('echo never > never.txt')], [{ text: 'not expected' }]);
+  const { follow } = await host.newSession('claude-code', 'try to write');
+  const approval = await nthApproval(follow);
+  const turns = model.model.turns().length;
+  await host.approve(approval.id, 'deny');
+  const end = await runEnd(follow);
+  expect(end.status).toBe('done');
+  expect(eventsOfType(follow, 'tool.finished').map((e) => e.output)).toContain('Denied: not run.');
+  expect(JSON.stringify(follow.events)).not.toMatch(/interrupted|ended before the agent finished/i);
+  expect(existsSync(join(host.project, 'never.txt'))).toBe(false);
+  // The adapter answers a deny by ending the turn: the model is not asked again.
+  expect(model.model.turns()).toHaveLength(turns);
+});
+
+test('an interrupt stops the model’s reply mid-stream; the session takes the next message', async () => {
+  model.model.script([{ text: 'Thinking about it' }, { hold: true }], [{ text: 'Next.' }]);
+  const { id, follow } = await host.newSession('claude-code', 'think long');
+  await follow.waitFor((e) => e.type === 'message.delta');
+  await host.interrupt(id);
+  expect((await runEnd(follow)).status).toBe('interrupted');
+  await host.send(id, 'go on');
+  expect((await runEnd(follow, 2)).status).toBe('done');
+  expect(assistantText(follow)).toContain('Next.');
+});
+
+test('Claude Code killed mid-turn ends the run with a notice; the next message resumes its session', async () => {
+  // Claude Code keeps its transcript as turns end: the turn it is killed in is lost, those before are not.
+  model.model.script([{ text: 'Noted.' }], [{ text: 'Working on it' }, { hold: true }], [{ text: 'Back again.' }]);
+  const adapters = () => descendants(host.process.child.pid!).filter((p) => p.command.includes('claude-code-acp'));
+  const before = new Set(adapters().map((p) => p.pid));
+  const { id, follow } = await host.newSession('claude-code', 'remember the word kumquat');
+  expect((await runEnd(follow)).status).toBe('done');
+  await host.send(id, 'now think long');
+  await follow.waitFor((e) => e.type === 'message.delta', { nth: 2 });
+  // This session's own adapter process (each session keeps its own between runs).
+  const agent = adapters().filter((p) => !before.has(p.pid));
+  expect(agent).toHaveLength(1);
+  process.kill(agent[0]!.pid, 'SIGKILL');
+  const end = await runEnd(follow, 2);
+  expect(end.status).toBe('error');
+  expect(String(end.error)).toMatch(/Claude Code stopped: /);
+  await host.send(id, 'what was the word?');
+  expect((await runEnd(follow, 3)).status).toBe('done');
+  expect(assistantText(follow)).toContain('Back again.');
+  // Resumed, not fresh: the model is sent the conversation from before the crash.
+  expect(lastTurnMessages()).toContain('remember the word kumquat');
+  expect(JSON.stringify(eventsOfType(follow, 'notice'))).not.toMatch(/afresh|could not load/);
+});
+
+test('after the host restarts, the next message continues the same Claude Code session', async () => {
+  model.model.script([{ text: 'Hello, Ada.' }]);
+  const { id, follow } = await host.newSession('claude-code', 'my name is Ada');
+  expect((await runEnd(follow)).status).toBe('done');
+  // Claude Code writes its transcript in the background (every 100 ms) and not when it is stopped:
+  // a host stopped in that moment restarts into a session without the last turn.
+  await eventually(() => (claudeTranscript(join(host.dir, 'claude-home')).includes('Hello, Ada.') ? true : undefined));
+  await host.restart();
+  const again = host.follow(id);
+  model.model.script([{ text: 'You are Ada.' }]);
+  await host.send(id, 'what is my name?');
+  expect((await runEnd(again, 2)).status).toBe('done');
+  expect(assistantText(again)).toContain('You are Ada.');
+  const messages = lastTurnMessages();
+  expect(messages).toContain('my name is Ada');
+  expect(messages).toContain('Hello, Ada.');
+  expect(JSON.stringify(eventsOfType(again, 'notice'))).not.toMatch(/afresh|could not load/);
+});
