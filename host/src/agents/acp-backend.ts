@@ -93,7 +93,7 @@ export class AcpBackend implements SessionBackend {
       live = started;
     }
     this.agents.hold(live);
-    const turn = new AcpTurn(run, spec.title);
+    const turn = new AcpTurn(run, spec.title, () => live.connection.kill());
     live.connection.attach(live.acpSessionId, turn);
     let ending = 'The run ended before the agent finished this.';
     try {

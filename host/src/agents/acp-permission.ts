@@ -4,6 +4,7 @@ import type {
   RequestPermissionRequest,
   RequestPermissionResponse,
 } from '@agentclientprotocol/sdk';
+import { RequestError } from '@agentclientprotocol/sdk';
 import { MAX_ACTION_TEXT } from '@tether/shared-protocol';
 import { displayPath } from '@tether/machine';
 import { resolve } from 'node:path';
@@ -20,6 +21,14 @@ import type { ToolState } from './acp-update-log.js';
  * asked for as `write_file`, a client command as `shell`).
  */
 const TETHER_TOOL_NAMES = new Set(['shell', 'write_file', 'edit_file', 'read_file', 'list_dir', 'search']);
+
+/**
+ * Options one permission request may offer: agents offer two to four (allow once, always, reject
+ * once, always). More is refused with invalid params and a notice rather than shown.
+ */
+export const MAX_PERMISSION_OPTIONS = 16;
+
+const INVALID_PARAMS = -32602;
 
 /** Characters of an option's name quoted in the action text. */
 const MAX_OPTION_NAME = 200;
@@ -43,6 +52,14 @@ export async function askPermission(
   params: RequestPermissionRequest,
   signal: AbortSignal,
 ): Promise<RequestPermissionResponse> {
+  if (params.options.length > MAX_PERMISSION_OPTIONS) {
+    turn.run.append({
+      type: 'notice',
+      level: 'warning',
+      text: `${turn.agentTitle} asked permission with ${params.options.length} options (at most ${MAX_PERMISSION_OPTIONS}); it was refused.`,
+    });
+    throw new RequestError(INVALID_PARAMS, `${params.options.length} options; at most ${MAX_PERMISSION_OPTIONS}`);
+  }
   const state = turn.log.merge(params.toolCall, 'permission');
   const options = pickOptions(params.options);
   const request = await gateRequest(turn, state, options);

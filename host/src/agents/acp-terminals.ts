@@ -78,6 +78,18 @@ export class AcpTerminals {
     // The folder it runs in, when not the session folder, and the agent's variables: shown after
     // the line, and part of what a grant must match. The adapter's markers are shown, not matched.
     const where = params.cwd !== undefined && params.cwd !== null ? resolve(cwd, params.cwd) : cwd;
+    // A folder outside the session's is refused before anyone is asked: no answer could let it run.
+    if (where !== resolve(cwd)) {
+      const real = await run.context.realPath(cwd, where);
+      if (!real.ok && real.error.code === 'outside-root') {
+        run.append({
+          type: 'notice',
+          level: 'warning',
+          text: `The agent tried to run a command in ${String(params.cwd).slice(0, 1000)}, outside the session folder; it was refused.`,
+        });
+        throw new RequestError(INVALID_PARAMS, real.error.message);
+      }
+    }
     const folderLine = where === resolve(cwd) ? '' : `in folder: ${displayPath(cwd, where)}`;
     const extra = [folderLine, envText(own)].filter((text) => text !== '').join('\n');
     const shown = [line, extra, markersText(checked.markers)].filter((text) => text !== '');

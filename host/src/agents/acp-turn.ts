@@ -6,7 +6,7 @@ import { askPermission } from './acp-permission.js';
 import { AcpTerminals } from './acp-terminals.js';
 import type { AcpTurnContext } from './acp-turn-context.js';
 import type { ToolState } from './acp-update-log.js';
-import { AcpUpdateLog } from './acp-update-log.js';
+import { AcpUpdateLog, MAX_UPDATE_BURST, UPDATES_PER_SECOND } from './acp-update-log.js';
 
 /**
  * One run of an ACP agent as the client sees it: the agent's updates go to the session's log, its
@@ -22,13 +22,26 @@ export class AcpTurn implements AcpTurnContext {
   /** Denials the person gave in this run. */
   denials = 0;
 
+  /** `end`: ends the agent's process (it flooded the log). */
   constructor(
     readonly run: RunContext,
     readonly agentTitle: string,
+    end: () => void = () => undefined,
   ) {
     this.terminals = new AcpTerminals(this);
     this.files = new AcpFiles(this);
-    this.log = new AcpUpdateLog({ run, terminalOutput: (id) => this.terminals.text(id) });
+    this.log = new AcpUpdateLog({
+      run,
+      terminalOutput: (id) => this.terminals.text(id),
+      onFlood: () => {
+        run.append({
+          type: 'notice',
+          level: 'error',
+          text: `${agentTitle} sent more than ${MAX_UPDATE_BURST} updates at once (over ${UPDATES_PER_SECOND} a second); it was stopped.`,
+        });
+        end();
+      },
+    });
   }
 
   get isClosed(): boolean {

@@ -3,7 +3,15 @@ import { MAX_PLAN_ENTRIES, MAX_TOOL_OUTPUT_EVENT } from '@tether/shared-protocol
 import { ManualClock } from '@tether/shared-protocol/testing';
 import { describe, expect, it } from 'vitest';
 import type { SessionRecord } from '../store/session-store.js';
-import { AcpUpdateLog, MAX_MESSAGE_CHARS, MAX_TOOL_INPUT_EVENT, rawExitCode, rawOutputText } from './acp-update-log.js';
+import {
+  AcpUpdateLog,
+  MAX_MESSAGE_CHARS,
+  MAX_TOOL_INPUT_EVENT,
+  MAX_UPDATE_BURST,
+  UPDATES_PER_SECOND,
+  rawExitCode,
+  rawOutputText,
+} from './acp-update-log.js';
 
 function setup() {
   const events: SessionEventBody[] = [];
@@ -145,5 +153,34 @@ describe('ACP updates as Tether events', () => {
     expect(rawOutputText('x'.repeat(MAX_TOOL_OUTPUT_EVENT * 3)).length).toBe(MAX_TOOL_OUTPUT_EVENT * 3);
     expect(rawExitCode({ exit_code: 1.5 })).toBeUndefined();
     expect(rawExitCode({ exitCode: 3 })).toBe(3);
+  });
+
+  it('an agent past its burst of updates is reported once and heard no more; a steady pace is not', () => {
+    const events: SessionEventBody[] = [];
+    const clock = new ManualClock();
+    let floods = 0;
+    let n = 0;
+    const log = new AcpUpdateLog({
+      run: {
+        append: (body) => events.push(body),
+        clock,
+        newId: (prefix) => `${prefix}${++n}`,
+        record: () => ({ cwd: '/work/project' }) as SessionRecord,
+      },
+      terminalOutput: () => undefined,
+      onFlood: () => floods++,
+    });
+    const call = (i: number) => log.update({ sessionUpdate: 'tool_call', toolCallId: `c${i}`, title: `call ${i}` });
+    for (let i = 0; i < MAX_UPDATE_BURST; i++) call(i);
+    clock.advance(10_000);
+    for (let i = 0; i < 10 * UPDATES_PER_SECOND; i++) call(MAX_UPDATE_BURST + i);
+    expect(floods).toBe(0);
+    expect(events).toHaveLength(MAX_UPDATE_BURST + 10 * UPDATES_PER_SECOND);
+    call(-1);
+    call(-2);
+    log.update({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'more' } });
+    expect(floods).toBe(1);
+    expect(log.isFlooded).toBe(true);
+    expect(events).toHaveLength(MAX_UPDATE_BURST + 10 * UPDATES_PER_SECOND);
   });
 });

@@ -32,6 +32,16 @@ export const MAX_TRACKED_TOOL_CALLS = 1000;
  * is carried as a cut preview.
  */
 export const MAX_TOOL_INPUT_EVENT = 64 * 1024;
+/**
+ * Events (other than the coalesced message deltas) an agent's updates may add to the log at once,
+ * and how many a second after that: a token bucket on the run's clock. An agent past it is
+ * flooding the log (every event is stored and sent to every phone watching): its updates are
+ * dropped from then on and the turn is told to end it. Far above a real agent's pace, whose tool
+ * calls each take real work.
+ */
+export const MAX_UPDATE_BURST = 2000;
+export const UPDATES_PER_SECOND = 100;
+
 /** Characters of a tool title in an event, as the event allows. */
 const MAX_TITLE = 1000;
 
@@ -66,6 +76,8 @@ export interface ToolState {
 export interface UpdateLogDeps {
   run: Pick<RunContext, 'append' | 'clock' | 'newId' | 'record'>;
   terminalOutput: (terminalId: string) => string | undefined;
+  /** The agent went past MAX_UPDATE_BURST: called once; nothing more it sends is logged. */
+  onFlood?: () => void;
 }
 
 /**
@@ -83,10 +95,22 @@ export class AcpUpdateLog {
   private planId: string | undefined;
   /** Updates left out of the transcript, by kind. */
   readonly skipped = new Map<string, number>();
+  /** Events the agent may still add at once (the token bucket), and when it was last filled. */
+  private tokens = MAX_UPDATE_BURST;
+  private filledAt: number;
+  private flooded = false;
 
-  constructor(private readonly deps: UpdateLogDeps) {}
+  constructor(private readonly deps: UpdateLogDeps) {
+    this.filledAt = deps.run.clock.now();
+  }
+
+  /** Whether the agent flooded the log: its updates are dropped. */
+  get isFlooded(): boolean {
+    return this.flooded;
+  }
 
   update(update: SessionUpdate): void {
+    if (this.flooded) return;
     switch (update.sessionUpdate) {
       case 'agent_message_chunk':
         return this.addText(blockText(update.content));
@@ -101,7 +125,7 @@ export class AcpUpdateLog {
         return this.plan(update.entries);
       case 'notice':
         this.endMessage();
-        return this.deps.run.append({
+        return this.append({
           type: 'notice',
           level: update.severity === 'error' ? 'error' : update.severity === 'warning' ? 'warning' : 'info',
           text: cut(`${update.title}${update.description ? `: ${update.description}` : ''}`, 4000),
@@ -154,7 +178,7 @@ export class AcpUpdateLog {
     } else if (fields.content) state.content = fields.content;
     if (fields.locations) state.locations = fields.locations;
     if (isNew) {
-      this.deps.run.append({
+      this.append({
         type: 'tool.started',
         toolCallId: state.id,
         tool: state.tool,
@@ -227,7 +251,11 @@ export class AcpUpdateLog {
       rest = rest.slice(piece.length);
       this.text += piece;
       this.deltas!.push(piece);
-      if (this.text.length >= MAX_MESSAGE_CHARS) this.endMessage();
+      if (this.text.length >= MAX_MESSAGE_CHARS) {
+        // A full message is an event of the agent's making: it counts against the budget.
+        if (!this.spend()) return;
+        this.endMessage();
+      }
     }
   }
 
@@ -239,7 +267,7 @@ export class AcpUpdateLog {
       state.finished = true;
       const output = this.output(state);
       const exitCode = rawExitCode(state.rawOutput);
-      this.deps.run.append({
+      this.append({
         type: 'tool.finished',
         toolCallId: state.id,
         tool: state.tool,
@@ -254,7 +282,7 @@ export class AcpUpdateLog {
     // A new call was announced by `merge`; an update to a known one says what changed.
     if (!known) return;
     const output = update.content || update.rawOutput !== undefined ? this.output(state) : undefined;
-    this.deps.run.append({
+    this.append({
       type: 'tool.updated',
       toolCallId: state.id,
       tool: state.tool,
@@ -274,7 +302,7 @@ export class AcpUpdateLog {
         ? { priority: entry.priority }
         : {}),
     }));
-    this.deps.run.append({ type: 'plan', planId: this.planId, entries: shown });
+    this.append({ type: 'plan', planId: this.planId, entries: shown });
   }
 
   /** The optional fields of a tool event: kind, files and diff, as far as known. */
@@ -325,6 +353,26 @@ export class AcpUpdateLog {
       .filter((text) => text !== '')
       .join('\n');
     return content !== '' ? content : rawOutputText(state.rawOutput);
+  }
+
+  /** Appends an event the agent caused, within its budget (see MAX_UPDATE_BURST). */
+  private append(body: SessionEventBody): void {
+    if (this.spend()) this.deps.run.append(body);
+  }
+
+  /** Takes one event from the budget; false (and the agent flagged as flooding) when it is spent. */
+  private spend(): boolean {
+    if (this.flooded) return false;
+    const now = this.deps.run.clock.now();
+    this.tokens = Math.min(MAX_UPDATE_BURST, this.tokens + ((now - this.filledAt) / 1000) * UPDATES_PER_SECOND);
+    this.filledAt = now;
+    if (this.tokens < 1) {
+      this.flooded = true;
+      this.deps.onFlood?.();
+      return false;
+    }
+    this.tokens -= 1;
+    return true;
   }
 
   private forgetOldest(): void {
