@@ -14,6 +14,8 @@ const BENCHES = {
   search: 'machine/bench/search.ts',
   push: 'host/bench/push.ts',
   machine: 'host/bench/machine.ts',
+  // Each real ACP adapter (Claude Code, Codex) through a real host, against the stand-in model direct.
+  agents: 'e2e/bench/agents.ts',
 };
 
 const names = process.argv.slice(2);

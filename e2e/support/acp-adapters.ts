@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AnthropicStandIn } from './anthropic-stand-in.js';
+import type { GeminiStandIn } from './gemini-stand-in.js';
 import type { ResponsesStandIn } from './responses-stand-in.js';
 
 /**
@@ -15,6 +16,8 @@ const BIN = fileURLToPath(new URL('../../node_modules/.bin/', import.meta.url));
 export const CLAUDE_CODE_ACP = join(BIN, 'claude-code-acp');
 /** `@zed-industries/codex-acp`: a small node launcher for the native adapter binary. */
 export const CODEX_ACP = join(BIN, 'codex-acp');
+/** `@google/gemini-cli`, whose `--experimental-acp` speaks ACP itself. */
+export const GEMINI = join(BIN, 'gemini');
 
 /** An entry of `agents.json`. */
 export interface AgentEntry {
@@ -90,6 +93,30 @@ export function codexAgent(model: ResponsesStandIn, home: string): AgentEntry {
     title: 'Codex',
     command: CODEX_ACP,
     env: { CODEX_HOME: codexHome, STANDIN_API_KEY: 'sk-stand-in', TMPDIR: tmp, RUST_LOG: 'error' },
+  };
+}
+
+/**
+ * Gemini CLI in its ACP mode, offline: the stand-in's URL in `GOOGLE_GEMINI_BASE_URL` (it takes
+ * plain HTTP for loopback only) with a dummy `GEMINI_API_KEY`, and a home whose settings choose
+ * API-key sign-in (else it waits for ACP `authenticate`, which Tether does not send).
+ */
+export function geminiAgent(model: GeminiStandIn, home: string): AgentEntry {
+  mkdirSync(join(home, '.gemini'), { recursive: true });
+  writeFileSync(
+    join(home, '.gemini', 'settings.json'),
+    JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } } }),
+  );
+  return {
+    title: 'Gemini CLI',
+    command: GEMINI,
+    args: ['--experimental-acp'],
+    env: {
+      GOOGLE_GEMINI_BASE_URL: model.url,
+      GEMINI_API_KEY: 'stand-in',
+      HOME: home,
+      GEMINI_CLI_NO_RELAUNCH: 'true',
+    },
   };
 }
 

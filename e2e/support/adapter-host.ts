@@ -28,6 +28,8 @@ export interface AdapterHost {
   send(id: string, text: string): Promise<void>;
   interrupt(id: string): Promise<void>;
   approve(approvalId: string, answer: 'allow' | 'deny', ...flags: string[]): Promise<void>;
+  /** Any `tether …` command against this host; its stdout. */
+  cli(args: string[]): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -75,6 +77,7 @@ export async function startAdapterHost(agents: (dir: string) => Record<string, A
     send: async (id, text) => void (await cli(['sessions', 'send', id, text])),
     interrupt: async (id) => void (await cli(['sessions', 'interrupt', id])),
     approve: async (approvalId, answer, ...flags) => void (await cli(['approve', approvalId, answer, ...flags])),
+    cli,
     stop: async () => {
       for (const follow of follows) follow.stop();
       await host.process.stop();

@@ -17,6 +17,8 @@ export interface ModelCall {
   body: Record<string, unknown>;
   /** Milliseconds (performance.now) when it arrived. */
   at: number;
+  /** Milliseconds since the epoch when it arrived: to compare with a session event's `at`. */
+  wall: number;
   /** Whether it was a turn of the conversation (it offered tools), as opposed to a side request. */
   turn: boolean;
 }
@@ -52,7 +54,8 @@ export class ModelScript {
     return this.calls.filter((c) => c.turn);
   }
 
-  record(call: ModelCall): void {
+  record(request: Omit<ModelCall, 'wall'>): void {
+    const call = { ...request, wall: Date.now() };
     this.calls.push(call);
     for (const w of [...this.waiters]) {
       if (w.predicate(call)) {
