@@ -2,6 +2,7 @@ import { expect, test } from '@playwright/test';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { codexAgent, codexRules, descendants } from '../support/acp-adapters.js';
+import { device, pairThroughLink } from '../support/app-host.js';
 import type { AdapterHost } from '../support/adapter-host.js';
 import { assistantText, eventsOfType, nthApproval, runEnd, startAdapterHost } from '../support/adapter-host.js';
 import type { ResponsesStandIn } from '../support/responses-stand-in.js';
@@ -15,6 +16,7 @@ import { startResponsesStandIn } from '../support/responses-stand-in.js';
  * its default mode is read-only, so a command that writes asks to run outside its sandbox.
  */
 test.describe.configure({ mode: 'serial' });
+test.use(device('iPhone 15'));
 
 let model: ResponsesStandIn;
 let host: AdapterHost;
@@ -187,4 +189,37 @@ test('only “always” picks Codex’s amendment, which it then keeps for every
   expect(eventsOfType(follow, 'approval.resolved').at(-1)?.approval).toMatchObject({ decision: 'allow-always' });
   const rules = codexRules(host.dir);
   expect(Object.values(rules).join('')).toContain('pattern=["echo", "always-ok"], decision="allow"');
+});
+
+test('on the phone, the approval shows Codex’s reason and its own “always” answer; Allow once runs it', async ({
+  page,
+}) => {
+  const listening = await host.process.waitFor((l) => l.event === 'listening');
+  await pairThroughLink(page, {
+    process: host.process,
+    dataDir: host.dataDir,
+    url: String(listening.url),
+    pairUrl: String(listening.pairUrl),
+    seenPairRequests: new Set(),
+    stop: () => Promise.resolve(),
+  });
+  model.model.script(
+    [escalated('echo from-the-phone > phone.txt', 'Do you want me to write phone.txt?')],
+    [{ text: 'Written.' }],
+  );
+  const { follow } = await host.newSession('codex', 'write from the phone');
+  const approval = await nthApproval(follow);
+  await page.goto(`${page.url()}/s/${encodeURIComponent(follow.events[0]!.sessionId as string)}`);
+  const card = page.locator(`section.approval[data-approval-id="${approval.id}"]`);
+  await expect(card.locator('.action')).toContainText('Codex says why:');
+  await expect(card.locator('.action')).toContainText('Do you want me to write phone.txt?');
+  await expect(card.getByRole('button', { name: 'Always, for every session of this agent' })).toBeVisible();
+  await card.getByRole('button', { name: 'Allow once' }).click();
+  expect((await runEnd(follow)).status).toBe('done');
+  expect(readFileSync(join(host.project, 'phone.txt'), 'utf8')).toBe('from-the-phone\n');
+  expect(eventsOfType(follow, 'approval.resolved').at(-1)?.approval).toMatchObject({
+    decision: 'allow-once',
+    answeredBy: { kind: 'device' },
+  });
+  expect(Object.values(codexRules(host.dir)).join('')).not.toContain('from-the-phone');
 });
