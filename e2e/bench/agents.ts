@@ -8,7 +8,8 @@
 //                log (the adapter's process starting, its session, the model's first chunk)
 //   command      from `tether approve ID allow` to the command's output reaching the model (the
 //                approval answered, the command run in the session folder, the adapter's next call)
-// and, as the baseline, the same stand-in called directly from here: a streamed request read to
+// The command writes a file, so every adapter asks for it (Gemini CLI runs a bare `echo` unasked).
+// And, as the baseline, the same stand-in called directly from here: a streamed request read to
 // its first text, and the command run with `/bin/sh -c` and its output posted back.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -150,7 +151,11 @@ async function main(): Promise<void> {
         const marker = `bench-${adapter.name}-${round}`;
         script.clear();
         script.calls.length = 0;
-        script.script([{ text: ['Hello', ' there.'] }], [adapter.run(`echo ${marker}`)], [{ text: 'Ran it.' }]);
+        script.script(
+          [{ text: ['Hello', ' there.'] }],
+          [adapter.run(`echo ${marker} > bench.txt && cat bench.txt`)],
+          [{ text: 'Ran it.' }],
+        );
         const t0 = Date.now();
         const { id, follow } = await host.newSession(adapter.name, 'say hello');
         const delta = await follow.waitFor((e) => e.type === 'message.delta');
@@ -171,7 +176,10 @@ async function main(): Promise<void> {
         cli.push(performance.now() - t3);
         directText.push(await adapter.directFirstText());
         const t2 = performance.now();
-        const ran = spawnSync('/bin/sh', ['-c', `echo ${marker}`], { cwd: host.project, encoding: 'utf8' });
+        const ran = spawnSync('/bin/sh', ['-c', `echo ${marker} > bench.txt && cat bench.txt`], {
+          cwd: host.project,
+          encoding: 'utf8',
+        });
         script.script([{ text: 'ok' }]);
         await firstChunk(adapter.path, adapter.resultBody(ran.stdout), 'delta');
         const direct = script.calls.at(-1)!;
