@@ -38,6 +38,8 @@ interface Adapter {
   /** The body that posts a command's output back to the stand-in, as the adapter would. */
   resultBody: (output: string) => unknown;
   path: string;
+  /** What a streamed chunk with text holds, to know the answer has begun. */
+  textMarker: string;
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -81,6 +83,7 @@ async function main(): Promise<void> {
       entry: (dir) => claudeCodeAgent(anthropic, join(dir, 'claude-home')),
       run: (command) => ({ tool: 'mcp__acp__Bash', input: { command, timeout: 60_000, description: 'Run it' } }),
       path: `${anthropic.url}/v1/messages`,
+      textMarker: 'text_delta',
       directFirstText: () =>
         firstChunk(
           `${anthropic.url}/v1/messages`,
@@ -105,6 +108,7 @@ async function main(): Promise<void> {
         input: { cmd: command, sandbox_permissions: 'require_escalated', justification: 'May I run it?' },
       }),
       path: `${responses.url}/responses`,
+      textMarker: 'output_text.delta',
       directFirstText: () =>
         firstChunk(
           `${responses.url}/responses`,
@@ -125,6 +129,7 @@ async function main(): Promise<void> {
       entry: (dir) => geminiAgent(gemini, join(dir, 'gemini-home')),
       run: (command) => ({ tool: 'run_shell_command', input: { command, description: 'Run it' } }),
       path: geminiPath,
+      textMarker: '"text"',
       directFirstText: () =>
         firstChunk(geminiPath, { contents: [{ role: 'user', parts: [{ text: 'hi' }] }], tools: geminiTools }, 'text'),
       resultBody: (output) => ({
@@ -181,7 +186,7 @@ async function main(): Promise<void> {
           encoding: 'utf8',
         });
         script.script([{ text: 'ok' }]);
-        await firstChunk(adapter.path, adapter.resultBody(ran.stdout), 'delta');
+        await firstChunk(adapter.path, adapter.resultBody(ran.stdout), adapter.textMarker);
         const direct = script.calls.at(-1)!;
         directCommand.push(direct.at - t2);
       }
