@@ -16,7 +16,8 @@ import { assistantText, eventsOfType, nthApproval, runEnd, startAdapterHost } fr
  * files, the adapter turns off Claude Code's own Bash, Edit and Write and offers its
  * `mcp__acp__*` tools, which ask permission and then act through Tether.
  */
-test.describe.configure({ mode: 'serial' });
+// Serial on one host; a real agent under a loaded machine (CI's 2 cores) can take tens of seconds a test.
+test.describe.configure({ mode: 'serial', timeout: 120_000 });
 
 let model: AnthropicStandIn;
 let host: AdapterHost;

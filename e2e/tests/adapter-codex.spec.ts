@@ -15,7 +15,8 @@ import { startResponsesStandIn } from '../support/responses-stand-in.js';
  * its commands and patches itself after asking (it never calls the client's terminals or files);
  * its default mode is read-only, so a command that writes asks to run outside its sandbox.
  */
-test.describe.configure({ mode: 'serial' });
+// Serial on one host; a real agent under a loaded machine (CI's 2 cores) can take tens of seconds a test.
+test.describe.configure({ mode: 'serial', timeout: 120_000 });
 test.use(device('iPhone 15'));
 
 let model: ResponsesStandIn;

@@ -12,7 +12,8 @@ import { startGeminiStandIn } from '../support/gemini-stand-in.js';
  * e2e/package.json), run by a real `tether start` and driven through the control CLI, against a
  * loopback stand-in for the Gemini API. Like Codex, it runs its commands itself after asking.
  */
-test.describe.configure({ mode: 'serial' });
+// Serial on one host; a real agent under a loaded machine (CI's 2 cores) can take tens of seconds a test.
+test.describe.configure({ mode: 'serial', timeout: 120_000 });
 
 let model: GeminiStandIn;
 let host: AdapterHost;
