@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
@@ -93,12 +93,22 @@ export async function startHost(
   };
 }
 
-/** The environment without keys that would make the host use a real model. */
+/**
+ * The environment without keys that would make the host use a real model, and without this
+ * repository's `node_modules/.bin` on PATH (npm puts it there): the ACP adapters pinned for the
+ * tests live there, and a host should find on PATH only what a person would have installed. Tests
+ * of the adapters name them by path.
+ */
 function cleanEnv(): NodeJS.ProcessEnv {
   const env = { ...process.env };
   delete env.ANTHROPIC_API_KEY;
   delete env.OPENAI_API_KEY;
   delete env.TETHER_DATA_DIR;
+  if (env.PATH !== undefined) {
+    env.PATH = env.PATH.split(delimiter)
+      .filter((dir) => !/[\\/]node_modules[\\/]\.bin[\\/]?$/.test(dir))
+      .join(delimiter);
+  }
   return env;
 }
 
