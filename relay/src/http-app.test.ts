@@ -95,6 +95,25 @@ describe('relay HTTP routes', () => {
     expect(metrics.refusals('rate-limited')).toBe(3);
   });
 
+  it('counts an IPv6 /64 as one address, and when its table is full forgets the oldest instead of refusing all', async () => {
+    const { request, metrics } = setup({ connectBurst: 2, connectsPerSecond: 0.0001, maxTrackedAddresses: 8 });
+    const admitted = (r: Response) => r.status !== 429 && r.status !== 503;
+    // One client sprays addresses across its /64: two sockets in all, then 429, however many addresses.
+    const sprayed = [];
+    for (let i = 1; i <= 20; i++)
+      sprayed.push(await request('/relay/host', upgrade, `2001:db8:5:6::${i.toString(16)}`));
+    expect(sprayed.filter(admitted)).toHaveLength(2);
+    // A flood from as many ranges as the table holds, and more, every one of them limited...
+    for (let i = 0; i < 40; i++) {
+      const from = `2001:db8:${i.toString(16)}::1`;
+      await request('/relay/host', upgrade, from);
+      await request('/relay/host', upgrade, from);
+    }
+    // ...leaves a newcomer admitted: the table made room.
+    expect(admitted(await request('/relay/host', upgrade, '198.51.100.99'))).toBe(true);
+    expect(metrics.get('tether_relay_limiter_evictions_total', { limiter: 'connect' })).toBeGreaterThan(0);
+  });
+
   it('forwards a pair request with the client address as source, and insists on JSON', async () => {
     const { request, seen } = setup();
     const res = await request(

@@ -15,7 +15,7 @@ import { AddressLimiter } from './address-limiter.js';
 import type { AppFiles } from './app-files.js';
 import type { Census } from './census.js';
 import type { RelayLimits } from './limits.js';
-import type { RefusalReason, RelayMetrics, RequestKind } from './metrics.js';
+import type { LimiterName, RefusalReason, RelayMetrics, RequestKind } from './metrics.js';
 import type { PeerPort } from './peer-port.js';
 import type { RelayReply } from './routes.js';
 import { sourceAddress } from './source-address.js';
@@ -78,9 +78,11 @@ function peerAddress(c: Context): string | undefined {
 export function createRelayApp(deps: RelayAppDeps): Hono {
   const app = new Hono();
   const l = deps.limits;
-  const connects = new AddressLimiter(deps.clock, l.connectsPerSecond, l.connectBurst, l.maxTrackedAddresses);
-  const pairs = new AddressLimiter(deps.clock, l.pairsPerSecond, l.pairBurst, l.maxTrackedAddresses);
-  const calls = new AddressLimiter(deps.clock, l.callsPerSecond, l.callBurst, l.maxTrackedAddresses);
+  const limiter = (name: LimiterName, rate: number, burst: number) =>
+    new AddressLimiter(deps.clock, rate, burst, l.maxTrackedAddresses, () => deps.metrics.evicted(name));
+  const connects = limiter('connect', l.connectsPerSecond, l.connectBurst);
+  const pairs = limiter('pair', l.pairsPerSecond, l.pairBurst);
+  const calls = limiter('call', l.callsPerSecond, l.callBurst);
   const source = (c: Context) => sourceAddress(peerAddress(c), c.req.header('x-forwarded-for'), deps.trustedProxies);
   const refuse = (reason: RefusalReason, code: ErrorCode, message: string) => {
     deps.metrics.refuse(reason);
@@ -109,9 +111,9 @@ export function createRelayApp(deps: RelayAppDeps): Hono {
     const census = deps.relay.census;
     if (census.open >= l.maxConnections) return refuse('node-full', 'busy', 'this relay node is full');
     if (census.pending >= l.maxPendingAuth) return refuse('pending-full', 'busy', 'this relay node is busy');
-    const verdict = connects.allow(source(c));
-    if (verdict === 'limited') return refuse('rate-limited', 'rate-limited', 'too many connections from this address');
-    if (verdict === 'table-full') return refuse('address-table-full', 'busy', 'this relay node is busy');
+    if (connects.allow(source(c)) === 'limited') {
+      return refuse('rate-limited', 'rate-limited', 'too many connections from this address');
+    }
     await next();
   };
 
@@ -145,9 +147,7 @@ export function createRelayApp(deps: RelayAppDeps): Hono {
     (kind: RequestKind, limiter: AddressLimiter): MiddlewareHandler =>
     async (c, next) => {
       if (deps.isClosing()) return refuse('shutting-down', 'unavailable', 'this relay node is shutting down');
-      const verdict = limiter.allow(source(c));
-      if (verdict === 'table-full') return refuse('address-table-full', 'busy', 'this relay node is busy');
-      if (verdict === 'limited') {
+      if (limiter.allow(source(c)) === 'limited') {
         return refuse(
           kind === 'pair' ? 'pair-rate-limited' : 'call-rate-limited',
           'rate-limited',

@@ -29,7 +29,7 @@ export const MAX_CONNECTIONS = 20_000;
  * same cap the host puts on its own listener. */
 export const MAX_DEVICE_CONNS_PER_HOST = 64;
 
-/** New WebSocket connections per source address: a burst of 60, then one a second. Generous because
+/** New WebSocket connections per source address (an IPv6 /64 counts as one): a burst of 60, then one a second. Generous because
  * carrier NAT puts many phones behind one address; strict enough that one address cannot churn a
  * node's connection table. */
 export const CONNECT_BURST_PER_ADDRESS = 60;
@@ -43,8 +43,9 @@ export const PAIRS_PER_SECOND_PER_ADDRESS = 10 / 60;
 export const CALL_BURST_PER_ADDRESS = 60;
 export const CALLS_PER_SECOND_PER_ADDRESS = 2;
 
-/** Source addresses tracked by each rate limiter: 65,536. When full of live entries, new addresses
- * are refused (fail closed) rather than forgetting one that is being limited. */
+/** Address ranges (an IPv4 address, an IPv6 /64) tracked by each rate limiter: 65,536, about 5 MiB
+ * per limiter. When full, the range seen longest ago is forgotten to make room: a flood from many
+ * ranges can weaken the limit of the ones it pushes out, but never shut out everyone else. */
 export const MAX_TRACKED_ADDRESSES = 65_536;
 
 /** Bytes a second a device may send, with its burst: 2 MiB/s, 8 MiB. Over the rate the relay stops

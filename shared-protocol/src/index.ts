@@ -6,6 +6,7 @@ export * from './random.js';
 export * from './clock.js';
 export * from './json.js';
 export * from './wire.js';
+export * from './address-range.js';
 export * from './scopes.js';
 export * from './identity.js';
 export * from './device-key.js';
