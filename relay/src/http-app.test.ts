@@ -33,7 +33,6 @@ function setup(
     clock: new ManualClock(),
     trustedProxies: new Set(['10.0.0.2']),
     app: undefined,
-    health: () => ({ status: 'ok', node: 'n1' }),
     isClosing: () => false,
   });
   /** A request as if from `peer`, the way @hono/node-server passes the socket. */
@@ -142,7 +141,7 @@ describe('relay HTTP routes', () => {
 
   it('serves health and Prometheus metrics', async () => {
     const { request } = setup();
-    expect(await (await request('/healthz')).json()).toEqual({ status: 'ok', node: 'n1' });
+    expect(await (await request('/healthz')).json()).toEqual({ status: 'ok' });
     const metrics = await request('/metrics');
     expect(metrics.headers.get('content-type')).toContain('text/plain; version=0.0.4');
     const text = await metrics.text();

@@ -80,7 +80,6 @@ export class RelayServer {
     const switchboard = new Switchboard({ clock, random, limits, metrics, origin: '' });
     const state = { closing: false };
     let cluster: RedisCluster | undefined;
-
     const app = createRelayApp({
       relay: switchboard,
       limits,
@@ -89,13 +88,6 @@ export class RelayServer {
       trustedProxies: new Set(options.trustedProxies ?? []),
       app: options.app,
       isClosing: () => state.closing,
-      health: () => ({
-        status: 'ok',
-        node: nodeId,
-        hosts: switchboard.hostCount,
-        devices: switchboard.deviceCount,
-        cluster: cluster ? (cluster.isUp ? 'up' : 'down') : 'off',
-      }),
     });
     const wss = new WebSocketServer({
       noServer: true,
@@ -212,6 +204,9 @@ export class RelayServer {
   private registerGauges(): void {
     const m = this.metrics;
     const s = this.switchboard;
+    m.gauge('tether_relay_node_info', "This node's id (random at each start), as a label; always 1.", () => [
+      [{ node: this.nodeId }, 1],
+    ]);
     m.gauge('tether_relay_connections', 'Open WebSocket connections by kind; host links are their own series.', () => [
       [{ kind: 'host' }, s.hostCount],
       [{ kind: 'device' }, s.deviceCount],
