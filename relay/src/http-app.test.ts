@@ -1,5 +1,14 @@
 import type { Result } from '@tether/shared-protocol';
-import { fail, generateHostIdentity, ok, utf8Encode } from '@tether/shared-protocol';
+import {
+  NO_CALL_TAKER,
+  NO_SUCH_PAIRING,
+  fail,
+  generateHostIdentity,
+  ok,
+  relayAnswerBody,
+  utf8Decode,
+  utf8Encode,
+} from '@tether/shared-protocol';
 import { ManualClock } from '@tether/shared-protocol/testing';
 import { describe, expect, it } from 'vitest';
 import { Census } from './census.js';
@@ -8,6 +17,7 @@ import type { RelayLimits } from './limits.js';
 import { DEFAULT_LIMITS } from './limits.js';
 import { RelayMetrics } from './metrics.js';
 import type { RelayReply } from './routes.js';
+import { wellFormedStrangers } from './testing/clients.js';
 
 const hostId = generateHostIdentity().hostId;
 
@@ -15,6 +25,7 @@ function setup(
   limits: Partial<RelayLimits> = {},
   reply: Result<RelayReply> = ok({ status: 200, body: utf8Encode('{}') }),
 ) {
+  const clock = new ManualClock();
   const census = new Census();
   const metrics = new RelayMetrics();
   const seen: { kind: string; hostId: string; source: string; body: Uint8Array }[] = [];
@@ -28,9 +39,10 @@ function setup(
         return Promise.resolve(reply);
       },
     },
-    limits: { ...DEFAULT_LIMITS, ...limits },
+    // No floor unless a test asks for one: answers come at once on the manual clock.
+    limits: { ...DEFAULT_LIMITS, requestAnswerFloorMs: 0, ...limits },
     metrics,
-    clock: new ManualClock(),
+    clock,
     trustedProxies: new Set(['10.0.0.2']),
     app: undefined,
     isClosing: () => false,
@@ -38,7 +50,7 @@ function setup(
   /** A request as if from `peer`, the way @hono/node-server passes the socket. */
   const request = (path: string, init: RequestInit = {}, peer = '198.51.100.20') =>
     app.request(path, init, { incoming: { socket: { remoteAddress: peer } } });
-  return { app, census, metrics, seen, request };
+  return { app, census, metrics, seen, request, clock };
 }
 
 const upgrade = { headers: { Upgrade: 'websocket', Connection: 'Upgrade' } };
@@ -115,28 +127,71 @@ describe('relay HTTP routes', () => {
 
   it('forwards a pair request with the client address as source, and insists on JSON', async () => {
     const { request, seen } = setup();
+    const body = wellFormedStrangers().pair;
     const res = await request(
       `/relay/pair/${hostId}`,
-      {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', 'X-Forwarded-For': '6.6.6.6' },
-        body: '{"v":1}',
-      },
+      { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Forwarded-For': '6.6.6.6' }, body },
       '198.51.100.30',
     );
     expect(res.status).toBe(200);
-    expect(seen[0]).toMatchObject({ kind: 'pair', hostId, source: '198.51.100.30', body: utf8Encode('{"v":1}') });
+    expect(seen[0]).toMatchObject({ kind: 'pair', hostId, source: '198.51.100.30', body: utf8Encode(body) });
     const text = await request(`/relay/pair/${hostId}`, { method: 'POST', body: 'x' });
     expect([text.status, await text.json()]).toMatchObject([400, { error: { code: 'bad-request' } }]);
   });
 
-  it('maps relay failures to statuses: offline 503, timeout 504', async () => {
+  it('refuses a body no host could open before looking for the host', async () => {
+    const { request, seen, metrics } = setup();
+    const json = { 'Content-Type': 'application/json' };
+    for (const [path, init] of [
+      [`/relay/pair/${hostId}`, { method: 'POST', headers: json, body: '{not json' }],
+      [`/relay/pair/${hostId}`, { method: 'POST', headers: json, body: '{"v":1,"pairingId":"x"}' }],
+      [`/relay/call/${hostId}`, { method: 'POST', body: new Uint8Array(3) }],
+    ] as const) {
+      const res = await request(path, init);
+      expect(res.status).toBe(400);
+    }
+    expect(seen).toEqual([]);
+    expect(metrics.refusals('malformed-request')).toBe(3);
+  });
+
+  it('maps a host it does not have to the shared answers, and a timeout to 504', async () => {
     const offline = setup({}, fail('host-offline', 'no'));
-    const r1 = await offline.request(`/relay/call/${hostId}`, { method: 'POST', body: new Uint8Array(3) });
-    expect([r1.status, await r1.json()]).toMatchObject([503, { error: { code: 'host-offline' } }]);
-    expect(offline.metrics.refusals('host-offline')).toBe(1);
+    const r1 = await offline.request(`/relay/call/${hostId}`, { method: 'POST', body: wellFormedStrangers().call() });
+    expect([r1.status, await r1.text()]).toEqual([503, utf8Decode(relayAnswerBody(NO_CALL_TAKER))]);
+    const r2 = await offline.request(`/relay/pair/${hostId}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: wellFormedStrangers().pair,
+    });
+    expect([r2.status, await r2.text()]).toEqual([410, utf8Decode(relayAnswerBody(NO_SUCH_PAIRING))]);
+    expect(offline.metrics.refusals('host-offline')).toBe(2);
     const slow = setup({}, fail('timeout', 'slow'));
-    expect((await slow.request(`/relay/call/${hostId}`, { method: 'POST', body: new Uint8Array(3) })).status).toBe(504);
+    expect(
+      (await slow.request(`/relay/call/${hostId}`, { method: 'POST', body: wellFormedStrangers().call() })).status,
+    ).toBe(504);
+  });
+
+  it('holds every answer to a pair request or call until the floor, whoever gave it', async () => {
+    for (const reply of [ok({ status: 200, body: utf8Encode('{}') }), fail('host-offline', 'no')] as const) {
+      const { request, clock } = setup({ requestAnswerFloorMs: 250 }, reply);
+      let answered = false;
+      const pending = Promise.resolve(
+        request(`/relay/pair/${hostId}`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: wellFormedStrangers().pair,
+        }),
+      ).then((r) => {
+        answered = true;
+        return r;
+      });
+      for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+      clock.advance(249);
+      for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+      expect(answered).toBe(false);
+      clock.advance(1);
+      expect((await pending).status).toBe(reply.ok ? 200 : 410);
+    }
   });
 
   it('serves health and Prometheus metrics', async () => {

@@ -1,10 +1,15 @@
-import type { Clock, ErrorCode, ProtocolError, Result } from '@tether/shared-protocol';
+import type { Clock, ErrorCode, ProtocolError, RelayAnswer, Result } from '@tether/shared-protocol';
 import {
   APP_SECURITY_HEADERS,
+  NO_CALL_TAKER,
+  NO_SUCH_PAIRING,
   RELAY_MAX_CALL_BODY,
   RELAY_MAX_PAIR_BODY,
+  checkCallShape,
+  decodePairRequestBytes,
   isHostId,
   protocolError,
+  relayAnswerBody,
 } from '@tether/shared-protocol';
 import { upgradeWebSocket } from '@hono/node-server';
 import type { Context, MiddlewareHandler } from 'hono';
@@ -36,7 +41,7 @@ export interface RelayAppDeps {
   };
   limits: RelayLimits;
   metrics: RelayMetrics;
-  clock: Pick<Clock, 'now'>;
+  clock: Pick<Clock, 'now' | 'setTimeout'>;
   /** Peers whose `X-Forwarded-For` is believed (the load balancers in front of the relay). */
   trustedProxies: ReadonlySet<string>;
   app: AppFiles | undefined;
@@ -54,6 +59,14 @@ const STATUS: Partial<Record<ErrorCode, ContentfulStatusCode>> = {
   timeout: 504,
   disconnected: 503,
 };
+
+/** One of the answers that read the same from the relay and from a host (relay-answers). */
+function answer(a: RelayAnswer): Response {
+  return new Response(relayAnswerBody(a) as Uint8Array<ArrayBuffer>, {
+    status: a.status,
+    headers: { 'Content-Type': 'application/json' },
+  });
+}
 
 function errorResponse(error: ProtocolError): Response {
   return new Response(JSON.stringify({ error }), {
@@ -156,6 +169,19 @@ export function createRelayApp(deps: RelayAppDeps): Hono {
       await next();
     };
 
+  /** Resolves once `floor` ms have passed since `since` (at once if they have). */
+  const notBefore = (since: number) => {
+    const wait = since + l.requestAnswerFloorMs - deps.clock.now();
+    return wait <= 0 ? Promise.resolve() : new Promise<void>((resolve) => deps.clock.setTimeout(resolve, wait));
+  };
+
+  /**
+   * A pair request or call, forwarded to the host. What a stranger can learn is the same whether
+   * the host uses this relay or not (shared-protocol's relay-answers): a body that no host could
+   * open is refused here before the host is looked for; a host id with no host gets the very
+   * answer a linked host gives through the relay for a request it cannot open; and no answer
+   * leaves before the floor, so the round trip to a host does not show either.
+   */
   const forward = (kind: RequestKind, limiter: AddressLimiter, maxBody: number) =>
     [
       validHost,
@@ -170,15 +196,30 @@ export function createRelayApp(deps: RelayAppDeps): Hono {
           return refuse('bad-content-type', 'bad-request', 'expected application/json');
         }
         const body = new Uint8Array(await c.req.arrayBuffer());
-        const result = await deps.relay.request(kind, c.req.param('hostId')!, from, body, c.req.raw.signal);
-        if (!result.ok) {
-          if (result.error.code === 'host-offline') deps.metrics.refuse('host-offline');
-          return errorResponse(result.error);
+        const shape = kind === 'pair' ? decodePairRequestBytes(body) : checkCallShape(body);
+        if (!shape.ok) {
+          deps.metrics.refuse('malformed-request');
+          return new Response(JSON.stringify({ error: shape.error }), {
+            status: 400,
+            headers: { 'Content-Type': 'application/json' },
+          });
         }
-        const { status, body: reply } = result.value;
-        // A pair reply is always JSON; a call's success is the sealed reply, its refusals JSON errors.
-        const type = kind === 'call' && status === 200 ? 'application/octet-stream' : 'application/json';
-        return new Response(reply as Uint8Array<ArrayBuffer>, { status, headers: { 'Content-Type': type } });
+        const arrived = deps.clock.now();
+        const result = await deps.relay.request(kind, c.req.param('hostId')!, from, body, c.req.raw.signal);
+        let response: Response;
+        if (!result.ok && result.error.code === 'host-offline') {
+          deps.metrics.refuse('host-offline');
+          response = answer(kind === 'pair' ? NO_SUCH_PAIRING : NO_CALL_TAKER);
+        } else if (!result.ok) {
+          response = errorResponse(result.error);
+        } else {
+          const { status, body: reply } = result.value;
+          // A pair reply is always JSON; a call's success is the sealed reply, its refusals JSON errors.
+          const type = kind === 'call' && status === 200 ? 'application/octet-stream' : 'application/json';
+          response = new Response(reply as Uint8Array<ArrayBuffer>, { status, headers: { 'Content-Type': type } });
+        }
+        await notBefore(arrived);
+        return response;
       },
     ] as const;
 

@@ -102,6 +102,13 @@ export const PAIR_REPLY_WAIT_MS = PAIR_ANSWER_WAIT_MS + 5_000;
 /** Milliseconds a one-shot call waits for the host: 20 s, the client's own RPC timeout. */
 export const CALL_REPLY_WAIT_MS = RPC_TIMEOUT_MS;
 
+/** Milliseconds before which no answer to a pair request or a one-shot call leaves the relay: 250 ms,
+ * above a round trip to most hosts. A host id the relay does not have is answered at once and a
+ * linked host's refusal comes back after a round trip, so without it the time taken would say
+ * which hosts use the relay. A phone pairing or answering a notification waits at most this much
+ * more; the host has the request as soon as it arrives. */
+export const REQUEST_ANSWER_FLOOR_MS = 250;
+
 /** Device messages held while a connection is being attached to its host (which may take a Redis
  * round trip): 16 messages or 2 MiB. The socket is paused meanwhile, so only what was already in
  * flight arrives; a client that still overflows it is not following the protocol. */
@@ -164,6 +171,7 @@ export interface RelayLimits {
   maxPendingRequests: number;
   pairReplyWaitMs: number;
   callReplyWaitMs: number;
+  requestAnswerFloorMs: number;
   attachBufferFrames: number;
   attachBufferBytes: number;
   presenceTtlMs: number;
@@ -206,6 +214,7 @@ export const DEFAULT_LIMITS: Readonly<RelayLimits> = Object.freeze({
   maxPendingRequests: MAX_PENDING_REQUESTS,
   pairReplyWaitMs: PAIR_REPLY_WAIT_MS,
   callReplyWaitMs: CALL_REPLY_WAIT_MS,
+  requestAnswerFloorMs: REQUEST_ANSWER_FLOOR_MS,
   attachBufferFrames: ATTACH_BUFFER_FRAMES,
   attachBufferBytes: ATTACH_BUFFER_BYTES,
   presenceTtlMs: PRESENCE_TTL_MS,

@@ -29,6 +29,7 @@ export const REFUSAL_REASONS = [
   'call-rate-limited',
   'body-too-large',
   'bad-content-type',
+  'malformed-request',
   'requests-full',
   'request-timeout',
   'request-aborted',

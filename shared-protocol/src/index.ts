@@ -54,3 +54,4 @@ export * from './relay/relay-close-codes.js';
 export * from './relay/relay-urls.js';
 export * from './machine/index.js';
 export * from './relay/relay-connect.js';
+export * from './relay/relay-answers.js';

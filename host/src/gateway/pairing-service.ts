@@ -13,6 +13,7 @@ import type {
 import {
   DEFAULT_DEVICE_SCOPES,
   MAX_SHOWN_LABEL,
+  NO_SUCH_PAIRING,
   PAIRING_LINK_TTL_MS,
   PAIR_ANSWER_WAIT_MS,
   PLAIN_HTTP_DEVICE_SCOPES,
@@ -167,10 +168,10 @@ export class PairingService {
     const decoded = decodePairRequestBody(body);
     if (!decoded.ok) return Promise.resolve(decoded);
     const link = this.valid();
+    // The answer a relay gives for a host it does not have, word for word (relay-answers): through
+    // a relay, a stranger who knows this host's id must not learn that it is there.
     if (!link || !constantTimeEqual(link.id, decoded.value.pairingId)) {
-      return Promise.resolve(
-        fail('pair-expired', 'this pairing link is no longer valid; show a new one with: tether pair'),
-      );
+      return Promise.resolve({ ok: false, error: NO_SUCH_PAIRING.error });
     }
     const opened = openPairMessage(decoded.value, link.key);
     if (!opened.ok) {

@@ -355,7 +355,8 @@ export class RelayLink implements ConnLink {
     const body = frame.body.slice();
     const answer: Promise<RelayReply> =
       frame.type === 'pair-request'
-        ? answerPairRequest(this.options.gateway, body, frame.source, controller.signal)
+        ? // A relay is reached over HTTPS (or loopback): no one on the network changed the page.
+          answerPairRequest(this.options.gateway, body, frame.source, controller.signal, { secure: true })
         : answerCall(this.options.gateway, body, frame.source);
     void answer.then((reply) => {
       session.requests.delete(controller);
