@@ -44,7 +44,8 @@ export interface RelayAppDeps {
   clock: Pick<Clock, 'now' | 'setTimeout'>;
   /** Peers whose `X-Forwarded-For` is believed (the load balancers in front of the relay). */
   trustedProxies: ReadonlySet<string>;
-  app: AppFiles | undefined;
+  /** The app's files; undefined when it is not built; `forward-only` to serve no page at all. */
+  app: AppFiles | undefined | 'forward-only';
   isClosing: () => boolean;
 }
 
@@ -58,6 +59,16 @@ const STATUS: Partial<Record<ErrorCode, ContentfulStatusCode>> = {
   unavailable: 503,
   timeout: 504,
   disconnected: 503,
+};
+
+/**
+ * The headers of a forward-only relay (`--no-app`): the app's, with a policy under which nothing
+ * runs at all, since no page is meant to come from here; nothing may load, frame or post.
+ */
+const FORWARD_ONLY_HEADERS: Readonly<Record<string, string>> = {
+  ...APP_SECURITY_HEADERS,
+  'Content-Security-Policy': "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'Permissions-Policy': 'camera=(), microphone=(), geolocation=()',
 };
 
 /** One of the answers that read the same from the relay and from a host (relay-answers). */
@@ -101,9 +112,11 @@ export function createRelayApp(deps: RelayAppDeps): Hono {
     return errorResponse(protocolError(code, message));
   };
 
+  const forwardOnly = deps.app === 'forward-only';
+  const headers = forwardOnly ? FORWARD_ONLY_HEADERS : APP_SECURITY_HEADERS;
   app.use('*', async (c, next) => {
     await next();
-    for (const [name, value] of Object.entries(APP_SECURITY_HEADERS)) c.res.headers.set(name, value);
+    for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
     // Only the app's files say how to cache them; everything else is never stored.
     if (!c.res.headers.has('Cache-Control')) c.res.headers.set('Cache-Control', 'no-store');
   });
@@ -234,6 +247,7 @@ export function createRelayApp(deps: RelayAppDeps): Hono {
 
   app.get('*', (c) => {
     const files = deps.app;
+    if (files === 'forward-only') return c.text('Not found: this relay forwards sealed frames and serves no app.', 404);
     if (!files) return c.text('The Tether app is not on this relay (start it with --app-dir).', 404);
     const file = files.get(c.req.path === '/' ? '/index.html' : c.req.path);
     if (!file) return c.text('Not found', 404);

@@ -311,6 +311,68 @@ describe('relay server', () => {
     expect(relay.metrics.refusals('rate-limited')).toBe(1);
   });
 
+  it('forward only: serves no page and no script at any app path, and carries everything sealed', async () => {
+    // The app is built and loaded, as on a relay that serves it: forward-only must still serve none of it.
+    const dir = mkdtempSync(join(tmpdir(), 'relay-app-'));
+    try {
+      writeFileSync(
+        join(dir, 'index.html'),
+        '<!doctype html><title>Tether</title><script src="/assets/app-1.js"></script>',
+      );
+      writeFileSync(join(dir, 'sw.js'), 'self.addEventListener("fetch", () => {})');
+      writeFileSync(join(dir, 'registerSW.js'), 'navigator.serviceWorker.register("/sw.js")');
+      writeFileSync(join(dir, 'manifest.webmanifest'), '{"name":"Tether"}');
+      mkdirSync(join(dir, 'assets'));
+      writeFileSync(join(dir, 'assets', 'app-1.js'), 'console.log(1)');
+      const app = loadAppFiles(dir);
+      if (!app || typeof app === 'string') throw new Error('no app');
+      const relay = await start({}, { app, forwardOnly: true });
+      for (const path of [
+        '/',
+        '/index.html',
+        '/sw.js',
+        '/registerSW.js',
+        '/assets/app-1.js',
+        '/manifest.webmanifest',
+        '/#pair=1.x',
+        '/?q=1',
+        '/anything',
+      ]) {
+        const res = await fetch(`${relay.url}${path}`);
+        const text = await res.text();
+        expect(res.status, path).toBe(404);
+        expect(res.headers.get('content-type'), path).toMatch(/^text\/plain/);
+        expect(text, path).not.toMatch(/<script|<html|serviceWorker|console/i);
+        expect(res.headers.get('content-security-policy'), path).toContain("default-src 'none'");
+        expect(res.headers.get('content-security-policy'), path).not.toContain("'self'");
+      }
+      expect(await (await fetch(`${relay.url}/healthz`)).json()).toEqual({ status: 'ok' });
+      expect((await fetch(`${relay.url}/metrics`)).status).toBe(200);
+
+      // The sealed endpoints work as on any relay: a host's link, a device's connection, a pair
+      // request and a one-shot call.
+      const h = await host(relay);
+      h.echo = true;
+      h.answer = (f) => [200, f.type === 'pair-request' ? utf8Encode('{"v":1}') : Uint8Array.of(5)];
+      const d = await device(relay, h.identity);
+      await until(() => h.conns.size === 1, 'the open');
+      d.send(Uint8Array.of(1, 2, 3));
+      await until(() => d.received.length === 1, 'the echo');
+      expect(d.received[0]).toEqual(Uint8Array.of(1, 2, 3));
+      const { pair, call } = wellFormedStrangers();
+      const paired = await fetch(relayPairUrl(relay.url, h.identity.hostId)!, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: pair,
+      });
+      expect([paired.status, await paired.text()]).toEqual([200, '{"v":1}']);
+      const called = await fetch(relayCallUrl(relay.url, h.identity.hostId)!, { method: 'POST', body: call() });
+      expect([called.status, new Uint8Array(await called.arrayBuffer())]).toEqual([200, Uint8Array.of(5)]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('serves the app with the security headers, and health', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'relay-app-'));
     try {

@@ -38,6 +38,8 @@ export interface RelayServerOptions {
   /** Redis URL: share presence and forward between nodes. */
   redisUrl?: string;
   app?: AppFiles;
+  /** Serve no page and no script at all, only the relay endpoints (`--no-app`). */
+  forwardOnly?: boolean;
   trustedProxies?: readonly string[];
   limits?: Partial<RelayLimits>;
   clock?: Clock;
@@ -86,7 +88,7 @@ export class RelayServer {
       metrics,
       clock,
       trustedProxies: new Set(options.trustedProxies ?? []),
-      app: options.app,
+      app: options.forwardOnly ? 'forward-only' : options.app,
       isClosing: () => state.closing,
     });
     const wss = new WebSocketServer({
