@@ -49,6 +49,7 @@ function request(id: string, label: string, code: string, secure = true): PairRe
     fingerprint: 'aaaa-bbbb-cccc-dddd-eeee',
     createdAt: 0,
     secure,
+    page: { from: 'host', origin: secure ? 'https://laptop.tail1234.ts.net:7420' : 'http://192.168.1.20:7420' },
     scopes: secure ? ['watch', 'approve', 'chat', 'terminal'] : ['watch', 'approve'],
   };
 }

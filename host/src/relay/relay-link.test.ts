@@ -244,7 +244,13 @@ describe('the relay link', () => {
     const pending = pairThroughLink(h, relay.current);
     await settle();
     const [request] = h.gateway.pairing.requests();
-    expect(request).toBeDefined();
+    // The app that asked was the relay's: the request names it, and gets watch and approve unless
+    // the person asks for more.
+    expect(request).toMatchObject({
+      secure: true,
+      page: { from: 'relay', origin: 'https://relay.test' },
+      scopes: ['watch', 'approve'],
+    });
     h.gateway.pairing.deny(request!.id);
     expect(await pending).toMatchObject({ ok: false, error: { code: 'pair-denied' } });
 

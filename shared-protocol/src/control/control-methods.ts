@@ -107,6 +107,28 @@ export const PairLinkResult = v.object({
   ),
 });
 
+/** An origin as a page's `Origin` header or a relay's URL gives it (`https://relay.example.com:8443`). */
+const PageOrigin = v.pipe(v.string(), v.maxLength(300));
+
+/**
+ * Where the app that sent a pair request was loaded from, as far as the host can know, and how it
+ * knows. Whoever serves the app decides what it does on the phone, so this decides what a device
+ * may do when allowed without choosing (docs/security.md, "Who is trusted with what").
+ * - `host`: sent straight to the host by a page whose `Origin` (set by the browser) is the host's own.
+ * - `other`: sent straight to the host by a page of another origin the host lets call it.
+ * - `relay`: came through the relay the host is linked to. A browser posts a pair request to a relay
+ *   only from the relay's own pages (the relay answers no cross-origin request), so the app was the
+ *   relay's, at `origin`: the relay's URL as the host was given it.
+ * - `none`: sent straight to the host with no `Origin`: a program holding the link, not a web page.
+ */
+export const PairPageSchema = v.variant('from', [
+  v.object({ from: v.literal('host'), origin: PageOrigin }),
+  v.object({ from: v.literal('other'), origin: PageOrigin }),
+  v.object({ from: v.literal('relay'), origin: PageOrigin }),
+  v.object({ from: v.literal('none') }),
+]);
+export type PairPage = v.InferOutput<typeof PairPageSchema>;
+
 export const PairRequestSchema = v.object({
   id: Id,
   label: Name,
@@ -117,6 +139,8 @@ export const PairRequestSchema = v.object({
   secure: v.optional(v.boolean()),
   /** What the device may do when allowed without --scopes. */
   scopes: v.optional(v.array(ScopeSchema)),
+  /** Where the phone loaded the app from. */
+  page: v.optional(PairPageSchema),
 });
 
 export const PairAllowParams = v.object({ id: Id, scopes: v.optional(v.array(ScopeSchema)) });
