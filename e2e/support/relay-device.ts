@@ -44,7 +44,22 @@ export async function pairThroughRelay(
     post: postPairBody(url),
   });
   const request = await host.waitFor((l) => l.event === 'pair.request' && !seen.has(String(l.id)));
-  const allowed = await tether(host.dataDir, ['pair', 'allow', String(request.id)]);
+  // The app came from the relay's page (its pair request came through the relay): by default such
+  // a device may only watch and approve. These tests run their own relay, so they allow more, as
+  // the person at the computer who runs that relay would.
+  const page = request.page as { from?: string; origin?: string } | undefined;
+  if (page?.from !== 'relay' || JSON.stringify(request.scopes) !== '["watch","approve"]') {
+    throw new Error(
+      `a pair request through the relay should name it and offer watch,approve: ${JSON.stringify(request)}`,
+    );
+  }
+  const allowed = await tether(host.dataDir, [
+    'pair',
+    'allow',
+    String(request.id),
+    '--scopes',
+    'watch,approve,chat,terminal',
+  ]);
   if (allowed.code !== 0) throw new Error(`tether pair allow failed: ${allowed.stderr}`);
   const reply = await pairing;
   if (!reply.ok) throw new Error(reply.error.message);
