@@ -1,3 +1,4 @@
+import { generateBoxKeyPair, generateDeviceId, sealCall, secureRandom, systemClock } from '@tether/shared-protocol';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -14,6 +15,19 @@ import { startRelay } from '../support/relay-process.js';
  * host through the relay: a WebSocket from the host's page to the relay's origin, which the host's
  * policy allows because it is linked to that relay.
  */
+
+/** A well-formed one-shot call from a device no host knows. */
+const strangerCall = () =>
+  sealCall(
+    {
+      deviceId: generateDeviceId(),
+      deviceKeys: generateBoxKeyPair(),
+      hostBoxPublicKey: generateBoxKeyPair().publicKey,
+      clock: systemClock,
+      random: secureRandom,
+    },
+    Uint8Array.of(1),
+  ).message;
 
 let relay: RelayProcess;
 let host: AppHost;
@@ -90,10 +104,30 @@ test.describe('a forward-only relay', () => {
     const transcript = page.getByRole('log', { name: 'Transcript' });
     await expect(transcript.locator('[data-run-status="done"]')).toBeVisible();
     await expectTranscriptMatchesLog(page, host, sessionId);
-
-    // From the relay the page took nothing but its WebSocket: no page, no script.
     const relayWs = relay.url.replace(/^http/, 'ws');
     expect(sockets.some((url) => url.startsWith(`${relayWs}/relay/connect/`))).toBe(true);
-    expect(fromRelay.filter((url) => !url.startsWith(`${relay.url}/relay/connect/`))).toEqual([]);
+
+    // A one-shot call (what the service worker sends to answer a notification away from home) can
+    // go from the host's page to the relay and its answer be read; a pair request cannot: the relay
+    // takes those only from its own pages, which is how the computer knows where they came from.
+    const hostId = new URL(sockets.find((url) => url.startsWith(relayWs))!).pathname.split('/').at(-1)!;
+    const crossOrigin = await page.evaluate(
+      async ({ base, id, call }) => {
+        const tryFetch = (path: string, type: string, body: BodyInit) =>
+          fetch(`${base}/relay/${path}/${id}`, { method: 'POST', headers: { 'content-type': type }, body }).then(
+            async (r) => `${r.status} ${(await r.json()) ? 'read' : ''}`,
+            () => 'blocked',
+          );
+        return {
+          call: await tryFetch('call', 'application/octet-stream', new Uint8Array(call)),
+          pair: await tryFetch('pair', 'application/json', '{}'),
+        };
+      },
+      { base: relay.url, id: hostId, call: [...strangerCall()] },
+    );
+    expect(crossOrigin).toEqual({ call: '503 read', pair: 'blocked' });
+
+    // From the relay the page took nothing but its WebSocket and that call: no page, no script.
+    expect(fromRelay.filter((url) => !url.startsWith(`${relay.url}/relay/`))).toEqual([]);
   });
 });

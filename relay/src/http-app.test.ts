@@ -171,6 +171,32 @@ describe('relay HTTP routes', () => {
     ).toBe(504);
   });
 
+  it('lets a page on any origin send a one-shot call and read its answer, but not a pair request', async () => {
+    const { request } = setup();
+    const from = { Origin: 'https://laptop.tail1234.ts.net:7420' };
+    const preflight = await request(`/relay/call/${hostId}`, {
+      method: 'OPTIONS',
+      headers: { ...from, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+    expect(preflight.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('content-type');
+    const call = await request(`/relay/call/${hostId}`, {
+      method: 'POST',
+      headers: { ...from, 'Content-Type': 'application/octet-stream' },
+      body: wellFormedStrangers().call(),
+    });
+    expect(call.headers.get('access-control-allow-origin')).toBe('*');
+    for (const method of ['OPTIONS', 'POST'] as const) {
+      const pair = await request(`/relay/pair/${hostId}`, {
+        method,
+        headers: { ...from, 'Content-Type': 'application/json', 'Access-Control-Request-Method': 'POST' },
+        ...(method === 'POST' ? { body: wellFormedStrangers().pair } : {}),
+      });
+      expect(pair.headers.get('access-control-allow-origin'), method).toBeNull();
+    }
+  });
+
   it('holds every answer to a pair request or call until the floor, whoever gave it', async () => {
     for (const reply of [ok({ status: 200, body: utf8Encode('{}') }), fail('host-offline', 'no')] as const) {
       const { request, clock } = setup({ requestAnswerFloorMs: 250 }, reply);

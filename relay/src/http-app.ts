@@ -237,6 +237,23 @@ export function createRelayApp(deps: RelayAppDeps): Hono {
     ] as const;
 
   app.post('/relay/pair/:hostId', ...forward('pair', pairs, RELAY_MAX_PAIR_BODY));
+  // A one-shot call may come from a page on another origin: the app on a host's own page answers a
+  // notification through the host's relay when the host's address is out of reach. Any origin may
+  // send one and read the answer: a call carries no ambient authority (no cookies; its body is
+  // sealed to the host), and a stranger's answer is the same whatever host it names. Pair requests
+  // get no such header, on purpose: a browser can then post one here only from this relay's own
+  // pages, which is how a host knows that a pairing through its relay was made on the relay's page.
+  app.options('/relay/call/:hostId', (c) => {
+    c.header('Access-Control-Allow-Origin', '*');
+    c.header('Access-Control-Allow-Methods', 'POST');
+    c.header('Access-Control-Allow-Headers', 'Content-Type');
+    c.header('Access-Control-Max-Age', '600');
+    return c.body(null, 204);
+  });
+  app.use('/relay/call/:hostId', async (c, next) => {
+    await next();
+    c.res.headers.set('Access-Control-Allow-Origin', '*');
+  });
   app.post('/relay/call/:hostId', ...forward('call', calls, RELAY_MAX_CALL_BODY));
   app.all('/relay/*', (c) => c.json({ error: protocolError('not-found', 'no such endpoint') }, 404));
 
