@@ -104,7 +104,7 @@ export class RelayLink implements ConnLink {
    * How every pair request this link carries reached the host. A relay is reached over HTTPS (or
    * loopback), so nobody on the network changed the page; but the page was the relay's: a browser
    * posts a pair request to a relay only from the relay's own origin (it answers no cross-origin
-   * request), and the app on another origin pairs with the host directly. So the app was served by
+   * pair request), and the app on another origin pairs with the host directly. So the app was served by
    * whoever runs this relay, which the host names by the URL it was given and checked the relay's
    * challenge against.
    */

@@ -117,7 +117,7 @@ const PageOrigin = v.pipe(v.string(), v.maxLength(300));
  * - `host`: sent straight to the host by a page whose `Origin` (set by the browser) is the host's own.
  * - `other`: sent straight to the host by a page of another origin the host lets call it.
  * - `relay`: came through the relay the host is linked to. A browser posts a pair request to a relay
- *   only from the relay's own pages (the relay answers no cross-origin request), so the app was the
+ *   only from the relay's own pages (the relay answers no cross-origin pair request), so the app was the
  *   relay's, at `origin`: the relay's URL as the host was given it.
  * - `none`: sent straight to the host with no `Origin`: a program holding the link, not a web page.
  */
