@@ -22,12 +22,17 @@ export interface RelayPaired {
   reply: PairReply;
 }
 
-/** Pairs through the relay named in `link`'s hint, allowing the request at the computer. */
+/**
+ * Pairs through the relay named in `link`'s hint, allowing the request at the computer: with chat
+ * and terminals too, as the person who runs the relay would (`run-it-myself`, the default), or
+ * with what a request from a relay's page gets when allowed without choosing (`default`).
+ */
 export async function pairThroughRelay(
   link: string,
   host: HostProcess,
   label = 'relay e2e client',
   relayUrl?: string,
+  allow: 'run-it-myself' | 'default' = 'run-it-myself',
 ): Promise<RelayPaired> {
   const parsed = parsePairingLink(link);
   if (!parsed.ok) throw new Error(parsed.error.message);
@@ -57,8 +62,7 @@ export async function pairThroughRelay(
     'pair',
     'allow',
     String(request.id),
-    '--scopes',
-    'watch,approve,chat,terminal',
+    ...(allow === 'run-it-myself' ? ['--scopes', 'watch,approve,chat,terminal'] : []),
   ]);
   if (allowed.code !== 0) throw new Error(`tether pair allow failed: ${allowed.stderr}`);
   const reply = await pairing;

@@ -132,6 +132,23 @@ test('a relay-only host: pair, follow a session through a dropped connection and
   expect(doctor.stdout).toMatch(/the relay's clock and this one agree/);
 });
 
+test('a phone paired on the relay’s page and allowed without choosing can follow and approve, not write', async () => {
+  // What a relay operator's modified app would hold: a device paired on its page, allowed with y.
+  const r = await relay();
+  const { host, project, pairUrl } = await relayOnlyHost(r.url);
+  const paired = await pairThroughRelay(pairUrl, host, 'relay page phone', undefined, 'default');
+  expect(paired.reply.scopes).toEqual(['watch', 'approve']);
+  const client = relayClient(r.url, paired);
+  track(client);
+  client.start();
+  expect((await client.call('host.info', {})).ok).toBe(true);
+  expect((await client.call('sessions.list', {})).ok).toBe(true);
+  const created = await client.call('sessions.create', { cwd: project, text: 'write a file, please' });
+  expect(created).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+  const terminal = await client.call('terminals.open', { cwd: project, cols: 80, rows: 24 });
+  expect(terminal).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+});
+
 test('a device revoked at the computer is refused by the host behind the relay, whatever ticket it shows', async () => {
   const r = await relay();
   const { host, dataDir, pairUrl } = await relayOnlyHost(r.url);
