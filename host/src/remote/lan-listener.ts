@@ -54,7 +54,7 @@ export interface LanListenerOptions {
   /** More origins allowed to call `/rc/*` and open `/rc/ws` (a relay's app origin). */
   extraOrigins?: readonly string[];
   /** Machines that dial in on `/machines/ws`; refused when absent. */
-  machines?: { accept(transport: GatewayTransport): void };
+  machines?: { admits(source: string): boolean; accept(transport: GatewayTransport, source: string): void };
   /** Origins the app's pages may also connect to (the host's relay). */
   connectSources?: () => readonly string[];
 }
@@ -281,9 +281,10 @@ export class LanListener {
     if (!host || !this.allowedHosts.has(host)) return refuse(403, 'bad-host');
     if (request.headers.origin !== undefined) return refuse(403, 'machine-from-browser');
     const source = request.socket.remoteAddress ?? 'unknown';
+    if (!machines.admits(source)) return refuse(503, 'too-many-machine-links');
     if (socket instanceof Socket) socket.setTimeout(0);
     this.machineWss.handleUpgrade(request, socket, head, (ws) => {
-      machines.accept(wsTransport(ws, source, this.options.gateway.stats));
+      machines.accept(wsTransport(ws, source, this.options.gateway.stats), source);
     });
   }
 

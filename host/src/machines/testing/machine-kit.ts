@@ -34,6 +34,8 @@ export interface MachineKit {
     /** Terminals on the machine: real PTYs unless given. */
     pty?: PtyPort;
     maxPtys?: number;
+    /** The address the host sees the machine dial from; 127.0.0.1 by default. */
+    address?: string;
   }): TestMachine;
   close(): Promise<void>;
 }
@@ -80,7 +82,7 @@ export function machineKit(options: { clock?: Clock; waitMs?: number } = {}): Ma
     stats,
     events,
     base,
-    machine({ token, name = 'laptop', machineId = 'm_laptop', root, pty, maxPtys }) {
+    machine({ token, name = 'laptop', machineId = 'm_laptop', root, pty, maxPtys, address = '127.0.0.1' }) {
       const shared = root ?? join(base, name);
       mkdirSync(shared, { recursive: true });
       const executor = new MachineExecutor({
@@ -95,7 +97,7 @@ export function machineKit(options: { clock?: Clock; waitMs?: number } = {}): Ma
       const watchers: (() => void)[] = [];
       const connect = (): Promise<Transport> => {
         const [machineEnd, hostEnd] = memoryPipe();
-        server.accept(hostEnd);
+        server.accept(hostEnd, address);
         return Promise.resolve(machineEnd);
       };
       const pins = new Map<string, Uint8Array>();
