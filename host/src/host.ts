@@ -4,12 +4,13 @@ import { homedir, hostname } from 'node:os';
 import { ApprovalBroker } from './agent/approval-broker.js';
 import type { ProviderFactory } from './agent/builtin-backend.js';
 import { BuiltinBackend } from './agent/builtin-backend.js';
+import { hostLocalContext } from './agent/host-context.js';
 import { SessionManager } from './agent/session-manager.js';
 import type { DataPaths } from './config/data-dir.js';
 import { dataPaths, prepareDataDir } from './config/data-dir.js';
 import { loadOrCreateIdentity } from './config/host-identity.js';
 import { ControlServer } from './control/control-server.js';
-import { LocalContext, NodePtyPort, PtyTerminals, privatePaths } from '@tether/machine';
+import { NodePtyPort, PtyTerminals, privatePaths } from '@tether/machine';
 import { DeviceGateway } from './gateway/device-gateway.js';
 import { OneShotHorizon } from './gateway/one-shot-horizon.js';
 import type { PairRequestInfo } from './gateway/pairing-service.js';
@@ -293,11 +294,7 @@ export class Host {
       if (!made.ok) return made;
       return ok({ provider: made.value, model: parsed.value.model });
     };
-    // Its own computer keeps from sessions what a machine keeps from its host (docs/machines.md):
-    // credential folders and Tether's usual data dirs. A data dir named with --data-dir is not
-    // added: a person may deliberately offer it as a root (the browser tests do).
-    const privates = privatePaths(options.env ? { env: options.env } : {});
-    const local = new LocalContext({ privates });
+    const local = hostLocalContext(options.env);
     // Machine status goes to the devices once the gateway exists (the constructor wires it).
     const machines = new HostMachines({
       db,

@@ -34,7 +34,7 @@ export type { MachineExecutorOptions } from './agent/machine-executor.js';
 export { MachineExecutor } from './agent/machine-executor.js';
 export { HostKeyPins, machinePaths, resolveMachineDir } from './agent/machine-data.js';
 export type { PrivatePathOptions } from './agent/private-paths.js';
-export { PRIVATE_HOME_PATHS, isPrivatePath, privatePaths } from './agent/private-paths.js';
+export { PRIVATE_HOME_PATHS, homeFolder, isPrivatePath, privatePaths } from './agent/private-paths.js';
 export { checkSharedRoots } from './agent/shared-roots.js';
 export type { RunningShare, ShareOptions, ShareStatusReport } from './agent/share.js';
 export { describeState, readTokenFile, shareStatus, startShare } from './agent/share.js';

@@ -198,6 +198,18 @@ export function privatePaths(options: PrivatePathOptions = {}): string[] {
   return [...real];
 }
 
+/**
+ * The home folder as a real path (HOME, else the system's), whose hidden entries a session asks
+ * about before reading; undefined when it does not resolve.
+ */
+export function homeFolder(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  try {
+    return realpathSync(env.HOME ?? homedir());
+  } catch {
+    return undefined;
+  }
+}
+
 /** Whether `realPath` is one of `privates` or lies inside one. */
 export function isPrivatePath(realPath: string, privates: readonly string[]): boolean {
   return privates.some((p) => realPath === p || realPath.startsWith(p.endsWith(sep) ? p : p + sep));
