@@ -76,6 +76,7 @@ describe("the host's own computer keeps credential files, and other names for th
   it.each(CREDENTIAL_FILES)('refuses reading and writing %s', async (file) => {
     expect(code(await local.readFile(h, file, 10_000))).toBe('outside-root');
     expect(code(await local.writeFile(h, file, 'replaced'))).toBe('outside-root');
+    expect(code(await local.realPath(h, file))).toBe('outside-root');
     expect(readFileSync(join(h, file), 'utf8')).toContain(CREDENTIAL_NEEDLE);
   });
 

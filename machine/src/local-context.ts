@@ -101,8 +101,8 @@ export class LocalContext implements ExecutionContext {
     return readConfined(resolved.value, path, maxBytes, await this.guard(root));
   }
 
+  /** Refuses a private path like every other file operation (and like a machine's `fs.realPath`). */
   realPath(root: string, path: string): Promise<Result<string, FsError>> {
-    // Like every file operation (and a machine's): a private folder inside the root is refused.
     return this.inside(root, path);
   }
 

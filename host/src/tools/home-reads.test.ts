@@ -36,8 +36,10 @@ async function check<I>(tool: Tool<I>, input: unknown, context: ToolContext) {
 }
 
 describe("the host's own computer: credential files", () => {
-  it.each(CREDENTIAL_FILES)('read_file refuses %s', async (file) => {
-    const { run } = await check(readFileTool, { path: file }, toolContext(home));
+  it.each(CREDENTIAL_FILES)('read_file refuses %s outright, without asking', async (file) => {
+    const { approval, run } = await check(readFileTool, { path: file }, toolContext(home));
+    // Asking would offer an answer that changes nothing: the read is refused whatever it is.
+    expect(approval).toEqual({ need: null });
     const outcome = await run();
     expect(outcome.ok).toBe(false);
     expect(outcome.output).not.toContain(CREDENTIAL_NEEDLE);
