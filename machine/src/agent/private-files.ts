@@ -5,44 +5,80 @@ import { join } from 'node:path';
 /** Entries looked at, at most, in one walk of the private paths (a browser profile is large). */
 export const MAX_PRIVATE_ENTRIES = 20_000;
 
-/** What identifies a file whatever it is called: its device and inode, and how many names it has. */
-export type FileIdentity = Pick<Stats, 'dev' | 'ino' | 'nlink' | 'isFile'>;
+/**
+ * Milliseconds by which a file's ctime may read earlier than the wall clock at the same instant
+ * (file systems stamp times with a coarse clock): a file changed this close to a walk's start is
+ * treated as changed after it.
+ */
+const CTIME_SLACK_MS = 1000;
+
+/** What identifies a file whatever it is called, how many names it has, and when those last changed. */
+export type FileIdentity = Pick<Stats, 'dev' | 'ino' | 'nlink' | 'ctimeMs' | 'isFile'>;
 
 /** A file's identity as one string, the form a search worker is handed. */
 export function fileKey(file: Pick<Stats, 'dev' | 'ino'>): string {
   return `${file.dev}:${file.ino}`;
 }
 
+interface Walked {
+  keys: Set<string>;
+  /** Wall-clock ms when the walk began. */
+  startedAt: number;
+}
+
 /**
  * The private files (privatePaths) under other names. A hard link is the very same file under a
  * name of its own, which no path check sees; its device and inode give it away. Only a file with
  * more than one name can be one, so only such files are looked up, and only such files are
- * indexed. The index is built by walking the private paths (never following a symlink) when a
- * lookup misses, so a link to a key made a moment ago is caught as well; lookups at the same time
- * share one walk. A walk stops after MAX_PRIVATE_ENTRIES entries, the credential folders first.
+ * indexed, by walking the private paths (never following a symlink; at most MAX_PRIVATE_ENTRIES
+ * entries, the credential folders first).
+ *
+ * Giving a file another name (link, rename) updates its ctime. So a file that changed before the
+ * last walk began had all its names then, and the index answers for it; one that changed since
+ * (a link to a key made a moment ago) is looked up in a fresh walk. A walk already under way when
+ * a lookup starts may have passed a name before it existed, so the lookup waits for one begun
+ * after it. Concurrent lookups share a walk.
  */
 export class PrivateFiles {
-  private walking: Promise<Set<string>> | undefined;
-  private known = new Set<string>();
+  private walking: Promise<Walked> | undefined;
+  private index: Walked | undefined;
+  /** Walks made so far (each reads every private path). */
+  walks = 0;
 
-  constructor(private readonly privates: readonly string[]) {}
+  constructor(
+    private readonly privates: readonly string[],
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** Whether `file` (from fstat of an opened file, or stat) is a private file by another name. */
   async isPrivate(file: FileIdentity): Promise<boolean> {
     // A folder has several names too (its entries' `..`), but can never be a hard link.
     if (!file.isFile() || file.nlink < 2 || this.privates.length === 0) return false;
     const key = fileKey(file);
-    return this.known.has(key) || (await this.walk()).has(key);
+    const index = this.index;
+    if (index?.keys.has(key)) return true;
+    if (index && file.ctimeMs < index.startedAt - CTIME_SLACK_MS) return false;
+    return (await this.freshWalk()).keys.has(key);
   }
 
-  /** Every private file that has several names, as fileKey strings, walked now. */
+  /** Every private file that has several names, as fileKey strings, from a walk begun now. */
   async keys(): Promise<string[]> {
-    return this.privates.length === 0 ? [] : [...(await this.walk())];
+    return this.privates.length === 0 ? [] : [...(await this.freshWalk()).keys];
   }
 
-  private walk(): Promise<Set<string>> {
-    this.walking ??= linkedFiles(this.privates)
-      .then((found) => (this.known = found))
+  /** A walk begun no earlier than this call. */
+  private async freshWalk(): Promise<Walked> {
+    const asked = this.now();
+    const walked = await this.walk();
+    return walked.startedAt >= asked ? walked : this.walk();
+  }
+
+  private walk(): Promise<Walked> {
+    if (this.walking) return this.walking;
+    const startedAt = this.now();
+    this.walks++;
+    this.walking = linkedFiles(this.privates)
+      .then((keys) => (this.index = { keys, startedAt }))
       .finally(() => (this.walking = undefined));
     return this.walking;
   }
