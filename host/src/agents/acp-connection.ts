@@ -115,8 +115,8 @@ export class AcpConnection {
           () => CANCELLED,
         ),
       )
-      .onRequest(methods.client.fs.readTextFile, ({ params }) =>
-        made.connection!.serve(params.sessionId, (turn) => turn.files.read(params)),
+      .onRequest(methods.client.fs.readTextFile, ({ params, signal }) =>
+        made.connection!.serve(params.sessionId, (turn) => turn.files.read(params, turn.signal(signal))),
       )
       .onRequest(methods.client.fs.writeTextFile, ({ params, signal }) =>
         made.connection!.serve(params.sessionId, (turn) => turn.files.write(params, turn.signal(signal))),

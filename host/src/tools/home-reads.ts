@@ -26,7 +26,7 @@ export function hiddenHomeEntry(real: string, home: string): string | undefined 
  * read is ("Read", "List", "Search … for").
  */
 export async function homeReadApproval(
-  context: ToolContext,
+  context: Pick<ToolContext, 'exec' | 'cwd'>,
   path: string,
   verb: string,
   detail = '',
@@ -47,6 +47,7 @@ export async function homeReadApproval(
       // The closed list of kinds has none for a read; `mcp` is the one shown as "Use TOOL?".
       kind: 'mcp',
       action: `${verb} ${real.value}${detail}\n(${entry} is a hidden entry in the home folder: settings, and often credentials)`,
+      path: join(home, entry),
     },
   };
 }
