@@ -61,6 +61,7 @@ function setup(options: { frame?: FrameScheduler } = {}) {
     name: 'old name',
     apiBase: 'http://127.0.0.1:1',
     deviceId,
+    keyStorage: 'raw',
     deviceSecretKey: toBase64Url(deviceKeys.secretKey),
     hostBoxPublicKey: toBase64Url(host.keys.publicKey),
     hostSignPublicKey: toBase64Url(random(32)),
