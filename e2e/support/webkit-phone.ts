@@ -23,9 +23,9 @@ export interface WebKitPhone {
   open(url: string): Promise<void>;
   reload(): Promise<void>;
   /**
-   * Closes the app's window and opens `url` in a new one: the page and its memory are gone, the
-   * origin's storage and service worker stay (one browser profile), as when an app is closed and
-   * opened again.
+   * Closes the app's page and opens `url` in a new one (a tab of the same full-screen window):
+   * the page and its memory are gone, the origin's storage and service worker stay (one browser
+   * profile), as when an app is closed and opened again.
    */
   reopen(url: string): Promise<void>;
   /** Every page error seen so far, in every document this phone loaded. */
@@ -141,7 +141,7 @@ function phone(driver: WebDriver, server: DriverProcess, xvfb: Xvfb): WebKitPhon
     reopen: async (url) => {
       await collect();
       const old = await driver.getWindowHandle();
-      await driver.switchTo().newWindow('window');
+      await driver.switchTo().newWindow('tab');
       const fresh = await driver.getWindowHandle();
       await driver.switchTo().window(old);
       await driver.close();
