@@ -63,8 +63,8 @@ function StorageBanner() {
   if (failed <= seen || !health.last) return null;
   return (
     <p class="banner offline" role="alert" data-banner="storage" data-failed={failed}>
-      This device could not save {LOST[health.last]}. Its storage may be full, or blocked in a private window (
-      {failed === 1 ? '1 failed write' : `${failed} failed writes`}).{' '}
+      This device could not save {LOST[health.last]}. Its storage may be full, or blocked in a private window.{' '}
+      {failed === 1 ? 'One write failed.' : `${failed} writes failed.`}{' '}
       <button type="button" onClick={() => setSeen(failed)}>
         OK
       </button>
