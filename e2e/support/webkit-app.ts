@@ -1,5 +1,7 @@
 import type { AppHost, PairRequestLine } from './app-host.js';
 import { allowPairRequest, nextPairRequest } from './app-host.js';
+import type { ShownTranscript } from './app-transcript.js';
+import { readTranscript } from './app-transcript.js';
 import { eventually } from './host-process.js';
 import type { WebKitPhone } from './webkit-phone.js';
 import { expect } from './webkit-test.js';
@@ -41,4 +43,26 @@ export async function startSession(phone: WebKitPhone, text: string): Promise<st
   await phone.clickButton('Start session');
   await expect.poll(() => phone.shown('[data-screen="session"]')).toBe(true);
   return eventually(async () => /\/s\/([^/]+)$/.exec(await hashOf(phone))?.[1], 15_000, 'the session route');
+}
+
+/** The transcript as the phone shows it (see app-transcript.ts). */
+export function shownTranscript(phone: WebKitPhone): Promise<ShownTranscript> {
+  return phone.run<ShownTranscript>(
+    `return (${readTranscript.toString()})(document.querySelector('[role="log"][aria-label="Transcript"]'))`,
+  );
+}
+
+/** The visible lines of the terminal, trailing blanks trimmed (see terminal-screen.ts). */
+export function terminalLines(phone: WebKitPhone): Promise<string[]> {
+  return phone.run<string[]>(
+    `const rows = document.querySelector('[data-terminal-view] .xterm-rows');
+     return rows ? [...rows.children].map((row) => (row.textContent || '').trimEnd()) : [];`,
+  );
+}
+
+/** Resolves once some visible terminal line matches `pattern`. */
+export async function seeTerminalLine(phone: WebKitPhone, pattern: RegExp, timeout = 15_000): Promise<void> {
+  await expect
+    .poll(async () => (await terminalLines(phone)).some((line) => pattern.test(line)), { timeout })
+    .toBe(true);
 }

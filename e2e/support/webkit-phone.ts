@@ -47,6 +47,8 @@ export interface WebKitPhone {
   click(css: string): Promise<void>;
   /** Types into the first displayed field matching `css` (after what it holds), once there is one. */
   type(css: string, text: string): Promise<void>;
+  /** Types `text` into whatever has the focus, as a keyboard does (WebDriver key actions). */
+  keys(text: string): Promise<void>;
   /** Runs `script` (a function body) in the page and returns what it returns. */
   run<T>(script: string, ...args: unknown[]): Promise<T>;
   screenshot(path: string): Promise<void>;
@@ -190,6 +192,9 @@ function phone(driver: WebDriver, server: DriverProcess, xvfb: Xvfb): WebKitPhon
     },
     type: async (css, text) => {
       await (await displayed(() => driver.findElements(By.css(css)), css)).sendKeys(text);
+    },
+    keys: async (text) => {
+      await driver.actions().sendKeys(text).perform();
     },
     run: (script, ...args) => driver.executeScript(script, ...args),
     screenshot: async (path) => {
