@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { execFileSync, spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { WebDriver, WebElement } from 'selenium-webdriver';
 import { Builder, By } from 'selenium-webdriver';
@@ -52,6 +52,8 @@ export interface WebKitPhone {
   /** Runs `script` (a function body) in the page and returns what it returns. */
   run<T>(script: string, ...args: unknown[]): Promise<T>;
   screenshot(path: string): Promise<void>;
+  /** What runs for this phone: Xvfb, and the process group of the driver and the browser. */
+  processes: { xvfb: number; driverGroup: number };
   stop(): Promise<void>;
 }
 
@@ -74,9 +76,10 @@ const STOP_GRACE_MS = 3_000;
 const ERROR_HOOK = `
   if (!window.__e2ePageErrors) {
     const errors = (window.__e2ePageErrors = []);
-    const text = (value) => (value && value.stack) || String(value);
+    // WebKit's stack holds the frames only: the message goes first.
+    const text = (value) => String(value) + (value && value.stack ? '\\n' + value.stack : '');
     window.addEventListener('error', (event) =>
-      errors.push('error: ' + event.message + ' at ' + event.filename + ':' + event.lineno + (event.error ? '\\n' + text(event.error) : '')),
+      errors.push('error: ' + (event.error ? text(event.error) : event.message) + ' at ' + event.filename + ':' + event.lineno),
     );
     window.addEventListener('unhandledrejection', (event) => errors.push('unhandled rejection: ' + text(event.reason)));
     const original = console.error;
@@ -197,6 +200,7 @@ function phone(driver: WebDriver, server: DriverProcess, xvfb: Xvfb): WebKitPhon
       await driver.actions().sendKeys(text).perform();
     },
     run: (script, ...args) => driver.executeScript(script, ...args),
+    processes: { xvfb: xvfb.pid, driverGroup: server.group },
     screenshot: async (path) => {
       writeFileSync(path, Buffer.from(await driver.takeScreenshot(), 'base64'));
     },
@@ -232,6 +236,8 @@ function xpathLiteral(text: string): string {
 
 interface DriverProcess {
   url: string;
+  /** The process group of the driver, MiniBrowser and WebKit's helpers. */
+  group: number;
   stop(): Promise<void>;
 }
 
@@ -254,7 +260,7 @@ async function startDriverProcess(xvfb: Xvfb): Promise<DriverProcess> {
     child.once('error', () => undefined);
     const url = `http://127.0.0.1:${port}`;
     const stop = () => stopGroup(child, exited);
-    if (await answers(url, exited)) return { url, stop };
+    if (await answers(url, exited)) return { url, group: child.pid!, stop };
     await stop();
     // The port was taken between the check and the start: try another, a few times.
     if (attempt >= 2) throw new Error(`WebKitWebDriver did not start: ${output}`);
@@ -289,8 +295,32 @@ async function stopGroup(child: ChildProcess, exited: Promise<void>): Promise<vo
   await exited;
   clearTimeout(timer);
   // The driver is gone; MiniBrowser and WebKit's helpers may still be closing in its group.
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  const deadline = Date.now() + STOP_GRACE_MS;
+  while (liveInGroup(child.pid!).length > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
   signal('SIGKILL');
+}
+
+/**
+ * The processes of group `pgid` that still run (Linux `/proc`). An exited one waiting to be
+ * reaped (a zombie, handed to init once its parent is gone) runs nothing and is not counted.
+ */
+export function liveInGroup(pgid: number): number[] {
+  const live: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    // "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses, so split after its end.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(fields[2]) === pgid && fields[0] !== 'Z') live.push(Number(entry));
+  }
+  return live;
 }
 
 function freePort(): Promise<number> {

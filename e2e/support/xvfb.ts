@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 export interface Xvfb {
   /** `:N`, for DISPLAY. */
   display: string;
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -45,6 +46,7 @@ export async function startXvfb(width: number, height: number): Promise<Xvfb> {
   });
   return {
     display,
+    pid: child.pid!,
     stop: async () => {
       stop(child);
       await exited;
