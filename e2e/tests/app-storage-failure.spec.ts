@@ -64,6 +64,9 @@ test('where the browser keeps nothing, pairing stops before anything is sent', a
 
 test('a later failed write shows a banner with the count, until OK', async ({ page }, testInfo) => {
   await pairThroughLink(page, host);
+  const banner = page.locator('[data-banner="storage"]');
+  await expect(banner).toHaveCount(0);
+  // From now on every session list the app saves is refused (and saves come unasked, too).
   await page.evaluate(() => {
     const put = IDBObjectStore.prototype.put;
     IDBObjectStore.prototype.put = function (this: IDBObjectStore, ...args: Parameters<IDBObjectStore['put']>) {
@@ -71,14 +74,27 @@ test('a later failed write shows a banner with the count, until OK', async ({ pa
       return put.apply(this, args);
     };
   });
-  const banner = page.locator('[data-banner="storage"]');
-  await expect(banner).toHaveCount(0);
   await createSession(page, host, 'Save me if you can');
   await expect(banner).toBeVisible();
   await expect(banner).toContainText('could not save a session list');
   await expect(banner).toHaveAttribute('data-failed', /^[1-9]\d*$/);
   await snap(page, testInfo, 'phone-storage-banner');
-  const seen = Number(await banner.getAttribute('data-failed'));
+  // The run now waits on its approval: once the count holds still past a list save's 1 s delay,
+  // no save is left to fail before OK.
+  await expect(page.locator('section.approval[data-status="pending"]')).toBeVisible();
+  let last = -1;
+  await expect
+    .poll(
+      async () => {
+        const now = Number(await banner.getAttribute('data-failed'));
+        const still = now === last;
+        last = now;
+        return still;
+      },
+      { intervals: [1500] },
+    )
+    .toBe(true);
+  const seen = last;
   await banner.getByRole('button', { name: 'OK' }).click();
   await expect(banner).toHaveCount(0);
   // The next failure brings it back: the run goes on once allowed, and its list is saved again.
