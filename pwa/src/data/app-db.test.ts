@@ -166,6 +166,21 @@ describe('keeping hosts', () => {
     expect((await store.sessionList(base.hostId))?.savedAt).toBe(3);
   });
 
+  it('lets a newer version of the app upgrade the database: this page closes, and its writes fail, counted', async () => {
+    const store = db();
+    expect(await store.putSessionList({ hostId: base.hostId, sessions: [], savedAt: 1 })).toBe(true);
+    const newer = standIn!.factory.open('tether', 99);
+    await new Promise<void>((resolve, reject) => {
+      newer.onsuccess = () => {
+        newer.result.close();
+        resolve();
+      };
+      newer.onerror = () => reject(new Error('the newer app was kept waiting'));
+    });
+    expect(await store.putSessionList({ hostId: base.hostId, sessions: [], savedAt: 2 })).toBe(false);
+    expect(store.health.get().failed['session-list']).toBe(1);
+  });
+
   it('where IndexedDB is refused outright: every write fails and is counted, and the key check finds nothing kept', async () => {
     const store = new AppDb({ factory: refusingFactory() });
     expect(await store.available()).toBe(false);

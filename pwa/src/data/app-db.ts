@@ -283,9 +283,17 @@ export class AppDb {
   }
 }
 
-/** Opens the database on `factory`, creating or upgrading its stores (what idb's openDB does). */
+/**
+ * Opens the database on `factory`, creating or upgrading its stores (what idb's openDB does). A
+ * newer app (another tab, after an update) that upgrades the database is not kept waiting: this
+ * connection closes, and its later writes fail and are counted, so this page's banner says so.
+ */
 function open(factory: IDBFactory, name: string): Promise<IDBPDatabase<TetherSchema>> {
   const request = factory.open(name, DB_VERSION);
+  request.addEventListener('success', () => {
+    const db = request.result;
+    db.addEventListener('versionchange', () => db.close());
+  });
   request.addEventListener('upgradeneeded', (event) => {
     const db = wrap(request.result) as unknown as IDBPDatabase<TetherSchema>;
     const tx = wrap(request.transaction!) as unknown as IDBPTransaction<
