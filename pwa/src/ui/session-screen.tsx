@@ -35,6 +35,7 @@ export function SessionScreen({ hostId, sessionId, back }: { hostId: string; ses
   const sessions = useStore(connection?.sessions, NO_SESSIONS);
   const [stopping, setStopping] = useState(false);
   const [changesOpen, setChangesOpen] = useState(false);
+  const [findOpen, setFindOpen] = useState(false);
   const sideBySide = useMedia(SIDE_BY_SIDE_QUERY);
   const { navigate } = useApp();
 
@@ -124,6 +125,17 @@ export function SessionScreen({ hostId, sessionId, back }: { hostId: string; ses
           </>
         }
       >
+        {!program && !(changesOpen && !sideBySide) && (
+          <button
+            type="button"
+            aria-label="Find in transcript"
+            aria-pressed={findOpen}
+            title="Find in transcript (Ctrl+F)"
+            onClick={() => setFindOpen((open) => !open)}
+          >
+            Find
+          </button>
+        )}
         {!program && (
           <button
             type="button"
@@ -178,6 +190,8 @@ export function SessionScreen({ hostId, sessionId, back }: { hostId: string; ses
             onLoadOlder={feed && loadOlder}
             loadingOlder={view.loadingOlder}
             olderError={view.olderError?.message}
+            findOpen={findOpen}
+            onFind={setFindOpen}
           />
         ) : (
           <p class="placeholder">Loading…</p>

@@ -22,6 +22,10 @@ interface Props {
   onLoadOlder?: (() => Promise<void>) | undefined;
   loadingOlder?: boolean;
   olderError?: string | undefined;
+  /** The find bar is open (its button is the screen's, in the top bar). */
+  findOpen: boolean;
+  /** Opens or closes the find bar (Ctrl/⌘+F opens it, Escape and Done close it). */
+  onFind: (open: boolean) => void;
 }
 
 /**
@@ -39,6 +43,8 @@ export const TranscriptView = memo(function TranscriptView({
   onLoadOlder,
   loadingOlder,
   olderError,
+  findOpen,
+  onFind,
 }: Props) {
   const scroller = useRef<HTMLDivElement>(null);
   const log = useRef<HTMLDivElement>(null);
@@ -47,7 +53,7 @@ export const TranscriptView = memo(function TranscriptView({
   const [following, setFollowing] = useState(true);
   const [viewport, setViewport] = useState({ top: 0, height: 800 });
   const [measured, setMeasured] = useState(0);
-  const [find, setFind] = useState<{ open: boolean; query: string; at: number }>({ open: false, query: '', at: 0 });
+  const [find, setFind] = useState<{ query: string; at: number }>({ query: '', at: 0 });
   const items = transcript.items;
 
   const range = useMemo(
@@ -163,7 +169,7 @@ export const TranscriptView = memo(function TranscriptView({
     const onKey = (event: KeyboardEvent) => {
       if ((event.metaKey || event.ctrlKey) && event.key === 'f') {
         event.preventDefault();
-        setFind((f) => ({ ...f, open: true }));
+        onFind(true);
       } else if ((event.metaKey || event.ctrlKey) && event.key === 'ArrowDown') {
         event.preventDefault();
         jump();
@@ -171,7 +177,12 @@ export const TranscriptView = memo(function TranscriptView({
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, []);
+  }, [onFind]);
+
+  // Closed, the search is forgotten: the next Find starts empty.
+  useEffect(() => {
+    if (!findOpen) setFind({ query: '', at: 0 });
+  }, [findOpen]);
 
   const hasGaps = items.some((item) => item.kind === 'gap');
   const step = (by: number) =>
@@ -179,7 +190,7 @@ export const TranscriptView = memo(function TranscriptView({
 
   return (
     <div class="transcript-wrap">
-      {find.open ? (
+      {findOpen && (
         <form
           class="find-bar"
           role="search"
@@ -194,9 +205,9 @@ export const TranscriptView = memo(function TranscriptView({
             placeholder="Find in transcript"
             value={find.query}
             autoFocus
-            onInput={(event) => setFind({ open: true, query: event.currentTarget.value, at: matches.length })}
+            onInput={(event) => setFind({ query: event.currentTarget.value, at: matches.length })}
             onKeyDown={(event) => {
-              if (event.key === 'Escape') setFind({ open: false, query: '', at: 0 });
+              if (event.key === 'Escape') onFind(false);
             }}
           />
           <span class="find-count" aria-live="polite">
@@ -211,19 +222,10 @@ export const TranscriptView = memo(function TranscriptView({
           <button type="submit" aria-label="Next match">
             ↓
           </button>
-          <button type="button" onClick={() => setFind({ open: false, query: '', at: 0 })}>
+          <button type="button" onClick={() => onFind(false)}>
             Done
           </button>
         </form>
-      ) : (
-        <button
-          type="button"
-          class="find-open"
-          aria-label="Find in transcript"
-          onClick={() => setFind((f) => ({ ...f, open: true }))}
-        >
-          Find
-        </button>
       )}
       <div class="scroll" ref={scroller} onScroll={onScroll}>
         <div
