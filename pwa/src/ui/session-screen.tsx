@@ -53,7 +53,7 @@ export function SessionScreen({ hostId, sessionId, back }: { hostId: string; ses
     (id: string, decision: Decision, note: string) => connection!.answer(id, decision, note),
     [connection],
   );
-  const loadOlder = useCallback(() => feed!.loadOlder(), [feed]);
+  const loadOlder = useCallback((gapId?: string) => feed!.loadOlder(gapId), [feed]);
 
   useEffect(() => {
     if (view.loaded) markOnce('tether:transcript-shown');

@@ -63,6 +63,66 @@ export function visibleRange(
   return { start, end, before, after, estimate };
 }
 
+/**
+ * The reader's place: an item and how far (px) the top of the screen lies below the item's top
+ * (negative when the item starts below the top of the screen). Kept across items inserted above
+ * (a history page), items dropped from the front, and heights that change (an estimate replaced
+ * by a measurement), so that what the reader looks at stays where it is on screen.
+ */
+export interface Anchor {
+  id: string;
+  offset: number;
+}
+
+/**
+ * The place at scroll position `scrollTop` (px), from heights alone: the first item, not a gap,
+ * whose bottom lies below `scrollTop`. A gap is never the anchor: filling it replaces it.
+ * Undefined when no such item exists.
+ */
+export function anchorAt(
+  items: readonly TranscriptItem[],
+  heights: ReadonlyMap<string, number>,
+  scrollTop: number,
+): Anchor | undefined {
+  const estimate = averageHeight(heights);
+  let y = 0;
+  for (const item of items) {
+    const h = heights.get(item.id) ?? estimate;
+    if (item.kind !== 'gap' && y + h > scrollTop) return { id: item.id, offset: scrollTop - y };
+    y += h;
+  }
+  return undefined;
+}
+
+/**
+ * The scroll position (px) that shows `anchor` where it was, from heights (estimated where not
+ * measured); undefined when the item is no longer held. Never below 0.
+ */
+export function scrollTopFor(
+  items: readonly TranscriptItem[],
+  heights: ReadonlyMap<string, number>,
+  anchor: Anchor,
+): number | undefined {
+  const estimate = averageHeight(heights);
+  let y = 0;
+  for (const item of items) {
+    if (item.id === anchor.id) return Math.max(0, y + anchor.offset);
+    y += heights.get(item.id) ?? estimate;
+  }
+  return undefined;
+}
+
+/**
+ * How far (px) to scroll so that the anchor is back in place, from where it is drawn now:
+ * `drawnOffset` is the anchor's offset as measured on screen (the top of the screen minus the
+ * item's top). Positive scrolls down. Movements under half a pixel are left alone: they are
+ * rounding, and a scroll written for them would fight a finger's.
+ */
+export function anchorCorrection(anchor: Anchor, drawnOffset: number): number {
+  const delta = anchor.offset - drawnOffset;
+  return Math.abs(delta) < 0.5 ? 0 : delta;
+}
+
 function averageHeight(heights: ReadonlyMap<string, number>): number {
   if (heights.size === 0) return ESTIMATED_ITEM_PX;
   let sum = 0;
