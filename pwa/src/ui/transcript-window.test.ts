@@ -7,6 +7,7 @@ import {
   ALWAYS_DRAW_ITEMS,
   ESTIMATED_ITEM_PX,
   MAX_WINDOW_ITEMS,
+  NEAR_START_ITEMS,
   anchorAt,
   anchorCorrection,
   findMatches,
@@ -45,6 +46,16 @@ describe('the transcript window', () => {
     expect(range.start).toBe(52);
     expect(range.before).toBe(50 * 20 + 2 * 200);
     expect(range.end).toBe(55);
+  });
+
+  it('reaches back to the first item once near it, so the top is measured before it shows', () => {
+    const items = notes(1000);
+    const heights = new Map<string, number>();
+    const near = visibleRange(items, heights, NEAR_START_ITEMS * ESTIMATED_ITEM_PX, 800, false);
+    expect(near.start).toBe(0);
+    expect(near.before).toBe(0);
+    const far = visibleRange(items, heights, (NEAR_START_ITEMS + 2) * ESTIMATED_ITEM_PX, 800, false);
+    expect(far.start).toBe(NEAR_START_ITEMS + 1);
   });
 
   it('finds over every item held, not only those drawn', () => {

@@ -14,6 +14,13 @@ export const MAX_WINDOW_ITEMS = 150;
  * starts past it.
  */
 export const ALWAYS_DRAW_ITEMS = 60;
+/**
+ * A window starting this close (items) to the first item starts at it instead: the first items
+ * are then drawn, and measured, before the reader reaches the top. Otherwise the top could come
+ * with heights still estimated above the reader's place, and with no room above 0 to scroll, a
+ * wrong estimate would move the place.
+ */
+export const NEAR_START_ITEMS = 30;
 
 export interface WindowRange {
   /** Items [start, end) are drawn. */
@@ -54,7 +61,9 @@ export function visibleRange(
     while (start < n && y + h(start) < top) y += h(start++);
     end = start;
     while (end < n && y < top + height && end - start < MAX_WINDOW_ITEMS) y += h(end++);
-    if (start === n && n > 0) start = end = n; // scrolled past the end: nothing
+    if (start === n && n > 0)
+      start = end = n; // scrolled past the end: nothing
+    else if (start <= NEAR_START_ITEMS && end <= MAX_WINDOW_ITEMS) start = 0;
   }
   let before = 0;
   for (let i = 0; i < start; i++) before += h(i);
