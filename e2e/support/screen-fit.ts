@@ -22,7 +22,14 @@ export function screenFitIssues(): string[] {
       const r = el.getBoundingClientRect();
       if (r.width <= 0 || r.height <= 0) return false;
       // checkVisibility also sees a closed <details> or a display:none ancestor (Chromium, Safari 17.4+).
-      if ('checkVisibility' in el) return el.checkVisibility({ opacityProperty: true, visibilityProperty: true });
+      // Both spellings of the options: engines took the newer names at different times.
+      if ('checkVisibility' in el)
+        return el.checkVisibility({
+          opacityProperty: true,
+          visibilityProperty: true,
+          checkOpacity: true,
+          checkVisibilityCSS: true,
+        });
       const style = getComputedStyle(el);
       return style.visibility !== 'hidden' && Number(style.opacity) > 0;
     },
