@@ -11,6 +11,7 @@ import { AcpAgentPool } from './acp-agent-pool.js';
 import { AcpConnection } from './acp-connection.js';
 import type { AcpSessionStore } from './acp-session-store.js';
 import { AcpTurn } from './acp-turn.js';
+import { agentEnv } from './agent-env.js';
 import { cut } from './acp-update-log.js';
 import type { Settled } from './settle.js';
 import { settle } from './settle.js';
@@ -158,18 +159,11 @@ export class AcpBackend implements SessionBackend {
       );
     }
     const record = run.record();
-    const env = { ...spec.env };
-    if (run.context.place === 'local') {
-      for (const name of spec.passEnv) {
-        const value = this.deps.env[name];
-        if (value !== undefined && value !== '') env[name] = value;
-      }
-    }
     const started = await AcpConnection.start({
       context: run.context,
       spec,
       cwd: record.cwd,
-      env,
+      env: agentEnv(spec, run.context.place, this.deps.env),
       clock: this.deps.clock,
     });
     // On a machine that is offline the spawn waits for it, and an interrupt drops it unsent:

@@ -65,6 +65,11 @@ describe('agents.json', () => {
     ['no command', JSON.stringify({ agents: { a: { args: [] } } }), 'command'],
     ['args not strings', JSON.stringify({ agents: { a: { command: 'x', args: [1] } } }), 'args[0]: must be a string'],
     ['a bad variable name', JSON.stringify({ agents: { a: { command: 'x', passEnv: ['A B'] } } }), 'environment'],
+    [
+      "passing Tether's own variables",
+      JSON.stringify({ agents: { a: { command: 'x', passEnv: ['TETHER_TOKEN'] } } }),
+      'never passed to an agent',
+    ],
     ['a bad prompt pattern', JSON.stringify({ prompts: { claude: ['(unclosed'] } }), 'regular expression'],
     ['prompts not a list', JSON.stringify({ prompts: { claude: 'Proceed' } }), 'array of patterns'],
   ])('refuses %s with a message naming the problem', (_what, text, words) => {

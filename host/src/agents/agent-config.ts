@@ -16,6 +16,7 @@ import { AGENT_NAME, fail, ok } from '@tether/shared-protocol';
 import * as v from 'valibot';
 import { describeIssues } from '../schema-issues.js';
 import { READY_PROMPTS } from '../terminals/prompt-watch.js';
+import { TETHER_VARIABLES } from './agent-env.js';
 
 export interface AgentSpec {
   name: string;
@@ -84,6 +85,7 @@ const EntrySchema = notArray(
         v.pipe(
           v.string('must be a string'),
           v.regex(ENV_NAME, 'environment variable names are letters, digits and "_"'),
+          v.check((name) => !TETHER_VARIABLES.test(name), "Tether's own TETHER_* variables are never passed to an agent"),
         ),
         'must be an array of names',
       ),
