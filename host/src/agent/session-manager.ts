@@ -289,12 +289,14 @@ export class SessionManager {
       runId,
       status: result.status,
       ...(result.error !== undefined ? { error: result.error.slice(0, 4000) } : {}),
-      usage: result.usage,
+      usage: result.usage ?? NO_USAGE,
+      ...(result.usage === undefined ? { usageReported: false } : {}),
     });
     this.deps.sessions.activity.change(id, {
       runEndedAt: this.deps.clock.now(),
       now: '',
       paused: result.limitReached === true,
+      ...(result.usage === undefined ? { addUnreportedRuns: 1 } : {}),
     });
     this.deps.sessions.update(id, { status: result.status === 'done' ? 'idle' : result.status });
     if (result.limitReached) {

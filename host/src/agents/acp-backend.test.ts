@@ -126,6 +126,14 @@ describe('an ACP agent as a session back-end', () => {
     expect(started.toolCallId).not.toBe('call_1');
   });
 
+  it('a run reports no usage, so it reads as unknown, not as 0 tokens', async () => {
+    const host = await hostWithAgent();
+    const id = await start(host, 'say hi');
+    const end = await finished(host, id);
+    expect(end.usageReported).toBe(false);
+    expect(host.host.sessions.get(id)!.activity).toMatchObject({ unreportedRuns: 1, inputTokens: 0 });
+  });
+
   it('asks for permission with the whole action and the agent’s options; an answer from the CLI lets the write through', async () => {
     const host = await hostWithAgent();
     const id = await start(host, 'ask-edit notes.txt rewritten\\nby the agent\nsay after');

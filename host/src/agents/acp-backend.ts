@@ -44,7 +44,6 @@ export interface AcpBackendDeps {
   limits?: Partial<AcpLimits>;
 }
 
-const NO_USAGE = { inputTokens: 0, outputTokens: 0 };
 const REQUEST_CANCELLED = -32800;
 const AUTH_REQUIRED = -32000;
 
@@ -64,7 +63,8 @@ type PromptOutcome =
  * A run sends the new messages as one prompt, then any follow-ups queued meanwhile, until the
  * agent ends its turn. An interrupt sends `session/cancel` and ends the process if it does not
  * stop in time; an agent that exits or stays silent too long ends the run as an error with the
- * end of its stderr as a notice, and the next prompt starts a new process.
+ * end of its stderr as a notice, and the next prompt starts a new process. ACP has no place for
+ * the tokens a turn used, so its runs report no usage (shown as unknown, never as 0).
  */
 export class AcpBackend implements SessionBackend {
   private readonly limits: AcpLimits;
@@ -85,7 +85,7 @@ export class AcpBackend implements SessionBackend {
     const spec = this.deps.catalog.get(record.model);
     if (!spec) return failure(`no agent named ${record.model} is configured on this host`);
     const texts = promptTexts(this.deps.log.readAll(run.sessionId));
-    if (texts.length === 0) return { status: 'done', usage: NO_USAGE };
+    if (texts.length === 0) return { status: 'done' };
 
     let live = this.agents.reusable(run.sessionId, run.context.place, spec);
     if (!live) {
@@ -103,7 +103,7 @@ export class AcpBackend implements SessionBackend {
         const outcome = await this.prompt(live, turn, prompt, run);
         switch (outcome.kind) {
           case 'stopped': {
-            if (outcome.stopReason === 'cancelled') return { status: 'interrupted', usage: NO_USAGE };
+            if (outcome.stopReason === 'cancelled') return { status: 'interrupted' };
             const notice = STOP_NOTICES[outcome.stopReason];
             if (notice) run.append({ type: 'notice', level: 'warning', text: notice(spec.title) });
             break;
@@ -124,11 +124,11 @@ export class AcpBackend implements SessionBackend {
           case 'killed':
             ending = 'Interrupted.';
             this.agents.discard(live);
-            return { status: 'interrupted', usage: NO_USAGE };
+            return { status: 'interrupted' };
         }
-        if (run.signal.aborted) return { status: 'interrupted', usage: NO_USAGE };
+        if (run.signal.aborted) return { status: 'interrupted' };
         const queued = run.takeQueued();
-        if (queued.length === 0) return { status: 'done', usage: NO_USAGE };
+        if (queued.length === 0) return { status: 'done' };
         turn.log.endMessage();
         for (const text of queued) run.append({ type: 'message', messageId: run.newId('m'), role: 'user', text });
         prompt = queued;
@@ -168,7 +168,7 @@ export class AcpBackend implements SessionBackend {
     });
     // On a machine that is offline the spawn waits for it, and an interrupt drops it unsent:
     // nothing started, so the run was interrupted, not failed (as a waiting tool call is).
-    if (!started.ok) return run.signal.aborted ? { status: 'interrupted', usage: NO_USAGE } : failure(started.message);
+    if (!started.ok) return run.signal.aborted ? { status: 'interrupted' } : failure(started.message);
     const connection = started.value;
     const live: LiveAgent = {
       sessionId: run.sessionId,
@@ -192,7 +192,7 @@ export class AcpBackend implements SessionBackend {
     /** A step that did not give its answer ends the start: the process goes, and says why. */
     const stop = (outcome: Exclude<Settled<unknown>, { kind: 'value' }>, what: string): RunResult => {
       this.agents.discard(live);
-      if (outcome.kind === 'aborted') return { status: 'interrupted', usage: NO_USAGE };
+      if (outcome.kind === 'aborted') return { status: 'interrupted' };
       this.reportStderr(run, live);
       if (outcome.kind === 'timeout') {
         return failure(
@@ -343,7 +343,7 @@ export function promptTexts(events: Iterable<SessionEvent>): string[] {
 }
 
 function failure(error: string): RunResult {
-  return { status: 'error', error, usage: NO_USAGE };
+  return { status: 'error', error };
 }
 
 /** An agent's error in words: its message (its own text, cut), and a hint for a sign-in it needs. */

@@ -173,7 +173,8 @@ export function SessionScreen({ hostId, sessionId, back }: { hostId: string; ses
             canChat ? () => connection.client.call('sessions.send', { id: sessionId, text: 'Go on.' }) : undefined
           }
           onSetLimit={
-            canChat
+            // The model-call limit is the built-in loop's: an agent or a program counts its own.
+            canChat && summary.kind === 'agent'
               ? (limit) => connection.client.call('sessions.configure', { id: sessionId, maxModelCalls: limit })
               : undefined
           }
