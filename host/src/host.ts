@@ -50,6 +50,7 @@ import { AgentCatalog } from './agents/agent-catalog.js';
 import { agentsConfigPath, loadAgents } from './agents/agent-config.js';
 import { TerminalManager } from './terminals/terminal-manager.js';
 import { WrappedPrograms } from './terminals/wrapped-programs.js';
+import type { PromptSets } from './terminals/prompt-watch.js';
 import { HostRelay } from './relay/host-relay.js';
 import type { RelayLinkState } from './relay/relay-link.js';
 import { relayHandlers } from './relay/relay-handlers.js';
@@ -159,7 +160,7 @@ export class Host {
     readonly agents: {
       backend: AcpBackend;
       catalog: AgentCatalog;
-      prompts: Readonly<Record<string, readonly string[]>>;
+      prompts: PromptSets;
     },
     readonly push: PushService,
   ) {

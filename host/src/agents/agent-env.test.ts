@@ -10,7 +10,10 @@ import { agentEnv, isHidden } from './agent-env.js';
 const FIXTURE = fileURLToPath(new URL('../../test/fixtures/acp-scripted-agent.mjs', import.meta.url));
 
 describe("an agent's own variables", () => {
-  const spec = { env: { MODE: 'acp', ANTHROPIC_API_KEY: 'from-config' }, passEnv: ['OPENAI_API_KEY', 'EMPTY', 'UNSET'] };
+  const spec = {
+    env: { MODE: 'acp', ANTHROPIC_API_KEY: 'from-config' },
+    passEnv: ['OPENAI_API_KEY', 'EMPTY', 'UNSET'],
+  };
   const host = { OPENAI_API_KEY: 'sk-host', EMPTY: '', OTHER: 'x', TETHER_TOKEN: 'secret' };
 
   it('are its env, then the host’s values of the names in passEnv, set ones only', () => {
@@ -58,7 +61,12 @@ describe('an agent process, started by a real host', () => {
       agentsConfig,
       JSON.stringify({
         agents: {
-          scripted: { command: process.execPath, args: [FIXTURE], env: { MODE: 'acp' }, passEnv: ['ANTHROPIC_API_KEY'] },
+          scripted: {
+            command: process.execPath,
+            args: [FIXTURE],
+            env: { MODE: 'acp' },
+            passEnv: ['ANTHROPIC_API_KEY'],
+          },
         },
       }),
     );
