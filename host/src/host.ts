@@ -43,7 +43,8 @@ import type { PushSender } from './push/push-sender.js';
 import { PushService } from './push/push-service.js';
 import type { Agent } from 'node:https';
 import { HostMachines } from './machines/host-machines.js';
-import { AcpBackend } from './agents/acp-backend.js';
+import { AcpBackend, DEFAULT_ACP_LIMITS } from './agents/acp-backend.js';
+import { AgentSessions } from './agents/agent-sessions.js';
 import type { AcpLimits } from './agents/acp-backend.js';
 import { AcpSessionStore } from './agents/acp-session-store.js';
 import { AgentCatalog } from './agents/agent-catalog.js';
@@ -161,6 +162,7 @@ export class Host {
       backend: AcpBackend;
       catalog: AgentCatalog;
       prompts: PromptSets;
+      sessions: AgentSessions;
     },
     readonly push: PushService,
   ) {
@@ -216,6 +218,7 @@ export class Host {
           privates: privatePaths(options.env ? { env: options.env } : {}),
           models,
           agents: agents.catalog,
+          agentSessions: agents.sessions,
           features: () => ['machines', 'terminals', 'push', ...(this.relay ? ['relay'] : [])],
           clock,
           machines: machines.registry,
@@ -306,10 +309,11 @@ export class Host {
       sessionsOn: (name) => late.sessions?.list(true).filter((s) => s.place === name).length ?? 0,
     });
     const catalog = new AgentCatalog(agentSpecs.value.agents, options.env);
+    const acpSessions = new AcpSessionStore(db);
     const acp = new AcpBackend({
       catalog,
       log,
-      sessions: new AcpSessionStore(db),
+      sessions: acpSessions,
       clock,
       env: options.env,
       ...(options.acpLimits ? { limits: options.acpLimits } : {}),
@@ -339,6 +343,15 @@ export class Host {
     });
     late.sessions = sessions;
     sessions.recover();
+    const agentSessions = new AgentSessions({
+      catalog,
+      sessions,
+      store: acpSessions,
+      contexts: (place) => (place === 'local' ? local : machines.registry.context(place)),
+      env: options.env,
+      clock,
+      timeoutMs: options.acpLimits?.startTimeoutMs ?? DEFAULT_ACP_LIMITS.startTimeoutMs,
+    });
 
     const push = PushService.start({
       hostId: identity.value.identity.hostId,
@@ -374,7 +387,7 @@ export class Host {
       options,
       offeredModels(parsedDefault.value, options.env),
       machines,
-      { backend: acp, catalog, prompts: agentSpecs.value.prompts },
+      { backend: acp, catalog, prompts: agentSpecs.value.prompts, sessions: agentSessions },
       push.value,
     );
     late.wrapped = host.wrapped;
@@ -486,6 +499,7 @@ export class Host {
       pairLink: () => this.pairLink(),
       push: () => this.push.status(),
       agents: this.agents.catalog,
+      agentSessions: this.agents.sessions,
       clock: this.clock,
       machines: this.machines.handlerDeps(),
       terminals: this.terminals,

@@ -9,6 +9,8 @@ import type { AgentSpec } from './agent-config.js';
 import type { AgentPoolLimits, LiveAgent } from './acp-agent-pool.js';
 import { AcpAgentPool } from './acp-agent-pool.js';
 import { AcpConnection } from './acp-connection.js';
+import { errorText } from './acp-error-text.js';
+import { AcpHistory } from './acp-history.js';
 import type { AcpSessionStore } from './acp-session-store.js';
 import { AcpTurn } from './acp-turn.js';
 import { agentEnv } from './agent-env.js';
@@ -45,8 +47,6 @@ export interface AcpBackendDeps {
 }
 
 const REQUEST_CANCELLED = -32800;
-const AUTH_REQUIRED = -32000;
-
 type PromptOutcome =
   | { kind: 'stopped'; stopReason: StopReason }
   | { kind: 'failed'; message: string }
@@ -85,7 +85,9 @@ export class AcpBackend implements SessionBackend {
     const spec = this.deps.catalog.get(record.model);
     if (!spec) return failure(`no agent named ${record.model} is configured on this host`);
     const texts = promptTexts(this.deps.log.readAll(run.sessionId));
-    if (texts.length === 0) return { status: 'done' };
+    // A session continued from elsewhere starts with a run of no message: it loads the conversation.
+    const continuing = this.deps.sessions.get(run.sessionId)?.history === 'pending';
+    if (texts.length === 0 && !continuing) return { status: 'done' };
 
     let live = this.agents.reusable(run.sessionId, run.context.place, spec);
     if (!live) {
@@ -94,6 +96,10 @@ export class AcpBackend implements SessionBackend {
       live = started;
     }
     this.agents.hold(live);
+    if (texts.length === 0) {
+      this.agents.release(live);
+      return { status: 'done' };
+    }
     const turn = new AcpTurn(run, spec.title);
     live.connection.attach(live.acpSessionId, turn);
     let ending = 'The run ended before the agent finished this.';
@@ -215,6 +221,46 @@ export class AcpBackend implements SessionBackend {
     const canLoad = capabilities?.loadSession === true;
     const earlier = this.deps.sessions.get(run.sessionId);
     const previous = earlier?.agent === spec.name ? earlier.acpSessionId : undefined;
+
+    if (previous !== undefined && earlier?.history === 'pending') {
+      // Started elsewhere: loaded with its replay recorded as the transcript so far (resumed,
+      // without it, by an agent that can only resume). Tried once so: after an error the next
+      // start loads it as any earlier session, or starts afresh and says so.
+      const ref = { agent: spec.name, acpSessionId: previous };
+      if (!canLoad && !canResume) {
+        this.deps.sessions.delete(run.sessionId);
+        this.agents.discard(live);
+        return failure(
+          `${spec.title} can neither load nor resume a session, so it cannot continue this one; the next message starts a new one`,
+        );
+      }
+      const history = canLoad ? new AcpHistory(run) : undefined;
+      connection.setSession(previous);
+      if (history) connection.history = { acpSessionId: previous, record: (update) => history.record(update) };
+      const params = { sessionId: previous, cwd: record.cwd, mcpServers: [] };
+      const loaded = await step(
+        history
+          ? connection.agent.request(methods.agent.session.load, params)
+          : connection.agent.request(methods.agent.session.resume, params),
+      );
+      connection.history = undefined;
+      if (loaded.kind === 'error') this.deps.sessions.set(run.sessionId, ref);
+      if (loaded.kind !== 'value') return stop(loaded, history ? 'session/load' : 'session/resume');
+      this.deps.sessions.set(run.sessionId, ref);
+      const shown = history?.finish();
+      run.append({
+        type: 'notice',
+        level: 'info',
+        text:
+          shown === undefined
+            ? `${spec.title} goes on from its earlier session, but cannot replay it: the conversation so far is not shown here.`
+            : shown === 0
+              ? `${spec.title} loaded its earlier session and replayed none of it; what you send now goes on from there.`
+              : `Above is ${spec.title}'s earlier conversation, as it replayed it; what you send now goes on from there.`,
+      });
+      live.acpSessionId = previous;
+      return live;
+    }
 
     if (previous !== undefined && (canResume || canLoad)) {
       // A loading agent replays the conversation as updates first: the log has it already.
@@ -344,13 +390,4 @@ export function promptTexts(events: Iterable<SessionEvent>): string[] {
 
 function failure(error: string): RunResult {
   return { status: 'error', error };
-}
-
-/** An agent's error in words: its message (its own text, cut), and a hint for a sign-in it needs. */
-function errorText(error: unknown): string {
-  if (error instanceof RequestError) {
-    const text = cut(error.message, 1000);
-    return error.code === AUTH_REQUIRED ? `${text} (it needs you to sign in first: see docs/agents.md)` : text;
-  }
-  return error instanceof Error ? cut(error.message, 1000) : 'no reason given';
 }

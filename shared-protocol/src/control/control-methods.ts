@@ -6,7 +6,12 @@ import {
   ListApprovalsParams,
   ListApprovalsResult,
 } from '../rpc/approvals.js';
-import { AgentName, ListAgentsResult } from '../rpc/agents.js';
+import {
+  AgentName,
+  AgentSessionId,
+  ListAgentSessionsResult,
+  ListAgentsResult,
+} from '../rpc/agents.js';
 import { Count, Empty, Id, Name, Path, Seq, Timestamp } from '../rpc/common.js';
 import { DeviceInfoSchema, ListDevicesResult, RevokeDeviceParams } from '../rpc/devices.js';
 import {
@@ -155,6 +160,23 @@ export const ControlCreateSessionParams = v.object({
   agent: v.optional(AgentName),
 });
 
+/** `tether agents sessions NAME`: an agent's own sessions in a folder. */
+export const ControlListAgentSessionsParams = v.object({
+  agent: AgentName,
+  cwd: Path,
+  /** The machine the folder is on (its name); this computer when absent. */
+  machine: v.optional(Name),
+});
+
+/** `tether agents continue NAME ID`: a Tether session that continues one of them. */
+export const ControlContinueSessionParams = v.object({
+  agent: AgentName,
+  id: AgentSessionId,
+  cwd: Path,
+  machine: v.optional(Name),
+  title: v.optional(Name),
+});
+
 export const SessionEventsParams = v.object({
   id: Id,
   after: Seq,
@@ -210,8 +232,12 @@ export const CONTROL_METHODS = {
   'sessions.archive': control(ArchiveParams, Empty),
   'sessions.autoApprove': control(AutoApproveParams, Empty),
   'sessions.configure': control(ConfigureSessionParams, SessionResult),
+  /** Loads an agent's own session into a new Tether session (or answers the one that continues it). */
+  'sessions.continue': control(ControlContinueSessionParams, SessionResult),
   /** Every configured ACP agent, whether it can be started now and why not. */
   'agents.list': control(Empty, ListAgentsResult),
+  /** An agent's own earlier sessions in a folder, newest first. */
+  'agents.sessions': control(ControlListAgentSessionsParams, ListAgentSessionsResult),
   'approvals.list': control(ListApprovalsParams, ListApprovalsResult),
   'approvals.answer': control(AnswerApprovalParams, AnswerApprovalResult),
   /** Mints a new pairing link (the old one stops working). */
