@@ -205,6 +205,31 @@ describe("an agent's own sessions", () => {
     expect(said(host, id, 'assistant').filter((text) => text === 'Fixed: it waits 100 ms now.')).toHaveLength(1);
   });
 
+  it('only a session the agent lists for the folder is continued: an id from elsewhere is refused', async () => {
+    const { host } = await hostWithStoredSessions({ stored: AT_THE_COMPUTER });
+    for (const id of ['desk-elsewhere', 'never-was']) {
+      const refused = await host.host.agents.sessions.continue({
+        agent: 'scripted',
+        place: 'local',
+        cwd: host.project,
+        id,
+      });
+      expect(!refused.ok && refused.error).toMatchObject({
+        code: 'not-found',
+        message: `Scripted lists no session ${id} in ${host.project}`,
+      });
+    }
+    expect(host.host.sessions.list()).toHaveLength(0);
+    // The agent's own title is the session's when none is given.
+    const continued = await host.host.agents.sessions.continue({
+      agent: 'scripted',
+      place: 'local',
+      cwd: host.project,
+      id: 'desk-older',
+    });
+    expect(continued.ok && continued.value.title).toBe('Rename the helpers');
+  });
+
   it('two continues of the same session at once make one Tether session', async () => {
     const { host } = await hostWithStoredSessions({ stored: AT_THE_COMPUTER });
     const query = { agent: 'scripted', place: 'local', cwd: host.project, id: 'desk-older' };
@@ -252,18 +277,25 @@ describe("an agent's own sessions", () => {
   });
 
   it('a session the agent cannot load ends the first run with its error; the next message starts afresh', async () => {
-    const { host } = await hostWithStoredSessions({ stored: AT_THE_COMPUTER });
+    const { host } = await hostWithStoredSessions({
+      stored: (project, elsewhere) => ({
+        ...AT_THE_COMPUTER(project, elsewhere),
+        'desk-broken': { cwd: project, title: 'Broken', prompts: ['x'], loadError: 'the session file is damaged' },
+      }),
+      // Without resume, the next start loads it again, fails again, and starts afresh.
+      env: { SCRIPTED_ACP_RESUME: '0' },
+    });
     const continued = await host.host.agents.sessions.continue({
       agent: 'scripted',
       place: 'local',
       cwd: host.project,
-      id: 'gone-since',
+      id: 'desk-broken',
     });
     if (!continued.ok) throw new Error(continued.error.message);
     const id = continued.value.id;
     const end = await finished(host, id);
     expect(end.status).toBe('error');
-    expect(end.error).toContain('Scripted refused session/load');
+    expect(end.error).toContain('Scripted refused session/load: the session file is damaged');
     host.host.sessions.send(id, 'whoami');
     await finished(host, id, 2);
     expect(said(host, id, 'assistant').at(-1)).toMatch(/\(new\), prompt 1$/);
@@ -367,7 +399,7 @@ describe('from the CLI and a device', () => {
     ]);
     expect(continued.code).toBe(0);
     const session = JSON.parse(continued.out) as { id: string; title: string };
-    expect(session.title).toBe('Scripted session');
+    expect(session.title).toBe('Rename the helpers');
     await finished(host, session.id);
     expect(said(host, session.id, 'user')).toEqual(['rename the helpers']);
 

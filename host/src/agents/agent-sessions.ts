@@ -37,8 +37,9 @@ export interface AgentSessionsQuery {
 /**
  * Sessions started at the computer, continued in Tether: an agent's own earlier sessions in a
  * folder (`list`), and a Tether session that loads one (`continue`): its conversation replayed
- * into the transcript by the first run (acp-backend.ts), every later turn live. At most one Tether
- * session continues one agent session: continuing it again answers that one.
+ * into the transcript by the first run (acp-backend.ts), every later turn live. Only a session the
+ * agent lists for the folder asked about is continued, in the folder the agent says it ran in. At
+ * most one Tether session continues one agent session: continuing it again answers that one.
  */
 export class AgentSessions {
   private listings = 0;
@@ -100,9 +101,19 @@ export class AgentSessions {
       if (session.archived) this.deps.sessions.archive(session.id, false);
       return ok(this.deps.sessions.get(session.id)!);
     }
-    const title = query.title?.trim() || `${spec.value.title} session`;
+    // Only a session the agent lists for this folder: an id from elsewhere would replay work done
+    // outside the folders this place shares (its files, in the diffs) into the transcript.
+    const listed = await this.list(query);
+    if (!listed.ok) return listed;
+    if (!listed.value.canContinue)
+      return fail('unsupported', listed.value.reason ?? `${spec.value.title} cannot continue a session`);
+    const found = listed.value.sessions.find((s) => s.id === query.id);
+    if (!found) {
+      return fail('not-found', `${spec.value.title} lists no session ${query.id.slice(0, 100)} in ${query.cwd}`);
+    }
+    const title = query.title?.trim() || found.title || `${spec.value.title} session`;
     return this.deps.sessions.create({
-      cwd: query.cwd,
+      cwd: found.cwd,
       place: query.place,
       kind: 'acp',
       model: query.agent,
