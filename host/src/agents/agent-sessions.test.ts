@@ -1,6 +1,6 @@
 import type { SessionEvent } from '@tether/shared-protocol';
 import { MAX_AGENT_SESSIONS, MAX_AGENT_SESSION_TITLE } from '@tether/shared-protocol';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -205,9 +205,19 @@ describe("an agent's own sessions", () => {
     expect(said(host, id, 'assistant').filter((text) => text === 'Fixed: it waits 100 ms now.')).toHaveLength(1);
   });
 
-  it('only a session the agent lists for the folder is continued: an id from elsewhere is refused', async () => {
-    const { host } = await hostWithStoredSessions({ stored: AT_THE_COMPUTER });
-    for (const id of ['desk-elsewhere', 'never-was']) {
+  it('only a session the agent lists as run in the folder is continued: one from elsewhere is refused', async () => {
+    // An agent that lists every session it has, whatever the folder: the host keeps this folder's.
+    const { host, state, elsewhere } = await hostWithStoredSessions({
+      stored: AT_THE_COMPUTER,
+      env: { SCRIPTED_ACP_LIST_ALL: '1' },
+    });
+    // A session in a folder inside this one, which is a link to another folder.
+    symlinkSync(elsewhere, join(host.project, 'link'));
+    writeFileSync(join(state, 'desk-linked.json'), JSON.stringify({ cwd: join(host.project, 'link'), prompts: ['x'] }));
+    const listed = await host.host.agents.sessions.list({ agent: 'scripted', place: 'local', cwd: host.project });
+    expect(listed.ok && listed.value.sessions.map((s) => s.id)).toContain('desk-linked');
+    expect(listed.ok && listed.value.sessions.map((s) => s.id)).not.toContain('desk-elsewhere');
+    for (const id of ['desk-elsewhere', 'never-was', 'desk-linked']) {
       const refused = await host.host.agents.sessions.continue({
         agent: 'scripted',
         place: 'local',
@@ -219,6 +229,13 @@ describe("an agent's own sessions", () => {
         message: `Scripted lists no session ${id} in ${host.project}`,
       });
     }
+    const throughLink = await host.host.agents.sessions.continue({
+      agent: 'scripted',
+      place: 'local',
+      cwd: join(host.project, 'link'),
+      id: 'desk-linked',
+    });
+    expect(!throughLink.ok && throughLink.error.code).toBe('not-found');
     expect(host.host.sessions.list()).toHaveLength(0);
     // The agent's own title is the session's when none is given.
     const continued = await host.host.agents.sessions.continue({

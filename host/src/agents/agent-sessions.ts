@@ -38,8 +38,8 @@ export interface AgentSessionsQuery {
  * Sessions started at the computer, continued in Tether: an agent's own earlier sessions in a
  * folder (`list`), and a Tether session that loads one (`continue`): its conversation replayed
  * into the transcript by the first run (acp-backend.ts), every later turn live. Only a session the
- * agent lists for the folder asked about is continued, in the folder the agent says it ran in. At
- * most one Tether session continues one agent session: continuing it again answers that one.
+ * agent lists as run in the very folder asked about is continued. At most one Tether session
+ * continues one agent session: continuing it again answers that one.
  */
 export class AgentSessions {
   private listings = 0;
@@ -49,6 +49,12 @@ export class AgentSessions {
   constructor(private readonly deps: AgentSessionsDeps) {}
 
   async list(query: AgentSessionsQuery): Promise<Result<AgentSessionList>> {
+    const listed = await this.listIn(query);
+    return listed.ok ? ok(listed.value.list) : listed;
+  }
+
+  /** The listing, and the folder as the place resolved it (a real path). */
+  private async listIn(query: AgentSessionsQuery): Promise<Result<{ folder: string; list: AgentSessionList }>> {
     const spec = this.deps.catalog.check(query.agent);
     if (!spec.ok) return spec;
     const context = this.deps.contexts(query.place);
@@ -76,7 +82,7 @@ export class AgentSessions {
         const by = continued.get(agentSessionKey(query.agent, session.id));
         if (by !== undefined && this.deps.sessions.get(by)) session.continuedBy = by;
       }
-      return listed;
+      return ok({ folder: folder.value, list: listed.value });
     } finally {
       this.listings--;
     }
@@ -101,19 +107,20 @@ export class AgentSessions {
       if (session.archived) this.deps.sessions.archive(session.id, false);
       return ok(this.deps.sessions.get(session.id)!);
     }
-    // Only a session the agent lists for this folder: an id from elsewhere would replay work done
-    // outside the folders this place shares (its files, in the diffs) into the transcript.
-    const listed = await this.list(query);
+    // Only a session the agent lists as run in this very folder (which the caller checked against
+    // the roots, as a real path): an id from elsewhere, or from a folder inside this one (a link
+    // may lead out), would replay work done outside the folders shared (files, in its diffs).
+    const listed = await this.listIn(query);
     if (!listed.ok) return listed;
-    if (!listed.value.canContinue)
-      return fail('unsupported', listed.value.reason ?? `${spec.value.title} cannot continue a session`);
-    const found = listed.value.sessions.find((s) => s.id === query.id);
+    const { folder, list } = listed.value;
+    if (!list.canContinue) return fail('unsupported', list.reason ?? `${spec.value.title} cannot continue a session`);
+    const found = list.sessions.find((s) => s.id === query.id && s.cwd === folder);
     if (!found) {
       return fail('not-found', `${spec.value.title} lists no session ${query.id.slice(0, 100)} in ${query.cwd}`);
     }
     const title = query.title?.trim() || found.title || `${spec.value.title} session`;
     return this.deps.sessions.create({
-      cwd: found.cwd,
+      cwd: folder,
       place: query.place,
       kind: 'acp',
       model: query.agent,
