@@ -39,10 +39,10 @@ export interface ListOptions {
 }
 
 /**
- * An agent's own sessions in a folder (and the folders inside it), newest first: the agent is
+ * An agent's own sessions in a folder, newest first: the agent is
  * started in the folder for this alone, asked `initialize` and then `session/list` page by page,
  * and ended. What it answers is hostile text: each entry is decoded, bounded (its id, a one-line
- * title, the time, a folder that must lie in this one) or skipped; at most MAX_AGENT_SESSIONS are
+ * title, the time, a folder that must be this one) or skipped; at most MAX_AGENT_SESSIONS are
  * kept, read from at most MAX_LIST_PAGES pages and MAX_LIST_ENTRIES entries. An agent that does
  * not list its sessions, or cannot open one, is an answer saying so, not an error.
  */
@@ -149,22 +149,22 @@ function listed(item: unknown, folder: string): AgentSession | undefined {
   const entry = v.safeParse(EntrySchema, item);
   if (!entry.success) return undefined;
   const { sessionId, cwd, title, updatedAt } = entry.output;
-  if (!inside(folder, cwd)) return undefined;
+  if (!sameFolder(folder, cwd)) return undefined;
   const time = typeof updatedAt === 'string' ? Date.parse(updatedAt) : NaN;
   return {
     id: sessionId,
     title: typeof title === 'string' ? oneLine(title) : '',
     updatedAt: Number.isFinite(time) && time >= 0 ? Math.round(time) : null,
-    cwd: cwd.length > 1 ? cwd.replace(/\/+$/, '') : cwd,
+    cwd: folder,
   };
 }
 
-/** Whether `path` (an agent's text) is `folder` or a folder inside it: absolute, no `.` or `..`. */
-export function inside(folder: string, path: string): boolean {
-  if (!path.startsWith('/') || path.includes('\0')) return false;
-  if (path.split('/').some((part) => part === '.' || part === '..')) return false;
-  const clean = path.length > 1 ? path.replace(/\/+$/, '') : path;
-  return clean === folder || clean.startsWith(folder === '/' ? '/' : `${folder}/`);
+/**
+ * Whether `path` (an agent's text) names `folder` itself. Not a folder inside it: one may be a link
+ * out of the folders the place shares, and only the folder asked about was checked.
+ */
+export function sameFolder(folder: string, path: string): boolean {
+  return (path.length > 1 ? path.replace(/\/+$/, '') : path) === folder;
 }
 
 /** A title on one line (every run of white space one space), cut to MAX_AGENT_SESSION_TITLE. */

@@ -206,7 +206,8 @@ describe("an agent's own sessions", () => {
   });
 
   it('only a session the agent lists as run in the folder is continued: one from elsewhere is refused', async () => {
-    // An agent that lists every session it has, whatever the folder: the host keeps this folder's.
+    // An agent that lists every session it has, whatever the folder: the host keeps this folder's
+    // own, not one in a folder inside it (here a link out).
     const { host, state, elsewhere } = await hostWithStoredSessions({
       stored: AT_THE_COMPUTER,
       env: { SCRIPTED_ACP_LIST_ALL: '1' },
@@ -215,8 +216,7 @@ describe("an agent's own sessions", () => {
     symlinkSync(elsewhere, join(host.project, 'link'));
     writeFileSync(join(state, 'desk-linked.json'), JSON.stringify({ cwd: join(host.project, 'link'), prompts: ['x'] }));
     const listed = await host.host.agents.sessions.list({ agent: 'scripted', place: 'local', cwd: host.project });
-    expect(listed.ok && listed.value.sessions.map((s) => s.id)).toContain('desk-linked');
-    expect(listed.ok && listed.value.sessions.map((s) => s.id)).not.toContain('desk-elsewhere');
+    expect(listed.ok && listed.value.sessions.map((s) => s.id)).toEqual(['desk-newer', 'desk-older']);
     for (const id of ['desk-elsewhere', 'never-was', 'desk-linked']) {
       const refused = await host.host.agents.sessions.continue({
         agent: 'scripted',
@@ -401,8 +401,9 @@ describe('from the CLI and a device', () => {
     const data = ['--data-dir', join(host.dir, 'data')];
     const listed = await runCommand(agentsSessionsCommand, [...data, '--cwd', host.project, 'scripted']);
     expect(listed.code).toBe(0);
-    expect(listed.out).toMatch(/^ID +UPDATED +FOLDER +IN TETHER +TITLE$/m);
-    expect(listed.out).toMatch(/^desk-newer +\S+ ago +\. +Fix the flaky test$/m);
+    expect(listed.out).toContain(`Sessions of scripted in ${host.project}, newest first:\n`);
+    expect(listed.out).toMatch(/^ID +UPDATED +IN TETHER +TITLE$/m);
+    expect(listed.out).toMatch(/^desk-newer +\S+ ago +Fix the flaky test$/m);
     expect(listed.out.indexOf('desk-newer')).toBeLessThan(listed.out.indexOf('desk-older'));
     expect(listed.out).not.toContain('desk-elsewhere');
 

@@ -6,12 +6,7 @@ import {
   ListApprovalsParams,
   ListApprovalsResult,
 } from '../rpc/approvals.js';
-import {
-  AgentName,
-  AgentSessionId,
-  ListAgentSessionsResult,
-  ListAgentsResult,
-} from '../rpc/agents.js';
+import { AgentName, AgentSessionId, ListAgentSessionsResult, ListAgentsResult } from '../rpc/agents.js';
 import { Count, Empty, Id, Name, Path, Seq, Timestamp } from '../rpc/common.js';
 import { DeviceInfoSchema, ListDevicesResult, RevokeDeviceParams } from '../rpc/devices.js';
 import {

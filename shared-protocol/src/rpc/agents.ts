@@ -49,7 +49,7 @@ export const AgentSessionSchema = v.object({
   title: v.pipe(v.string(), v.maxLength(MAX_AGENT_SESSION_TITLE)),
   /** When it was last active, as the agent says (ms); null when it does not. */
   updatedAt: v.nullable(Timestamp),
-  /** The folder it ran in: the listing's folder, or one inside it. */
+  /** The folder it ran in: the one the listing asked about. */
   cwd: Path,
   /** The Tether session that continues it already, if one does. */
   continuedBy: v.optional(Id),

@@ -1,5 +1,5 @@
 import { visibleText } from '@tether/shared-protocol';
-import { relative, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { OptionSpec } from '../args.js';
 import { flag, stringOption } from '../args.js';
 import type { Command, CommandContext } from '../command.js';
@@ -85,14 +85,14 @@ export const agentsSessionsCommand: Command = {
         context.stdout.write(`No earlier sessions of ${visibleText(agent)} in ${visibleText(where.cwd)}.\n`);
         return Exit.Ok;
       }
+      context.stdout.write(`Sessions of ${visibleText(agent)} in ${visibleText(where.cwd)}, newest first:\n`);
       const rows = list.sessions.map((s) => [
         visibleText(s.id),
         s.updatedAt === null ? '—' : ago(s.updatedAt),
-        s.cwd === where.cwd ? '.' : visibleText(relative(where.cwd, s.cwd)),
         s.continuedBy ?? '',
         visibleText(s.title),
       ]);
-      context.stdout.write(table([['ID', 'UPDATED', 'FOLDER', 'IN TETHER', 'TITLE'], ...rows]));
+      context.stdout.write(table([['ID', 'UPDATED', 'IN TETHER', 'TITLE'], ...rows]));
       if (list.truncated)
         context.stdout.write(`(the newest ${list.sessions.length}; ${visibleText(agent)} has more)\n`);
       if (!list.showsHistory) {
