@@ -15,5 +15,9 @@ export default defineConfig({
     screenshot: 'only-on-failure',
     trace: 'off',
   },
-  projects: [{ name: 'chromium' }],
+  projects: [
+    { name: 'chromium', testIgnore: /webkit-[^/]*\.spec\.ts$/ },
+    // Safari's engine through WebDriver (support/webkit-phone.ts): these tests use no Playwright page.
+    { name: 'webkit', testMatch: /webkit-[^/]*\.spec\.ts$/ },
+  ],
 });

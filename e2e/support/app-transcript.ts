@@ -4,7 +4,7 @@ import type { AppHost } from './app-host.js';
 import { sessionEvents } from './app-host.js';
 import { eventually } from './host-process.js';
 
-interface ShownTranscript {
+export interface ShownTranscript {
   lastSeq: number;
   applied: number;
   messages: { id: string; text: string }[];
@@ -12,24 +12,23 @@ interface ShownTranscript {
   approvals: string[];
 }
 
-async function shown(page: Page): Promise<ShownTranscript> {
-  return page.getByRole('log', { name: 'Transcript' }).evaluate((log) => {
-    const text = (el: Element) =>
-      (el.textContent ?? '')
-        .replace(/^You: /, '')
-        .replace(/\s+/g, ' ')
-        .trim();
-    return {
-      lastSeq: Number(log.getAttribute('data-last-seq')),
-      applied: Number(log.getAttribute('data-applied')),
-      messages: [...log.querySelectorAll('[data-message-id]')].map((el) => ({
-        id: el.getAttribute('data-message-id') ?? '',
-        text: text(el),
-      })),
-      tools: [...log.querySelectorAll('[data-tool-id]')].map((el) => el.getAttribute('data-tool-id') ?? ''),
-      approvals: [...log.querySelectorAll('[data-approval-id]')].map((el) => el.getAttribute('data-approval-id') ?? ''),
-    };
-  });
+/** What the transcript (the page's `log` element) shows; runs in the page, so it stands alone. */
+export function readTranscript(log: Element): ShownTranscript {
+  const text = (el: Element) =>
+    (el.textContent ?? '')
+      .replace(/^You: /, '')
+      .replace(/\s+/g, ' ')
+      .trim();
+  return {
+    lastSeq: Number(log.getAttribute('data-last-seq')),
+    applied: Number(log.getAttribute('data-applied')),
+    messages: [...log.querySelectorAll('[data-message-id]')].map((el) => ({
+      id: el.getAttribute('data-message-id') ?? '',
+      text: text(el),
+    })),
+    tools: [...log.querySelectorAll('[data-tool-id]')].map((el) => el.getAttribute('data-tool-id') ?? ''),
+    approvals: [...log.querySelectorAll('[data-approval-id]')].map((el) => el.getAttribute('data-approval-id') ?? ''),
+  };
 }
 
 /**
@@ -38,10 +37,23 @@ async function shown(page: Page): Promise<ShownTranscript> {
  * approvals, in the same order, with the same text.
  */
 export async function expectTranscriptMatchesLog(page: Page, host: AppHost, sessionId: string): Promise<void> {
+  await expectShownTranscriptMatchesLog(
+    () => page.getByRole('log', { name: 'Transcript' }).evaluate(readTranscript),
+    host,
+    sessionId,
+  );
+}
+
+/** The same check, for a browser that is not a Playwright page: `shown` reads the transcript. */
+export async function expectShownTranscriptMatchesLog(
+  shown: () => Promise<ShownTranscript>,
+  host: AppHost,
+  sessionId: string,
+): Promise<void> {
   const { events, view } = await eventually(
     async () => {
       const log = await sessionEvents(host, sessionId);
-      const view = await shown(page);
+      const view = await shown();
       return view.lastSeq === log.length ? { events: log, view } : undefined;
     },
     15_000,

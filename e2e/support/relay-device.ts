@@ -22,12 +22,17 @@ export interface RelayPaired {
   reply: PairReply;
 }
 
-/** Pairs through the relay named in `link`'s hint, allowing the request at the computer. */
+/**
+ * Pairs through the relay named in `link`'s hint, allowing the request at the computer: with chat
+ * and terminals too, as the person who runs the relay would (`run-it-myself`, the default), or
+ * with what a request from a relay's page gets when allowed without choosing (`default`).
+ */
 export async function pairThroughRelay(
   link: string,
   host: HostProcess,
   label = 'relay e2e client',
   relayUrl?: string,
+  allow: 'run-it-myself' | 'default' = 'run-it-myself',
 ): Promise<RelayPaired> {
   const parsed = parsePairingLink(link);
   if (!parsed.ok) throw new Error(parsed.error.message);
@@ -44,7 +49,21 @@ export async function pairThroughRelay(
     post: postPairBody(url),
   });
   const request = await host.waitFor((l) => l.event === 'pair.request' && !seen.has(String(l.id)));
-  const allowed = await tether(host.dataDir, ['pair', 'allow', String(request.id)]);
+  // The app came from the relay's page (its pair request came through the relay): by default such
+  // a device may only watch and approve. These tests run their own relay, so they allow more, as
+  // the person at the computer who runs that relay would.
+  const page = request.page as { from?: string; origin?: string } | undefined;
+  if (page?.from !== 'relay' || JSON.stringify(request.scopes) !== '["watch","approve"]') {
+    throw new Error(
+      `a pair request through the relay should name it and offer watch,approve: ${JSON.stringify(request)}`,
+    );
+  }
+  const allowed = await tether(host.dataDir, [
+    'pair',
+    'allow',
+    String(request.id),
+    ...(allow === 'run-it-myself' ? ['--scopes', 'watch,approve,chat,terminal'] : []),
+  ]);
   if (allowed.code !== 0) throw new Error(`tether pair allow failed: ${allowed.stderr}`);
   const reply = await pairing;
   if (!reply.ok) throw new Error(reply.error.message);

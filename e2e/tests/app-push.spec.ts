@@ -66,7 +66,13 @@ async function setUp(page: Page, context: BrowserContext, lockScreen: object = {
     PushManager.prototype.subscribe = () => ((current = fake), Promise.resolve(fake as unknown as PushSubscription));
     PushManager.prototype.getSubscription = () => Promise.resolve(current as PushSubscription | null);
   }, subscription);
-  const request = await pairThroughLink(page, host);
+  // On a relay's page the device gets watch and approve unless more is asked for at the computer:
+  // these tests run their own relay, and start sessions from the page.
+  const request = await pairThroughLink(
+    page,
+    host,
+    relayUrl !== undefined ? { scopes: ['watch', 'approve', 'chat', 'terminal'] } : {},
+  );
   await page.evaluate(() => navigator.serviceWorker.ready.then(() => true));
 
   await page.goto(`${host.url}/#/`);

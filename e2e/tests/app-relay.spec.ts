@@ -63,7 +63,10 @@ test.describe('the app from a relay', () => {
     const sockets: string[] = [];
     page.on('websocket', (ws) => sockets.push(ws.url()));
     expect(host.pairUrl.startsWith(`${relay.url}/#pair=`)).toBe(true);
-    await pairThroughLink(page, host);
+    // Paired on the relay's page, it gets watch and approve unless the person at the computer, who
+    // runs this relay, gives it more.
+    const request = await pairThroughLink(page, host, { scopes: ['watch', 'approve', 'chat', 'terminal'] });
+    expect(request.scopes).toEqual(['watch', 'approve']);
     await expect(page.locator('[data-screen="sessions"] [data-host-path="relay"]')).toBeVisible();
 
     const sessionId = await createSession(page, host, 'Through the relay, please');

@@ -40,9 +40,16 @@ test('two relay nodes and Redis behind a balancer: the host on one, its device o
     removeDataDir(dataDir);
   });
   const linked = await host.waitFor((l) => l.event === 'relay' && l.state === 'linked');
-  const health = async (r: RelayProcess) =>
-    (await (await fetch(`http://127.0.0.1:${r.port}/healthz`)).json()) as { hosts: number; devices: number };
-  expect((await health(a)).hosts).toBe(1);
+  /** A node's host links and device connections, from its metrics (its /healthz says only "ok"). */
+  const carried = async (r: RelayProcess) => {
+    const lines = (await (await fetch(`http://127.0.0.1:${r.port}/metrics`)).text()).split('\n');
+    const gauge = (kind: string) => {
+      const line = lines.find((l) => l.startsWith(`tether_relay_connections{kind="${kind}"} `));
+      return line === undefined ? NaN : Number(line.split(' ')[1]);
+    };
+    return { hosts: gauge('host'), devices: gauge('device') };
+  };
+  expect((await carried(a)).hosts).toBe(1);
 
   // Paired through the balancer (node A); the device then talks to node B only.
   const paired = await pairThroughRelay(String(linked.pairUrl), host);
@@ -58,13 +65,13 @@ test('two relay nodes and Redis behind a balancer: the host on one, its device o
   events.length = 0;
   const ofSession = () => events.filter((e): e is SessionEvent => 'seq' in e && e.sessionId === id);
   await eventually(() => (ofSession().some((e) => e.type === 'message.delta') ? true : undefined));
-  expect((await health(b)).devices).toBe(1);
-  expect((await health(b)).hosts).toBe(0);
+  expect((await carried(b)).devices).toBe(1);
+  expect((await carried(b)).hosts).toBe(0);
 
   // The host's node dies without a word. The host relinks through the balancer, to B.
   await a.stop('SIGKILL');
   await host.waitFor((l) => l.event === 'relay' && l.state === 'linked' && l !== linked, 30_000);
-  await eventually(async () => ((await health(b)).hosts === 1 ? true : undefined), 30_000, 'the host on node B');
+  await eventually(async () => ((await carried(b)).hosts === 1 ? true : undefined), 30_000, 'the host on node B');
 
   // The device, cut off from the host's old node, reconnects to B and resumes from its last sequence.
   const approval = await eventually(

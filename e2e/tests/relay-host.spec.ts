@@ -3,11 +3,21 @@ import { join } from 'node:path';
 import type { DeviceClient, SessionEvent, TetherEvent } from '@tether/shared-protocol';
 import {
   CloseCode,
+  PROTOCOL_VERSION,
   decodeRelayTicket,
   encodeConnectRequest,
   fromBase64UrlExact,
+  generateBoxKeyPair,
+  generateDeviceId,
+  generateHostIdentity,
   parsePairingLink,
+  relayCallUrl,
   relayConnectUrl,
+  relayPairUrl,
+  sealCall,
+  secureRandom,
+  systemClock,
+  toBase64Url,
 } from '@tether/shared-protocol';
 import { expect, test } from '@playwright/test';
 import { WebSocket } from 'ws';
@@ -122,6 +132,23 @@ test('a relay-only host: pair, follow a session through a dropped connection and
   expect(doctor.stdout).toMatch(/the relay's clock and this one agree/);
 });
 
+test('a phone paired on the relay’s page and allowed without choosing can follow and approve, not write', async () => {
+  // What a relay operator's modified app would hold: a device paired on its page, allowed with y.
+  const r = await relay();
+  const { host, project, pairUrl } = await relayOnlyHost(r.url);
+  const paired = await pairThroughRelay(pairUrl, host, 'relay page phone', undefined, 'default');
+  expect(paired.reply.scopes).toEqual(['watch', 'approve']);
+  const client = relayClient(r.url, paired);
+  track(client);
+  client.start();
+  expect((await client.call('host.info', {})).ok).toBe(true);
+  expect((await client.call('sessions.list', {})).ok).toBe(true);
+  const created = await client.call('sessions.create', { cwd: project, text: 'write a file, please' });
+  expect(created).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+  const terminal = await client.call('terminals.open', { cwd: project, cols: 80, rows: 24 });
+  expect(terminal).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+});
+
 test('a device revoked at the computer is refused by the host behind the relay, whatever ticket it shows', async () => {
   const r = await relay();
   const { host, dataDir, pairUrl } = await relayOnlyHost(r.url);
@@ -140,6 +167,62 @@ test('a device revoked at the computer is refused by the host behind the relay, 
   again.start();
   await eventually(() => (again.state.name === 'refused' ? true : undefined));
   expect(again.state).toMatchObject({ name: 'refused', error: { code: 'revoked' } });
+});
+
+test('someone who knows a host id cannot tell from the relay whether that host uses it', async () => {
+  const r = await relay();
+  const { host, pairUrl } = await relayOnlyHost(r.url);
+  const link = parsePairingLink(pairUrl);
+  if (!link.ok) throw new Error(link.error.message);
+  const linkedId = String(host.ready.hostId);
+  const unknownId = generateHostIdentity().hostId;
+  // What a stranger holding an old pairing link can send: well formed, under a link that is no
+  // longer the host's, and a call sealed to the host's real key from a device it never paired.
+  const strangerPair = () =>
+    JSON.stringify({
+      v: PROTOCOL_VERSION,
+      pairingId: toBase64Url(secureRandom(16)),
+      nonce: toBase64Url(secureRandom(24)),
+      box: toBase64Url(secureRandom(48)),
+    });
+  const strangerCall = () =>
+    sealCall(
+      {
+        deviceId: generateDeviceId(),
+        deviceKeys: generateBoxKeyPair(),
+        hostBoxPublicKey: link.value.hostBoxPublicKey,
+        clock: systemClock,
+        random: secureRandom,
+      },
+      Uint8Array.of(1),
+    ).message;
+  const ask = async (kind: 'pair' | 'call', hostId: string) => {
+    const started = performance.now();
+    const res = await fetch(kind === 'pair' ? relayPairUrl(r.url, hostId)! : relayCallUrl(r.url, hostId)!, {
+      method: 'POST',
+      headers: { 'Content-Type': kind === 'pair' ? 'application/json' : 'application/octet-stream' },
+      body: kind === 'pair' ? strangerPair() : (strangerCall() as BodyInit),
+    });
+    const answer = `${res.status} ${res.headers.get('content-type')} ${await res.text()}`;
+    return { answer, ms: performance.now() - started };
+  };
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  for (const kind of ['pair', 'call'] as const) {
+    const linked = [];
+    const unknown = [];
+    // Alternating, a few of each (under the relay's pair limit of 10 a burst per address).
+    for (let i = 0; i < 4; i++) {
+      linked.push(await ask(kind, linkedId));
+      unknown.push(await ask(kind, unknownId));
+    }
+    expect(new Set([...linked, ...unknown].map((a) => a.answer)).size, kind).toBe(1);
+    // Neither answers before the relay's floor (250 ms), so a quick host looks like no host.
+    for (const a of [...linked, ...unknown]) expect(a.ms).toBeGreaterThanOrEqual(245);
+    console.log(
+      `${kind}: median ${median(linked.map((a) => a.ms)).toFixed(1)} ms for the linked host, ` +
+        `${median(unknown.map((a) => a.ms)).toFixed(1)} ms for an unknown id: ${linked[0]!.answer.slice(0, 60)}…`,
+    );
+  }
 });
 
 test('a device flooding the relay is closed alone, the others stream on, and the relay holds little', async () => {

@@ -87,8 +87,8 @@ test('a relay serves the app from its own origin, with its security headers', as
   expect(response?.status()).toBe(200);
   expect(response?.headers()['content-security-policy']).toContain("script-src 'self'");
   await expect(page.locator('[data-screen]').first()).toBeVisible();
-  const health = (await (await fetch(`${r.url}/healthz`)).json()) as { status: string; node: string };
-  expect(health).toMatchObject({ status: 'ok', node: r.node });
+  expect(await (await fetch(`${r.url}/healthz`)).json()).toEqual({ status: 'ok' });
+  expect(await (await fetch(`${r.url}/metrics`)).text()).toContain(`tether_relay_node_info{node="${r.node}"} 1`);
 });
 
 test('two relay processes and Redis: a host on one, a device on the other; SIGTERM stops them cleanly', async () => {

@@ -4,12 +4,13 @@ import { homedir, hostname } from 'node:os';
 import { ApprovalBroker } from './agent/approval-broker.js';
 import type { ProviderFactory } from './agent/builtin-backend.js';
 import { BuiltinBackend } from './agent/builtin-backend.js';
+import { hostLocalContext } from './agent/host-context.js';
 import { SessionManager } from './agent/session-manager.js';
 import type { DataPaths } from './config/data-dir.js';
 import { dataPaths, prepareDataDir } from './config/data-dir.js';
 import { loadOrCreateIdentity } from './config/host-identity.js';
 import { ControlServer } from './control/control-server.js';
-import { LocalContext, NodePtyPort, PtyTerminals, privatePaths } from '@tether/machine';
+import { NodePtyPort, PtyTerminals, privatePaths } from '@tether/machine';
 import { DeviceGateway } from './gateway/device-gateway.js';
 import { OneShotHorizon } from './gateway/one-shot-horizon.js';
 import type { PairRequestInfo } from './gateway/pairing-service.js';
@@ -42,13 +43,15 @@ import type { PushSender } from './push/push-sender.js';
 import { PushService } from './push/push-service.js';
 import type { Agent } from 'node:https';
 import { HostMachines } from './machines/host-machines.js';
-import { AcpBackend } from './agents/acp-backend.js';
+import { AcpBackend, DEFAULT_ACP_LIMITS } from './agents/acp-backend.js';
+import { AgentSessions } from './agents/agent-sessions.js';
 import type { AcpLimits } from './agents/acp-backend.js';
 import { AcpSessionStore } from './agents/acp-session-store.js';
 import { AgentCatalog } from './agents/agent-catalog.js';
 import { agentsConfigPath, loadAgents } from './agents/agent-config.js';
 import { TerminalManager } from './terminals/terminal-manager.js';
 import { WrappedPrograms } from './terminals/wrapped-programs.js';
+import type { PromptSets } from './terminals/prompt-watch.js';
 import { HostRelay } from './relay/host-relay.js';
 import type { RelayLinkState } from './relay/relay-link.js';
 import { relayHandlers } from './relay/relay-handlers.js';
@@ -158,7 +161,8 @@ export class Host {
     readonly agents: {
       backend: AcpBackend;
       catalog: AgentCatalog;
-      prompts: Readonly<Record<string, readonly string[]>>;
+      prompts: PromptSets;
+      sessions: AgentSessions;
     },
     readonly push: PushService,
   ) {
@@ -214,6 +218,7 @@ export class Host {
           privates: privatePaths(options.env ? { env: options.env } : {}),
           models,
           agents: agents.catalog,
+          agentSessions: agents.sessions,
           features: () => ['machines', 'terminals', 'push', ...(this.relay ? ['relay'] : [])],
           clock,
           machines: machines.registry,
@@ -293,11 +298,7 @@ export class Host {
       if (!made.ok) return made;
       return ok({ provider: made.value, model: parsed.value.model });
     };
-    // Its own computer keeps from sessions what a machine keeps from its host (docs/machines.md):
-    // credential folders and Tether's usual data dirs. A data dir named with --data-dir is not
-    // added: a person may deliberately offer it as a root (the browser tests do).
-    const privates = privatePaths(options.env ? { env: options.env } : {});
-    const local = new LocalContext({ privates });
+    const local = hostLocalContext(options.env);
     // Machine status goes to the devices once the gateway exists (the constructor wires it).
     const machines = new HostMachines({
       db,
@@ -308,10 +309,11 @@ export class Host {
       sessionsOn: (name) => late.sessions?.list(true).filter((s) => s.place === name).length ?? 0,
     });
     const catalog = new AgentCatalog(agentSpecs.value.agents, options.env);
+    const acpSessions = new AcpSessionStore(db);
     const acp = new AcpBackend({
       catalog,
       log,
-      sessions: new AcpSessionStore(db),
+      sessions: acpSessions,
       clock,
       env: options.env,
       ...(options.acpLimits ? { limits: options.acpLimits } : {}),
@@ -341,6 +343,15 @@ export class Host {
     });
     late.sessions = sessions;
     sessions.recover();
+    const agentSessions = new AgentSessions({
+      catalog,
+      sessions,
+      store: acpSessions,
+      contexts: (place) => (place === 'local' ? local : machines.registry.context(place)),
+      env: options.env,
+      clock,
+      timeoutMs: options.acpLimits?.startTimeoutMs ?? DEFAULT_ACP_LIMITS.startTimeoutMs,
+    });
 
     const push = PushService.start({
       hostId: identity.value.identity.hostId,
@@ -376,7 +387,7 @@ export class Host {
       options,
       offeredModels(parsedDefault.value, options.env),
       machines,
-      { backend: acp, catalog, prompts: agentSpecs.value.prompts },
+      { backend: acp, catalog, prompts: agentSpecs.value.prompts, sessions: agentSessions },
       push.value,
     );
     late.wrapped = host.wrapped;
@@ -488,6 +499,7 @@ export class Host {
       pairLink: () => this.pairLink(),
       push: () => this.push.status(),
       agents: this.agents.catalog,
+      agentSessions: this.agents.sessions,
       clock: this.clock,
       machines: this.machines.handlerDeps(),
       terminals: this.terminals,

@@ -12,6 +12,12 @@ import type { ExecError, FsErrorCode, Result } from '@tether/shared-protocol';
 export interface ExecutionContext {
   /** `local`, or the machine's name. */
   readonly place: string;
+  /**
+   * The place's home folder as a real path, when known. A session reading a hidden entry directly
+   * in it (`.bashrc`, anything under `.config`) asks the person first: such entries hold settings
+   * and, often, credentials that the private list does not name.
+   */
+  readonly home?: string | undefined;
   /** Runs a shell command to its end and returns its output, kept head and tail. */
   exec(request: ExecRequest): Promise<Result<ExecOutcome, ExecRunError>>;
   /** Starts a process and streams its input and output (see ProcessHandle). */

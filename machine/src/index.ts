@@ -33,8 +33,8 @@ export { MACHINE_SERVES, MachineAgent, RECONNECT_BACKOFF } from './agent/machine
 export type { MachineExecutorOptions } from './agent/machine-executor.js';
 export { MachineExecutor } from './agent/machine-executor.js';
 export { HostKeyPins, machinePaths, resolveMachineDir } from './agent/machine-data.js';
-export type { PrivateFolderOptions } from './agent/private-folders.js';
-export { PRIVATE_HOME_FOLDERS, isPrivatePath, privatePaths } from './agent/private-folders.js';
+export type { PrivatePathOptions } from './agent/private-paths.js';
+export { PRIVATE_HOME_PATHS, homeFolder, isPrivatePath, privatePaths } from './agent/private-paths.js';
 export { checkSharedRoots } from './agent/shared-roots.js';
 export type { RunningShare, ShareOptions, ShareStatusReport } from './agent/share.js';
 export { describeState, readTokenFile, shareStatus, startShare } from './agent/share.js';

@@ -1,10 +1,8 @@
-import { constants } from 'node:fs';
-import { mkdir, open, opendir, readFile, stat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { mkdir, realpath, stat } from 'node:fs/promises';
+import { dirname, join, sep } from 'node:path';
 import type { ExecError, FsErrorCode, Result } from '@tether/shared-protocol';
 import { execFail, ok } from '@tether/shared-protocol';
 import type {
-  DirEntryInfo,
   DirListing,
   ExecOutcome,
   ExecRequest,
@@ -21,7 +19,11 @@ import type {
   SpawnRequest,
 } from './execution-context.js';
 import { resolveInside } from './confine.js';
-import { isPrivatePath } from './agent/private-folders.js';
+import type { OpenGuard } from './agent/confined-files.js';
+import { readConfined, writeConfined } from './agent/confined-files.js';
+import { PrivateFiles } from './agent/private-files.js';
+import { isPrivatePath } from './agent/private-paths.js';
+import { listFolder } from './list-folder.js';
 import { commandEnvironment } from './process-group.js';
 import { runProcess } from './run-process.js';
 import { searchFiles, textMatcher } from './search-files.js';
@@ -38,23 +40,32 @@ export interface LocalContextOptions {
   env?: NodeJS.ProcessEnv;
   /**
    * Real paths file operations never reach, even inside a session's folder (`privatePaths()`:
-   * credential folders, Tether's data), as a machine keeps them from its host. None by default.
+   * credential folders and files, Tether's data), as a machine keeps them from its host. None by
+   * default.
    */
   privates?: readonly string[];
+  /** The same files under other names; made from `privates` unless given (to share one index). */
+  privateFiles?: PrivateFiles;
+  /** This computer's home folder, as a real path: see ExecutionContext.home. */
+  home?: string;
 }
 
 /** This computer. */
 export class LocalContext implements ExecutionContext {
   readonly place = 'local';
+  readonly home: string | undefined;
   private readonly regexTimeLimitMs: number;
   private readonly env: NodeJS.ProcessEnv;
   private readonly privates: readonly string[];
+  private readonly privateFiles: PrivateFiles;
   private liveProcesses = 0;
 
   constructor(options: LocalContextOptions = {}) {
     this.regexTimeLimitMs = options.regexTimeLimitMs ?? REGEX_TIME_LIMIT_MS;
     this.env = options.env ?? process.env;
     this.privates = options.privates ?? [];
+    this.privateFiles = options.privateFiles ?? new PrivateFiles(this.privates);
+    this.home = options.home;
   }
 
   async exec(request: ExecRequest): Promise<Result<ExecOutcome, ExecRunError>> {
@@ -87,82 +98,31 @@ export class LocalContext implements ExecutionContext {
   async readFile(root: string, path: string, maxBytes: number): Promise<Result<FileText, FsError>> {
     const resolved = await this.inside(root, path);
     if (!resolved.ok) return resolved;
-    try {
-      const info = await stat(resolved.value);
-      if (!info.isFile()) return execFail('not-a-file', `${path} is not a file`);
-      if (info.size > maxBytes) {
-        return execFail('too-large', `${path} is ${info.size} bytes; the limit is ${maxBytes}`);
-      }
-      const bytes = await readFile(resolved.value);
-      if (bytes.subarray(0, 8192).includes(0)) return execFail('binary', `${path} looks like a binary file`);
-      return ok({ text: bytes.toString('utf8'), size: info.size });
-    } catch (error) {
-      return ioError(path, error);
-    }
+    return readConfined(resolved.value, path, maxBytes, await this.guard(root));
   }
 
+  /** Refuses a private path like every other file operation (and like a machine's `fs.realPath`). */
   realPath(root: string, path: string): Promise<Result<string, FsError>> {
-    // Like every file operation (and a machine's): a private folder inside the root is refused.
     return this.inside(root, path);
   }
 
   async writeFile(root: string, path: string, text: string): Promise<Result<FileWritten, FsError>> {
     const resolved = await this.inside(root, path);
     if (!resolved.ok) return resolved;
-    let created = false;
-    try {
-      await stat(resolved.value);
-    } catch {
-      created = true;
-    }
     try {
       // Missing folders are made: they lie inside the root, since the path was resolved into it.
       await mkdir(dirname(resolved.value), { recursive: true });
-      // O_NOFOLLOW: never write through a symlink swapped in after the check above.
-      const handle = await open(
-        resolved.value,
-        constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW,
-        0o644,
-      );
-      try {
-        await handle.writeFile(text, 'utf8');
-      } finally {
-        await handle.close();
-      }
-      return ok({ created, path: resolved.value });
     } catch (error) {
       return ioError(path, error);
     }
+    return writeConfined(resolved.value, path, text, await this.guard(root));
   }
 
   async listDir(root: string, path: string, maxEntries: number): Promise<Result<DirListing, FsError>> {
     const resolved = await this.inside(root, path);
     if (!resolved.ok) return resolved;
     try {
-      const entries: DirEntryInfo[] = [];
-      let truncated = false;
-      const dir = await opendir(resolved.value);
-      for await (const entry of dir) {
-        if (entries.length >= maxEntries) {
-          truncated = true;
-          break;
-        }
-        if (isPrivatePath(join(resolved.value, entry.name), this.privates)) continue;
-        const type = entry.isDirectory()
-          ? 'dir'
-          : entry.isFile()
-            ? 'file'
-            : entry.isSymbolicLink()
-              ? 'symlink'
-              : 'other';
-        let size = 0;
-        if (type === 'file') size = (await stat(`${resolved.value}/${entry.name}`).catch(() => ({ size: 0 }))).size;
-        entries.push({ name: entry.name, type, size });
-      }
-      entries.sort((a, b) =>
-        (a.type === 'dir') === (b.type === 'dir') ? a.name.localeCompare(b.name) : a.type === 'dir' ? -1 : 1,
-      );
-      return ok({ entries, truncated });
+      return ok(await listFolder(resolved.value, maxEntries, this.privates, this.privateFiles));
     } catch (error) {
       return ioError(path, error);
     }
@@ -173,6 +133,7 @@ export class LocalContext implements ExecutionContext {
     if (!start.ok) return start;
     const rootReal = await this.inside(root, '.');
     if (!rootReal.ok) return rootReal;
+    const exclude = { privates: this.privates, privateKeys: await this.privateFiles.keys() };
     const found = query.regex
       ? await searchWithRegex(
           {
@@ -181,6 +142,7 @@ export class LocalContext implements ExecutionContext {
             pattern: query.pattern,
             caseSensitive: query.caseSensitive,
             maxResults: query.maxResults,
+            exclude,
           },
           this.regexTimeLimitMs,
         )
@@ -190,9 +152,10 @@ export class LocalContext implements ExecutionContext {
           start.value,
           textMatcher(query.pattern, query.caseSensitive),
           query.maxResults,
+          exclude,
         );
     if (!found.ok || this.privates.length === 0) return found;
-    // A private folder inside the root is walked but never answered from.
+    // The walk never enters a private path; this holds the answer to the same rule.
     const hits = found.value.hits.filter((hit) => !isPrivatePath(join(rootReal.value, hit.path), this.privates));
     return ok({ ...found.value, hits });
   }
@@ -201,7 +164,17 @@ export class LocalContext implements ExecutionContext {
   private async inside(root: string, path: string): Promise<Result<string, ExecError<FsErrorCode>>> {
     const resolved = await resolveInside(root, path);
     if (!resolved.ok || !isPrivatePath(resolved.value, this.privates)) return resolved;
-    return execFail('outside-root', `${path} is a private folder (credentials or Tether's data)`);
+    return execFail('outside-root', `${path} is private (credentials or Tether's data)`);
+  }
+
+  /** What a file opened inside `root` is checked against, once open. */
+  private async guard(root: string): Promise<OpenGuard> {
+    const rootReal = await realpath(root).catch(() => root);
+    const prefix = rootReal.endsWith(sep) ? rootReal : rootReal + sep;
+    return {
+      allowed: (real) => (real === rootReal || real.startsWith(prefix)) && !isPrivatePath(real, this.privates),
+      privateFiles: this.privateFiles,
+    };
   }
 
   /** `path` resolved inside `root`, when it is a folder; `label` names it in errors. */

@@ -1,6 +1,7 @@
 import type { Result } from '@tether/shared-protocol';
 import { execFail } from '@tether/shared-protocol';
 import type { SearchError, SearchFound } from './execution-context.js';
+import type { SearchExclusions } from './search-files.js';
 import { SEARCH_TIME_BUDGET_MS, regexMatcher } from './search-files.js';
 import { startWorker } from './start-worker.js';
 
@@ -22,6 +23,8 @@ export interface RegexSearchJob {
   pattern: string;
   caseSensitive: boolean;
   maxResults: number;
+  /** What the walk never opens (private paths, and private files under other names). */
+  exclude: SearchExclusions;
   /** The walk's budget: two thirds of the time limit, at most SEARCH_TIME_BUDGET_MS. */
   budgetMs: number;
 }

@@ -1,10 +1,13 @@
 import type { Dirent } from 'node:fs';
-import { opendir, readFile, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, opendir, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 // Types only from shared-protocol: this file also runs on the regex search's worker thread, which
 // starts for every search and should not load the whole protocol package to build two objects.
 import type { ExecError, Result } from '@tether/shared-protocol';
 import type { SearchFound, SearchHit } from './execution-context.js';
+import { fileKey } from './agent/private-files.js';
+import { isPrivatePath } from './agent/private-paths.js';
 
 /** Folders never searched: version control internals and installed dependencies. */
 const SKIP = new Set(['.git', 'node_modules', '.hg', '.svn']);
@@ -22,6 +25,18 @@ const MAX_MATCHED_LINE = 10_000;
 export const SEARCH_TIME_BUDGET_MS = 10_000;
 
 export type LineMatcher = (line: string) => boolean;
+
+/**
+ * What a search never opens: the private paths (never walked into), and the private files under
+ * other names, as fileKey strings (PrivateFiles.keys), checked on each opened file's descriptor.
+ * Plain data, so that it can be handed to a search thread.
+ */
+export interface SearchExclusions {
+  privates: readonly string[];
+  privateKeys: readonly string[];
+}
+
+export const NO_EXCLUSIONS: SearchExclusions = { privates: [], privateKeys: [] };
 
 /** A plain-text matcher: a substring, optionally ignoring case. Linear in the line's length. */
 export function textMatcher(pattern: string, caseSensitive: boolean): LineMatcher {
@@ -50,9 +65,11 @@ export async function searchFiles(
   start: string,
   matches: LineMatcher,
   maxResults: number,
+  exclude: SearchExclusions = NO_EXCLUSIONS,
   budgetMs = SEARCH_TIME_BUDGET_MS,
 ): Promise<Result<SearchFound, ExecError<'not-found'>>> {
   const hits: SearchHit[] = [];
+  const privateKeys = new Set(exclude.privateKeys);
   const deadline = Date.now() + budgetMs;
   let filesScanned = 0;
   let truncated = false;
@@ -63,9 +80,7 @@ export async function searchFiles(
 
   const scan = async (file: string) => {
     filesScanned++;
-    const info = await stat(file).catch(() => undefined);
-    if (!info || info.size > MAX_FILE_BYTES) return;
-    const bytes = await readFile(file).catch(() => undefined);
+    const bytes = await readText(file, privateKeys);
     if (!bytes || bytes.subarray(0, 8192).includes(0)) return;
     const lines = bytes.toString('utf8').split('\n');
     for (let i = 0; i < lines.length; i++) {
@@ -101,6 +116,7 @@ export async function searchFiles(
     for (const entry of entries) {
       if (truncated) break;
       const path = join(dir, entry.name);
+      if (isPrivatePath(path, exclude.privates)) continue;
       if (entry.isDirectory()) {
         if (!SKIP.has(entry.name)) stack.push(path);
       } else if (entry.isFile()) {
@@ -109,4 +125,25 @@ export async function searchFiles(
     }
   }
   return { ok: true, value: { hits, truncated, filesScanned } };
+}
+
+/**
+ * The bytes of `file`, opened without following a symlink: undefined when it cannot be read, is
+ * over MAX_FILE_BYTES, or is (by its descriptor's device and inode) one of `privateKeys`.
+ */
+async function readText(file: string, privateKeys: ReadonlySet<string>): Promise<Buffer | undefined> {
+  const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(
+    () => undefined,
+  );
+  if (!handle) return undefined;
+  try {
+    const info = await handle.stat();
+    if (!info.isFile() || info.size > MAX_FILE_BYTES) return undefined;
+    if (info.nlink > 1 && privateKeys.has(fileKey(info))) return undefined;
+    return await handle.readFile();
+  } catch {
+    return undefined;
+  } finally {
+    await handle.close();
+  }
 }

@@ -7,6 +7,6 @@ import { regexMatcher, searchFiles } from './search-files.js';
 const job = workerData as RegexSearchJob;
 const matcher = regexMatcher(job.pattern, job.caseSensitive);
 const result = matcher.ok
-  ? await searchFiles(job.root, job.start, matcher.value, job.maxResults, job.budgetMs)
+  ? await searchFiles(job.root, job.start, matcher.value, job.maxResults, job.exclude, job.budgetMs)
   : matcher;
 parentPort!.postMessage(result);

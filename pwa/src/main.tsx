@@ -21,9 +21,9 @@ const db = new AppDb();
 const app: AppModel = new AppModel({
   db,
   // Direct to the host when the page is the host's, else (or failing that) through a relay.
-  connectTo: (host) =>
+  connectTo: (_host, current) =>
     pathConnect({
-      host: () => app.host(host.hostId),
+      host: current,
       pageOrigin: location.origin,
       WebSocketImpl: WebSocket as unknown as WebSocketConstructor,
       clock: systemClock,

@@ -48,6 +48,20 @@ describe('tether-relay', () => {
     expect(await r.status).toBe(0);
   });
 
+  it('--no-app serves no page even where the app is built, and says so', async () => {
+    const r = run(['--port', '0', '--json', '--no-app']);
+    const relay = await r.relay;
+    expect(JSON.parse(r.out[0]!)).toMatchObject({ event: 'listening', app: 'none' });
+    expect(r.err.join('\n')).toContain('forward only');
+    for (const path of ['/', '/index.html', '/sw.js', '/manifest.webmanifest']) {
+      const res = await fetch(`${relay.url}${path}`);
+      expect(res.status, path).toBe(404);
+      expect(await res.text(), path).not.toContain('<script');
+    }
+    r.stop();
+    expect(await r.status).toBe(0);
+  });
+
   it('refuses to listen on every interface, and other mistakes, with status 2', async () => {
     for (const argv of [
       ['--bind', '0.0.0.0'],
@@ -66,6 +80,7 @@ describe('tether-relay', () => {
       [['--trust-proxy', 'lb'], 'not an IP address'],
       [['--bogus'], 'unknown option'],
       [['--port'], 'needs a value'],
+      [['--no-app', '--app-dir', 'x'], '--app-dir does not apply'],
     ];
     for (const [argv, text] of cases) {
       const r = run(argv);

@@ -54,14 +54,18 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     }
   }
 
-  const appDir = resolve(o.appDir ?? DEFAULT_APP_DIR);
-  const loaded = existsSync(appDir) ? loadAppFiles(appDir) : undefined;
-  if (typeof loaded === 'string') {
-    io.stderr(`tether-relay: ${loaded}`);
-    return 1;
+  let app: AppFiles | undefined;
+  if (o.noApp) notice('forward only (--no-app): serving no page and no script, only the relay endpoints');
+  else {
+    const appDir = resolve(o.appDir ?? DEFAULT_APP_DIR);
+    const loaded = existsSync(appDir) ? loadAppFiles(appDir) : undefined;
+    if (typeof loaded === 'string') {
+      io.stderr(`tether-relay: ${loaded}`);
+      return 1;
+    }
+    app = loaded;
+    if (!app) notice(`no built app in ${appDir}: serving the relay endpoints only (build it with npm run build)`);
   }
-  const app: AppFiles | undefined = loaded;
-  if (!app) notice(`no built app in ${appDir}: serving the relay endpoints only (build it with npm run build)`);
 
   const started = await RelayServer.start({
     bind: o.bind,
@@ -70,6 +74,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     ...(tls ? { tls } : {}),
     ...(o.redisUrl ? { redisUrl: o.redisUrl } : {}),
     ...(app ? { app } : {}),
+    forwardOnly: o.noApp,
     trustedProxies: o.trustedProxies,
     ...(io.limits ? { limits: io.limits } : {}),
   });
@@ -79,7 +84,15 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
   }
   const relay = started.value;
   if (o.json) {
-    io.stdout(JSON.stringify({ event: 'listening', url: relay.url, node: relay.nodeId, port: relay.port }));
+    io.stdout(
+      JSON.stringify({
+        event: 'listening',
+        url: relay.url,
+        node: relay.nodeId,
+        port: relay.port,
+        app: o.noApp ? 'none' : app ? 'served' : 'not-built',
+      }),
+    );
   } else {
     io.stdout(`tether-relay listening on ${relay.url} (node ${relay.nodeId})`);
     if (o.redisUrl) io.stdout(`  cluster: ${redactUrl(o.redisUrl)}`);

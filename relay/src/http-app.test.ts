@@ -1,5 +1,14 @@
 import type { Result } from '@tether/shared-protocol';
-import { fail, generateHostIdentity, ok, utf8Encode } from '@tether/shared-protocol';
+import {
+  NO_CALL_TAKER,
+  NO_SUCH_PAIRING,
+  fail,
+  generateHostIdentity,
+  ok,
+  relayAnswerBody,
+  utf8Decode,
+  utf8Encode,
+} from '@tether/shared-protocol';
 import { ManualClock } from '@tether/shared-protocol/testing';
 import { describe, expect, it } from 'vitest';
 import { Census } from './census.js';
@@ -8,6 +17,7 @@ import type { RelayLimits } from './limits.js';
 import { DEFAULT_LIMITS } from './limits.js';
 import { RelayMetrics } from './metrics.js';
 import type { RelayReply } from './routes.js';
+import { wellFormedStrangers } from './testing/clients.js';
 
 const hostId = generateHostIdentity().hostId;
 
@@ -15,6 +25,7 @@ function setup(
   limits: Partial<RelayLimits> = {},
   reply: Result<RelayReply> = ok({ status: 200, body: utf8Encode('{}') }),
 ) {
+  const clock = new ManualClock();
   const census = new Census();
   const metrics = new RelayMetrics();
   const seen: { kind: string; hostId: string; source: string; body: Uint8Array }[] = [];
@@ -28,18 +39,18 @@ function setup(
         return Promise.resolve(reply);
       },
     },
-    limits: { ...DEFAULT_LIMITS, ...limits },
+    // No floor unless a test asks for one: answers come at once on the manual clock.
+    limits: { ...DEFAULT_LIMITS, requestAnswerFloorMs: 0, ...limits },
     metrics,
-    clock: new ManualClock(),
+    clock,
     trustedProxies: new Set(['10.0.0.2']),
     app: undefined,
-    health: () => ({ status: 'ok', node: 'n1' }),
     isClosing: () => false,
   });
   /** A request as if from `peer`, the way @hono/node-server passes the socket. */
   const request = (path: string, init: RequestInit = {}, peer = '198.51.100.20') =>
     app.request(path, init, { incoming: { socket: { remoteAddress: peer } } });
-  return { app, census, metrics, seen, request };
+  return { app, census, metrics, seen, request, clock };
 }
 
 const upgrade = { headers: { Upgrade: 'websocket', Connection: 'Upgrade' } };
@@ -95,35 +106,123 @@ describe('relay HTTP routes', () => {
     expect(metrics.refusals('rate-limited')).toBe(3);
   });
 
+  it('counts an IPv6 /64 as one address, and when its table is full forgets the oldest instead of refusing all', async () => {
+    const { request, metrics } = setup({ connectBurst: 2, connectsPerSecond: 0.0001, maxTrackedAddresses: 8 });
+    const admitted = (r: Response) => r.status !== 429 && r.status !== 503;
+    // One client sprays addresses across its /64: two sockets in all, then 429, however many addresses.
+    const sprayed = [];
+    for (let i = 1; i <= 20; i++)
+      sprayed.push(await request('/relay/host', upgrade, `2001:db8:5:6::${i.toString(16)}`));
+    expect(sprayed.filter(admitted)).toHaveLength(2);
+    // A flood from as many ranges as the table holds, and more, every one of them limited...
+    for (let i = 0; i < 40; i++) {
+      const from = `2001:db8:${i.toString(16)}::1`;
+      await request('/relay/host', upgrade, from);
+      await request('/relay/host', upgrade, from);
+    }
+    // ...leaves a newcomer admitted: the table made room.
+    expect(admitted(await request('/relay/host', upgrade, '198.51.100.99'))).toBe(true);
+    expect(metrics.get('tether_relay_limiter_evictions_total', { limiter: 'connect' })).toBeGreaterThan(0);
+  });
+
   it('forwards a pair request with the client address as source, and insists on JSON', async () => {
     const { request, seen } = setup();
+    const body = wellFormedStrangers().pair;
     const res = await request(
       `/relay/pair/${hostId}`,
-      {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', 'X-Forwarded-For': '6.6.6.6' },
-        body: '{"v":1}',
-      },
+      { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Forwarded-For': '6.6.6.6' }, body },
       '198.51.100.30',
     );
     expect(res.status).toBe(200);
-    expect(seen[0]).toMatchObject({ kind: 'pair', hostId, source: '198.51.100.30', body: utf8Encode('{"v":1}') });
+    expect(seen[0]).toMatchObject({ kind: 'pair', hostId, source: '198.51.100.30', body: utf8Encode(body) });
     const text = await request(`/relay/pair/${hostId}`, { method: 'POST', body: 'x' });
     expect([text.status, await text.json()]).toMatchObject([400, { error: { code: 'bad-request' } }]);
   });
 
-  it('maps relay failures to statuses: offline 503, timeout 504', async () => {
+  it('refuses a body no host could open before looking for the host', async () => {
+    const { request, seen, metrics } = setup();
+    const json = { 'Content-Type': 'application/json' };
+    for (const [path, init] of [
+      [`/relay/pair/${hostId}`, { method: 'POST', headers: json, body: '{not json' }],
+      [`/relay/pair/${hostId}`, { method: 'POST', headers: json, body: '{"v":1,"pairingId":"x"}' }],
+      [`/relay/call/${hostId}`, { method: 'POST', body: new Uint8Array(3) }],
+    ] as const) {
+      const res = await request(path, init);
+      expect(res.status).toBe(400);
+    }
+    expect(seen).toEqual([]);
+    expect(metrics.refusals('malformed-request')).toBe(3);
+  });
+
+  it('maps a host it does not have to the shared answers, and a timeout to 504', async () => {
     const offline = setup({}, fail('host-offline', 'no'));
-    const r1 = await offline.request(`/relay/call/${hostId}`, { method: 'POST', body: new Uint8Array(3) });
-    expect([r1.status, await r1.json()]).toMatchObject([503, { error: { code: 'host-offline' } }]);
-    expect(offline.metrics.refusals('host-offline')).toBe(1);
+    const r1 = await offline.request(`/relay/call/${hostId}`, { method: 'POST', body: wellFormedStrangers().call() });
+    expect([r1.status, await r1.text()]).toEqual([503, utf8Decode(relayAnswerBody(NO_CALL_TAKER))]);
+    const r2 = await offline.request(`/relay/pair/${hostId}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: wellFormedStrangers().pair,
+    });
+    expect([r2.status, await r2.text()]).toEqual([410, utf8Decode(relayAnswerBody(NO_SUCH_PAIRING))]);
+    expect(offline.metrics.refusals('host-offline')).toBe(2);
     const slow = setup({}, fail('timeout', 'slow'));
-    expect((await slow.request(`/relay/call/${hostId}`, { method: 'POST', body: new Uint8Array(3) })).status).toBe(504);
+    expect(
+      (await slow.request(`/relay/call/${hostId}`, { method: 'POST', body: wellFormedStrangers().call() })).status,
+    ).toBe(504);
+  });
+
+  it('lets a page on any origin send a one-shot call and read its answer, but not a pair request', async () => {
+    const { request } = setup();
+    const from = { Origin: 'https://laptop.tail1234.ts.net:7420' };
+    const preflight = await request(`/relay/call/${hostId}`, {
+      method: 'OPTIONS',
+      headers: { ...from, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+    expect(preflight.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('content-type');
+    const call = await request(`/relay/call/${hostId}`, {
+      method: 'POST',
+      headers: { ...from, 'Content-Type': 'application/octet-stream' },
+      body: wellFormedStrangers().call(),
+    });
+    expect(call.headers.get('access-control-allow-origin')).toBe('*');
+    for (const method of ['OPTIONS', 'POST'] as const) {
+      const pair = await request(`/relay/pair/${hostId}`, {
+        method,
+        headers: { ...from, 'Content-Type': 'application/json', 'Access-Control-Request-Method': 'POST' },
+        ...(method === 'POST' ? { body: wellFormedStrangers().pair } : {}),
+      });
+      expect(pair.headers.get('access-control-allow-origin'), method).toBeNull();
+    }
+  });
+
+  it('holds every answer to a pair request or call until the floor, whoever gave it', async () => {
+    for (const reply of [ok({ status: 200, body: utf8Encode('{}') }), fail('host-offline', 'no')] as const) {
+      const { request, clock } = setup({ requestAnswerFloorMs: 250 }, reply);
+      let answered = false;
+      const pending = Promise.resolve(
+        request(`/relay/pair/${hostId}`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: wellFormedStrangers().pair,
+        }),
+      ).then((r) => {
+        answered = true;
+        return r;
+      });
+      for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+      clock.advance(249);
+      for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+      expect(answered).toBe(false);
+      clock.advance(1);
+      expect((await pending).status).toBe(reply.ok ? 200 : 410);
+    }
   });
 
   it('serves health and Prometheus metrics', async () => {
     const { request } = setup();
-    expect(await (await request('/healthz')).json()).toEqual({ status: 'ok', node: 'n1' });
+    expect(await (await request('/healthz')).json()).toEqual({ status: 'ok' });
     const metrics = await request('/metrics');
     expect(metrics.headers.get('content-type')).toContain('text/plain; version=0.0.4');
     const text = await metrics.text();

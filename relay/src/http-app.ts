@@ -1,10 +1,15 @@
-import type { Clock, ErrorCode, ProtocolError, Result } from '@tether/shared-protocol';
+import type { Clock, ErrorCode, ProtocolError, RelayAnswer, Result } from '@tether/shared-protocol';
 import {
   APP_SECURITY_HEADERS,
+  NO_CALL_TAKER,
+  NO_SUCH_PAIRING,
   RELAY_MAX_CALL_BODY,
   RELAY_MAX_PAIR_BODY,
+  checkCallShape,
+  decodePairRequestBytes,
   isHostId,
   protocolError,
+  relayAnswerBody,
 } from '@tether/shared-protocol';
 import { upgradeWebSocket } from '@hono/node-server';
 import type { Context, MiddlewareHandler } from 'hono';
@@ -15,7 +20,7 @@ import { AddressLimiter } from './address-limiter.js';
 import type { AppFiles } from './app-files.js';
 import type { Census } from './census.js';
 import type { RelayLimits } from './limits.js';
-import type { RefusalReason, RelayMetrics, RequestKind } from './metrics.js';
+import type { LimiterName, RefusalReason, RelayMetrics, RequestKind } from './metrics.js';
 import type { PeerPort } from './peer-port.js';
 import type { RelayReply } from './routes.js';
 import { sourceAddress } from './source-address.js';
@@ -36,11 +41,11 @@ export interface RelayAppDeps {
   };
   limits: RelayLimits;
   metrics: RelayMetrics;
-  clock: Pick<Clock, 'now'>;
+  clock: Pick<Clock, 'now' | 'setTimeout'>;
   /** Peers whose `X-Forwarded-For` is believed (the load balancers in front of the relay). */
   trustedProxies: ReadonlySet<string>;
-  app: AppFiles | undefined;
-  health: () => { status: 'ok'; [key: string]: unknown };
+  /** The app's files; undefined when it is not built; `forward-only` to serve no page at all. */
+  app: AppFiles | undefined | 'forward-only';
   isClosing: () => boolean;
 }
 
@@ -55,6 +60,24 @@ const STATUS: Partial<Record<ErrorCode, ContentfulStatusCode>> = {
   timeout: 504,
   disconnected: 503,
 };
+
+/**
+ * The headers of a forward-only relay (`--no-app`): the app's, with a policy under which nothing
+ * runs at all, since no page is meant to come from here; nothing may load, frame or post.
+ */
+const FORWARD_ONLY_HEADERS: Readonly<Record<string, string>> = {
+  ...APP_SECURITY_HEADERS,
+  'Content-Security-Policy': "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'Permissions-Policy': 'camera=(), microphone=(), geolocation=()',
+};
+
+/** One of the answers that read the same from the relay and from a host (relay-answers). */
+function answer(a: RelayAnswer): Response {
+  return new Response(relayAnswerBody(a) as Uint8Array<ArrayBuffer>, {
+    status: a.status,
+    headers: { 'Content-Type': 'application/json' },
+  });
+}
 
 function errorResponse(error: ProtocolError): Response {
   return new Response(JSON.stringify({ error }), {
@@ -78,18 +101,22 @@ function peerAddress(c: Context): string | undefined {
 export function createRelayApp(deps: RelayAppDeps): Hono {
   const app = new Hono();
   const l = deps.limits;
-  const connects = new AddressLimiter(deps.clock, l.connectsPerSecond, l.connectBurst, l.maxTrackedAddresses);
-  const pairs = new AddressLimiter(deps.clock, l.pairsPerSecond, l.pairBurst, l.maxTrackedAddresses);
-  const calls = new AddressLimiter(deps.clock, l.callsPerSecond, l.callBurst, l.maxTrackedAddresses);
+  const limiter = (name: LimiterName, rate: number, burst: number) =>
+    new AddressLimiter(deps.clock, rate, burst, l.maxTrackedAddresses, () => deps.metrics.evicted(name));
+  const connects = limiter('connect', l.connectsPerSecond, l.connectBurst);
+  const pairs = limiter('pair', l.pairsPerSecond, l.pairBurst);
+  const calls = limiter('call', l.callsPerSecond, l.callBurst);
   const source = (c: Context) => sourceAddress(peerAddress(c), c.req.header('x-forwarded-for'), deps.trustedProxies);
   const refuse = (reason: RefusalReason, code: ErrorCode, message: string) => {
     deps.metrics.refuse(reason);
     return errorResponse(protocolError(code, message));
   };
 
+  const forwardOnly = deps.app === 'forward-only';
+  const headers = forwardOnly ? FORWARD_ONLY_HEADERS : APP_SECURITY_HEADERS;
   app.use('*', async (c, next) => {
     await next();
-    for (const [name, value] of Object.entries(APP_SECURITY_HEADERS)) c.res.headers.set(name, value);
+    for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
     // Only the app's files say how to cache them; everything else is never stored.
     if (!c.res.headers.has('Cache-Control')) c.res.headers.set('Cache-Control', 'no-store');
   });
@@ -109,9 +136,9 @@ export function createRelayApp(deps: RelayAppDeps): Hono {
     const census = deps.relay.census;
     if (census.open >= l.maxConnections) return refuse('node-full', 'busy', 'this relay node is full');
     if (census.pending >= l.maxPendingAuth) return refuse('pending-full', 'busy', 'this relay node is busy');
-    const verdict = connects.allow(source(c));
-    if (verdict === 'limited') return refuse('rate-limited', 'rate-limited', 'too many connections from this address');
-    if (verdict === 'table-full') return refuse('address-table-full', 'busy', 'this relay node is busy');
+    if (connects.allow(source(c)) === 'limited') {
+      return refuse('rate-limited', 'rate-limited', 'too many connections from this address');
+    }
     await next();
   };
 
@@ -145,9 +172,7 @@ export function createRelayApp(deps: RelayAppDeps): Hono {
     (kind: RequestKind, limiter: AddressLimiter): MiddlewareHandler =>
     async (c, next) => {
       if (deps.isClosing()) return refuse('shutting-down', 'unavailable', 'this relay node is shutting down');
-      const verdict = limiter.allow(source(c));
-      if (verdict === 'table-full') return refuse('address-table-full', 'busy', 'this relay node is busy');
-      if (verdict === 'limited') {
+      if (limiter.allow(source(c)) === 'limited') {
         return refuse(
           kind === 'pair' ? 'pair-rate-limited' : 'call-rate-limited',
           'rate-limited',
@@ -157,6 +182,19 @@ export function createRelayApp(deps: RelayAppDeps): Hono {
       await next();
     };
 
+  /** Resolves once `floor` ms have passed since `since` (at once if they have). */
+  const notBefore = (since: number) => {
+    const wait = since + l.requestAnswerFloorMs - deps.clock.now();
+    return wait <= 0 ? Promise.resolve() : new Promise<void>((resolve) => deps.clock.setTimeout(resolve, wait));
+  };
+
+  /**
+   * A pair request or call, forwarded to the host. What a stranger can learn is the same whether
+   * the host uses this relay or not (shared-protocol's relay-answers): a body that no host could
+   * open is refused here before the host is looked for; a host id with no host gets the very
+   * answer a linked host gives through the relay for a request it cannot open; and no answer
+   * leaves before the floor, so the round trip to a host does not show either.
+   */
   const forward = (kind: RequestKind, limiter: AddressLimiter, maxBody: number) =>
     [
       validHost,
@@ -171,27 +209,62 @@ export function createRelayApp(deps: RelayAppDeps): Hono {
           return refuse('bad-content-type', 'bad-request', 'expected application/json');
         }
         const body = new Uint8Array(await c.req.arrayBuffer());
-        const result = await deps.relay.request(kind, c.req.param('hostId')!, from, body, c.req.raw.signal);
-        if (!result.ok) {
-          if (result.error.code === 'host-offline') deps.metrics.refuse('host-offline');
-          return errorResponse(result.error);
+        const shape = kind === 'pair' ? decodePairRequestBytes(body) : checkCallShape(body);
+        if (!shape.ok) {
+          deps.metrics.refuse('malformed-request');
+          return new Response(JSON.stringify({ error: shape.error }), {
+            status: 400,
+            headers: { 'Content-Type': 'application/json' },
+          });
         }
-        const { status, body: reply } = result.value;
-        // A pair reply is always JSON; a call's success is the sealed reply, its refusals JSON errors.
-        const type = kind === 'call' && status === 200 ? 'application/octet-stream' : 'application/json';
-        return new Response(reply as Uint8Array<ArrayBuffer>, { status, headers: { 'Content-Type': type } });
+        const arrived = deps.clock.now();
+        const result = await deps.relay.request(kind, c.req.param('hostId')!, from, body, c.req.raw.signal);
+        let response: Response;
+        if (!result.ok && result.error.code === 'host-offline') {
+          deps.metrics.refuse('host-offline');
+          response = answer(kind === 'pair' ? NO_SUCH_PAIRING : NO_CALL_TAKER);
+        } else if (!result.ok) {
+          response = errorResponse(result.error);
+        } else {
+          const { status, body: reply } = result.value;
+          // A pair reply is always JSON; a call's success is the sealed reply, its refusals JSON errors.
+          const type = kind === 'call' && status === 200 ? 'application/octet-stream' : 'application/json';
+          response = new Response(reply as Uint8Array<ArrayBuffer>, { status, headers: { 'Content-Type': type } });
+        }
+        await notBefore(arrived);
+        return response;
       },
     ] as const;
 
   app.post('/relay/pair/:hostId', ...forward('pair', pairs, RELAY_MAX_PAIR_BODY));
+  // A one-shot call may come from a page on another origin: the app on a host's own page answers a
+  // notification through the host's relay when the host's address is out of reach. Any origin may
+  // send one and read the answer: a call carries no ambient authority (no cookies; its body is
+  // sealed to the host), and a stranger's answer is the same whatever host it names. Pair requests
+  // get no such header, on purpose: a browser can then post one here only from this relay's own
+  // pages, which is how a host knows that a pairing through its relay was made on the relay's page.
+  app.options('/relay/call/:hostId', (c) => {
+    c.header('Access-Control-Allow-Origin', '*');
+    c.header('Access-Control-Allow-Methods', 'POST');
+    c.header('Access-Control-Allow-Headers', 'Content-Type');
+    c.header('Access-Control-Max-Age', '600');
+    return c.body(null, 204);
+  });
+  app.use('/relay/call/:hostId', async (c, next) => {
+    await next();
+    c.res.headers.set('Access-Control-Allow-Origin', '*');
+  });
   app.post('/relay/call/:hostId', ...forward('call', calls, RELAY_MAX_CALL_BODY));
   app.all('/relay/*', (c) => c.json({ error: protocolError('not-found', 'no such endpoint') }, 404));
 
-  app.get('/healthz', (c) => c.json(deps.health()));
+  // Whether this node answers, and nothing else: anyone may ask (load balancers, `tether doctor`),
+  // so how many hosts and devices it carries is said only on /metrics, for the operator.
+  app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/metrics', (c) => c.text(deps.metrics.render(), 200, { 'Content-Type': 'text/plain; version=0.0.4' }));
 
   app.get('*', (c) => {
     const files = deps.app;
+    if (files === 'forward-only') return c.text('Not found: this relay forwards sealed frames and serves no app.', 404);
     if (!files) return c.text('The Tether app is not on this relay (start it with --app-dir).', 404);
     const file = files.get(c.req.path === '/' ? '/index.html' : c.req.path);
     if (!file) return c.text('Not found', 404);

@@ -29,7 +29,7 @@ export const MAX_CONNECTIONS = 20_000;
  * same cap the host puts on its own listener. */
 export const MAX_DEVICE_CONNS_PER_HOST = 64;
 
-/** New WebSocket connections per source address: a burst of 60, then one a second. Generous because
+/** New WebSocket connections per source address (an IPv6 /64 counts as one): a burst of 60, then one a second. Generous because
  * carrier NAT puts many phones behind one address; strict enough that one address cannot churn a
  * node's connection table. */
 export const CONNECT_BURST_PER_ADDRESS = 60;
@@ -43,8 +43,9 @@ export const PAIRS_PER_SECOND_PER_ADDRESS = 10 / 60;
 export const CALL_BURST_PER_ADDRESS = 60;
 export const CALLS_PER_SECOND_PER_ADDRESS = 2;
 
-/** Source addresses tracked by each rate limiter: 65,536. When full of live entries, new addresses
- * are refused (fail closed) rather than forgetting one that is being limited. */
+/** Address ranges (an IPv4 address, an IPv6 /64) tracked by each rate limiter: 65,536, about 5 MiB
+ * per limiter. When full, the range seen longest ago is forgotten to make room: a flood from many
+ * ranges can weaken the limit of the ones it pushes out, but never shut out everyone else. */
 export const MAX_TRACKED_ADDRESSES = 65_536;
 
 /** Bytes a second a device may send, with its burst: 2 MiB/s, 8 MiB. Over the rate the relay stops
@@ -100,6 +101,13 @@ export const PAIR_REPLY_WAIT_MS = PAIR_ANSWER_WAIT_MS + 5_000;
 
 /** Milliseconds a one-shot call waits for the host: 20 s, the client's own RPC timeout. */
 export const CALL_REPLY_WAIT_MS = RPC_TIMEOUT_MS;
+
+/** Milliseconds before which no answer to a pair request or a one-shot call leaves the relay: 250 ms,
+ * above a round trip to most hosts. A host id the relay does not have is answered at once and a
+ * linked host's refusal comes back after a round trip, so without it the time taken would say
+ * which hosts use the relay. A phone pairing or answering a notification waits at most this much
+ * more; the host has the request as soon as it arrives. */
+export const REQUEST_ANSWER_FLOOR_MS = 250;
 
 /** Device messages held while a connection is being attached to its host (which may take a Redis
  * round trip): 16 messages or 2 MiB. The socket is paused meanwhile, so only what was already in
@@ -163,6 +171,7 @@ export interface RelayLimits {
   maxPendingRequests: number;
   pairReplyWaitMs: number;
   callReplyWaitMs: number;
+  requestAnswerFloorMs: number;
   attachBufferFrames: number;
   attachBufferBytes: number;
   presenceTtlMs: number;
@@ -205,6 +214,7 @@ export const DEFAULT_LIMITS: Readonly<RelayLimits> = Object.freeze({
   maxPendingRequests: MAX_PENDING_REQUESTS,
   pairReplyWaitMs: PAIR_REPLY_WAIT_MS,
   callReplyWaitMs: CALL_REPLY_WAIT_MS,
+  requestAnswerFloorMs: REQUEST_ANSWER_FLOOR_MS,
   attachBufferFrames: ATTACH_BUFFER_FRAMES,
   attachBufferBytes: ATTACH_BUFFER_BYTES,
   presenceTtlMs: PRESENCE_TTL_MS,

@@ -8,7 +8,6 @@
 /** A connection or request turned away before it carried anything. */
 export const REFUSAL_REASONS = [
   'rate-limited',
-  'address-table-full',
   'node-full',
   'pending-full',
   'bad-host-id',
@@ -30,6 +29,7 @@ export const REFUSAL_REASONS = [
   'call-rate-limited',
   'body-too-large',
   'bad-content-type',
+  'malformed-request',
   'requests-full',
   'request-timeout',
   'request-aborted',
@@ -67,6 +67,9 @@ export type DropReason = (typeof DROP_REASONS)[number];
 export type ConnKind = 'host' | 'device';
 export type Direction = 'to-host' | 'to-device';
 export type RequestKind = 'pair' | 'call';
+/** The per-address rate limiters: new sockets, pair requests, one-shot calls. */
+export const LIMITERS = ['connect', 'pair', 'call'] as const;
+export type LimiterName = (typeof LIMITERS)[number];
 
 type Labels = Record<string, string>;
 
@@ -94,6 +97,7 @@ export class RelayMetrics {
       this.add('tether_relay_frames_total', { direction }, 0);
       this.add('tether_relay_bytes_total', { direction }, 0);
     }
+    for (const limiter of LIMITERS) this.add('tether_relay_limiter_evictions_total', { limiter }, 0);
   }
 
   refuse(reason: RefusalReason): void {
@@ -115,6 +119,11 @@ export class RelayMetrics {
 
   throttled(kind: ConnKind): void {
     this.add('tether_relay_throttled_total', { kind });
+  }
+
+  /** A rate limiter, full, forgot the address range seen longest ago to make room for a new one. */
+  evicted(limiter: LimiterName): void {
+    this.add('tether_relay_limiter_evictions_total', { limiter });
   }
 
   request(kind: RequestKind): void {
@@ -187,6 +196,8 @@ const HELP: Record<string, string> = {
   tether_relay_frames_total: 'Frames forwarded, by direction.',
   tether_relay_bytes_total: 'Payload bytes forwarded, by direction.',
   tether_relay_throttled_total: 'Times a socket was paused by its byte-rate limit, by kind.',
+  tether_relay_limiter_evictions_total:
+    'Address ranges a full rate limiter forgot (the one seen longest ago) to make room for a new one.',
   tether_relay_requests_total: 'Pair requests and one-shot calls forwarded to hosts.',
   tether_relay_replies_total: 'Replies from hosts passed back to the caller.',
   tether_relay_cluster_messages_total: 'Messages exchanged with other nodes through Redis, by direction.',

@@ -11,7 +11,12 @@ export const DEFAULT_BIND = '127.0.0.1';
 export const USAGE = `usage: tether relay [options]   (also: tether-relay [options])
 
 Forwards sealed frames between phones and Tether hosts that cannot reach each other,
-and serves the Tether app from its HTTPS origin.
+and serves the Tether app from its HTTPS origin (unless --no-app).
+
+Whoever runs a relay that serves the app decides what the app does on the phones
+paired on its page: such a relay is trusted like any site you open. A forward-only
+relay (--no-app) serves no page and no script, and can neither read nor forge
+anything; phones paired on the host's own page reach the host through it.
 
 Options:
   --bind ADDR          address to listen on (default ${DEFAULT_BIND}; never a wildcard)
@@ -21,6 +26,7 @@ Options:
   --tls-key FILE       ... and this key (PEM, readable by you only)
   --redis URL          share presence and forward between nodes through Redis
   --app-dir DIR        the built app to serve (default: this repository's pwa/dist)
+  --no-app             forward only: serve no page and no script, only the relay endpoints
   --trust-proxy ADDR   believe X-Forwarded-For from this load balancer (repeatable)
   --json               print {"event":"listening","url":...} once listening
   --help               show this help
@@ -34,6 +40,8 @@ export interface CliOptions {
   tlsKey?: string;
   redisUrl?: string;
   appDir?: string;
+  /** `--no-app`: forward only; no page or script is ever served. */
+  noApp: boolean;
   trustedProxies: string[];
   json: boolean;
   help: boolean;
@@ -52,12 +60,20 @@ const VALUE_FLAGS = new Set([
 
 /** Parses the command line; every mistake is a `bad-request` naming the flag. */
 export function parseOptions(argv: readonly string[]): Result<CliOptions> {
-  const o: CliOptions = { bind: DEFAULT_BIND, port: DEFAULT_PORT, trustedProxies: [], json: false, help: false };
+  const o: CliOptions = {
+    bind: DEFAULT_BIND,
+    port: DEFAULT_PORT,
+    noApp: false,
+    trustedProxies: [],
+    json: false,
+    help: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const eq = arg.indexOf('=');
     const flag = arg.startsWith('--') && eq > 0 ? arg.slice(0, eq) : arg;
     if (flag === '--json') o.json = true;
+    else if (flag === '--no-app') o.noApp = true;
     else if (flag === '--help' || flag === '-h') o.help = true;
     else if (VALUE_FLAGS.has(flag)) {
       const value = eq > 0 && arg.startsWith('--') ? arg.slice(eq + 1) : argv[++i];
@@ -65,6 +81,9 @@ export function parseOptions(argv: readonly string[]): Result<CliOptions> {
       const set = assign(o, flag, value);
       if (!set.ok) return set;
     } else return fail('bad-request', `unknown option ${arg} (see --help)`);
+  }
+  if (o.noApp && o.appDir !== undefined) {
+    return fail('bad-request', '--no-app serves no app, so --app-dir does not apply');
   }
   if ((o.tlsCert === undefined) !== (o.tlsKey === undefined)) {
     return fail('bad-request', '--tls-cert and --tls-key go together');

@@ -1,10 +1,13 @@
 import {
   CloseCode,
+  NO_CALL_TAKER,
+  NO_SUCH_PAIRING,
   RELAY_MAX_PAYLOAD,
   RelayCloseCode,
   encodeConnectRequest,
   generateHostIdentity,
   relayCallUrl,
+  relayAnswerBody,
   relayPairUrl,
   signRelayTicket,
   utf8Decode,
@@ -19,7 +22,7 @@ import { WebSocket } from 'ws';
 import { loadAppFiles } from './app-files.js';
 import type { RelayLimits } from './limits.js';
 import { RelayServer } from './relay-server.js';
-import { FakeDevice, FakeHost, until } from './testing/clients.js';
+import { FakeDevice, FakeHost, until, wellFormedStrangers } from './testing/clients.js';
 
 const running: RelayServer[] = [];
 const sockets: { close(): void }[] = [];
@@ -183,31 +186,30 @@ describe('relay server', () => {
     h.answer = (f) =>
       f.type === 'pair-request'
         ? [200, utf8Encode(JSON.stringify({ v: 1, echo: utf8Decode(f.body), source: f.source }))]
-        : [200, Uint8Array.of(5, ...f.body)];
+        : [200, Uint8Array.of(5, ...f.body.subarray(0, 3))];
+    const { pair: pairBody, call: callBody } = wellFormedStrangers();
     const pair = await fetch(relayPairUrl(relay.url, h.identity.hostId)!, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
-      body: '{"v":1,"pairingId":"x"}',
+      body: pairBody,
     });
     expect(pair.status).toBe(200);
     expect(pair.headers.get('content-type')).toBe('application/json');
     expect(pair.headers.get('cache-control')).toBe('no-store');
-    expect(await pair.json()).toEqual({ v: 1, echo: '{"v":1,"pairingId":"x"}', source: '127.0.0.1' });
+    expect(await pair.json()).toEqual({ v: 1, echo: pairBody, source: '127.0.0.1' });
 
-    const call = await fetch(relayCallUrl(relay.url, h.identity.hostId)!, {
-      method: 'POST',
-      body: Uint8Array.of(4, 1, 2),
-    });
+    const sealed = callBody();
+    const call = await fetch(relayCallUrl(relay.url, h.identity.hostId)!, { method: 'POST', body: sealed });
     expect(call.status).toBe(200);
     expect(call.headers.get('content-type')).toBe('application/octet-stream');
-    expect(new Uint8Array(await call.arrayBuffer())).toEqual(Uint8Array.of(5, 4, 1, 2));
+    expect(new Uint8Array(await call.arrayBuffer())).toEqual(Uint8Array.of(5, ...sealed.subarray(0, 3)));
 
     // A host refusal passes through with its status.
     h.answer = () => [403, utf8Encode('{"error":{"code":"pair-denied","message":"no"}}')];
     const denied = await fetch(relayPairUrl(relay.url, h.identity.hostId)!, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
-      body: '{}',
+      body: pairBody,
     });
     expect(denied.status).toBe(403);
     expect(await denied.json()).toMatchObject({ error: { code: 'pair-denied' } });
@@ -215,21 +217,89 @@ describe('relay server', () => {
     expect(await scrape(relay, 'tether_relay_replies_total{kind="call"}')).toBe(1);
   });
 
-  it('answers host-offline, too-large and rate-limited with stable codes', async () => {
+  it('answers a host it does not have, too-large and rate-limited with stable codes', async () => {
     const relay = await start({ pairBurst: 2 });
     const offline = generateHostIdentity().hostId;
     const post = (body: string, url = relayPairUrl(relay.url, offline)!) =>
       fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
-    const r1 = await post('{}');
-    expect([r1.status, await r1.json()]).toMatchObject([503, { error: { code: 'host-offline', retryable: true } }]);
+    const r1 = await post(wellFormedStrangers().pair);
+    expect([r1.status, await r1.json()]).toMatchObject([410, { error: NO_SUCH_PAIRING.error }]);
     const big = await post('x'.repeat(17 * 1024), relayCallUrl(relay.url, offline)!.replace('call', 'pair'));
     expect([big.status, await big.json()]).toMatchObject([413, { error: { code: 'too-large' } }]);
-    const r3 = await post('{}');
+    const r3 = await post(wellFormedStrangers().pair);
     expect([r3.status, await r3.json()]).toMatchObject([429, { error: { code: 'rate-limited' } }]);
     expect(await scrape(relay, 'tether_relay_refusals_total{reason="pair-rate-limited"}')).toBe(1);
     expect(await scrape(relay, 'tether_relay_refusals_total{reason="host-offline"}')).toBe(1);
+    const call = await fetch(relayCallUrl(relay.url, offline)!, {
+      method: 'POST',
+      body: wellFormedStrangers().call(),
+    });
+    expect([call.status, await call.json()]).toMatchObject([503, { error: NO_CALL_TAKER.error }]);
     const nowhere = await fetch(`${relay.url}/relay/nowhere`);
     expect(nowhere.status).toBe(404);
+  });
+
+  it('answers a stranger the same for a host it carries as for a host id it has never seen', async () => {
+    const relay = await start({ requestAnswerFloorMs: 150 });
+    const linked = await host(relay);
+    // The host answers what it cannot open as a real host does: the shared answers.
+    linked.answer = (f) =>
+      f.type === 'pair-request'
+        ? [NO_SUCH_PAIRING.status, relayAnswerBody(NO_SUCH_PAIRING)]
+        : [NO_CALL_TAKER.status, relayAnswerBody(NO_CALL_TAKER)];
+    const unknown = generateHostIdentity().hostId;
+    const stranger = wellFormedStrangers();
+    const ask = async (kind: 'pair' | 'call', hostId: string, body: string | Uint8Array) => {
+      const started = performance.now();
+      const res = await fetch(kind === 'pair' ? relayPairUrl(relay.url, hostId)! : relayCallUrl(relay.url, hostId)!, {
+        method: 'POST',
+        headers: { 'Content-Type': kind === 'pair' ? 'application/json' : 'application/octet-stream' },
+        body: typeof body === 'string' ? body : Buffer.from(body),
+      });
+      const text = await res.text();
+      return { answer: [res.status, res.headers.get('content-type'), text], ms: performance.now() - started };
+    };
+    for (const kind of ['pair', 'call'] as const) {
+      const body = () => (kind === 'pair' ? stranger.pair : stranger.call());
+      const fromLinked = await ask(kind, linked.identity.hostId, body());
+      const fromUnknown = await ask(kind, unknown, body());
+      expect(fromUnknown.answer, kind).toEqual(fromLinked.answer);
+      const expected = kind === 'pair' ? NO_SUCH_PAIRING : NO_CALL_TAKER;
+      expect(fromUnknown.answer).toEqual([expected.status, 'application/json', utf8Decode(relayAnswerBody(expected))]);
+      // Neither answer leaves before the floor, so a quick host and no host take as long.
+      expect(fromLinked.ms).toBeGreaterThanOrEqual(145);
+      expect(fromUnknown.ms).toBeGreaterThanOrEqual(145);
+    }
+    expect(linked.frames.filter((f) => f.type === 'pair-request' || f.type === 'call-request')).toHaveLength(2);
+
+    // Malformed bodies are refused by the relay before it looks for the host: the same answer, and
+    // the host never hears of them.
+    for (const [kind, body] of [
+      ['pair', '{"v":1}'],
+      ['pair', 'not json'],
+      ['call', Uint8Array.of(4, 1, 2, 3)],
+      ['call', Uint8Array.of(9, 9)],
+    ] as const) {
+      const a = await ask(kind, linked.identity.hostId, body);
+      const b = await ask(kind, unknown, body);
+      expect(a.answer, `${kind} ${String(body)}`).toEqual(b.answer);
+      expect(a.answer[0]).toBe(400);
+    }
+    expect(linked.frames.filter((f) => f.type === 'pair-request' || f.type === 'call-request')).toHaveLength(2);
+    expect(await scrape(relay, 'tether_relay_refusals_total{reason="malformed-request"}')).toBe(8);
+  });
+
+  it('tells a device with a valid ticket the same when its host id was never seen as when its host has left', async () => {
+    const relay = await start();
+    const gone = await host(relay);
+    gone.close();
+    await until(() => relay.switchboard.hostCount === 0, 'the host to leave');
+    const never = generateHostIdentity();
+    const a = await FakeDevice.connect(relay.url, gone.identity);
+    const b = await FakeDevice.connect(relay.url, never);
+    sockets.push(a, b);
+    expect(await a.done).toEqual(await b.done);
+    expect(await b.done).toEqual({ code: RelayCloseCode.HostOffline, reason: 'host-offline' });
   });
 
   it('limits new connections per address', async () => {
@@ -239,6 +309,68 @@ describe('relay server', () => {
     await device(relay, id);
     await expect(FakeDevice.connect(relay.url, id)).rejects.toThrow('HTTP 429');
     expect(relay.metrics.refusals('rate-limited')).toBe(1);
+  });
+
+  it('forward only: serves no page and no script at any app path, and carries everything sealed', async () => {
+    // The app is built and loaded, as on a relay that serves it: forward-only must still serve none of it.
+    const dir = mkdtempSync(join(tmpdir(), 'relay-app-'));
+    try {
+      writeFileSync(
+        join(dir, 'index.html'),
+        '<!doctype html><title>Tether</title><script src="/assets/app-1.js"></script>',
+      );
+      writeFileSync(join(dir, 'sw.js'), 'self.addEventListener("fetch", () => {})');
+      writeFileSync(join(dir, 'registerSW.js'), 'navigator.serviceWorker.register("/sw.js")');
+      writeFileSync(join(dir, 'manifest.webmanifest'), '{"name":"Tether"}');
+      mkdirSync(join(dir, 'assets'));
+      writeFileSync(join(dir, 'assets', 'app-1.js'), 'console.log(1)');
+      const app = loadAppFiles(dir);
+      if (!app || typeof app === 'string') throw new Error('no app');
+      const relay = await start({}, { app, forwardOnly: true });
+      for (const path of [
+        '/',
+        '/index.html',
+        '/sw.js',
+        '/registerSW.js',
+        '/assets/app-1.js',
+        '/manifest.webmanifest',
+        '/#pair=1.x',
+        '/?q=1',
+        '/anything',
+      ]) {
+        const res = await fetch(`${relay.url}${path}`);
+        const text = await res.text();
+        expect(res.status, path).toBe(404);
+        expect(res.headers.get('content-type'), path).toMatch(/^text\/plain/);
+        expect(text, path).not.toMatch(/<script|<html|serviceWorker|console/i);
+        expect(res.headers.get('content-security-policy'), path).toContain("default-src 'none'");
+        expect(res.headers.get('content-security-policy'), path).not.toContain("'self'");
+      }
+      expect(await (await fetch(`${relay.url}/healthz`)).json()).toEqual({ status: 'ok' });
+      expect((await fetch(`${relay.url}/metrics`)).status).toBe(200);
+
+      // The sealed endpoints work as on any relay: a host's link, a device's connection, a pair
+      // request and a one-shot call.
+      const h = await host(relay);
+      h.echo = true;
+      h.answer = (f) => [200, f.type === 'pair-request' ? utf8Encode('{"v":1}') : Uint8Array.of(5)];
+      const d = await device(relay, h.identity);
+      await until(() => h.conns.size === 1, 'the open');
+      d.send(Uint8Array.of(1, 2, 3));
+      await until(() => d.received.length === 1, 'the echo');
+      expect(d.received[0]).toEqual(Uint8Array.of(1, 2, 3));
+      const { pair, call } = wellFormedStrangers();
+      const paired = await fetch(relayPairUrl(relay.url, h.identity.hostId)!, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: pair,
+      });
+      expect([paired.status, await paired.text()]).toEqual([200, '{"v":1}']);
+      const called = await fetch(relayCallUrl(relay.url, h.identity.hostId)!, { method: 'POST', body: call() });
+      expect([called.status, new Uint8Array(await called.arrayBuffer())]).toEqual([200, Uint8Array.of(5)]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('serves the app with the security headers, and health', async () => {
@@ -258,8 +390,7 @@ describe('relay server', () => {
       const asset = await fetch(`${relay.url}/assets/app-1234.js`);
       expect(asset.headers.get('cache-control')).toContain('immutable');
       expect((await fetch(`${relay.url}/../../etc/passwd`)).status).toBe(404);
-      const health = await (await fetch(`${relay.url}/healthz`)).json();
-      expect(health).toMatchObject({ status: 'ok', node: relay.nodeId, hosts: 0, cluster: 'off' });
+      expect(await (await fetch(`${relay.url}/healthz`)).json()).toEqual({ status: 'ok' });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

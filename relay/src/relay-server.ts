@@ -38,6 +38,8 @@ export interface RelayServerOptions {
   /** Redis URL: share presence and forward between nodes. */
   redisUrl?: string;
   app?: AppFiles;
+  /** Serve no page and no script at all, only the relay endpoints (`--no-app`). */
+  forwardOnly?: boolean;
   trustedProxies?: readonly string[];
   limits?: Partial<RelayLimits>;
   clock?: Clock;
@@ -80,22 +82,14 @@ export class RelayServer {
     const switchboard = new Switchboard({ clock, random, limits, metrics, origin: '' });
     const state = { closing: false };
     let cluster: RedisCluster | undefined;
-
     const app = createRelayApp({
       relay: switchboard,
       limits,
       metrics,
       clock,
       trustedProxies: new Set(options.trustedProxies ?? []),
-      app: options.app,
+      app: options.forwardOnly ? 'forward-only' : options.app,
       isClosing: () => state.closing,
-      health: () => ({
-        status: 'ok',
-        node: nodeId,
-        hosts: switchboard.hostCount,
-        devices: switchboard.deviceCount,
-        cluster: cluster ? (cluster.isUp ? 'up' : 'down') : 'off',
-      }),
     });
     const wss = new WebSocketServer({
       noServer: true,
@@ -212,6 +206,9 @@ export class RelayServer {
   private registerGauges(): void {
     const m = this.metrics;
     const s = this.switchboard;
+    m.gauge('tether_relay_node_info', "This node's id (random at each start), as a label; always 1.", () => [
+      [{ node: this.nodeId }, 1],
+    ]);
     m.gauge('tether_relay_connections', 'Open WebSocket connections by kind; host links are their own series.', () => [
       [{ kind: 'host' }, s.hostCount],
       [{ kind: 'device' }, s.deviceCount],

@@ -77,6 +77,24 @@ export interface OpenedCall {
   stampedAt: number;
 }
 
+/**
+ * The checks of a call that need no key: its size, kind, version and length. Whoever forwards a
+ * call (the relay) makes them before it looks for the host, so a malformed call gets the same
+ * answer whatever host it names; `openCall` makes the same checks first.
+ */
+export function checkCallShape(message: Uint8Array): Result<void> {
+  if (message.length > MAX_ONE_SHOT_BODY) return fail('too-large', 'one-shot call is too large');
+  if (message.length < 2 || message[0] !== MessageKind.Call)
+    return fail('handshake-malformed', 'expected a call message');
+  if (message[1] !== PROTOCOL_VERSION) {
+    return fail('version-unsupported', `client speaks protocol ${message[1]}; this host speaks ${PROTOCOL_VERSION}`);
+  }
+  if (message.length < HEADER_BYTES + nacl.secretbox.overheadLength + 8) {
+    return fail('handshake-malformed', 'call is too short');
+  }
+  return ok(undefined);
+}
+
 export function openCall(
   message: Uint8Array,
   options: {
@@ -98,15 +116,8 @@ export function openCall(
     takenBefore?: (deviceId: string) => number | undefined;
   },
 ): Result<OpenedCall> {
-  if (message.length > MAX_ONE_SHOT_BODY) return fail('too-large', 'one-shot call is too large');
-  if (message.length < 2 || message[0] !== MessageKind.Call)
-    return fail('handshake-malformed', 'expected a call message');
-  if (message[1] !== PROTOCOL_VERSION) {
-    return fail('version-unsupported', `client speaks protocol ${message[1]}; this host speaks ${PROTOCOL_VERSION}`);
-  }
-  if (message.length < HEADER_BYTES + nacl.secretbox.overheadLength + 8) {
-    return fail('handshake-malformed', 'call is too short');
-  }
+  const shape = checkCallShape(message);
+  if (!shape.ok) return shape;
   const header = message.subarray(0, HEADER_BYTES);
   const deviceId = toBase64Url(message.subarray(2, 2 + DEVICE_ID_BYTES));
   const ephemeral = message.subarray(2 + DEVICE_ID_BYTES, 2 + DEVICE_ID_BYTES + KEY_BYTES);

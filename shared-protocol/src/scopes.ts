@@ -16,12 +16,14 @@ export const ScopeSchema = v.picklist(SCOPES);
 export const DEFAULT_DEVICE_SCOPES: readonly Scope[] = ['watch', 'approve', 'chat', 'terminal'];
 
 /**
- * Granted without choosing to a device that paired over plain HTTP (not loopback): someone able
- * to change traffic on that network could have served the phone another app, so by default it
- * may follow sessions and answer approvals, and chat or terminals only when asked for at the
- * computer (docs/security.md).
+ * Granted without choosing to a device whose app the host did not serve over a secure channel:
+ * one paired on a relay's page or another site (whoever runs it decides what the app does), or
+ * over plain HTTP (not loopback: someone able to change traffic on that network could have served
+ * the phone another app). By default it may follow sessions and answer approvals, each of which
+ * shows the person the whole action; chat or terminals only when asked for at the computer
+ * (docs/security.md, "Who is trusted with what").
  */
-export const PLAIN_HTTP_DEVICE_SCOPES: readonly Scope[] = ['watch', 'approve'];
+export const LIMITED_DEVICE_SCOPES: readonly Scope[] = ['watch', 'approve'];
 
 /** Parses "watch,approve" as typed at a terminal; undefined when any name is unknown. */
 export function parseScopeList(text: string): Scope[] | undefined {

@@ -87,7 +87,7 @@ async function modelTurn(
   model: string,
   history: ChatMessage[],
   signal: AbortSignal,
-  usage: RunResult['usage'],
+  usage: NonNullable<RunResult['usage']>,
 ): Promise<{ text: string; toolCalls: ToolCall[] }> {
   const messageId = host.newId('m');
   let text = '';

@@ -64,6 +64,19 @@ describe('approval policy', () => {
     expect(await isAllowedByRules([{ tool: 'shell' }], 'shell', shell('ls'), inFolder)).toBe(false);
   });
 
+  it('a read of a hidden home entry allowed for the session allows that entry only, never the tool', async () => {
+    const read = (entry: string) => ({ kind: 'mcp' as const, action: `Read ${entry}/x`, path: entry });
+    const npmrc = join(home, '.npmrc');
+    const rule = ruleForAnswer('read_file', read(npmrc), undefined);
+    expect(rule).toEqual({ tool: 'read_file', path: npmrc });
+    const rules = [rule as { tool: string; path: string }];
+    expect(await isAllowedByRules(rules, 'read_file', read(npmrc), inFolder)).toBe(true);
+    expect(await isAllowedByRules(rules, 'read_file', read(join(home, '.config')), inFolder)).toBe(false);
+    expect(await isAllowedByRules(rules, 'list_dir', read(npmrc), inFolder)).toBe(false);
+    // A rule for the whole tool (stored before reads asked per entry) covers no hidden entry.
+    expect(await isAllowedByRules([{ tool: 'read_file' }], 'read_file', read(npmrc), inFolder)).toBe(false);
+  });
+
   it('no rule covers a command that brings its own variables, and none is made from one', async () => {
     const withEnv = { ...shell('npm test'), env: { NODE_ENV: 'test' } };
     expect(await isAllowedByRules([{ tool: 'shell', command: 'npm test' }], 'shell', withEnv, inFolder)).toBe(false);

@@ -36,7 +36,10 @@ export async function isAllowedByRules(
     } else if ('prefix' in rule) {
       // See prefix-rule.ts: a rule stored before its checks existed is held to them too.
       if (need.command !== undefined && (await prefixCovers(rule.prefix, need.command, inFolder))) return true;
-    } else if (tool !== 'shell') return true;
+    } else if ('path' in rule) {
+      if (need.path === rule.path) return true;
+      // A rule for the whole tool never covers a read of a hidden home entry: that asks per entry.
+    } else if (tool !== 'shell' && need.path === undefined) return true;
   }
   return false;
 }
@@ -44,7 +47,8 @@ export async function isAllowedByRules(
 /**
  * The rule an "allow for this session" answer adds: for `shell`, that exact command, or the
  * prefix the person chose (which must start the command, end where one of its words ends, and
- * pass `prefixProblem`); for other tools, the tool.
+ * pass `prefixProblem`); for a read of a hidden home entry, that tool's reads of that entry; for
+ * other tools, the tool.
  */
 export function ruleForAnswer(
   tool: string,
@@ -52,7 +56,8 @@ export function ruleForAnswer(
   prefix: string | undefined,
 ): AllowRule | { error: string } {
   if (tool !== 'shell') {
-    return prefix === undefined ? { tool } : { error: 'a prefix applies only to shell commands' };
+    if (prefix !== undefined) return { error: 'a prefix applies only to shell commands' };
+    return need.path !== undefined ? { tool, path: need.path } : { tool };
   }
   const setting = ownSetting(need);
   if (setting !== undefined) {

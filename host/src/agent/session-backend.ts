@@ -34,7 +34,8 @@ export interface RunProgress {
 export interface RunResult {
   status: 'done' | 'interrupted' | 'error';
   error?: string;
-  usage: { inputTokens: number; outputTokens: number };
+  /** What the run used; absent when the back-end cannot tell (an ACP agent reports no tokens). */
+  usage?: { inputTokens: number; outputTokens: number };
   /** The run stopped at its model-call limit: the session waits for someone to say go on. */
   limitReached?: true;
 }

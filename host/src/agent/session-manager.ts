@@ -83,12 +83,19 @@ export class SessionManager {
     return record && this.deps.sessions.summary(record);
   }
 
+  /**
+   * A new session, and its first run. Without `text` the run starts with no message (a session
+   * continued from elsewhere loads its conversation); `prepare` is called once the session is
+   * stored, before that run starts.
+   */
   async create(input: {
     cwd: string;
-    text: string;
+    text?: string;
+    title?: string;
     model?: string;
     place?: string;
     kind?: SessionKind;
+    prepare?: (sessionId: string) => void;
   }): Promise<Result<SessionSummary>> {
     const kind = input.kind ?? 'agent';
     const backend = this.deps.backends[kind];
@@ -106,7 +113,7 @@ export class SessionManager {
     const now = this.deps.clock.now();
     const record = this.deps.sessions.insert({
       id: this.deps.newId('s'),
-      title: titleOf(input.text),
+      title: titleOf(input.title ?? input.text ?? ''),
       kind,
       place,
       cwd: folder.value,
@@ -115,7 +122,8 @@ export class SessionManager {
       createdAt: now,
       updatedAt: now,
     });
-    this.startRun(record.id, [input.text]);
+    input.prepare?.(record.id);
+    this.startRun(record.id, input.text === undefined ? [] : [input.text]);
     return ok(this.get(record.id)!);
   }
 
@@ -289,12 +297,14 @@ export class SessionManager {
       runId,
       status: result.status,
       ...(result.error !== undefined ? { error: result.error.slice(0, 4000) } : {}),
-      usage: result.usage,
+      usage: result.usage ?? NO_USAGE,
+      ...(result.usage === undefined ? { usageReported: false } : {}),
     });
     this.deps.sessions.activity.change(id, {
       runEndedAt: this.deps.clock.now(),
       now: '',
       paused: result.limitReached === true,
+      ...(result.usage === undefined ? { addUnreportedRuns: 1 } : {}),
     });
     this.deps.sessions.update(id, { status: result.status === 'done' ? 'idle' : result.status });
     if (result.limitReached) {

@@ -1,5 +1,14 @@
 import type { Approval, SessionEvent } from '@tether/shared-protocol';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -117,6 +126,14 @@ describe('an ACP agent as a session back-end', () => {
     expect(started.toolCallId).not.toBe('call_1');
   });
 
+  it('a run reports no usage, so it reads as unknown, not as 0 tokens', async () => {
+    const host = await hostWithAgent();
+    const id = await start(host, 'say hi');
+    const end = await finished(host, id);
+    expect(end.usageReported).toBe(false);
+    expect(host.host.sessions.get(id)!.activity).toMatchObject({ unreportedRuns: 1, inputTokens: 0 });
+  });
+
   it('asks for permission with the whole action and the agent’s options; an answer from the CLI lets the write through', async () => {
     const host = await hostWithAgent();
     const id = await start(host, 'ask-edit notes.txt rewritten\\nby the agent\nsay after');
@@ -210,6 +227,35 @@ describe('an ACP agent as a session back-end', () => {
     const notices = host.events(id).filter((e): e is Of<'notice'> => e.type === 'notice');
     expect(notices.filter((n) => n.text.includes('outside the session folder'))).toHaveLength(3);
     expect(host.events(id).some((e) => e.type === 'approval.requested')).toBe(false);
+  });
+
+  it('a read of a hidden entry of the home folder asks first, as Tether’s own read tool does', async () => {
+    const home = realpathSync(mkdtempSync(join(tmpdir(), 'tether-acp-home-')));
+    cleanups.push(() => rmSync(home, { recursive: true, force: true }));
+    writeFileSync(join(home, '.some-token'), 'tok-123');
+    writeFileSync(join(home, 'plain.txt'), 'plain words');
+    const host = await hostWithAgent({ env: { HOME: home } });
+    const created = await host.host.sessions.create({
+      cwd: home,
+      text: 'read plain.txt\nread .some-token\nread .some-token\nread .some-token',
+      kind: 'acp',
+      model: 'scripted',
+    });
+    if (!created.ok) throw new Error(created.error.message);
+    const id = created.value.id;
+    const first = await approvalOf(host, id);
+    expect(first.tool).toBe('read_file');
+    expect(first.action).toContain(`Read ${join(home, '.some-token')}`);
+    host.host.approvals.answer(first.id, { decision: 'deny' }, { kind: 'local', label: 'test' });
+    const second = await approvalOf(host, id, 2);
+    host.host.approvals.answer(second.id, { decision: 'allow-session' }, { kind: 'local', label: 'test' });
+    expect((await finished(host, id)).status).toBe('done');
+    const said = messages(host, id).join('');
+    expect(said).toContain('read: plain words');
+    expect(said).toContain('read failed: not read: the person denied this read');
+    // Allowed for the session: the third read of that entry does not ask again.
+    expect(said.match(/read: tok-123/g)).toHaveLength(2);
+    expect(host.events(id).filter((e) => e.type === 'approval.requested')).toHaveLength(2);
   });
 
   it('a command the agent runs asks as shell, runs in the session folder, and shows its output', async () => {

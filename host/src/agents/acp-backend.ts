@@ -9,8 +9,11 @@ import type { AgentSpec } from './agent-config.js';
 import type { AgentPoolLimits, LiveAgent } from './acp-agent-pool.js';
 import { AcpAgentPool } from './acp-agent-pool.js';
 import { AcpConnection } from './acp-connection.js';
+import { errorText } from './acp-error-text.js';
+import { AcpHistory } from './acp-history.js';
 import type { AcpSessionStore } from './acp-session-store.js';
 import { AcpTurn } from './acp-turn.js';
+import { agentEnv } from './agent-env.js';
 import { cut } from './acp-update-log.js';
 import type { Settled } from './settle.js';
 import { settle } from './settle.js';
@@ -43,10 +46,7 @@ export interface AcpBackendDeps {
   limits?: Partial<AcpLimits>;
 }
 
-const NO_USAGE = { inputTokens: 0, outputTokens: 0 };
 const REQUEST_CANCELLED = -32800;
-const AUTH_REQUIRED = -32000;
-
 type PromptOutcome =
   | { kind: 'stopped'; stopReason: StopReason }
   | { kind: 'failed'; message: string }
@@ -63,7 +63,8 @@ type PromptOutcome =
  * A run sends the new messages as one prompt, then any follow-ups queued meanwhile, until the
  * agent ends its turn. An interrupt sends `session/cancel` and ends the process if it does not
  * stop in time; an agent that exits or stays silent too long ends the run as an error with the
- * end of its stderr as a notice, and the next prompt starts a new process.
+ * end of its stderr as a notice, and the next prompt starts a new process. ACP has no place for
+ * the tokens a turn used, so its runs report no usage (shown as unknown, never as 0).
  */
 export class AcpBackend implements SessionBackend {
   private readonly limits: AcpLimits;
@@ -84,7 +85,9 @@ export class AcpBackend implements SessionBackend {
     const spec = this.deps.catalog.get(record.model);
     if (!spec) return failure(`no agent named ${record.model} is configured on this host`);
     const texts = promptTexts(this.deps.log.readAll(run.sessionId));
-    if (texts.length === 0) return { status: 'done', usage: NO_USAGE };
+    // A session continued from elsewhere starts with a run of no message: it loads the conversation.
+    const continuing = this.deps.sessions.get(run.sessionId)?.history === 'pending';
+    if (texts.length === 0 && !continuing) return { status: 'done' };
 
     let live = this.agents.reusable(run.sessionId, run.context.place, spec);
     if (!live) {
@@ -93,6 +96,10 @@ export class AcpBackend implements SessionBackend {
       live = started;
     }
     this.agents.hold(live);
+    if (texts.length === 0) {
+      this.agents.release(live);
+      return { status: 'done' };
+    }
     const turn = new AcpTurn(run, spec.title, () => live.connection.kill());
     live.connection.attach(live.acpSessionId, turn);
     let ending = 'The run ended before the agent finished this.';
@@ -103,7 +110,7 @@ export class AcpBackend implements SessionBackend {
         switch (outcome.kind) {
           case 'stopped': {
             if (outcome.stopReason === 'cancelled') {
-              if (run.signal.aborted || turn.denials === 0) return { status: 'interrupted', usage: NO_USAGE };
+              if (run.signal.aborted || turn.denials === 0) return { status: 'interrupted' };
               // Nobody interrupted: the agent ended its turn because the person said no.
               run.append({
                 type: 'notice',
@@ -111,7 +118,7 @@ export class AcpBackend implements SessionBackend {
                 text: `${spec.title} ended its turn after the denial: send a message to say what to do instead.`,
               });
               ending = 'Not run: the agent ended its turn after the denial.';
-              return { status: 'done', usage: NO_USAGE };
+              return { status: 'done' };
             }
             const notice = STOP_NOTICES[outcome.stopReason];
             if (notice) run.append({ type: 'notice', level: 'warning', text: notice(spec.title) });
@@ -133,11 +140,11 @@ export class AcpBackend implements SessionBackend {
           case 'killed':
             ending = 'Interrupted.';
             this.agents.discard(live);
-            return { status: 'interrupted', usage: NO_USAGE };
+            return { status: 'interrupted' };
         }
-        if (run.signal.aborted) return { status: 'interrupted', usage: NO_USAGE };
+        if (run.signal.aborted) return { status: 'interrupted' };
         const queued = run.takeQueued();
-        if (queued.length === 0) return { status: 'done', usage: NO_USAGE };
+        if (queued.length === 0) return { status: 'done' };
         turn.log.endMessage();
         for (const text of queued) run.append({ type: 'message', messageId: run.newId('m'), role: 'user', text });
         prompt = queued;
@@ -168,23 +175,16 @@ export class AcpBackend implements SessionBackend {
       );
     }
     const record = run.record();
-    const env = { ...spec.env };
-    if (run.context.place === 'local') {
-      for (const name of spec.passEnv) {
-        const value = this.deps.env[name];
-        if (value !== undefined && value !== '') env[name] = value;
-      }
-    }
     const started = await AcpConnection.start({
       context: run.context,
       spec,
       cwd: record.cwd,
-      env,
+      env: agentEnv(spec, run.context.place, this.deps.env),
       clock: this.deps.clock,
     });
     // On a machine that is offline the spawn waits for it, and an interrupt drops it unsent:
     // nothing started, so the run was interrupted, not failed (as a waiting tool call is).
-    if (!started.ok) return run.signal.aborted ? { status: 'interrupted', usage: NO_USAGE } : failure(started.message);
+    if (!started.ok) return run.signal.aborted ? { status: 'interrupted' } : failure(started.message);
     const connection = started.value;
     const live: LiveAgent = {
       sessionId: run.sessionId,
@@ -208,7 +208,7 @@ export class AcpBackend implements SessionBackend {
     /** A step that did not give its answer ends the start: the process goes, and says why. */
     const stop = (outcome: Exclude<Settled<unknown>, { kind: 'value' }>, what: string): RunResult => {
       this.agents.discard(live);
-      if (outcome.kind === 'aborted') return { status: 'interrupted', usage: NO_USAGE };
+      if (outcome.kind === 'aborted') return { status: 'interrupted' };
       this.reportStderr(run, live);
       if (outcome.kind === 'timeout') {
         return failure(
@@ -231,6 +231,46 @@ export class AcpBackend implements SessionBackend {
     const canLoad = capabilities?.loadSession === true;
     const earlier = this.deps.sessions.get(run.sessionId);
     const previous = earlier?.agent === spec.name ? earlier.acpSessionId : undefined;
+
+    if (previous !== undefined && earlier?.history === 'pending') {
+      // Started elsewhere: loaded with its replay recorded as the transcript so far (resumed,
+      // without it, by an agent that can only resume). Tried once so: after an error the next
+      // start loads it as any earlier session, or starts afresh and says so.
+      const ref = { agent: spec.name, acpSessionId: previous };
+      if (!canLoad && !canResume) {
+        this.deps.sessions.delete(run.sessionId);
+        this.agents.discard(live);
+        return failure(
+          `${spec.title} can neither load nor resume a session, so it cannot continue this one; the next message starts a new one`,
+        );
+      }
+      const history = canLoad ? new AcpHistory(run) : undefined;
+      connection.setSession(previous);
+      if (history) connection.history = { acpSessionId: previous, record: (update) => history.record(update) };
+      const params = { sessionId: previous, cwd: record.cwd, mcpServers: [] };
+      const loaded = await step(
+        history
+          ? connection.agent.request(methods.agent.session.load, params)
+          : connection.agent.request(methods.agent.session.resume, params),
+      );
+      connection.history = undefined;
+      if (loaded.kind === 'error') this.deps.sessions.set(run.sessionId, ref);
+      if (loaded.kind !== 'value') return stop(loaded, history ? 'session/load' : 'session/resume');
+      this.deps.sessions.set(run.sessionId, ref);
+      const shown = history?.finish();
+      run.append({
+        type: 'notice',
+        level: 'info',
+        text:
+          shown === undefined
+            ? `${spec.title} goes on from its earlier session, but cannot replay it: the conversation so far is not shown here.`
+            : shown === 0
+              ? `${spec.title} loaded its earlier session and replayed none of it; what you send now goes on from there.`
+              : `Above is ${spec.title}'s earlier conversation, as it replayed it; what you send now goes on from there.`,
+      });
+      live.acpSessionId = previous;
+      return live;
+    }
 
     if (previous !== undefined && (canResume || canLoad)) {
       // A loading agent replays the conversation as updates first: the log has it already.
@@ -359,14 +399,5 @@ export function promptTexts(events: Iterable<SessionEvent>): string[] {
 }
 
 function failure(error: string): RunResult {
-  return { status: 'error', error, usage: NO_USAGE };
-}
-
-/** An agent's error in words: its message (its own text, cut), and a hint for a sign-in it needs. */
-function errorText(error: unknown): string {
-  if (error instanceof RequestError) {
-    const text = cut(error.message, 1000);
-    return error.code === AUTH_REQUIRED ? `${text} (it needs you to sign in first: see docs/agents.md)` : text;
-  }
-  return error instanceof Error ? cut(error.message, 1000) : 'no reason given';
+  return { status: 'error', error };
 }

@@ -1,4 +1,9 @@
-import type { ClientContext, InitializeResponse, RequestPermissionResponse } from '@agentclientprotocol/sdk';
+import type {
+  ClientContext,
+  InitializeResponse,
+  RequestPermissionResponse,
+  SessionUpdate,
+} from '@agentclientprotocol/sdk';
 import { client, methods, ndJsonStream, PROTOCOL_VERSION, RequestError } from '@agentclientprotocol/sdk';
 import type { Clock } from '@tether/shared-protocol';
 import type { ExecutionContext, ProcessHandle } from '@tether/machine';
@@ -34,6 +39,8 @@ export class AcpConnection {
   private acpSessionId: string | undefined;
   /** While the agent replays a loaded session: its updates are already in the log. */
   replaying = false;
+  /** While the agent replays a session whose conversation the log does not have yet: where it goes. */
+  history: { acpSessionId: string; record: (update: SessionUpdate) => void } | undefined;
   /** Milliseconds (clock time) of the agent's last message. */
   lastActivity: number;
   /** The agent's requests being served now: while it waits on us, its silence is not a hang. */
@@ -104,6 +111,8 @@ export class AcpConnection {
       .onNotification(methods.client.session.update, ({ params }) => {
         const connection = made.connection!;
         connection.touch();
+        const history = connection.history;
+        if (history && params.sessionId === history.acpSessionId) return history.record(params.update);
         const turn = connection.turnFor(params.sessionId);
         if (!turn || connection.replaying) connection.dropped++;
         else turn.log.update(params.update);
@@ -115,8 +124,8 @@ export class AcpConnection {
           () => CANCELLED,
         ),
       )
-      .onRequest(methods.client.fs.readTextFile, ({ params }) =>
-        made.connection!.serve(params.sessionId, (turn) => turn.files.read(params)),
+      .onRequest(methods.client.fs.readTextFile, ({ params, signal }) =>
+        made.connection!.serve(params.sessionId, (turn) => turn.files.read(params, turn.signal(signal))),
       )
       .onRequest(methods.client.fs.writeTextFile, ({ params, signal }) =>
         made.connection!.serve(params.sessionId, (turn) => turn.files.write(params, turn.signal(signal))),

@@ -8,6 +8,8 @@ import { RequestError } from '@agentclientprotocol/sdk';
 import type { ExecError } from '@tether/shared-protocol';
 import { MAX_ACTION_TEXT } from '@tether/shared-protocol';
 import { displayPath } from '@tether/machine';
+import { homeReadApproval } from '../tools/home-reads.js';
+import type { ApprovalNeed } from '../tools/tool.js';
 import { agentDiff } from './acp-diff.js';
 import type { AcpTurnContext } from './acp-turn-context.js';
 
@@ -23,15 +25,20 @@ const INTERNAL = -32603;
  * The client side of ACP's `fs/read_text_file` and `fs/write_text_file`, served in the session's
  * folder through its execution context, confined like Tether's own file tools (`..`, absolute
  * paths and links that lead out are refused, and the refusal is a notice in the transcript).
- * Reads need no approval; a write asks the approval gate with its whole diff, unless it is exactly
- * a change the person just allowed in a permission request.
+ * Reads need no approval but for a hidden entry of the home folder, which asks as Tether's own read
+ * tool does (tools/home-reads.ts); a write asks the approval gate with its whole diff, unless it is
+ * exactly a change the person just allowed in a permission request.
  */
 export class AcpFiles {
   constructor(private readonly turn: AcpTurnContext) {}
 
-  async read(params: ReadTextFileRequest): Promise<ReadTextFileResponse> {
+  async read(params: ReadTextFileRequest, signal: AbortSignal): Promise<ReadTextFileResponse> {
     const { run } = this.turn;
-    const read = await run.context.readFile(run.record().cwd, params.path, MAX_ACP_FILE_BYTES);
+    const cwd = run.record().cwd;
+    const check = await homeReadApproval({ exec: run.context, cwd }, params.path, 'Read');
+    if ('refuse' in check) throw new RequestError(INTERNAL, check.refuse);
+    if (check.need) await this.askRead(params.path, check.need, signal);
+    const read = await run.context.readFile(cwd, params.path, MAX_ACP_FILE_BYTES);
     if (!read.ok) throw this.refuse('read', params.path, read.error);
     const line = params.line ?? 1;
     if (line === 1 && (params.limit === undefined || params.limit === null)) return { content: read.value.text };
@@ -102,6 +109,35 @@ export class AcpFiles {
       throw new RequestError(INTERNAL, `not written: ${why}`);
     }
     finish(true, `${before === null ? 'Created' : 'Wrote'} ${shown}`);
+  }
+
+  /** Asks the gate before a read of a hidden entry of the home folder, shown as a tool call of its own. */
+  private async askRead(path: string, need: ApprovalNeed, signal: AbortSignal) {
+    const { run } = this.turn;
+    const toolCallId = run.newId('t');
+    run.append({
+      type: 'tool.started',
+      toolCallId,
+      tool: 'read_file',
+      title: path.slice(0, 1000),
+      input: { path },
+      kind: 'read',
+    });
+    const outcome = await run.gate.ask({ toolCallId, tool: 'read_file', need, place: run.context.place }, signal);
+    const why = outcome.allowed
+      ? undefined
+      : outcome.reason === 'cancelled'
+        ? 'the run was interrupted'
+        : 'the person denied this read';
+    run.append({
+      type: 'tool.finished',
+      toolCallId,
+      tool: 'read_file',
+      ok: why === undefined,
+      output: why === undefined ? 'Allowed: the agent reads it.' : `Not read: ${why}.`,
+      truncated: false,
+    });
+    if (why !== undefined) throw new RequestError(INTERNAL, `not read: ${why}`);
   }
 
   /** The file's text now, or null when it does not exist yet. */

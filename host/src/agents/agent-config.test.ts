@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AgentCatalog, commandLine } from './agent-catalog.js';
-import { READY_PROMPTS } from '../terminals/prompt-watch.js';
+import { READY_PROMPTS } from './ready-prompts.js';
 import { READY_AGENTS, decodeAgents, loadAgents } from './agent-config.js';
 
 let dir: string | undefined;
@@ -52,10 +52,28 @@ describe('agents.json', () => {
     expect(decoded.value.agents).toHaveLength(4);
   });
 
-  it("replaces a program's ready prompt patterns and keeps the others", () => {
-    const decoded = decodeAgents(JSON.stringify({ prompts: { claude: ['Proceed\\?'], mytool: ['Ready\\?'] } }));
+  it("replaces a program's ready prompt set and keeps the others", () => {
+    const decoded = decodeAgents(
+      JSON.stringify({
+        prompts: {
+          claude: { writtenFor: 'Claude Code 3.0', patterns: ['Proceed\\?'] },
+          mytool: ['Ready\\?'],
+        },
+      }),
+    );
     if (!decoded.ok) throw new Error(decoded.error.message);
-    expect(decoded.value.prompts).toEqual({ ...READY_PROMPTS, claude: ['Proceed\\?'], mytool: ['Ready\\?'] });
+    expect(decoded.value.prompts).toEqual({
+      ...READY_PROMPTS,
+      claude: { writtenFor: 'Claude Code 3.0', patterns: ['Proceed\\?'] },
+      mytool: { writtenFor: '', patterns: ['Ready\\?'] },
+    });
+  });
+
+  it('the ready prompt sets of known programs say the version they were written for', () => {
+    for (const program of ['claude', 'codex', 'gemini', 'aider']) {
+      expect(READY_PROMPTS[program]?.writtenFor, program).toMatch(/\d/);
+      expect(READY_PROMPTS[program]?.patterns.length, program).toBeGreaterThan(0);
+    }
   });
 
   it.each([
@@ -65,8 +83,23 @@ describe('agents.json', () => {
     ['no command', JSON.stringify({ agents: { a: { args: [] } } }), 'command'],
     ['args not strings', JSON.stringify({ agents: { a: { command: 'x', args: [1] } } }), 'args[0]: must be a string'],
     ['a bad variable name', JSON.stringify({ agents: { a: { command: 'x', passEnv: ['A B'] } } }), 'environment'],
+    [
+      "passing Tether's own variables",
+      JSON.stringify({ agents: { a: { command: 'x', passEnv: ['TETHER_TOKEN'] } } }),
+      'never passed to an agent',
+    ],
     ['a bad prompt pattern', JSON.stringify({ prompts: { claude: ['(unclosed'] } }), 'regular expression'],
     ['prompts not a list', JSON.stringify({ prompts: { claude: 'Proceed' } }), 'array of patterns'],
+    [
+      'a prompt set with an unknown field',
+      JSON.stringify({ prompts: { claude: { version: '3', patterns: ['x'] } } }),
+      'an object with writtenFor and patterns',
+    ],
+    [
+      'a prompt set with a bad pattern',
+      JSON.stringify({ prompts: { claude: { writtenFor: 'Claude Code 3.0', patterns: ['(unclosed'] } } }),
+      'regular expression',
+    ],
   ])('refuses %s with a message naming the problem', (_what, text, words) => {
     const decoded = decodeAgents(text);
     expect(decoded.ok).toBe(false);

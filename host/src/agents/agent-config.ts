@@ -3,11 +3,13 @@
  * more or change them:
  *
  *     { "agents": { "<name>": { "command", "args", "env", "passEnv", "title" } },
- *       "prompts": { "<program>": ["<pattern>", …] } }
+ *       "prompts": { "<program>": { "writtenFor", "patterns": ["<pattern>", …] } } }
  *
  * An entry with a ready entry's name replaces it. `prompts` names, per wrapped program (`tether
- * run`; `*` for all), the questions its screen stops at, replacing the ready list for that program. The file is a trust boundary like any other: a
- * bad one is an error value naming the file, the entry and the problem, never an exception.
+ * run`; `*` for all), the questions its screen stops at and the version of the program they were
+ * written for, replacing the ready set for that program (a bare array of patterns is a set written
+ * for no version in particular). The file is a trust boundary like any other: a bad one is an
+ * error value naming the file, the entry and the problem, never an exception.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,7 +17,9 @@ import type { Result } from '@tether/shared-protocol';
 import { AGENT_NAME, fail, ok } from '@tether/shared-protocol';
 import * as v from 'valibot';
 import { describeIssues } from '../schema-issues.js';
-import { READY_PROMPTS } from '../terminals/prompt-watch.js';
+import type { PromptSet } from './ready-prompts.js';
+import { READY_PROMPTS } from './ready-prompts.js';
+import { TETHER_VARIABLES } from './agent-env.js';
 
 export interface AgentSpec {
   name: string;
@@ -84,6 +88,10 @@ const EntrySchema = notArray(
         v.pipe(
           v.string('must be a string'),
           v.regex(ENV_NAME, 'environment variable names are letters, digits and "_"'),
+          v.check(
+            (name) => !TETHER_VARIABLES.test(name),
+            "Tether's own TETHER_* variables are never passed to an agent",
+          ),
         ),
         'must be an array of names',
       ),
@@ -106,6 +114,18 @@ const PatternSchema = v.pipe(
   }, 'must be a valid regular expression'),
 );
 
+const PatternsSchema = v.pipe(v.array(PatternSchema, 'must be an array of patterns'), v.maxLength(50));
+
+const PROMPT_SET_RULE = 'must be an array of patterns, or an object with writtenFor and patterns';
+
+const PromptSetSchema = notArray(
+  v.strictObject({
+    writtenFor: v.optional(v.pipe(v.string('must be a string'), v.maxLength(100))),
+    patterns: PatternsSchema,
+  }),
+  PROMPT_SET_RULE,
+);
+
 const FileSchema = notArray(
   v.object({
     agents: v.optional(
@@ -116,7 +136,7 @@ const FileSchema = notArray(
       notArray(
         v.record(
           v.pipe(v.string(), v.nonEmpty(), v.maxLength(100)),
-          v.pipe(v.array(PatternSchema, 'must be an array of patterns'), v.maxLength(50)),
+          v.union([PatternsSchema, PromptSetSchema], PROMPT_SET_RULE),
         ),
         'must be an object',
       ),
@@ -129,7 +149,7 @@ const FileSchema = notArray(
 /** What `agents.json` configures: the ACP agents, and the questions wrapped programs ask. */
 export interface AgentsConfig {
   agents: AgentSpec[];
-  prompts: Record<string, readonly string[]>;
+  prompts: Record<string, PromptSet>;
 }
 
 const READY_CONFIG: AgentsConfig = { agents: [...READY_AGENTS], prompts: { ...READY_PROMPTS } };
@@ -174,5 +194,11 @@ export function decodeAgents(text: string): Result<AgentsConfig> {
       passEnv: entry.passEnv ?? [],
     });
   }
-  return ok({ agents: [...byName.values()], prompts: { ...READY_PROMPTS, ...parsed.output.prompts } });
+  const prompts: Record<string, PromptSet> = { ...READY_PROMPTS };
+  for (const [program, set] of Object.entries(parsed.output.prompts)) {
+    prompts[program] = Array.isArray(set)
+      ? { writtenFor: '', patterns: set }
+      : { writtenFor: set.writtenFor ?? '', patterns: set.patterns };
+  }
+  return ok({ agents: [...byName.values()], prompts });
 }

@@ -1,4 +1,4 @@
-import type { DeviceInfo, Result } from '@tether/shared-protocol';
+import type { DeviceInfo, PairPage, Result } from '@tether/shared-protocol';
 import { ok } from '@tether/shared-protocol';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -14,10 +14,12 @@ function setup() {
   output.on('data', (chunk: Buffer) => (printed += chunk.toString()));
   const prompt = new PairPrompt(input, output);
   const allowed: string[] = [];
+  const granted: (readonly string[] | undefined)[] = [];
   const denied: string[] = [];
   const answers: PairAnswers = {
-    allow: (id): Result<DeviceInfo> => {
+    allow: (id, scopes): Result<DeviceInfo> => {
       allowed.push(id);
+      granted.push(scopes);
       return ok({
         id: `dev-${id}`,
         label: id,
@@ -38,10 +40,10 @@ function setup() {
     await new Promise((resolve) => setImmediate(resolve));
   };
   const since = (mark: number) => printed.slice(mark);
-  return { prompt, answers, allowed, denied, type, printed: () => printed, since };
+  return { prompt, answers, allowed, granted, denied, type, printed: () => printed, since };
 }
 
-function request(id: string, label: string, code: string, secure = true): PairRequestInfo {
+function request(id: string, label: string, code: string, secure = true, page?: PairPage): PairRequestInfo {
   return {
     id,
     label,
@@ -49,7 +51,11 @@ function request(id: string, label: string, code: string, secure = true): PairRe
     fingerprint: 'aaaa-bbbb-cccc-dddd-eeee',
     createdAt: 0,
     secure,
-    scopes: secure ? ['watch', 'approve', 'chat', 'terminal'] : ['watch', 'approve'],
+    page: page ?? { from: 'host', origin: secure ? 'https://laptop.tail1234.ts.net:7420' : 'http://192.168.1.20:7420' },
+    scopes:
+      secure && (page === undefined || page.from === 'host')
+        ? ['watch', 'approve', 'chat', 'terminal']
+        : ['watch', 'approve'],
   };
 }
 
@@ -124,5 +130,61 @@ describe('PairPrompt', () => {
     s.prompt.ask(request('p_9', 'Phone', '333333', false), s.answers);
     expect(s.printed()).toContain('Over plain HTTP, allowed here this device gets only: watch, approve');
     expect(s.printed()).toContain('tether pair allow p_9 --scopes watch,approve,chat,terminal');
+  });
+
+  it('names the page the phone loaded the app from, as the host knows it', () => {
+    const s = setup();
+    open = s.prompt;
+    s.prompt.ask(request('p_1', 'Phone', '111111'), s.answers);
+    expect(s.printed()).toContain(
+      'The phone loaded the app from this computer, https://laptop.tail1234.ts.net:7420 (its browser says so).',
+    );
+    expect(s.printed()).toContain('[y/N]');
+    expect(s.printed()).not.toContain('Answer r');
+  });
+
+  it('for a relay’s page: says who decides what the app does, y allows watch and approve, r (I run this relay) allows more', async () => {
+    const s = setup();
+    open = s.prompt;
+    const relay: PairPage = { from: 'relay', origin: 'https://relay.example.com' };
+    s.prompt.ask(request('p_1', 'iPhone · Safari', '482913', true, relay), s.answers);
+    s.prompt.ask(request('p_2', 'iPad · Safari', '100200', true, relay), s.answers);
+    expect(s.printed()).toContain(
+      'The phone loaded the app from the relay at https://relay.example.com: the request came through it.',
+    );
+    expect(s.printed()).toContain('Whoever runs that relay decides what the app does on the phone.');
+    expect(s.printed()).toContain('Allowed with y, this device gets only: watch, approve.');
+    expect(s.printed()).toContain(
+      'Answer r instead if you run this relay yourself: then it gets watch, approve, chat, terminal',
+    );
+    expect(s.printed()).toContain('does the phone show the same code? [y/r/N]');
+    await s.type('y\n');
+    expect(s.allowed).toEqual(['p_1']);
+    expect(s.granted).toEqual([undefined]);
+    await s.type('r\n');
+    expect(s.allowed).toEqual(['p_1', 'p_2']);
+    expect(s.granted[1]).toEqual(['watch', 'approve', 'chat', 'terminal']);
+  });
+
+  it('takes r only where it was offered: on the host’s own page it denies, like any other answer', async () => {
+    const s = setup();
+    open = s.prompt;
+    s.prompt.ask(request('p_1', 'Phone', '111111', false), s.answers);
+    await s.type('r\n');
+    expect(s.allowed).toEqual([]);
+    expect(s.denied).toEqual(['p_1']);
+  });
+
+  it('shows a hostile origin with its hidden characters made visible', () => {
+    const s = setup();
+    open = s.prompt;
+    s.prompt.ask(
+      request('p_1', 'Phone', '111111', true, { from: 'other', origin: 'https://a.example\u001b[2J\u202eexe.moc' }),
+      s.answers,
+    );
+    expect(s.printed()).not.toContain('\u001b[2J');
+    expect(s.printed()).not.toContain('\u202e');
+    expect(s.printed()).toContain('https://a.example⟨ESC⟩[2J');
+    expect(s.printed()).toContain('Answer r instead if that site is yours');
   });
 });

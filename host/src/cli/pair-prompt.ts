@@ -1,13 +1,25 @@
-import type { DeviceInfo, Result } from '@tether/shared-protocol';
-import { formatConfirmationCode, visibleText } from '@tether/shared-protocol';
+import type { DeviceInfo, Result, Scope } from '@tether/shared-protocol';
+import { DEFAULT_DEVICE_SCOPES, formatConfirmationCode, visibleText } from '@tether/shared-protocol';
 import { createInterface } from 'node:readline';
 import type { Interface } from 'node:readline';
 import type { PairRequestInfo } from '../gateway/pairing-service.js';
+import { describePairPage, servedElsewhere } from './pair-page-text.js';
 
 /** What the prompt does with an answer: the pairing service's allow and deny. */
 export interface PairAnswers {
-  allow(id: string): Result<DeviceInfo>;
+  /** Without `scopes`, the request's default. */
+  allow(id: string, scopes?: readonly Scope[]): Result<DeviceInfo>;
   deny(id: string): Result<unknown>;
+}
+
+/**
+ * Whether the question offers a second way to allow, `r`: everything but admin, for a device whose
+ * app came from a page someone else serves (a relay's, another site's) when the person at the
+ * computer runs that page themselves. Over plain HTTP the page could have come from anyone on the
+ * network, so there it is only `tether pair allow ID --scopes …`, on purpose.
+ */
+function offersRunItMyself(request: PairRequestInfo): boolean {
+  return request.secure && servedElsewhere(request.page);
 }
 
 type State =
@@ -18,7 +30,9 @@ type State =
 
 /**
  * Asks at the terminal running `tether start`: "Pair 'iPhone · Safari'? code 482 913 [y/N]".
- * One question at a time, each naming its request's label and code.
+ * One question at a time, each naming its request's label and code, and the page the phone loaded
+ * the app from. A device from a relay's page gets watch and approve with `y`; `r` ("I run this
+ * relay") gives it chat and terminals too.
  *
  * A request answered elsewhere (`tether pair allow`) or given up while it is being asked is
  * withdrawn, and the next question waits until the person presses Enter: a `y` typed for the
@@ -73,8 +87,10 @@ export class PairPrompt {
       return this.next();
     }
     const { request, answers } = state;
-    if (/^y(es)?$/i.test(line.trim())) {
-      const allowed = answers.allow(request.id);
+    const answer = line.trim();
+    const runItMyself = offersRunItMyself(request) && /^r$/i.test(answer);
+    if (/^y(es)?$/i.test(answer) || runItMyself) {
+      const allowed = runItMyself ? answers.allow(request.id, DEFAULT_DEVICE_SCOPES) : answers.allow(request.id);
       this.output.write(
         allowed.ok
           ? `Paired ${describe(request)} as ${allowed.value.id} (${allowed.value.scopes.join(', ')}).\n`
@@ -92,15 +108,22 @@ export class PairPrompt {
     if (!item) return;
     const { request } = item;
     this.state = { name: 'asking', ...item };
-    this.output.write('\n');
+    this.output.write(`\n${describePairPage(request.page)}\n`);
+    const second = offersRunItMyself(request);
     if (!request.secure) {
       this.output.write(
         `Over plain HTTP, allowed here this device gets only: ${request.scopes.join(', ')}. To let it chat or open\n` +
           `terminals too, leave this question and run: tether pair allow ${request.id} --scopes watch,approve,chat,terminal\n`,
       );
+    } else if (second) {
+      const who = request.page.from === 'relay' ? 'you run this relay yourself' : 'that site is yours';
+      this.output.write(
+        `Allowed with y, this device gets only: ${request.scopes.join(', ')}.\n` +
+          `Answer r instead if ${who}: then it gets ${DEFAULT_DEVICE_SCOPES.join(', ')} (it may chat and open terminals too).\n`,
+      );
     }
     this.rl.setPrompt(
-      `Pair '${visibleText(request.label)}'? code ${formatConfirmationCode(request.code)} (device key ${request.fingerprint}) — does the phone show the same code? [y/N] `,
+      `Pair '${visibleText(request.label)}'? code ${formatConfirmationCode(request.code)} (device key ${request.fingerprint}) — does the phone show the same code? [${second ? 'y/r/N' : 'y/N'}] `,
     );
     this.rl.prompt();
   }

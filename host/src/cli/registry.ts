@@ -1,5 +1,5 @@
 import type { Command } from './command.js';
-import { agentsCommand } from './commands/agents.js';
+import { agentsCommand, agentsContinueCommand, agentsSessionsCommand } from './commands/agents.js';
 import { approvalsCommand, approveCommand } from './commands/approvals.js';
 import {
   sessionsArchiveCommand,
@@ -35,6 +35,8 @@ export const COMMANDS: Command[] = [
   sessionsAutoApproveCommand,
   sessionsLimitCommand,
   agentsCommand,
+  agentsSessionsCommand,
+  agentsContinueCommand,
   runCommand,
   attachCommand,
   approvalsCommand,

@@ -106,9 +106,11 @@ export class TranscriptPrinter {
       case 'run.finished': {
         this.endStream();
         const err = event.error ? `: ${line(event.error)}` : '';
-        this.out.write(
-          `\n— run ${event.status}${err} (${event.usage.inputTokens} in / ${event.usage.outputTokens} out tokens)\n`,
-        );
+        const usage =
+          event.usageReported === false
+            ? 'tokens not reported'
+            : `${event.usage.inputTokens} in / ${event.usage.outputTokens} out tokens`;
+        this.out.write(`\n— run ${event.status}${err} (${usage})\n`);
         return;
       }
       case 'notice':

@@ -17,6 +17,7 @@ import type { EventLog } from '../store/event-log.js';
 import { DeviceConnection } from './device-connection.js';
 import { DeviceHub } from './device-hub.js';
 import type { GatewayTransport } from './gateway-transport.js';
+import { HandshakePool } from './handshake-pool.js';
 import { answerOneShot } from './one-shot.js';
 import type { OneShotHorizon } from './one-shot-horizon.js';
 import type { PairChannel, PairingServiceDeps } from './pairing-service.js';
@@ -28,12 +29,12 @@ export const MAX_CONNECTIONS = 64;
 /** Established connections from one address: a phone with a few tabs, a tablet behind the same
  * NAT. Keeps one address from taking every slot. */
 export const MAX_CONNECTIONS_PER_ADDRESS = 16;
-/** Connections still in their handshake, a separate small pool: each has HANDSHAKE_TIMEOUT_MS to
- * say hello, and a real device says it within milliseconds. When it is full, a new connection
- * evicts the oldest pending one of the address holding the most, so idle sockets from elsewhere
- * can never keep a phone out. */
+/** Connections still in their handshake, a separate small pool (HandshakePool): each has
+ * HANDSHAKE_TIMEOUT_MS to say hello, and a real device says it within milliseconds. When it is
+ * full, a new connection evicts the oldest pending one of the address holding the most, so idle
+ * sockets from elsewhere can never keep a phone out. */
 export const MAX_HANDSHAKING = 32;
-/** Of the handshake pool, from one address. */
+/** Of the handshake pool, from one address (an IPv6 /64 counts as one). */
 export const MAX_HANDSHAKING_PER_ADDRESS = 8;
 
 export interface GatewayDeps extends Omit<PairingServiceDeps, 'devices' | 'clock' | 'random' | 'identity'> {
@@ -60,8 +61,8 @@ export class DeviceGateway {
   readonly pairing: PairingService;
   private readonly replay: ReplayCache;
   private readonly dispatch: Dispatch<Caller>;
-  /** Connections in their handshake, oldest first, with the address each came from. */
-  private readonly handshaking = new Map<DeviceConnection, string>();
+  /** Connections in their handshake. */
+  private readonly handshaking = new HandshakePool<DeviceConnection>(MAX_HANDSHAKING, MAX_HANDSHAKING_PER_ADDRESS);
   /** Established connections, with their addresses. */
   private readonly established = new Map<DeviceConnection, string>();
   private readonly startedAt: number;
@@ -88,7 +89,7 @@ export class DeviceGateway {
    */
   admits(source: string): ProtocolError | undefined {
     if (this.established.size >= MAX_CONNECTIONS) return protocolError('busy', 'too many connections');
-    if (count(this.handshaking, source) >= MAX_HANDSHAKING_PER_ADDRESS)
+    if (this.handshaking.refuses(source))
       return protocolError('busy', 'too many connections from this address are still in their handshake');
     return undefined;
   }
@@ -104,7 +105,6 @@ export class DeviceGateway {
       transport.close(CloseCode.Busy, refused.code);
       return { ok: false, error: refused };
     }
-    if (this.handshaking.size >= MAX_HANDSHAKING) this.evictPending();
     const connection = new DeviceConnection(transport, {
       identity: this.deps.identity,
       lookupDevice: (id) => this.deps.devices.get(id),
@@ -121,7 +121,11 @@ export class DeviceGateway {
         this.hub.closed(c);
       },
     });
-    this.handshaking.set(connection, source);
+    const evicted = this.handshaking.add(connection, source);
+    if (evicted) {
+      this.stats.add('connection:handshake-pool-full');
+      evicted.sendBye('busy', 'too many connections in their handshake', CloseCode.Busy);
+    }
     return { ok: true, value: connection };
   }
 
@@ -157,7 +161,7 @@ export class DeviceGateway {
   /** Ends every waiting pair request and says goodbye to every connection. */
   close(): void {
     this.pairing.close();
-    for (const connection of [...this.handshaking.keys(), ...this.established.keys()])
+    for (const connection of [...this.handshaking.connections(), ...this.established.keys()])
       connection.sendBye('unavailable', 'the host is stopping', CloseCode.GoingAway);
   }
 
@@ -170,19 +174,6 @@ export class DeviceGateway {
     }
     this.established.set(connection, source);
     this.hub.opened(connection);
-  }
-
-  /** Makes room in the handshake pool: the oldest pending connection of the busiest address goes. */
-  private evictPending(): void {
-    const perAddress = new Map<string, number>();
-    for (const source of this.handshaking.values()) perAddress.set(source, (perAddress.get(source) ?? 0) + 1);
-    const busiest = [...perAddress].sort((a, b) => b[1] - a[1])[0]?.[0];
-    for (const [connection, source] of this.handshaking) {
-      if (source !== busiest) continue;
-      this.stats.add('connection:handshake-pool-full');
-      connection.sendBye('busy', 'too many connections in their handshake', CloseCode.Busy);
-      return;
-    }
   }
 }
 

@@ -17,7 +17,7 @@ import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../store/database.js';
 import { DeviceStore } from '../store/device-store.js';
 import { MAX_PENDING_COMMITS, PAIR_COMMIT_TTL_MS } from './pair-commits.js';
-import type { PairRequestInfo } from './pairing-service.js';
+import type { PairChannel, PairRequestInfo } from './pairing-service.js';
 import {
   FAILED_OPENS_BEFORE_ROTATION,
   MAX_DEVICES,
@@ -25,8 +25,9 @@ import {
   PairingService,
 } from './pairing-service.js';
 
-const SECURE = { secure: true };
-const PLAIN = { secure: false };
+const HOST_PAGE = { from: 'host', origin: 'https://laptop.tail1234.ts.net:7420' } as const;
+const SECURE: PairChannel = { secure: true, page: HOST_PAGE };
+const PLAIN: PairChannel = { secure: false, page: { from: 'host', origin: 'http://10.0.0.2:7420' } };
 const never = new AbortController().signal;
 
 function setup() {
@@ -291,7 +292,7 @@ describe('PairingService', () => {
   });
 
   describe('scopes by channel', () => {
-    async function pairOver(channel: { secure: boolean }, scopes?: ('watch' | 'approve' | 'chat' | 'terminal')[]) {
+    async function pairOver(channel: PairChannel, scopes?: ('watch' | 'approve' | 'chat' | 'terminal')[]) {
       const s = setup();
       const phone = await s.device(undefined, '10.0.0.9', channel).start();
       const request = await until(() => s.service.requests()[0]);
@@ -313,6 +314,30 @@ describe('PairingService', () => {
       expect(plain.device.scopes).toEqual(['watch', 'approve']);
       const asked = await pairOver(PLAIN, ['watch', 'approve', 'chat', 'terminal']);
       expect(asked.device.scopes).toEqual(['watch', 'approve', 'chat', 'terminal']);
+    });
+
+    it('gives a device paired on a relay’s page only watch and approve: its operator chose the app', async () => {
+      const relay: PairChannel = { secure: true, page: { from: 'relay', origin: 'https://relay.example.com' } };
+      const paired = await pairOver(relay);
+      expect(paired.request).toMatchObject({
+        secure: true,
+        page: { from: 'relay', origin: 'https://relay.example.com' },
+        scopes: ['watch', 'approve'],
+      });
+      expect(paired.device.scopes).toEqual(['watch', 'approve']);
+      // The person at the computer, who runs that relay, may give it more.
+      const asked = await pairOver(relay, ['watch', 'approve', 'chat', 'terminal']);
+      expect(asked.device.scopes).toEqual(['watch', 'approve', 'chat', 'terminal']);
+    });
+
+    it('gives a device paired on another site’s page only watch and approve, and on the host’s own page or from no page everything but admin', async () => {
+      const other = await pairOver({ secure: true, page: { from: 'other', origin: 'https://elsewhere.example' } });
+      expect(other.device.scopes).toEqual(['watch', 'approve']);
+      const own = await pairOver(SECURE);
+      expect(own.request.page).toEqual(HOST_PAGE);
+      expect(own.device.scopes).toEqual([...DEFAULT_DEVICE_SCOPES]);
+      const program = await pairOver({ secure: true, page: { from: 'none' } });
+      expect(program.device.scopes).toEqual([...DEFAULT_DEVICE_SCOPES]);
     });
   });
 });

@@ -3,6 +3,7 @@ import type {
   DeviceInfo,
   HostIdentity,
   PairCommit,
+  PairPage,
   PairReplyBody,
   PairReveal,
   RandomBytes,
@@ -13,9 +14,10 @@ import type {
 import {
   DEFAULT_DEVICE_SCOPES,
   MAX_SHOWN_LABEL,
+  NO_SUCH_PAIRING,
   PAIRING_LINK_TTL_MS,
   PAIR_ANSWER_WAIT_MS,
-  PLAIN_HTTP_DEVICE_SCOPES,
+  LIMITED_DEVICE_SCOPES,
   confirmationCode,
   constantTimeEqual,
   decodePairRequestBody,
@@ -57,7 +59,10 @@ export interface PairRequestInfo {
   createdAt: number;
   /** Whether the request came over a secure channel (TLS, or loopback). */
   secure: boolean;
-  /** What the device may do when allowed without choosing (less over plain HTTP). */
+  /** Where the phone loaded the app from, and how the host knows. */
+  page: PairPage;
+  /** What the device may do when allowed without choosing (less over plain HTTP or from a page
+   * this host did not serve). */
   scopes: Scope[];
 }
 
@@ -68,6 +73,20 @@ export interface PairChannel {
    * could have served the phone another app. False for plain HTTP on a network address.
    */
   secure: boolean;
+  /** Where the app that sent it was loaded from (the browser's `Origin`, or the relay it came through). */
+  page: PairPage;
+}
+
+/**
+ * What a device may do when the person allows it without choosing. Whoever serves the app decides
+ * what it does on the phone: the app from this host's own page over a secure channel (or a program
+ * holding the link, with no page at all) gets everything but admin; the app from a relay's page or
+ * another site, or over plain HTTP (where anyone on the network could have changed the page), gets
+ * only watch and approve, and more only when the person asks for it at the computer.
+ */
+export function defaultScopes(channel: PairChannel): readonly Scope[] {
+  const ownPage = channel.page.from === 'host' || channel.page.from === 'none';
+  return channel.secure && ownPage ? DEFAULT_DEVICE_SCOPES : LIMITED_DEVICE_SCOPES;
 }
 
 interface Link {
@@ -167,10 +186,10 @@ export class PairingService {
     const decoded = decodePairRequestBody(body);
     if (!decoded.ok) return Promise.resolve(decoded);
     const link = this.valid();
+    // The answer a relay gives for a host it does not have, word for word (relay-answers): through
+    // a relay, a stranger who knows this host's id must not learn that it is there.
     if (!link || !constantTimeEqual(link.id, decoded.value.pairingId)) {
-      return Promise.resolve(
-        fail('pair-expired', 'this pairing link is no longer valid; show a new one with: tether pair'),
-      );
+      return Promise.resolve({ ok: false, error: NO_SUCH_PAIRING.error });
     }
     const opened = openPairMessage(decoded.value, link.key);
     if (!opened.ok) {
@@ -246,7 +265,8 @@ export class PairingService {
         fingerprint: fingerprint(devicePublicKey),
         createdAt: this.deps.clock.now(),
         secure: channel.secure,
-        scopes: [...(channel.secure ? DEFAULT_DEVICE_SCOPES : PLAIN_HTTP_DEVICE_SCOPES)],
+        page: channel.page,
+        scopes: [...defaultScopes(channel)],
       };
       const timer = this.deps.clock.setTimeout(
         () => settle(fail('pair-timeout', 'nobody answered at the computer in time; try again')),
@@ -268,7 +288,8 @@ export class PairingService {
 
   /**
    * Allows a waiting request (at the computer only): the device is paired and the link spent.
-   * Without `scopes`, the device gets the request's default (less when it came over plain HTTP).
+   * Without `scopes`, the device gets the request's default (`defaultScopes`: less over plain HTTP
+   * or from a page this host did not serve).
    */
   allow(id: string, scopes?: readonly Scope[]): Result<DeviceInfo> {
     const request = this.pending.get(id);

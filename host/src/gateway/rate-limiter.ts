@@ -1,29 +1,11 @@
 import type { Clock } from '@tether/shared-protocol';
-import { isIPv6 } from 'node:net';
+import { addressRange } from '@tether/shared-protocol';
 
 /** Ranges a limiter remembers at most: beyond it, the range seen longest ago is forgotten. */
 const DEFAULT_MAX_RANGES = 10_000;
 
-/**
- * The range an address counts under. An IPv4 address is itself (a LAN hands out one per
- * device); an IPv6 address is its /64, since one host can take any address of its /64 for free.
- */
-export function addressRange(address: string): string {
-  const bare = address.replace(/%.*$/, '');
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare);
-  if (mapped) return mapped[1]!;
-  if (!isIPv6(bare)) return bare;
-  const [head = '', tail = ''] = bare.split('::');
-  const left = head === '' ? [] : head.split(':');
-  const right = tail === '' ? [] : tail.split(':');
-  const groups = bare.includes('::')
-    ? [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right]
-    : left;
-  return `${groups
-    .slice(0, 4)
-    .map((g) => g.replace(/^0+(?=.)/, '').toLowerCase())
-    .join(':')}::/64`;
-}
+/** The range an address counts under: an IPv4 address, an IPv6 /64 (one copy, shared with the relay). */
+export { addressRange };
 
 /**
  * At most `limit` events per `windowMs` for each address range, in a sliding window. Bounded: it

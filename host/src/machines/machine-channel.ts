@@ -36,6 +36,8 @@ export class MachineChannel {
   private closed = false;
   /** Bumped for each new link: a process started on an older one is gone. */
   generation = 0;
+  /** The machine's home folder as it said when it last registered (RegisterParams.home). */
+  home: string | undefined;
 
   constructor(
     readonly id: string,

@@ -8,13 +8,19 @@ import {
   fail,
 } from '@tether/shared-protocol';
 import * as v from 'valibot';
+import { HandshakePool } from '../gateway/handshake-pool.js';
 import type { Counters } from '../gateway/stats.js';
 import type { MachineRegistry } from './machine-registry.js';
 import { peerLink } from './machine-link.js';
 
-/** Machine links in their handshake or registration at once; more are refused. Each has
- * LINK_REGISTER_TIMEOUT_MS to register, and a real machine does it within milliseconds. */
+/** Machine links in their handshake or registration at once (a HandshakePool, as device sockets
+ * have): each has LINK_REGISTER_TIMEOUT_MS to register, and a real machine does it within
+ * milliseconds. When it is full, a new link evicts the oldest pending one of the address holding
+ * the most, so silent sockets from a few addresses never keep a machine from elsewhere out. */
 export const MAX_PENDING_MACHINE_LINKS = 16;
+/** Of the pool, from one address (an IPv6 /64 counts as one): a few machines behind one NAT
+ * dialling at once after the host restarts. One more from that address is refused. */
+export const MAX_PENDING_MACHINE_LINKS_PER_ADDRESS = 4;
 
 export interface MachineLinkServerDeps {
   registry: MachineRegistry;
@@ -33,19 +39,32 @@ export interface MachineLinkServerDeps {
  * sealed, with a stable code the machine acts on (a refused token stops it for good).
  */
 export class MachineLinkServer {
-  private pending = 0;
+  private readonly pending = new HandshakePool<Transport>(
+    MAX_PENDING_MACHINE_LINKS,
+    MAX_PENDING_MACHINE_LINKS_PER_ADDRESS,
+  );
 
   constructor(private readonly deps: MachineLinkServerDeps) {}
 
-  accept(transport: Transport): void {
+  /** Whether a new link from `source` would be refused now: a listener asks before upgrading. */
+  admits(source: string): boolean {
+    return !this.pending.refuses(source);
+  }
+
+  /** A connection from `source` (the peer's address) that must open a link and register. */
+  accept(transport: Transport, source: string): void {
     const { stats } = this.deps;
-    if (this.pending >= MAX_PENDING_MACHINE_LINKS) {
-      stats.add('machine:too-many-pending');
+    if (this.pending.refuses(source)) {
+      stats.add('machine:too-many-handshaking');
       transport.close(CloseCode.Busy, 'busy');
       return;
     }
-    this.pending++;
-    void this.open(transport).finally(() => this.pending--);
+    const evicted = this.pending.add(transport, source);
+    if (evicted) {
+      stats.add('machine:handshake-pool-full');
+      evicted.close(CloseCode.Busy, 'busy');
+    }
+    void this.open(transport).finally(() => this.pending.delete(transport));
   }
 
   private async open(transport: Transport): Promise<void> {

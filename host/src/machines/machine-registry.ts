@@ -75,6 +75,7 @@ export class MachineRegistry {
     tokens.touch(token.id, now);
     const channel = this.channel(record);
     channel.name = record.name;
+    channel.home = params.home;
     link.onClose(() => {
       if (this.channels.get(record.id) !== channel || channel.online) return;
       store.touch(record.id, clock.now());

@@ -56,6 +56,11 @@ export class RemoteMachineContext implements ExecutionContext {
     return this.channel.name;
   }
 
+  /** Known once the machine has registered since the host started (a read waits for that first). */
+  get home(): string | undefined {
+    return this.channel.home;
+  }
+
   async exec(request: ExecRequest): Promise<Result<ExecOutcome, ExecRunError>> {
     const callId = this.newId('x');
     const started = Date.now();

@@ -37,13 +37,13 @@ export async function checkRelay(url: string, linked: RelayLinkStatus | undefine
   const https = base.startsWith('https:');
   try {
     const response = await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
-    const health = (await response.json().catch(() => undefined)) as
-      { status?: unknown; cluster?: unknown } | undefined;
+    const health = (await response.json().catch(() => undefined)) as { status?: unknown } | undefined;
+    const clusterDown = response.ok && health?.status === 'ok' && (await clusterIsDown(base));
     checks.push(
       response.ok && health?.status === 'ok'
         ? {
             level: 'ok',
-            what: `the relay at ${base} answers${https ? ' over HTTPS with a certificate this computer trusts' : ''}${health.cluster === 'down' ? ', but its cluster (Redis) is down' : ''}`,
+            what: `the relay at ${base} answers${https ? ' over HTTPS with a certificate this computer trusts' : ''}${clusterDown ? ', but its cluster (Redis) is down' : ''}`,
           }
         : { level: 'problem', what: `${base}/healthz answered ${response.status}: is this a Tether relay?` },
     );
@@ -102,6 +102,21 @@ export async function checkRelay(url: string, linked: RelayLinkStatus | undefine
     );
   }
   return checks;
+}
+
+/**
+ * Whether the relay's metrics say its Redis cluster is down. `/healthz` says only that the node
+ * answers; the rest is on `/metrics`, which an operator may keep to their monitoring: unreadable
+ * metrics are not a problem.
+ */
+async function clusterIsDown(base: string): Promise<boolean> {
+  try {
+    const response = await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
+    if (!response.ok) return false;
+    return /^tether_relay_cluster_up 0$/m.test(await response.text());
+  } catch {
+    return false;
+  }
 }
 
 /** Opens the host-link endpoint and reads the relay's challenge, without answering it. */

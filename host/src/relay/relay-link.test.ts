@@ -2,6 +2,10 @@ import type { DeviceInfo, PairReply, RelayFrame, Result } from '@tether/shared-p
 import {
   CloseCode,
   DeviceChannel,
+  NO_CALL_TAKER,
+  NO_SUCH_PAIRING,
+  PROTOCOL_VERSION,
+  RELAY_RATE_LIMITED,
   RELAY_LINK_VERSION,
   RelayCloseCode,
   generateBoxKeyPair,
@@ -11,6 +15,9 @@ import {
   ok,
   pairWithHost,
   parsePairingLink,
+  relayAnswerBody,
+  sealCall,
+  toBase64Url,
   utf8Decode,
   utf8Encode,
 } from '@tether/shared-protocol';
@@ -237,13 +244,53 @@ describe('the relay link', () => {
     const pending = pairThroughLink(h, relay.current);
     await settle();
     const [request] = h.gateway.pairing.requests();
-    expect(request).toBeDefined();
+    // The app that asked was the relay's: the request names it, and gets watch and approve unless
+    // the person asks for more.
+    expect(request).toMatchObject({
+      secure: true,
+      page: { from: 'relay', origin: 'https://relay.test' },
+      scopes: ['watch', 'approve'],
+    });
     h.gateway.pairing.deny(request!.id);
     expect(await pending).toMatchObject({ ok: false, error: { code: 'pair-denied' } });
 
     const call = await relay.current.request('call-request', Uint8Array.of(4, 1, 2, 3));
     expect(call.status).toBeGreaterThanOrEqual(400);
     expect(JSON.parse(utf8Decode(call.body)!)).toHaveProperty('error.code');
+  });
+
+  it('answers, through the relay, what it cannot open with the very bytes a relay gives for a host it does not have', async () => {
+    const { h, relay } = await linked();
+    const strangerPair = JSON.stringify({
+      v: PROTOCOL_VERSION,
+      pairingId: toBase64Url(h.random(16)),
+      nonce: toBase64Url(h.random(24)),
+      box: toBase64Url(h.random(48)),
+    });
+    const pair = await relay.current.request('pair-request', utf8Encode(strangerPair));
+    expect([pair.status, utf8Decode(pair.body)]).toEqual([
+      NO_SUCH_PAIRING.status,
+      utf8Decode(relayAnswerBody(NO_SUCH_PAIRING)),
+    ]);
+    const strangerCall = sealCall(
+      {
+        deviceId: generateDeviceId(h.random),
+        deviceKeys: generateBoxKeyPair(h.random),
+        hostBoxPublicKey: h.identity.box.publicKey,
+        clock: h.clock,
+        random: h.random,
+      },
+      utf8Encode('{}'),
+    ).message;
+    const call = await relay.current.request('call-request', strangerCall);
+    expect([call.status, utf8Decode(call.body)]).toEqual([
+      NO_CALL_TAKER.status,
+      utf8Decode(relayAnswerBody(NO_CALL_TAKER)),
+    ]);
+    // The host's own pairing limit, reached through the relay, reads as the relay's.
+    let limited = await relay.current.request('pair-request', utf8Encode(strangerPair));
+    for (let i = 0; i < 40; i++) limited = await relay.current.request('pair-request', utf8Encode(strangerPair));
+    expect([limited.status, utf8Decode(limited.body)]).toEqual([429, utf8Decode(relayAnswerBody(RELAY_RATE_LIMITED))]);
   });
 
   it('gives up a waiting pair request when the link goes', async () => {

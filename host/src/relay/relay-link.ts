@@ -26,6 +26,7 @@ import {
   utf8Encode,
 } from '@tether/shared-protocol';
 import type { GatewayTransport } from '../gateway/gateway-transport.js';
+import type { PairChannel } from '../gateway/pairing-service.js';
 import type { DialRelay, LinkSocket } from './link-socket.js';
 import {
   LINK_DEAD_MS,
@@ -99,10 +100,23 @@ export class RelayLink implements ConnLink {
   /** The relay's clock minus this one, from the last challenge (ms). */
   skewMs: number | undefined;
   private readonly pingNonce: Uint8Array;
+  /**
+   * How every pair request this link carries reached the host. A relay is reached over HTTPS (or
+   * loopback), so nobody on the network changed the page; but the page was the relay's: a browser
+   * posts a pair request to a relay only from the relay's own origin (it answers no cross-origin
+   * pair request), and the app on another origin pairs with the host directly. So the app was served by
+   * whoever runs this relay, which the host names by the URL it was given and checked the relay's
+   * challenge against.
+   */
+  private readonly pairChannel: PairChannel;
 
   constructor(private readonly options: RelayLinkOptions) {
     this.sinceValue = options.clock.now();
     this.pingNonce = options.random(8);
+    this.pairChannel = {
+      secure: true,
+      page: { from: 'relay', origin: relayOrigin(options.url) ?? options.url },
+    };
   }
 
   get state(): RelayLinkState {
@@ -355,7 +369,7 @@ export class RelayLink implements ConnLink {
     const body = frame.body.slice();
     const answer: Promise<RelayReply> =
       frame.type === 'pair-request'
-        ? answerPairRequest(this.options.gateway, body, frame.source, controller.signal)
+        ? answerPairRequest(this.options.gateway, body, frame.source, controller.signal, this.pairChannel)
         : answerCall(this.options.gateway, body, frame.source);
     void answer.then((reply) => {
       session.requests.delete(controller);

@@ -51,7 +51,13 @@ export interface HttpAppDeps {
   allowedHosts: () => ReadonlySet<string>;
   /** `Origin` values allowed to call `/rc/*`: this server's own origin, and configured ones. */
   allowedOrigins: () => ReadonlySet<string>;
-  pair: (body: unknown, source: string, signal: AbortSignal) => Promise<Result<PairReplyBody>>;
+  /** `origin`: the request's `Origin` header, already one of `allowedOrigins` (or none at all). */
+  pair: (
+    body: unknown,
+    source: string,
+    signal: AbortSignal,
+    origin: string | undefined,
+  ) => Promise<Result<PairReplyBody>>;
   oneShot: (body: Uint8Array, source: string) => Promise<Result<Uint8Array>>;
   app: ReadonlyMap<string, AppFile> | undefined;
   /**
@@ -128,7 +134,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
     } catch {
       return refuse('bad-json', 'pair-malformed', 'the body is not JSON');
     }
-    const result = await deps.pair(body, sourceOf(c), c.req.raw.signal);
+    const result = await deps.pair(body, sourceOf(c), c.req.raw.signal, c.req.header('origin'));
     if (!result.ok) {
       deps.stats.add(`pair:${result.error.code}`);
       return errorResponse(result.error);

@@ -1,4 +1,4 @@
-import type { Clock, Result } from '@tether/shared-protocol';
+import type { Clock, PairPage, Result } from '@tether/shared-protocol';
 import {
   FRAME_OVERHEAD,
   MAX_FRAME_PLAINTEXT,
@@ -54,7 +54,7 @@ export interface LanListenerOptions {
   /** More origins allowed to call `/rc/*` and open `/rc/ws` (a relay's app origin). */
   extraOrigins?: readonly string[];
   /** Machines that dial in on `/machines/ws`; refused when absent. */
-  machines?: { accept(transport: GatewayTransport): void };
+  machines?: { admits(source: string): boolean; accept(transport: GatewayTransport, source: string): void };
   /** Origins the app's pages may also connect to (the host's relay). */
   connectSources?: () => readonly string[];
 }
@@ -75,6 +75,8 @@ export class LanListener {
   private readonly allowedHosts = new Set<string>();
   /** Its own origins and the configured extra ones. */
   private readonly allowedOrigins: Set<string>;
+  /** Its own origins alone: the pages this listener serves. */
+  private readonly ownOrigins = new Set<string>();
 
   private constructor(
     private readonly options: LanListenerOptions,
@@ -107,7 +109,8 @@ export class LanListener {
     const app = createHttpApp({
       allowedHosts: () => remote.allowedHosts,
       allowedOrigins: () => remote.allowedOrigins,
-      pair: (body, source, signal) => gateway.pair(body, source, signal, { secure: remote.secureChannel }),
+      pair: (body, source, signal, origin) =>
+        gateway.pair(body, source, signal, { secure: remote.secureChannel, page: remote.pageOf(origin) }),
       oneShot: (body, source) => gateway.call(body, source),
       app: options.app,
       https: options.tls !== undefined,
@@ -158,6 +161,16 @@ export class LanListener {
     return this.options.tls !== undefined || classifyAddress(this.options.address) === 'loopback';
   }
 
+  /**
+   * The page a pair request came from, by its `Origin` header (a browser sets it on every POST and a
+   * page cannot change it): one of this listener's own, another allowed one, or none at all (a
+   * program, not a page). Any other origin was refused before the request got here.
+   */
+  pageOf(origin: string | undefined): PairPage {
+    if (origin === undefined) return { from: 'none' };
+    return this.ownOrigins.has(origin) ? { from: 'host', origin } : { from: 'other', origin };
+  }
+
   /** The origin phones load: the certificate's name when there is one, else the address. */
   get url(): string {
     const host = this.options.tls?.name ?? this.options.address;
@@ -187,7 +200,8 @@ export class LanListener {
       this.allowedHosts.add(hostPort(host, port).toLowerCase());
       if (port === defaultPort) this.allowedHosts.add((host.includes(':') ? `[${host}]` : host).toLowerCase());
     }
-    for (const host of this.allowedHosts) this.allowedOrigins.add(`${this.mode}://${host}`);
+    for (const host of this.allowedHosts) this.ownOrigins.add(`${this.mode}://${host}`);
+    for (const origin of this.ownOrigins) this.allowedOrigins.add(origin);
   }
 
   /** Counts sockets per address, refusing past the cap, and closes sockets left idle. */
@@ -267,9 +281,10 @@ export class LanListener {
     if (!host || !this.allowedHosts.has(host)) return refuse(403, 'bad-host');
     if (request.headers.origin !== undefined) return refuse(403, 'machine-from-browser');
     const source = request.socket.remoteAddress ?? 'unknown';
+    if (!machines.admits(source)) return refuse(503, 'too-many-machine-links');
     if (socket instanceof Socket) socket.setTimeout(0);
     this.machineWss.handleUpgrade(request, socket, head, (ws) => {
-      machines.accept(wsTransport(ws, source, this.options.gateway.stats));
+      machines.accept(wsTransport(ws, source, this.options.gateway.stats), source);
     });
   }
 

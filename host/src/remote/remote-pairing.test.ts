@@ -26,10 +26,10 @@ const lanAddress = Object.values(networkInterfaces())
   .flat()
   .find((i) => i !== undefined && !i.internal && classifyAddress(i.address) === 'lan')?.address;
 
-async function setup(pairAnswerWaitMs?: number, bind = LOCAL_REMOTE.bind) {
+async function setup(pairAnswerWaitMs?: number, bind = LOCAL_REMOTE.bind, extraOrigins?: string[]) {
   const warnings: string[] = [];
   t = await startTestHost({
-    remote: { ...LOCAL_REMOTE, bind },
+    remote: { ...LOCAL_REMOTE, bind, ...(extraOrigins ? { extraOrigins } : {}) },
     ...(pairAnswerWaitMs ? { pairAnswerWaitMs } : {}),
     onNotice: (notice) => {
       if (notice.level === 'warning') warnings.push(notice.text);
@@ -85,6 +85,37 @@ describe('pairing over HTTP', () => {
     // The link is spent: a second phone with the same link is told so.
     const again = await pairOverHttp(remote.url, l).done;
     expect(!again.ok && again.error.code).toBe('pair-expired');
+  });
+
+  it('names the page the request came from by its Origin, and limits a page this host did not serve', async () => {
+    const relayPage = 'https://relay.example.com';
+    const { t, remote, link } = await setup(undefined, LOCAL_REMOTE.bind, [relayPage]);
+    const pairFrom = async (headers: Record<string, string>) => {
+      const phone = pairOverHttp(remote.url, link(), { headers });
+      const waiting = await until(() => remote.pairing.requests()[0], 5000, 'the request');
+      remote.pairing.deny(waiting.id);
+      await phone.done;
+      return waiting;
+    };
+    // The host's own page (a browser sets Origin on every POST).
+    expect(await pairFrom({ Origin: t.url })).toMatchObject({
+      secure: true,
+      page: { from: 'host', origin: t.url },
+      scopes: ['watch', 'approve', 'chat', 'terminal'],
+    });
+    // Another page the host lets call it: its operator chose the app.
+    expect(await pairFrom({ Origin: relayPage })).toMatchObject({
+      page: { from: 'other', origin: relayPage },
+      scopes: ['watch', 'approve'],
+    });
+    // No Origin at all: a program holding the link, not a page.
+    expect(await pairFrom({})).toMatchObject({
+      page: { from: 'none' },
+      scopes: ['watch', 'approve', 'chat', 'terminal'],
+    });
+    // Any other page is refused before it reaches pairing.
+    const refused = await postPair(remote.url, {}, { Origin: 'https://evil.example' });
+    expect(refused.status).toBe(403);
   });
 
   it('a second key under one link cancels the first request, replaces the link and warns', async () => {

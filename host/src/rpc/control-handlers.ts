@@ -17,6 +17,7 @@ import type { TerminalManager } from '../terminals/terminal-manager.js';
 import { replayThenFollow } from '../store/replay.js';
 import { terminalStreamHandlers } from '../terminals/terminal-handlers.js';
 import type { AgentCatalog } from '../agents/agent-catalog.js';
+import type { AgentSessions } from '../agents/agent-sessions.js';
 import type { Handlers } from './dispatch.js';
 import { historyHandlers } from './history-handlers.js';
 import type { MachineDeps } from './machine-handlers.js';
@@ -56,6 +57,8 @@ export interface ControlDeps {
   pairLink: () => Result<ControlResult<'pair.create'>>;
   /** The configured ACP agents. */
   agents: Pick<AgentCatalog, 'list'>;
+  /** Agents' own sessions, started at the computer, and continuing them. */
+  agentSessions: Pick<AgentSessions, 'list' | 'continue'>;
   /** Push subscriptions and outcomes by reason, when the host sends push. */
   push?: () => { subscriptions: number; counters: Record<string, number> };
   clock: Pick<Clock, 'now'>;
@@ -132,6 +135,27 @@ export function controlHandlers(deps: ControlDeps): Handlers<ControlMethods, Con
     'sessions.autoApprove': (p) => sessions.setAutoApprove(p.id, p.enabled),
     'sessions.configure': historyHandlers({ sessions, log })['sessions.configure'],
     'agents.list': () => ok({ agents: deps.agents.list() }),
+    'agents.sessions': (p) => {
+      const placed = placeFolder(deps.machines.registry, p.machine, p.cwd);
+      if (!placed.ok) return placed;
+      return deps.agentSessions.list({
+        agent: p.agent,
+        place: placed.value?.place ?? 'local',
+        cwd: placed.value?.cwd ?? p.cwd,
+      });
+    },
+    'sessions.continue': async (p) => {
+      const placed = placeFolder(deps.machines.registry, p.machine, p.cwd);
+      if (!placed.ok) return placed;
+      const continued = await deps.agentSessions.continue({
+        agent: p.agent,
+        id: p.id,
+        place: placed.value?.place ?? 'local',
+        cwd: placed.value?.cwd ?? p.cwd,
+        ...(p.title !== undefined ? { title: p.title } : {}),
+      });
+      return continued.ok ? ok({ session: continued.value }) : continued;
+    },
     'approvals.list': (p) => ok({ approvals: approvals.pending(p.sessionId) }),
     'approvals.answer': (p) => answerApproval(approvals, p, local),
     'pair.create': () => {

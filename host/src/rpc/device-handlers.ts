@@ -10,6 +10,7 @@ import type { TerminalManager } from '../terminals/terminal-manager.js';
 import { insideRoots, listDirs } from '../remote/folder-browser.js';
 import type { Caller } from './caller.js';
 import type { AgentCatalog } from '../agents/agent-catalog.js';
+import type { AgentSessions } from '../agents/agent-sessions.js';
 import type { Handlers } from './dispatch.js';
 import type { MachineRegistry } from '../machines/machine-registry.js';
 import { machineDeviceHandlers, placeFolder } from './machine-handlers.js';
@@ -36,6 +37,8 @@ export interface DeviceHandlerDeps {
   models: readonly string[];
   /** The configured ACP agents; only those that can be started are offered to devices. */
   agents?: Pick<AgentCatalog, 'available'>;
+  /** Agents' own sessions, started at the computer, and continuing them. */
+  agentSessions?: Pick<AgentSessions, 'list' | 'continue'>;
   /** Method families this host offers beyond the base set. */
   features: () => readonly string[];
   clock: Clock;
@@ -76,6 +79,23 @@ export function deviceHandlers(deps: DeviceHandlerDeps): DeviceHandlers {
     'fs.listDirs': (params) => listDirs(deps.roots, params.path, deps.privates),
 
     'sessions.list': (params) => ok({ sessions: deps.sessions.list(params.includeArchived ?? false) }),
+    'agents.sessions': async ({ agent, cwd, place }) => {
+      if (!deps.agentSessions) return fail('unsupported', 'this host does not run ACP agents');
+      const where = await sessionFolder(deps, place, cwd);
+      return where.ok ? deps.agentSessions.list({ agent, ...where.value }) : where;
+    },
+    'sessions.continue': async ({ agent, id, cwd, place, title }) => {
+      if (!deps.agentSessions) return fail('unsupported', 'this host does not run ACP agents');
+      const where = await sessionFolder(deps, place, cwd);
+      if (!where.ok) return where;
+      const continued = await deps.agentSessions.continue({
+        agent,
+        id,
+        ...where.value,
+        ...(title !== undefined ? { title } : {}),
+      });
+      return continued.ok ? ok({ session: continued.value }) : continued;
+    },
     'sessions.create': async ({ cwd, text, model, place, agent }) => {
       if (agent !== undefined && model !== undefined) {
         return fail('invalid-params', 'a session is run by a model or by an agent, not both');
@@ -142,4 +162,19 @@ export function deviceHandlers(deps: DeviceHandlerDeps): DeviceHandlers {
       return ok({});
     },
   };
+}
+
+/** Where a device's session may go: a folder under a machine's roots, or under this host's. */
+async function sessionFolder(
+  deps: Pick<DeviceHandlerDeps, 'machines' | 'roots' | 'privates'>,
+  place: string | undefined,
+  cwd: string,
+): Promise<Result<{ place: string; cwd: string }>> {
+  const placed = placeFolder(deps.machines, place, cwd);
+  if (!placed.ok) return placed;
+  if (placed.value) return ok(placed.value);
+  const folder = await insideRoots(deps.roots, cwd, deps.privates);
+  return folder
+    ? ok({ place: 'local', cwd: folder })
+    : fail('forbidden', `${cwd} is not under a folder this host shares with devices`);
 }

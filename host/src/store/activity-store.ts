@@ -14,6 +14,7 @@ interface Row {
   input_tokens: number;
   output_tokens: number;
   cost_usd: number | null;
+  unreported_runs: number;
   now: string;
   paused: number;
 }
@@ -26,6 +27,8 @@ export interface ActivityChange {
   modelCalls?: number;
   addToolCalls?: number;
   addTokens?: { input: number; output: number; costUsd?: number };
+  /** Runs that ended without saying what they used. */
+  addUnreportedRuns?: number;
   now?: string;
   paused?: boolean;
 }
@@ -78,6 +81,7 @@ export class ActivityStore {
       toolCalls: row?.tool_calls ?? 0,
       inputTokens: row?.input_tokens ?? 0,
       outputTokens: row?.output_tokens ?? 0,
+      ...(row && row.unreported_runs > 0 ? { unreportedRuns: row.unreported_runs } : {}),
       ...(row && row.cost_usd !== null ? { costUsd: row.cost_usd } : {}),
       now: row?.now ?? '',
       paused: (row?.paused ?? 0) !== 0,
@@ -99,6 +103,10 @@ export class ActivityStore {
     if (change.addToolCalls !== undefined) {
       sets.push('tool_calls = tool_calls + @addToolCalls');
       values['addToolCalls'] = change.addToolCalls;
+    }
+    if (change.addUnreportedRuns !== undefined) {
+      sets.push('unreported_runs = unreported_runs + @addUnreported');
+      values['addUnreported'] = change.addUnreportedRuns;
     }
     if (change.addTokens !== undefined) {
       sets.push('input_tokens = input_tokens + @addIn', 'output_tokens = output_tokens + @addOut');

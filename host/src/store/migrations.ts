@@ -142,7 +142,12 @@ export const MIGRATIONS: readonly string[] = [
     DELETE FROM push_subscriptions WHERE device_id = NEW.id;
   END;
   `,
-  // 5: an agent's own answer that outlives the session (offered as "always"), in its words.
+  // 5: runs whose back-end did not report what they used (an ACP agent's), so a session's token
+  // totals read as unknown rather than 0.
+  `
+  ALTER TABLE session_activity ADD COLUMN unreported_runs INTEGER NOT NULL DEFAULT 0;
+  `,
+  // 6: an agent's own answer that outlives the session (offered as "always"), in its words.
   `
   ALTER TABLE approvals ADD COLUMN always TEXT;
   `,

@@ -3,8 +3,15 @@ import { isSessionKind } from '@tether/shared-protocol';
 import { ActivityStore } from './activity-store.js';
 import type { Db } from './database.js';
 
-/** What "allow for this session" has allowed: a tool, or for `shell` an exact command or a prefix. */
-export type AllowRule = { tool: string } | { tool: 'shell'; command: string } | { tool: 'shell'; prefix: string };
+/**
+ * What "allow for this session" has allowed: a tool; for `shell` an exact command or a prefix; for a
+ * read tool, reads of one hidden entry of the home folder (`path`, its real path).
+ */
+export type AllowRule =
+  | { tool: string }
+  | { tool: 'shell'; command: string }
+  | { tool: 'shell'; prefix: string }
+  | { tool: string; path: string };
 
 export interface SessionRecord {
   id: string;

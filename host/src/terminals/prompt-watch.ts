@@ -1,27 +1,7 @@
 import type { Clock, TimerHandle } from '@tether/shared-protocol';
 import type { OutputReader, TerminalHandle } from '@tether/machine';
-
-/**
- * Questions the agents people wrap ask before they act, by program name (the command's base name),
- * and `*` for every program. `agents.json` may replace a program's list (`prompts`). Patterns are
- * matched against each of the last lines of the screen as plain text.
- */
-export const READY_PROMPTS: Readonly<Record<string, readonly string[]>> = {
-  claude: [
-    'Do you want to (proceed|make this edit|create|allow|run)',
-    'Would you like to proceed\\?',
-    '^\\W*❯\\s*1\\.\\s*Yes\\b',
-  ],
-  codex: ['Allow command\\?', 'Would you like to (run|make|apply)', 'Approve (this|the) ', '\\bAllow once\\b'],
-  gemini: ['Allow execution', 'Apply this change\\?', 'Do you want to proceed\\?', 'Allow once'],
-  aider: ['\\(Y\\)es/\\(N\\)o'],
-  '*': [
-    '\\[[yY]/[nN]\\]:?\\s*$',
-    '\\([yY]/[nN]\\):?\\s*$',
-    '\\((yes|y)/(no|n)\\):?\\s*$',
-    'Press (Enter|RETURN) to continue',
-  ],
-};
+import type { PromptSet } from '../agents/ready-prompts.js';
+import { READY_PROMPTS } from '../agents/ready-prompts.js';
 
 /** Lines from the bottom of the screen (not counting blank ones) a question is looked for in. */
 export const PROMPT_LINES = 12;
@@ -31,13 +11,20 @@ export const PROMPT_QUIET_MS = 400;
 /** Characters of a question line kept for the session list and the notification. */
 const QUESTION_CHARS = 300;
 
-/** The patterns that apply to `program` (a path or a name). */
-export function promptPatterns(
-  program: string,
-  prompts: Readonly<Record<string, readonly string[]>> = READY_PROMPTS,
-): RegExp[] {
+/** The prompt sets by program name: the agents config's `prompts` (ready ones and `agents.json`'s). */
+export type PromptSets = Readonly<Record<string, PromptSet>>;
+
+/** The set written for `program` itself (a path or a name), not counting those for every program. */
+export function programPrompts(program: string, prompts: PromptSets): PromptSet | undefined {
   const name = program.split('/').pop() ?? program;
-  return [...(prompts[name] ?? []), ...(prompts['*'] ?? [])].map((source) => new RegExp(source, 'u'));
+  return name === '*' ? undefined : prompts[name];
+}
+
+/** The patterns that apply to `program` (a path or a name): its own, then those for every program. */
+export function promptPatterns(program: string, prompts: PromptSets = READY_PROMPTS): RegExp[] {
+  return [...(programPrompts(program, prompts)?.patterns ?? []), ...(prompts['*']?.patterns ?? [])].map(
+    (source) => new RegExp(source, 'u'),
+  );
 }
 
 /**

@@ -1,4 +1,6 @@
 import { fileURLToPath } from 'node:url';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IPty } from 'node-pty';
 import { spawn } from 'node-pty';
@@ -171,5 +173,36 @@ describe('tether run', () => {
       code: 1,
       err: 'tether attach: no program called nobody is held open (there are: twice)\n',
     });
+  });
+
+  it('a known program asking in words its patterns were not written for shows as running, never waiting or failed', async () => {
+    t = await startTestHost({ remote: LOCAL_REMOTE, env: { PATH: process.env.PATH }, promptQuietMs: 100 });
+    // A later `claude` than the ready patterns know: its question in other words.
+    const bin = mkdtempSync(join(tmpdir(), 'tether-next-claude-'));
+    cleanups.push(() => rmSync(bin, { recursive: true, force: true }));
+    const claude = join(bin, 'claude');
+    writeFileSync(
+      claude,
+      '#!/bin/sh\nprintf "Run \\`npm test\\`?\\n  > Run it   Skip\\n"\nread answer\necho "got $answer"\nsleep 30\n',
+      { mode: 0o755 },
+    );
+    const data = ['--data-dir', join(t.dir, 'data')];
+    const started = await runCommand(tetherRun, [...data, '--detached', '--cwd', t.project, '--', claude], {
+      PATH: process.env.PATH,
+    });
+    expect(started.code).toBe(0);
+    const session = await sessionNamed('claude');
+    const notice = t.events(session.id).find((e) => e.type === 'notice');
+    expect(notice?.type === 'notice' && notice.text).toContain('the prompt patterns written for Claude Code 2.1');
+    const handle = t.host.terminals.handle(session.terminalId!)!;
+    await until(() => (handle.screenLines().join('\n').includes('Run it') ? true : undefined), 10_000, 'the question');
+    // Many quiet periods later it is still running, with no question recorded.
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(t.host.sessions.get(session.id)?.status).toBe('running');
+    expect(t.events(session.id).some((e) => e.type === 'session.waiting')).toBe(false);
+    // The terminal still takes the answer.
+    expect(t.host.sessions.send(session.id, 'y').ok).toBe(true);
+    await until(() => (handle.screenLines().join('\n').includes('got y') ? true : undefined), 10_000, 'the answer');
+    expect(t.host.sessions.get(session.id)?.status).toBe('running');
   });
 });

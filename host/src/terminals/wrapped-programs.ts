@@ -5,7 +5,8 @@ import type { PtyTerminals, TerminalHandle } from '@tether/machine';
 import type { EventLog } from '../store/event-log.js';
 import type { SessionStore } from '../store/session-store.js';
 import { commandLine } from '../agents/agent-catalog.js';
-import { PromptWatch, promptPatterns } from './prompt-watch.js';
+import type { PromptSets } from './prompt-watch.js';
+import { PromptWatch, programPrompts, promptPatterns } from './prompt-watch.js';
 import type { TerminalManager } from './terminal-manager.js';
 import { terminalOpenError } from './terminal-manager.js';
 
@@ -17,7 +18,7 @@ export interface WrappedProgramsDeps {
   /** Appends a `session.updated` with the session's summary now. */
   announce: (sessionId: string) => void;
   /** Prompt patterns by program name (`agents.json`'s `prompts` over the ready ones). */
-  prompts: Readonly<Record<string, readonly string[]>>;
+  prompts: PromptSets;
   clock: Clock;
   newId: (prefix: string) => string;
   quietMs?: number;
@@ -88,7 +89,7 @@ export class WrappedPrograms {
     this.deps.log.append(sessionId, {
       type: 'notice',
       level: 'info',
-      text: `Started ${line} in a terminal on this computer, in ${handle.cwd}. On the computer, tether attach ${name} shows it.`,
+      text: `Started ${line} in a terminal on this computer, in ${handle.cwd}. On the computer, tether attach ${name} shows it.${patternsNote(program, this.deps.prompts)}`,
     });
     this.watch(sessionId, handle, program);
     handle.onExit((exit) => this.exited(sessionId, name, exit));
@@ -173,4 +174,15 @@ export class WrappedPrograms {
     }
     this.deps.announce(sessionId);
   }
+}
+
+/**
+ * Which version's questions the session is watched for, when the program has a set of its own: a
+ * newer version may ask in other words, which leaves the session running rather than waiting.
+ */
+function patternsNote(program: string, prompts: PromptSets): string {
+  const set = programPrompts(program, prompts);
+  if (!set) return '';
+  const version = set.writtenFor === '' ? 'its prompt patterns' : `the prompt patterns written for ${set.writtenFor}`;
+  return ` Its questions are recognised by ${version}; a question they do not match leaves the session running, and the terminal shows it.`;
 }

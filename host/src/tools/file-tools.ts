@@ -3,6 +3,7 @@ import { MAX_ACTION_TEXT, ok } from '@tether/shared-protocol';
 import { resolve } from 'node:path';
 import * as v from 'valibot';
 import { displayPath } from '@tether/machine';
+import { homeReadApproval } from './home-reads.js';
 import { parseInput } from './parse-input.js';
 import type { Tool, ToolContext } from './tool.js';
 import { failedOutcome, refusal } from './tool.js';
@@ -36,7 +37,8 @@ export const readFileTool: Tool<v.InferOutput<typeof ReadInput>> = {
   },
   parse: (input) => parseInput(ReadInput, input),
   title: (input) => input.path,
-  approval: () => Promise.resolve({ need: null }),
+  // Reads run without asking, but for a hidden entry of the home folder (home-reads.ts).
+  approval: (input, context) => homeReadApproval(context, input.path, 'Read'),
   async run(input, context) {
     const read = await context.exec.readFile(context.cwd, input.path, MAX_FILE_BYTES);
     if (!read.ok) return failedOutcome(read.error);
@@ -234,7 +236,7 @@ export const listDirTool: Tool<v.InferOutput<typeof ListInput>> = {
   },
   parse: (input) => parseInput(ListInput, input ?? {}),
   title: (input) => input.path ?? '.',
-  approval: () => Promise.resolve({ need: null }),
+  approval: (input, context) => homeReadApproval(context, input.path ?? '.', 'List'),
   async run(input, context) {
     const listed = await context.exec.listDir(context.cwd, input.path ?? '.', MAX_LIST_ENTRIES);
     if (!listed.ok) return failedOutcome(listed.error);

@@ -1,6 +1,8 @@
 import * as v from 'valibot';
+import { homeReadApproval, outsideHiddenHomeEntries } from './home-reads.js';
 import { parseInput } from './parse-input.js';
-import type { Tool } from './tool.js';
+import type { SearchHit } from '@tether/machine';
+import type { Tool, ToolContext } from './tool.js';
 import { failedOutcome } from './tool.js';
 
 const MAX_RESULTS = 200;
@@ -33,7 +35,8 @@ export const searchTool: Tool<v.InferOutput<typeof Input>> = {
   },
   parse: (input) => parseInput(Input, input),
   title: (input) => input.pattern,
-  approval: () => Promise.resolve({ need: null }),
+  approval: (input, context) =>
+    homeReadApproval(context, input.path ?? '.', 'Search', ` for ${JSON.stringify(input.pattern)}`),
   async run(input, context) {
     const found = await context.exec.search(context.cwd, {
       pattern: input.pattern,
@@ -43,11 +46,34 @@ export const searchTool: Tool<v.InferOutput<typeof Input>> = {
       maxResults: input.max_results ?? MAX_RESULTS,
     });
     if (!found.ok) return failedOutcome(found.error);
-    const { hits, truncated, filesScanned } = found.value;
+    const { truncated, filesScanned } = found.value;
+    const { hits, left } = await withoutHiddenHomeEntries(found.value.hits, input.path ?? '.', context);
     const lines = hits.map((h) => `${h.path}:${h.line}: ${h.text}`);
     lines.push(
       `(${hits.length} match${hits.length === 1 ? '' : 'es'} in ${filesScanned} files scanned${truncated ? '; stopped early, narrow the search' : ''})`,
     );
+    if (left > 0) {
+      lines.push(
+        `(${left} match${left === 1 ? '' : 'es'} in hidden entries of the home folder were left out: search such an entry by its path, which asks the person first)`,
+      );
+    }
     return { ok: true, output: lines.join('\n'), truncated };
   },
 };
+
+/** The hits outside hidden entries of the home folder that were not asked about (home-reads.ts). */
+async function withoutHiddenHomeEntries(
+  hits: SearchHit[],
+  path: string,
+  context: ToolContext,
+): Promise<{ hits: SearchHit[]; left: number }> {
+  const home = context.exec.home;
+  if (home === undefined) return { hits, left: 0 };
+  const [root, start] = await Promise.all([
+    context.exec.realPath(context.cwd, '.'),
+    context.exec.realPath(context.cwd, path),
+  ]);
+  // Without the real paths nothing can be told apart: nothing hidden is answered.
+  if (!root.ok || !start.ok) return { hits: [], left: hits.length };
+  return outsideHiddenHomeEntries(hits, home, root.value, start.value);
+}

@@ -28,6 +28,11 @@ export interface ApprovalNeed {
    * shown in `action`. No session rule covers such a command, and none can be made from it.
    */
   env?: Readonly<Record<string, string>>;
+  /**
+   * For a read of a hidden entry of the home folder: the entry's real path. "Allow for this
+   * session" then allows that tool's reads of this entry only, never the tool at large.
+   */
+  path?: string;
 }
 
 /** `unreachable`: the refusal is that the place the tool acts on cannot be reached now. */

@@ -47,9 +47,12 @@ export async function postPair(
 }
 
 /** `POST /rc/pair` as pairWithHost wants it: the JSON of a 200, or the error the host gave. */
-export function httpPairPost(baseUrl: string): (body: PairRequestBody) => Promise<Result<unknown>> {
+export function httpPairPost(
+  baseUrl: string,
+  headers: Record<string, string> = {},
+): (body: PairRequestBody) => Promise<Result<unknown>> {
   return async (body) => {
-    const response = await postPair(baseUrl, body);
+    const response = await postPair(baseUrl, body, headers);
     if (response.status === 200) return ok(response.body);
     const error = v.safeParse(v.object({ error: ProtocolErrorSchema }), response.body);
     return error.success ? { ok: false, error: error.output.error } : fail('pair-failed', `HTTP ${response.status}`);
@@ -60,14 +63,20 @@ export function httpPairPost(baseUrl: string): (body: PairRequestBody) => Promis
 export function pairOverHttp(
   baseUrl: string,
   link: PairingLink,
-  options: { label?: string; keys?: BoxKeyPair; onCode?: (code: string) => void } = {},
+  options: {
+    label?: string;
+    keys?: BoxKeyPair;
+    onCode?: (code: string) => void;
+    /** More request headers (an `Origin`, as a browser sets it). */
+    headers?: Record<string, string>;
+  } = {},
 ): { keys: BoxKeyPair; done: Promise<Result<PairReply>> } {
   const keys = options.keys ?? generateBoxKeyPair();
   const done = pairWithHost({
     link,
     devicePublicKey: keys.publicKey,
     label: options.label ?? 'Test phone',
-    post: httpPairPost(baseUrl),
+    post: httpPairPost(baseUrl, options.headers),
     onCode: options.onCode ?? (() => undefined),
   });
   return { keys, done };

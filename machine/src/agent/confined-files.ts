@@ -3,15 +3,42 @@ import type { FileHandle } from 'node:fs/promises';
 import { open, readlink, realpath, stat } from 'node:fs/promises';
 import type { ExecError, FsErrorCode, Result } from '@tether/shared-protocol';
 import { execFail, ok } from '@tether/shared-protocol';
+import type { FileIdentity, PrivateFiles } from './private-files.js';
 
 /**
  * File reads and writes that check, after opening, which file they really opened. A path is
  * confined by real path before it is used, but between that check and the open a folder on the
  * way could be swapped for a symlink pointing out (a command running on the machine can do that).
- * So the open never follows a symlink in the last component, and the opened file's own path (from
- * the descriptor) must still pass `allowed`; otherwise the file is closed untouched (a write
- * truncates only after this check) and the operation is refused with `outside-root`.
+ * So the open never follows a symlink in the last component, the opened file's own path (from
+ * the descriptor) must still pass `allowed`, and the opened file itself (fstat of the descriptor)
+ * must not be a private file under another name (a hard link); otherwise the file is closed
+ * untouched (a write truncates only after these checks) and the operation is refused with
+ * `outside-root`.
  */
+
+/** What an opened file is checked against. */
+export interface OpenGuard {
+  /** Whether the opened file's real path may be used: inside the roots, outside the private paths. */
+  allowed: (realPath: string) => boolean;
+  privateFiles: PrivateFiles;
+}
+
+/** The refusal of a file that is a private file under another name. */
+export function hardLinkRefusal(shown: string): { ok: false; error: ExecError<'outside-root'> } {
+  return execFail(
+    'outside-root',
+    `${shown} is another name (a hard link) for a private file: credentials or Tether's data`,
+  );
+}
+
+/** Refuses `file` when it is a private file under another name. */
+export async function checkIdentity(
+  file: FileIdentity,
+  shown: string,
+  privateFiles: PrivateFiles,
+): Promise<Result<void, ExecError<'outside-root'>>> {
+  return (await privateFiles.isPrivate(file)) ? hardLinkRefusal(shown) : ok(undefined);
+}
 
 /** Where an open descriptor really points, or undefined when that cannot be told. */
 async function openedPath(handle: FileHandle, path: string): Promise<string | undefined> {
@@ -60,7 +87,7 @@ export async function readConfined(
   path: string,
   shown: string,
   maxBytes: number,
-  allowed: (realPath: string) => boolean,
+  guard: OpenGuard,
   beforeOpen?: () => Promise<void>,
 ): Promise<Result<{ text: string; size: number }, ExecError<FsErrorCode>>> {
   await beforeOpen?.();
@@ -71,10 +98,12 @@ export async function readConfined(
     return ioError(shown, error);
   }
   try {
-    const checked = await checkOpened(handle, path, shown, allowed);
+    const checked = await checkOpened(handle, path, shown, guard.allowed);
     if (!checked.ok) return checked;
     const info = await handle.stat();
     if (!info.isFile()) return execFail('not-a-file', `${shown} is not a file`);
+    const same = await checkIdentity(info, shown, guard.privateFiles);
+    if (!same.ok) return same;
     if (info.size > maxBytes) return execFail('too-large', `${shown} is ${info.size} bytes; the limit is ${maxBytes}`);
     const bytes = Buffer.alloc(info.size);
     const { bytesRead } = await handle.read(bytes, 0, info.size, 0);
@@ -93,7 +122,7 @@ export async function writeConfined(
   path: string,
   shown: string,
   text: string,
-  allowed: (realPath: string) => boolean,
+  guard: OpenGuard,
   beforeOpen?: () => Promise<void>,
 ): Promise<Result<{ created: boolean; path: string }, ExecError<FsErrorCode>>> {
   await beforeOpen?.();
@@ -113,9 +142,12 @@ export async function writeConfined(
     }
   }
   try {
-    const checked = await checkOpened(handle, path, shown, allowed);
+    const checked = await checkOpened(handle, path, shown, guard.allowed);
     if (!checked.ok) return checked;
-    if (!(await handle.stat()).isFile()) return execFail('not-a-file', `${shown} is not a file`);
+    const info = await handle.stat();
+    if (!info.isFile()) return execFail('not-a-file', `${shown} is not a file`);
+    const same = await checkIdentity(info, shown, guard.privateFiles);
+    if (!same.ok) return same;
     await handle.truncate(0);
     await handle.write(text, 0, 'utf8');
     return ok({ created, path });

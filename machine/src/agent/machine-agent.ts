@@ -60,6 +60,8 @@ export interface MachineAgentOptions {
   name: string;
   roots: readonly string[];
   version: string;
+  /** This computer's home folder as a real path, told to the host (RegisterParams.home). */
+  home?: string;
   executor: MachineExecutor;
   pins: HostKeyPinStore;
   /** `--host-key`: the host's key as the person read it on the host; replaces any pin. */
@@ -217,6 +219,7 @@ export class MachineAgent {
       capabilities: MACHINE_SERVES,
       protocolVersion: MACHINE_PROTOCOL_VERSION,
       version: options.version,
+      ...(options.home !== undefined ? { home: options.home } : {}),
     });
     if (!reply.ok) return reply;
     const parsed = v.safeParse(RegisterResult, reply.value);

@@ -19,13 +19,16 @@ import * as v from 'valibot';
 import { resolveInside } from '../confine.js';
 import { LocalContext } from '../local-context.js';
 import { BackgroundTasks } from './background-tasks.js';
-import { readConfined, writeConfined } from './confined-files.js';
+import type { OpenGuard } from './confined-files.js';
+import { checkIdentity, readConfined, writeConfined } from './confined-files.js';
+import { listFolder } from '../list-folder.js';
 import { LiveProcesses } from './live-processes.js';
 import { LivePtys } from './live-ptys.js';
 import type { PtyPort } from '../terminal/pty-port.js';
 import { NodePtyPort } from '../terminal/node-pty-port.js';
 import { loginShell, shellEnvironment } from '../terminal/pty-terminals.js';
-import { isPrivatePath } from './private-folders.js';
+import { PrivateFiles } from './private-files.js';
+import { isPrivatePath } from './private-paths.js';
 import { rootOf } from './shared-roots.js';
 
 /** Folders one `fs.listDirs` reply lists; a bigger folder says `truncated`. */
@@ -34,7 +37,10 @@ const MAX_LISTED_DIRS = 500;
 export interface MachineExecutorOptions {
   /** The shared folders, as real paths (checked by checkSharedRoots). */
   roots: readonly string[];
-  /** Real paths never reachable (privatePaths, with the machine's data dir and token file). */
+  /**
+   * Real paths never reachable (privatePaths, with the machine's data dir and token file), nor
+   * the files among them under other names (hard links).
+   */
   privates: readonly string[];
   /** Where background task logs go (`<data dir>/tasks`). */
   tasksDir: string;
@@ -56,10 +62,10 @@ type Outcome = Result<unknown>;
 /**
  * The machine's side of every host request: a guard that never trusts the host. Every path and
  * working folder is resolved to a real path that must lie inside a shared root and outside every
- * private folder (credentials, Tether's own data, this machine's data dir); `..`, absolute paths
- * and symlinks that lead out are refused, listings leave private entries out, and files are
- * opened so that a symlink swapped in after the check is caught. Then the work is done by the same
- * LocalContext the host uses for its own computer.
+ * private path (credentials, Tether's own data, this machine's data dir); `..`, absolute paths
+ * and symlinks that lead out are refused, listings and searches leave private entries out, and
+ * files are opened so that a symlink swapped in after the check, or a hard link to a private file,
+ * is caught. Then the work is done by the same LocalContext the host uses for its own computer.
  */
 export class MachineExecutor {
   readonly context: LocalContext;
@@ -67,11 +73,15 @@ export class MachineExecutor {
   readonly tasks: BackgroundTasks;
   readonly ptys: LivePtys;
   private readonly calls = new Map<string, AbortController>();
+  private readonly privateFiles: PrivateFiles;
+  private readonly guard: OpenGuard;
   private inFlight = 0;
   private send: ((event: MachineEvent) => boolean) | undefined;
 
   constructor(private readonly options: MachineExecutorOptions) {
-    this.context = options.context ?? new LocalContext();
+    this.privateFiles = new PrivateFiles(options.privates);
+    this.guard = { allowed: this.allowed, privateFiles: this.privateFiles };
+    this.context = options.context ?? new LocalContext({ privates: options.privates, privateFiles: this.privateFiles });
     const start = this.context.spawn.bind(this.context);
     this.processes = new LiveProcesses(start, (event) => void this.send?.(event));
     this.ptys = new LivePtys(
@@ -154,14 +164,14 @@ export class MachineExecutor {
       case 'fs.read': {
         const at = await this.within(str('root'), str('path'));
         if (!at.ok) return at;
-        return readConfined(at.value, str('path'), num('maxBytes'), this.allowed, this.hook(at.value));
+        return readConfined(at.value, str('path'), num('maxBytes'), this.guard, this.hook(at.value));
       }
       case 'fs.write': {
         const at = await this.within(str('root'), str('path'));
         if (!at.ok) return at;
         // Missing folders are made: they lie inside the root, since the path was resolved into it.
         await mkdir(dirname(at.value), { recursive: true }).catch(() => undefined);
-        return writeConfined(at.value, str('path'), str('text'), this.allowed, this.hook(at.value));
+        return writeConfined(at.value, str('path'), str('text'), this.guard, this.hook(at.value));
       }
       case 'fs.list':
         return this.list(str('root'), str('path'), num('maxEntries'));
@@ -174,6 +184,8 @@ export class MachineExecutor {
         if (!at.ok) return at;
         try {
           const info = await stat(at.value);
+          const same = await checkIdentity(info, str('path'), this.privateFiles);
+          if (!same.ok) return same;
           const type = info.isFile() ? 'file' : info.isDirectory() ? 'dir' : 'other';
           return ok({ type, size: info.size, modifiedAt: Math.floor(info.mtimeMs) });
         } catch (error) {
@@ -190,7 +202,7 @@ export class MachineExecutor {
         }
         const found = await this.context.search(folder.value, query);
         if (!found.ok) return found;
-        // A private folder inside the root is walked but never answered from.
+        // The context never walks into a private path; this holds a given context to the same rule.
         const hits = found.value.hits.filter(
           (hit) => !isPrivatePath(join(folder.value, hit.path), this.options.privates),
         );
@@ -294,7 +306,7 @@ export class MachineExecutor {
     const resolved = await resolveInside(folder.value, path);
     if (!resolved.ok) return resolved;
     if (isPrivatePath(resolved.value, this.options.privates)) {
-      return execFail('outside-root', `${path} is a private folder on this machine`);
+      return execFail('outside-root', `${path} is private on this machine (credentials or Tether's data)`);
     }
     return resolved;
   }
@@ -356,33 +368,11 @@ export class MachineExecutor {
   private async list(root: string, path: string, maxEntries: number): Promise<Outcome> {
     const at = await this.within(root, path);
     if (!at.ok) return at;
-    const dir = at.value;
-    const entries: { name: string; type: 'file' | 'dir' | 'symlink' | 'other'; size: number }[] = [];
-    let truncated = false;
     try {
-      for await (const entry of await opendir(dir)) {
-        if (isPrivatePath(join(dir, entry.name), this.options.privates)) continue;
-        if (entries.length >= maxEntries) {
-          truncated = true;
-          break;
-        }
-        const type = entry.isDirectory()
-          ? 'dir'
-          : entry.isFile()
-            ? 'file'
-            : entry.isSymbolicLink()
-              ? 'symlink'
-              : 'other';
-        const size = type === 'file' ? (await stat(join(dir, entry.name)).catch(() => ({ size: 0 }))).size : 0;
-        entries.push({ name: entry.name, type, size });
-      }
+      return ok(await listFolder(at.value, maxEntries, this.options.privates, this.privateFiles));
     } catch (error) {
       return ioError(path, error);
     }
-    entries.sort((a, b) =>
-      (a.type === 'dir') === (b.type === 'dir') ? a.name.localeCompare(b.name) : a.type === 'dir' ? -1 : 1,
-    );
-    return ok({ entries, truncated });
   }
 
   private async listDirs(path: string | undefined): Promise<Outcome> {

@@ -14,7 +14,7 @@ import {
   writeShareStatus,
 } from './machine-data.js';
 import { MachineExecutor } from './machine-executor.js';
-import { privatePaths } from './private-folders.js';
+import { homeFolder, privatePaths } from './private-paths.js';
 import { acquireShareLock, processAlive, readLockHolder } from './share-lock.js';
 import { checkSharedRoots } from './shared-roots.js';
 
@@ -81,6 +81,7 @@ export async function startShare(options: ShareOptions): Promise<Result<RunningS
   if (!lock.ok) return lock;
 
   const executor = new MachineExecutor({ roots: roots.value, privates, tasksDir: paths.tasks, clock });
+  const home = homeFolder(options.env);
   const pins = new HostKeyPins(paths.hostKeys);
   const agent = new MachineAgent({
     hostUrl: options.hostUrl,
@@ -89,6 +90,7 @@ export async function startShare(options: ShareOptions): Promise<Result<RunningS
     name: options.name,
     roots: roots.value,
     version: options.version,
+    ...(home !== undefined ? { home } : {}),
     executor,
     pins,
     ...(hostKey ? { hostKey } : {}),

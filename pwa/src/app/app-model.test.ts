@@ -6,11 +6,16 @@ import {
   systemClock,
   toBase64Url,
 } from '@tether/shared-protocol';
-import { FakeHost, seededRandom } from '@tether/shared-protocol/testing';
-import { describe, expect, it } from 'vitest';
+import { FakeHost, ManualClock, seededRandom } from '@tether/shared-protocol/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AppDb } from '../data/app-db.js';
+import type { IdbStandIn } from '../data/idb-stand-in.js';
+import { installIdbStandIn } from '../data/idb-stand-in.js';
 import type { HostRecord } from '../data/records.js';
+import { failedWrites, storageHealth } from '../data/storage-health.js';
 import { MemoryCache } from '../net/cache-port.js';
 import { makeDeviceKey } from '../net/device-key.js';
+import type { AppModelDeps } from './app-model.js';
 import { AppModel } from './app-model.js';
 
 const settle = async () => {
@@ -19,18 +24,28 @@ const settle = async () => {
 
 class MemoryDb extends MemoryCache {
   readonly rows = new Map<string, HostRecord>();
+  readonly health = storageHealth();
   hosts() {
     return Promise.resolve([...this.rows.values()].map((r) => structuredClone(r)));
   }
   putHost(host: HostRecord) {
     this.rows.set(host.hostId, structuredClone(host));
-    return Promise.resolve();
+    return Promise.resolve(true);
   }
   deleteHost(hostId: string) {
     this.rows.delete(hostId);
-    return Promise.resolve();
+    return Promise.resolve(true);
+  }
+  roundTrip(value: unknown) {
+    return Promise.resolve(structuredClone(value));
   }
 }
+
+let standIn: IdbStandIn | undefined;
+afterEach(() => {
+  standIn?.restore();
+  standIn = undefined;
+});
 
 const random = seededRandom('app-model');
 
@@ -66,6 +81,7 @@ function pairedHost(name: string, pairedAt: number) {
     name: 'unnamed',
     apiBase: 'http://127.0.0.1:1',
     deviceId,
+    keyStorage: 'raw',
     deviceSecretKey: toBase64Url(device.secretKey),
     hostBoxPublicKey: toBase64Url(identity.box.publicKey),
     hostSignPublicKey: toBase64Url(identity.sign.publicKey),
@@ -77,11 +93,12 @@ function pairedHost(name: string, pairedAt: number) {
   return { host, record };
 }
 
-function model(db: MemoryDb, hosts: Map<string, FakeHost>) {
+function model(db: AppModelDeps['db'], hosts: Map<string, FakeHost>, clock?: ManualClock) {
   return new AppModel({
     db,
     now: () => 1,
     subtle: crypto.subtle,
+    ...(clock ? { clock } : {}),
     connectTo:
       (record): Connect =>
       () => {
@@ -128,7 +145,9 @@ describe('AppModel', () => {
   it('connects with a non-extractable WebCrypto device key, across restarts', async () => {
     const db = new MemoryDb();
     const a = pairedHost('laptop', 1);
-    const key = await makeDeviceKey(crypto.subtle, random);
+    const made = await makeDeviceKey(crypto.subtle, (value) => db.roundTrip(value), random);
+    if (!made.ok) throw new Error(made.error.message);
+    const key = made.value;
     a.host.devices.set(a.record.deviceId, key.publicKey);
     const { deviceSecretKey: _raw, ...rest } = a.record;
     const record: HostRecord = { ...rest, ...key.record };
@@ -146,6 +165,50 @@ describe('AppModel', () => {
     expect(again.host(record.hostId)?.deviceKey?.privateKey.extractable).toBe(false);
     expect(again.connection(record.hostId)?.status.get().name).toBe('open');
     again.connection(record.hostId)?.stop();
+  });
+
+  it('a pairing the storage does not keep is not added, and the host is told to forget the device', async () => {
+    standIn = installIdbStandIn('as-is');
+    const db = new AppDb({ factory: standIn.factory });
+    const a = pairedHost('laptop', 1);
+    const made = await makeDeviceKey(crypto.subtle, (value) => db.roundTrip(value), random);
+    if (!made.ok) throw new Error(made.error.message);
+    a.host.devices.set(a.record.deviceId, made.value.publicKey);
+    const { deviceSecretKey: _raw, ...rest } = a.record;
+    const record: HostRecord = { ...rest, ...made.value.record };
+    const app = model(db, new Map([[record.hostId, a.host]]));
+    await app.init();
+    // The storage fills up between the key check and the save, after the computer allowed it.
+    standIn.mode = 'refuse';
+    const added = await app.addHost(record);
+    expect(added).toEqual({
+      ok: false,
+      error: expect.objectContaining({
+        code: 'storage-failed',
+        afterPairing: { deviceId: record.deviceId, revoked: true },
+      }) as unknown,
+    });
+    expect(a.host.devices.has(record.deviceId)).toBe(false);
+    expect(app.hosts.get()).toEqual([]);
+    expect(app.allConnections()).toEqual([]);
+    expect(app.storage.get().failed.host).toBe(1);
+    expect(failedWrites(app.storage.get())).toBe(1);
+  });
+
+  it('says when the computer could not be told to forget a pairing that was not kept', async () => {
+    const db = new MemoryDb();
+    db.putHost = () => Promise.resolve(false);
+    const a = pairedHost('laptop', 1);
+    // No host answers: the connection never opens, and the wait for it runs out.
+    const clock = new ManualClock();
+    const app = model(db, new Map(), clock);
+    const adding = app.addHost(a.record);
+    await settle();
+    clock.advance(10_000);
+    const added = await adding;
+    expect(!added.ok && added.error.afterPairing).toEqual({ deviceId: a.record.deviceId, revoked: false });
+    expect(a.host.devices.has(a.record.deviceId)).toBe(true);
+    expect(app.hosts.get()).toEqual([]);
   });
 
   it('unpairs by revoking itself on the host, then forgets the host', async () => {

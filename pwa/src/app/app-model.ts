@@ -1,8 +1,9 @@
-import type { Connect, PairingLink, Result } from '@tether/shared-protocol';
-import { fail, ok } from '@tether/shared-protocol';
+import type { Clock, Connect, PairingLink, Result } from '@tether/shared-protocol';
+import { DeviceClient, fail, fromBase64UrlExact, ok } from '@tether/shared-protocol';
 import type { AppDb } from '../data/app-db.js';
 import type { HostRecord } from '../data/records.js';
 import { MAX_RECENT_FOLDERS } from '../data/records.js';
+import type { NotKept, StorageHealth } from '../data/storage-health.js';
 import { Store } from '../lib/store.js';
 import type { CachePort } from '../net/cache-port.js';
 import { deviceKeyFor } from '../net/device-key.js';
@@ -11,12 +12,17 @@ import type { Route } from '../ui/route.js';
 import { renewRelayTicket } from '../net/relay-ticket-renewal.js';
 
 export interface AppModelDeps {
-  db: Pick<AppDb, 'hosts' | 'putHost' | 'deleteHost'> & CachePort;
-  /** Opens the sealed channel's transport to a host (a WebSocket to `<apiBase>/rc/ws`). */
-  connectTo: (host: HostRecord) => Connect;
+  db: Pick<AppDb, 'hosts' | 'putHost' | 'deleteHost' | 'roundTrip' | 'health'> & CachePort;
+  /**
+   * Opens the sealed channel's transport to a host (a WebSocket to `<apiBase>/rc/ws`); `current`
+   * gives the host's record as it is at each dial (a renewed ticket), undefined once forgotten.
+   */
+  connectTo: (host: HostRecord, current: () => HostRecord | undefined) => Connect;
   now: () => number;
   /** WebCrypto, for device keys kept as non-extractable CryptoKeys; undefined on plain HTTP. */
   subtle: SubtleCrypto | undefined;
+  /** For the wait on a host told to forget this device (the system clock by default). */
+  clock?: Clock;
 }
 
 /** How long (ms) unpairing waits for the host to confirm before forgetting the host anyway. */
@@ -36,9 +42,18 @@ export class AppModel {
   readonly pairingLink = new Store<Result<PairingLink> | null>(null);
   /** The screen shown (set by the app's router), for the hosts' "what is in front" reports. */
   readonly screen = new Store<Route>({ name: 'home' });
+  /** Failed writes to the device's storage, counted: the banner that says so reads it. */
+  readonly storage: Store<StorageHealth>;
   private readonly connections = new Map<string, HostConnection>();
 
-  constructor(private readonly deps: AppModelDeps) {}
+  constructor(private readonly deps: AppModelDeps) {
+    this.storage = deps.db.health;
+  }
+
+  /** Writes a value to the device's storage and reads it back (pairing asks, to choose a key). */
+  roundTrip(value: unknown): Promise<unknown> {
+    return this.deps.db.roundTrip(value);
+  }
 
   async init(): Promise<void> {
     const hosts = await this.deps.db.hosts();
@@ -59,18 +74,55 @@ export class AppModel {
     return [...this.connections.values()];
   }
 
-  /** A freshly paired host (or one paired again): replaces any earlier record and connection. */
-  async addHost(record: HostRecord): Promise<void> {
+  /**
+   * A freshly paired host (or one paired again): replaces any earlier record and connection, once
+   * the record is kept. When the storage does not keep it, the pairing would be gone at the next
+   * reload while the computer still listed this device: the computer is told to forget the device
+   * (a device may always revoke itself), and nothing changes here.
+   */
+  async addHost(record: HostRecord): Promise<Result<void, NotKept>> {
     const previous = this.host(record.hostId);
     const merged: HostRecord = previous
       ? { ...record, customName: previous.customName, recentFolders: previous.recentFolders }
       : record;
     if (!merged.customName) delete merged.customName;
+    if (!(await this.deps.db.putHost(merged))) {
+      const revoked = await this.revokeUnkept(merged);
+      return {
+        ok: false,
+        error: {
+          code: 'storage-failed',
+          message: 'the pairing could not be saved on this device',
+          afterPairing: { deviceId: merged.deviceId, revoked },
+        },
+      };
+    }
     this.connections.get(record.hostId)?.stop();
     this.connections.delete(record.hostId);
-    await this.deps.db.putHost(merged);
     this.hosts.update((list) => sortHosts([...list.filter((h) => h.hostId !== record.hostId), merged]));
     await this.connect(merged);
+    return ok(undefined);
+  }
+
+  /** Revokes this device at the host of a record that was never kept: true once the host confirmed. */
+  private async revokeUnkept(host: HostRecord): Promise<boolean> {
+    let deviceKeys;
+    try {
+      deviceKeys = await deviceKeyFor(host, this.deps.subtle);
+    } catch {
+      return false;
+    }
+    const client = new DeviceClient({
+      deviceId: host.deviceId,
+      deviceKeys,
+      hostBoxPublicKey: fromBase64UrlExact(host.hostBoxPublicKey, 32)!, // decoded by schema
+      connect: this.deps.connectTo(host, () => host),
+      ...(this.deps.clock ? { clock: this.deps.clock } : {}),
+    });
+    client.start();
+    const result = await client.call('devices.revoke', { id: host.deviceId }, { timeoutMs: UNPAIR_TIMEOUT_MS });
+    client.stop();
+    return result.ok;
   }
 
   async rename(hostId: string, name: string): Promise<void> {
@@ -145,7 +197,7 @@ export class AppModel {
     const connection = new HostConnection(host, {
       deviceKey,
       cache: this.deps.db,
-      connect: this.deps.connectTo(host),
+      connect: this.deps.connectTo(host, () => this.host(host.hostId)),
       saveRecord: (change) => void this.change(host.hostId, (current) => ({ ...current, ...change })),
     });
     this.connections.set(host.hostId, connection);

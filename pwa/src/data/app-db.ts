@@ -1,10 +1,15 @@
-import type { DBSchema, IDBPDatabase } from 'idb';
-import { openDB } from 'idb';
+import type { Clock } from '@tether/shared-protocol';
+import { systemClock } from '@tether/shared-protocol';
+import type { DBSchema, IDBPDatabase, IDBPTransaction, StoreNames } from 'idb';
+import { wrap } from 'idb';
 import type * as v from 'valibot';
 import { safeParse } from 'valibot';
+import type { Store } from '../lib/store.js';
 import type { TranscriptState } from '../transcript/transcript.js';
 import type { HostRecord, SessionListCache, TranscriptCache } from './records.js';
 import { HostRecordSchema, SessionListCacheSchema, TranscriptCacheSchema } from './records.js';
+import type { StorageHealth, WriteKind } from './storage-health.js';
+import { countFailedWrite, storageHealth } from './storage-health.js';
 
 /**
  * The app's IndexedDB: paired hosts (with this device's keys for each), and caches of session
@@ -12,7 +17,16 @@ import { HostRecordSchema, SessionListCacheSchema, TranscriptCacheSchema } from 
  *
  * Values are stored as `unknown` on purpose: whatever comes back is decoded with its schema.
  * When IndexedDB cannot be opened (a private window, storage full) the app still runs, in memory:
- * reads find nothing and writes are counted as failed.
+ * reads find nothing. No write fails silently: each failure is counted in `health`, which the app
+ * shows as a banner, and the writes that matter (a host's record) say whether they were kept.
+ *
+ * Nothing waits on IndexedDB for ever. A page that was suspended in the middle of a transaction
+ * (a home-screen app sent to the background, a page kept in the back-forward cache) can hold that
+ * transaction open for many minutes in WebKit, and every other page's transaction on the same
+ * store queues behind it. So a cache read gives up after READ_TIMEOUT_MS (the app goes on without
+ * the cache: the computer has it all), and a write that has not finished after WRITE_TIMEOUT_MS
+ * counts as failed (it may still land later). The hosts are the exception: the app cannot say
+ * which computers are paired without them, so their read is waited for.
  */
 
 interface TetherSchema extends DBSchema {
@@ -21,6 +35,8 @@ interface TetherSchema extends DBSchema {
   transcripts: { key: string; value: unknown; indexes: { byHost: string; bySaved: number } };
   /** Each cached transcript's size, kept apart so that eviction never reads the transcripts. */
   transcriptSizes: { key: string; value: TranscriptSize; indexes: { byHost: string } };
+  /** One value at a time, written and read back to learn what this browser keeps (roundTrip). */
+  scratch: { key: string; value: unknown };
 }
 
 export interface TranscriptSize {
@@ -32,7 +48,7 @@ export interface TranscriptSize {
 }
 
 const DB_NAME = 'tether';
-const DB_VERSION = 2;
+const DB_VERSION = 3;
 /** Transcripts cached across all hosts; past it the least recently saved go first. */
 export const MAX_CACHED_TRANSCRIPTS = 40;
 /**
@@ -41,6 +57,15 @@ export const MAX_CACHED_TRANSCRIPTS = 40;
  * grants a site, so the cache never crowds out the keys.
  */
 export const MAX_CACHE_BYTES = 32 * 1024 * 1024;
+/** How long (ms) a cache read may take before the screen goes on without it: the host's own
+ * answer comes in about as soon on a working connection. */
+export const READ_TIMEOUT_MS = 3000;
+/** How long (ms) a write may take before it counts as failed: far longer than a working
+ * IndexedDB takes (milliseconds), short enough for a pairing screen to say so. */
+export const WRITE_TIMEOUT_MS = 10_000;
+
+/** What a bounded wait gives when the work did not finish in time. */
+const STALLED = Symbol('stalled');
 
 /**
  * The transcripts to evict, least recently saved first, so that what remains is within both
@@ -65,35 +90,56 @@ export function evictions(
   return out;
 }
 
+export interface AppDbOptions {
+  name?: string;
+  /** The IndexedDB to open (tests give a stand-in); the page's own by default. */
+  factory?: IDBFactory;
+  /** Where failed writes are counted; a new count by default. */
+  health?: Store<StorageHealth>;
+  /** For the bounds on each wait (the system clock by default). */
+  clock?: Clock;
+}
+
 export class AppDb {
-  /** Reads that did not decode (skipped) and writes that failed: shown nowhere, kept for debugging. */
-  readonly counts = { undecodable: 0, writeFailed: 0 };
+  /** Failed writes and undecodable reads since the page opened: the storage banner reads it. */
+  readonly health: Store<StorageHealth>;
   private readonly db: Promise<IDBPDatabase<TetherSchema> | undefined>;
+  private readonly clock: Clock;
   /** Reads started before anyone asked (the screen the app opens on), taken by the first ask. */
   private readonly prefetched = new Map<string, Promise<TranscriptCache | undefined>>();
 
-  constructor(name = DB_NAME) {
-    this.db = openDB<TetherSchema>(name, DB_VERSION, {
-      upgrade(db, oldVersion, _newVersion, tx) {
-        if (oldVersion < 1) {
-          db.createObjectStore('hosts', { keyPath: 'hostId' });
-          db.createObjectStore('sessionLists', { keyPath: 'hostId' });
-          const transcripts = db.createObjectStore('transcripts', { keyPath: 'key' });
-          transcripts.createIndex('byHost', 'hostId');
-          transcripts.createIndex('bySaved', 'savedAt');
-        }
-        if (oldVersion < 2) {
-          db.createObjectStore('transcriptSizes', { keyPath: 'key' }).createIndex('byHost', 'hostId');
-          // Transcripts cached before sizes were kept are dropped: they are refilled from the host.
-          if (oldVersion >= 1) void tx.objectStore('transcripts').clear();
-        }
-      },
-    }).catch(() => undefined);
+  constructor(options: AppDbOptions = {}) {
+    this.health = options.health ?? storageHealth();
+    this.clock = options.clock ?? systemClock;
+    // Opening may throw at once (no IndexedDB here at all) or fail later: either way, no database.
+    this.db = Promise.resolve()
+      .then(() => open(options.factory ?? indexedDB, options.name ?? DB_NAME))
+      .catch(() => undefined);
   }
 
   /** False when IndexedDB could not be opened: nothing will outlive the page. */
   async available(): Promise<boolean> {
     return (await this.db) !== undefined;
+  }
+
+  /**
+   * Writes `value` and reads it back: what this browser really keeps of it (WebKit, for one,
+   * writes an X25519 CryptoKey without complaint and reads back null). Undefined when the write
+   * or the read failed. Not counted as a failed write: it is a question, asked before a real one.
+   */
+  async roundTrip(value: unknown): Promise<unknown> {
+    const db = await this.db;
+    if (!db) return undefined;
+    const back = await this.bounded(
+      (async () => {
+        await db.put('scratch', value, 'probe');
+        const read: unknown = await db.get('scratch', 'probe');
+        await db.delete('scratch', 'probe');
+        return read;
+      })(),
+      WRITE_TIMEOUT_MS,
+    ).catch(() => undefined);
+    return back === STALLED ? undefined : back;
   }
 
   async hosts(): Promise<HostRecord[]> {
@@ -103,13 +149,22 @@ export class AppDb {
     return rows.flatMap((row) => this.decode(HostRecordSchema, row) ?? []);
   }
 
-  async putHost(host: HostRecord): Promise<void> {
-    await this.write((db) => db.put('hosts', host));
+  /**
+   * Keeps a host's record; true once it is read back and decodes as written (a browser may accept
+   * a value it cannot give back). False, and counted, otherwise.
+   */
+  async putHost(host: HostRecord): Promise<boolean> {
+    return this.write('host', async (db) => {
+      await db.put('hosts', host);
+      const back = safeParse(HostRecordSchema, await db.get('hosts', host.hostId));
+      if (!back.success || back.output.deviceId !== host.deviceId)
+        throw new Error('the record was not kept as written');
+    });
   }
 
   /** Forgets a host and everything cached for it. */
-  async deleteHost(hostId: string): Promise<void> {
-    await this.write(async (db) => {
+  async deleteHost(hostId: string): Promise<boolean> {
+    return this.write('host', async (db) => {
       const tx = db.transaction(['hosts', 'sessionLists', 'transcripts', 'transcriptSizes'], 'readwrite');
       await tx.objectStore('hosts').delete(hostId);
       await tx.objectStore('sessionLists').delete(hostId);
@@ -127,12 +182,12 @@ export class AppDb {
 
   async sessionList(hostId: string): Promise<SessionListCache | undefined> {
     const db = await this.db;
-    const row: unknown = db ? await db.get('sessionLists', hostId).catch(() => undefined) : undefined;
+    const row = db ? await this.read(db.get('sessionLists', hostId)) : undefined;
     return row === undefined ? undefined : this.decode(SessionListCacheSchema, row);
   }
 
-  async putSessionList(cache: SessionListCache): Promise<void> {
-    await this.write((db) => db.put('sessionLists', cache));
+  async putSessionList(cache: SessionListCache): Promise<boolean> {
+    return this.write('session-list', (db) => db.put('sessionLists', cache));
   }
 
   /**
@@ -153,15 +208,40 @@ export class AppDb {
 
   private async readTranscript(key: string): Promise<TranscriptCache | undefined> {
     const db = await this.db;
-    const row: unknown = db ? await db.get('transcripts', key).catch(() => undefined) : undefined;
+    const row = db ? await this.read(db.get('transcripts', key)) : undefined;
     return row === undefined ? undefined : this.decode(TranscriptCacheSchema, row);
   }
 
-  async putTranscript(hostId: string, sessionId: string, state: TranscriptState, savedAt: number): Promise<void> {
+  /** A cache read, bounded: undefined when it failed, or stalled (counted). */
+  private async read(request: Promise<unknown>): Promise<unknown> {
+    const row = await this.bounded(request, READ_TIMEOUT_MS).catch(() => undefined);
+    if (row !== STALLED) return row;
+    this.health.update((h) => ({ ...h, stalledReads: h.stalledReads + 1 }));
+    return undefined;
+  }
+
+  /** `work`, or STALLED once `ms` passed without it (what it does later is ignored). */
+  private bounded<T>(work: Promise<T>, ms: number): Promise<T | typeof STALLED> {
+    return new Promise<T | typeof STALLED>((resolve, reject) => {
+      const timer = this.clock.setTimeout(() => resolve(STALLED), ms);
+      work.then(
+        (value) => {
+          this.clock.clearTimeout(timer);
+          resolve(value);
+        },
+        (error: unknown) => {
+          this.clock.clearTimeout(timer);
+          reject(error instanceof Error ? error : new Error(String(error)));
+        },
+      );
+    });
+  }
+
+  async putTranscript(hostId: string, sessionId: string, state: TranscriptState, savedAt: number): Promise<boolean> {
     this.prefetched.delete(transcriptKey(hostId, sessionId));
     const row: TranscriptCache = { key: transcriptKey(hostId, sessionId), hostId, sessionId, state, savedAt };
     const bytes = JSON.stringify(state).length;
-    await this.write(async (db) => {
+    return this.write('transcript', async (db) => {
       const tx = db.transaction(['transcripts', 'transcriptSizes'], 'readwrite');
       const sizes = tx.objectStore('transcriptSizes');
       await tx.objectStore('transcripts').put(row);
@@ -182,22 +262,68 @@ export class AppDb {
   private decode<S extends v.GenericSchema>(schema: S, row: unknown): v.InferOutput<S> | undefined {
     const parsed = safeParse(schema, row);
     if (parsed.success) return parsed.output;
-    this.counts.undecodable++;
+    this.health.update((h) => ({ ...h, undecodable: h.undecodable + 1 }));
     return undefined;
   }
 
-  private async write(action: (db: IDBPDatabase<TetherSchema>) => Promise<unknown>): Promise<void> {
+  /**
+   * Runs a write; true once done, false (and counted as a failed write of `kind`) when it failed
+   * or did not finish within WRITE_TIMEOUT_MS.
+   */
+  private async write(kind: WriteKind, action: (db: IDBPDatabase<TetherSchema>) => Promise<unknown>): Promise<boolean> {
     const db = await this.db;
-    if (!db) {
-      this.counts.writeFailed++;
-      return;
-    }
     try {
-      await action(db);
+      if (!db) throw new Error('IndexedDB is not open');
+      if ((await this.bounded(action(db), WRITE_TIMEOUT_MS)) === STALLED) throw new Error('the write stalled');
+      return true;
     } catch {
-      this.counts.writeFailed++;
+      countFailedWrite(this.health, kind);
+      return false;
     }
   }
+}
+
+/**
+ * Opens the database on `factory`, creating or upgrading its stores (what idb's openDB does). A
+ * newer app (another tab, after an update) that upgrades the database is not kept waiting: this
+ * connection closes, and its later writes fail and are counted, so this page's banner says so.
+ */
+function open(factory: IDBFactory, name: string): Promise<IDBPDatabase<TetherSchema>> {
+  const request = factory.open(name, DB_VERSION);
+  request.addEventListener('success', () => {
+    const db = request.result;
+    db.addEventListener('versionchange', () => db.close());
+  });
+  request.addEventListener('upgradeneeded', (event) => {
+    const db = wrap(request.result) as unknown as IDBPDatabase<TetherSchema>;
+    const tx = wrap(request.transaction!) as unknown as IDBPTransaction<
+      TetherSchema,
+      StoreNames<TetherSchema>[],
+      'versionchange'
+    >;
+    upgrade(db, event.oldVersion, tx);
+  });
+  return wrap(request) as unknown as Promise<IDBPDatabase<TetherSchema>>;
+}
+
+function upgrade(
+  db: IDBPDatabase<TetherSchema>,
+  oldVersion: number,
+  tx: IDBPTransaction<TetherSchema, StoreNames<TetherSchema>[], 'versionchange'>,
+): void {
+  if (oldVersion < 1) {
+    db.createObjectStore('hosts', { keyPath: 'hostId' });
+    db.createObjectStore('sessionLists', { keyPath: 'hostId' });
+    const transcripts = db.createObjectStore('transcripts', { keyPath: 'key' });
+    transcripts.createIndex('byHost', 'hostId');
+    transcripts.createIndex('bySaved', 'savedAt');
+  }
+  if (oldVersion < 2) {
+    db.createObjectStore('transcriptSizes', { keyPath: 'key' }).createIndex('byHost', 'hostId');
+    // Transcripts cached before sizes were kept are dropped: they are refilled from the host.
+    if (oldVersion >= 1) void tx.objectStore('transcripts').clear();
+  }
+  if (oldVersion < 3) db.createObjectStore('scratch');
 }
 
 export function transcriptKey(hostId: string, sessionId: string): string {

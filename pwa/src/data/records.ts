@@ -20,14 +20,25 @@ const Time = v.pipe(v.number(), v.integer(), v.minValue(0));
 const HttpBase = v.pipe(v.string(), v.maxLength(2048), v.regex(/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/));
 
 /**
+ * How this device's key for a host is kept (net/device-key.ts chooses at pairing, by what the
+ * browser's storage really gives back):
+ * - `webcrypto`: a non-extractable X25519 `CryptoKey`, stored as it is (Chromium, Firefox);
+ * - `wrapped`: the X25519 secret key encrypted (AES-GCM key wrap) under a non-extractable AES
+ *   `CryptoKey` stored beside it, for browsers that can use X25519 keys but cannot store them
+ *   (WebKit, so Safari);
+ * - `raw`: the secret key itself, base64url: the fallback where WebCrypto is missing (plain HTTP).
+ */
+export const KeyStorageSchema = v.picklist(['webcrypto', 'wrapped', 'raw']);
+export type KeyStorage = v.InferOutput<typeof KeyStorageSchema>;
+
+/**
  * A device secret key kept by WebCrypto: an X25519 `CryptoKey` that cannot be exported, stored
  * by structured clone (IndexedDB keeps it as it is, never its bytes), with its public key.
  */
 const WebCryptoDeviceKey = v.object({
   privateKey: v.custom<CryptoKey>(
     (key) =>
-      typeof CryptoKey !== 'undefined' &&
-      key instanceof CryptoKey &&
+      isCryptoKey(key) &&
       key.type === 'private' &&
       key.algorithm.name === 'X25519' &&
       !key.extractable &&
@@ -36,6 +47,35 @@ const WebCryptoDeviceKey = v.object({
   ),
   publicKey: Key,
 });
+
+/** The AES-GCM IV of a wrapped key: 12 bytes, base64url. */
+const Iv = v.pipe(v.string(), v.length(16), v.regex(/^[A-Za-z0-9_-]+$/));
+/** A wrapped PKCS #8 X25519 key: 48 bytes and a 16-byte tag (64) in practice; bounded well above. */
+const Wrapped = v.pipe(v.string(), v.minLength(1), v.maxLength(512), v.regex(/^[A-Za-z0-9_-]+$/));
+
+/**
+ * A device secret key kept wrapped: the PKCS #8 X25519 key encrypted under `wrappingKey`, an
+ * AES-GCM key that cannot be exported and can only unwrap (the app unwraps it at start into a
+ * non-extractable X25519 key, kept in memory).
+ */
+const WrappedDeviceKey = v.object({
+  wrappingKey: v.custom<CryptoKey>(
+    (key) =>
+      isCryptoKey(key) &&
+      key.type === 'secret' &&
+      key.algorithm.name === 'AES-GCM' &&
+      !key.extractable &&
+      key.usages.includes('unwrapKey'),
+    'not a non-extractable AES-GCM unwrapping key',
+  ),
+  iv: Iv,
+  wrapped: Wrapped,
+  publicKey: Key,
+});
+
+function isCryptoKey(key: unknown): key is CryptoKey {
+  return typeof CryptoKey !== 'undefined' && key instanceof CryptoKey;
+}
 
 /** Recent folders kept per host for "New session". */
 export const MAX_RECENT_FOLDERS = 8;
@@ -61,9 +101,11 @@ const HostRecordFields = v.object({
   relayHint: v.optional(v.object({ hostId: Id22, url: v.pipe(v.string(), v.maxLength(2048)) })),
   relay: v.optional(RelayDetailsSchema),
   deviceId: Id22,
-  /** This device's key for the host, in one of two forms (net/device-key.ts): a non-extractable
-   * WebCrypto key where the browser has X25519, else the raw secret key (the fallback). */
+  /** How this device's key for the host is kept: one of the three fields below. Absent from
+   * records written before it was recorded, which held `deviceKey` or `deviceSecretKey` only. */
+  keyStorage: v.optional(KeyStorageSchema),
   deviceKey: v.optional(WebCryptoDeviceKey),
+  deviceWrappedKey: v.optional(WrappedDeviceKey),
   deviceSecretKey: v.optional(Key),
   hostBoxPublicKey: Key,
   hostSignPublicKey: Key,
@@ -76,12 +118,21 @@ const HostRecordFields = v.object({
   recentFolders: v.pipe(v.array(v.pipe(v.string(), v.maxLength(4096))), v.maxLength(MAX_RECENT_FOLDERS)),
 });
 
+/** Which field holds the device key in each way of keeping it. */
+const KEY_FIELD = { webcrypto: 'deviceKey', wrapped: 'deviceWrappedKey', raw: 'deviceSecretKey' } as const;
+
 export const HostRecordSchema = v.pipe(
   HostRecordFields,
   v.check(
-    (record) => (record.deviceKey === undefined) !== (record.deviceSecretKey === undefined),
+    (record) => Object.values(KEY_FIELD).filter((field) => record[field] !== undefined).length === 1,
     'a host record holds exactly one device key',
   ),
+  // A record from before `keyStorage` names the way its key field says.
+  v.transform((record) => ({
+    ...record,
+    keyStorage: record.keyStorage ?? (record.deviceKey ? ('webcrypto' as const) : ('raw' as const)),
+  })),
+  v.check((record) => record[KEY_FIELD[record.keyStorage]] !== undefined, 'keyStorage names a key the record lacks'),
 );
 
 export type HostRecord = v.InferOutput<typeof HostRecordSchema>;

@@ -3,16 +3,17 @@ import type { TranscriptState } from '../transcript/transcript.js';
 
 /**
  * The caches a connection reads and writes. `AppDb` (IndexedDB) in the app; an in-memory map in
- * tests, which is the seam they use instead of a database.
+ * tests, which is the seam they use instead of a database. A write says whether it was kept; a
+ * failed one is also counted where the storage banner sees it (AppDb.health).
  */
 export interface TranscriptCachePort {
   transcript(hostId: string, sessionId: string): Promise<TranscriptCache | undefined>;
-  putTranscript(hostId: string, sessionId: string, state: TranscriptState, savedAt: number): Promise<void>;
+  putTranscript(hostId: string, sessionId: string, state: TranscriptState, savedAt: number): Promise<boolean>;
 }
 
 export interface CachePort extends TranscriptCachePort {
   sessionList(hostId: string): Promise<SessionListCache | undefined>;
-  putSessionList(cache: SessionListCache): Promise<void>;
+  putSessionList(cache: SessionListCache): Promise<boolean>;
 }
 
 /** An in-memory CachePort, for tests and for when IndexedDB is unavailable. */
@@ -24,9 +25,9 @@ export class MemoryCache implements CachePort {
     return Promise.resolve(this.lists.get(hostId));
   }
 
-  putSessionList(cache: SessionListCache): Promise<void> {
+  putSessionList(cache: SessionListCache): Promise<boolean> {
     this.lists.set(cache.hostId, structuredClone(cache));
-    return Promise.resolve();
+    return Promise.resolve(true);
   }
 
   transcript(hostId: string, sessionId: string): Promise<TranscriptCache | undefined> {
@@ -34,9 +35,9 @@ export class MemoryCache implements CachePort {
     return Promise.resolve(row && structuredClone(row));
   }
 
-  putTranscript(hostId: string, sessionId: string, state: TranscriptState, savedAt: number): Promise<void> {
+  putTranscript(hostId: string, sessionId: string, state: TranscriptState, savedAt: number): Promise<boolean> {
     const key = `${hostId}/${sessionId}`;
     this.transcripts.set(key, structuredClone({ key, hostId, sessionId, state, savedAt }));
-    return Promise.resolve();
+    return Promise.resolve(true);
   }
 }

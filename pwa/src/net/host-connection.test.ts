@@ -6,7 +6,7 @@ import type { HostRecord } from '../data/records.js';
 import type { FrameScheduler } from '../lib/next-frame.js';
 import { MemoryCache } from './cache-port.js';
 import { HostConnection } from './host-connection.js';
-import { gaps } from '../transcript/transcript.js';
+import { EMPTY_TRANSCRIPT, foldEvents, gaps, skipTo } from '../transcript/transcript.js';
 import { SAVE_DELAY_MS, WATCH_TAIL } from './session-feed.js';
 
 const settle = async () => {
@@ -61,6 +61,7 @@ function setup(options: { frame?: FrameScheduler } = {}) {
     name: 'old name',
     apiBase: 'http://127.0.0.1:1',
     deviceId,
+    keyStorage: 'raw',
     deviceSecretKey: toBase64Url(deviceKeys.secretKey),
     hostBoxPublicKey: toBase64Url(host.keys.publicKey),
     hostSignPublicKey: toBase64Url(random(32)),
@@ -228,6 +229,36 @@ describe('HostConnection', () => {
     expect(gaps(transcript)).toEqual([]);
     expect(transcript.applied).toBe(total);
     expect(texts(transcript)).toEqual(Array.from({ length: total }, (_, i) => `m${i + 1}`));
+    s.connection.stop();
+  });
+
+  it('reads the page of the gap the reader nears, not always the newest gap', async () => {
+    const s = setup();
+    const events = Array.from({ length: 100 }, (_, i) => s.host.append('s1', `m${i + 1}`));
+    // Cached: events 21–40 and 81–100, behind two gaps.
+    let cached = foldEvents(skipTo(EMPTY_TRANSCRIPT, 0, 20), events.slice(20, 40));
+    cached = foldEvents(skipTo(cached, 40, 80), events.slice(80));
+    await s.cache.putTranscript(s.record.hostId, 's1', cached, 0);
+    await s.connection.start();
+    await settle();
+    const feed = s.connection.feed('s1');
+    await settle();
+    const [newest, oldest] = gaps(feed.view.get().transcript);
+    expect([newest, oldest]).toMatchObject([
+      { after: 40, to: 80 },
+      { after: 0, to: 20 },
+    ]);
+    await feed.loadOlder(oldest!.id);
+    expect(s.host.calls.filter((c) => c.method === 'sessions.history').at(-1)?.params).toMatchObject({
+      id: 's1',
+      before: 21,
+    });
+    expect(gaps(feed.view.get().transcript)).toEqual([newest]);
+    // Without a gap named, the newest.
+    await feed.loadOlder();
+    expect(gaps(feed.view.get().transcript)).toEqual([]);
+    const texts = feed.view.get().transcript.items.flatMap((i) => (i.kind === 'message' ? [i.text] : []));
+    expect(texts).toEqual(events.map((e) => (e.type === 'message' ? e.text : '')));
     s.connection.stop();
   });
 

@@ -94,11 +94,15 @@ function pair(answer: Parameters<typeof fakeHost>[0], subtle?: SubtleCrypto, lin
       codes.push(code);
       seen.steps.push('code shown');
     },
-    makeKey: () => makeDeviceKey(subtle, random),
+    roundTrip: keepsAll,
+    makeKey: () => makeDeviceKey(subtle, keepsAll, random),
     random,
   });
   return { attempt, seen, codes };
 }
+
+/** Node's own structured clone as the storage: keeps what Chromium keeps. */
+const keepsAll = (value: unknown) => Promise.resolve(structuredClone(value));
 
 describe('pairing', () => {
   it('shows the code once the host answered the commit, the same as the host, and makes a host record', async () => {
@@ -111,6 +115,7 @@ describe('pairing', () => {
     if (!result.ok) throw new Error(result.error.message);
     expect(result.value).toMatchObject({ hostId: host.hostId, name: 'laptop', pairedAt: 5000, recentFolders: [] });
     // Without WebCrypto: the raw secret key, the fallback.
+    expect(result.value.keyStorage).toBe('raw');
     expect(result.value.deviceSecretKey).toHaveLength(43);
     expect(result.value.deviceKey).toBeUndefined();
   });
@@ -119,6 +124,7 @@ describe('pairing', () => {
     const result = await pair('allow', crypto.subtle).attempt.done;
     if (!result.ok) throw new Error(result.error.message);
     expect(result.value.deviceSecretKey).toBeUndefined();
+    expect(result.value.keyStorage).toBe('webcrypto');
     expect(result.value.deviceKey?.privateKey).toBeInstanceOf(CryptoKey);
     expect(result.value.deviceKey?.privateKey.extractable).toBe(false);
     expect(result.value.deviceKey?.publicKey).toHaveLength(43);
@@ -149,6 +155,47 @@ describe('pairing', () => {
     expect(text).not.toMatch(/too many pairing attempts|wait a minute/i);
     // The link is not spent by this refusal: once a device is revoked, the same attempt can go again.
     expect(retry).toBe(true);
+  });
+
+  it('sends nothing, and says why, where this browser keeps nothing: a pairing would be forgotten', async () => {
+    const link = newLink();
+    const posts: string[] = [];
+    const attempt = startPairing(link, {
+      apiBase: 'http://127.0.0.1:7420',
+      label: 'iPhone · Safari',
+      fetch: ((url: string) => {
+        posts.push(url);
+        return Promise.reject(new Error('not reached'));
+      }) as unknown as typeof fetch,
+      now: () => 5000,
+      onCode: () => posts.push('code shown'),
+      roundTrip: () => Promise.resolve(undefined),
+      random,
+    });
+    const result = await attempt.done;
+    if (result.ok) throw new Error('paired with nowhere to keep it');
+    expect(result.error.code).toBe('storage-failed');
+    expect(posts).toEqual([]);
+    const { text, retry } = describePairingError(result.error);
+    expect(text).toContain('Nothing was paired');
+    expect(retry).toBe(true);
+    // Once the storage keeps things again, trying the same link again makes a key and pairs.
+    const again = pair('allow', undefined, link);
+    expect((await again.attempt.done).ok).toBe(true);
+  });
+
+  it('says what became of the device when the pairing was allowed but could not be saved', () => {
+    const why = (revoked: boolean) =>
+      describePairingError({
+        code: 'storage-failed',
+        message: 'not saved',
+        afterPairing: { deviceId: 'DDDDDDDDDDDDDDDDDDDDDA', revoked },
+      });
+    expect(why(true).text).toContain('The computer was told to forget this device');
+    expect(why(false).text).toContain('tether devices revoke DDDDDDDDDDDDDDDDDDDDDA');
+    // The link is spent once allowed: a new code is needed.
+    expect(why(true).retry).toBe(false);
+    expect(why(false).retry).toBe(false);
   });
 
   it('says when the computer denied it', async () => {

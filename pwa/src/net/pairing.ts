@@ -17,8 +17,9 @@ import {
 } from '@tether/shared-protocol';
 import * as v from 'valibot';
 import type { HostRecord } from '../data/records.js';
+import type { NotKept } from '../data/storage-health.js';
 import { pairUrl } from '../lib/api-urls.js';
-import type { NewDeviceKey } from './device-key.js';
+import type { NewDeviceKey, StorageRoundTrip } from './device-key.js';
 import { makeDeviceKey, platformSubtle } from './device-key.js';
 
 /**
@@ -26,6 +27,9 @@ import { makeDeviceKey, platformSubtle } from './device-key.js';
  * both screens share once the host's nonce is in, reveal, and wait (the host holds the reveal open
  * up to PAIR_ANSWER_WAIT_MS for the person's answer at the computer); then open the sealed reply
  * into a host record. The steps themselves are the protocol's (pairWithHost).
+ *
+ * The key is made before anything is sent, kept the way this browser's storage really keeps it
+ * (net/device-key.ts): where it keeps nothing, no pairing starts that would be forgotten.
  */
 
 /** The wait for the host's answer: its own hold plus 15 s for the network, so the host answers first. */
@@ -40,13 +44,21 @@ export interface PairingDeps {
   now: () => number;
   /** The code to compare with the computer's, once there is one (after the host's nonce). */
   onCode: (code: string) => void;
-  /** Makes this device's key (WebCrypto when the browser can); tests inject their own. */
-  makeKey?: () => Promise<NewDeviceKey>;
+  /** Writes a value to the app's storage and reads it back (AppDb.roundTrip), to learn how the
+   * device key can be kept. */
+  roundTrip: StorageRoundTrip;
+  /** Makes this device's key (makeDeviceKey by default); tests inject their own. */
+  makeKey?: () => Promise<Result<NewDeviceKey, NotKept>>;
   random?: RandomBytes;
 }
 
+export type { StorageRoundTrip };
+
+/** Why a pairing did not happen: the computer's answer, or this browser's storage. */
+export type PairingError = ProtocolError | NotKept;
+
 export interface PairingAttempt {
-  done: Promise<Result<HostRecord>>;
+  done: Promise<Result<HostRecord, PairingError>>;
   cancel(): void;
 }
 
@@ -66,12 +78,18 @@ const STATUS_CODES: Record<number, ErrorCode> = {
  * at the computer it replaces this phone's own earlier request instead of looking like a second
  * device under the link (which cancels everything on it as leaked). One link at a time.
  */
-let linkKey: { pairingId: string; key: Promise<NewDeviceKey> } | undefined;
+let linkKey: { pairingId: string; key: Promise<Result<NewDeviceKey, NotKept>> } | undefined;
 
-function keyForLink(link: PairingLink, make: () => Promise<NewDeviceKey>): Promise<NewDeviceKey> {
+async function keyForLink(
+  link: PairingLink,
+  make: () => Promise<Result<NewDeviceKey, NotKept>>,
+): Promise<Result<NewDeviceKey, NotKept>> {
   const pairingId = toBase64Url(link.pairingId);
   if (linkKey?.pairingId !== pairingId) linkKey = { pairingId, key: make() };
-  return linkKey.key;
+  const key = await linkKey.key;
+  // No key was made (the storage kept nothing): "Try again" asks the storage again.
+  if (!key.ok && linkKey?.pairingId === pairingId) linkKey = undefined;
+  return key;
 }
 
 export function startPairing(link: PairingLink, deps: PairingDeps): PairingAttempt {
@@ -97,9 +115,14 @@ export function startPairing(link: PairingLink, deps: PairingDeps): PairingAttem
     const json: unknown = await response.json().catch((): unknown => undefined);
     return response.ok ? ok(json) : { ok: false, error: errorFrom(response.status, json) };
   };
-  const done = (async (): Promise<Result<HostRecord>> => {
+  const done = (async (): Promise<Result<HostRecord, PairingError>> => {
     try {
-      const key = await keyForLink(link, deps.makeKey ?? (() => makeDeviceKey(platformSubtle(), random)));
+      const made = await keyForLink(
+        link,
+        deps.makeKey ?? (() => makeDeviceKey(platformSubtle(), deps.roundTrip, random)),
+      );
+      if (!made.ok) return made;
+      const key = made.value;
       const reply = await pairWithHost({
         link,
         devicePublicKey: key.publicKey,
@@ -141,8 +164,10 @@ function errorFrom(status: number, json: unknown): ProtocolError {
 }
 
 /** What to tell the person, by code; `retry` says whether trying the same link again can help. */
-export function describePairingError(error: ProtocolError): { text: string; retry: boolean } {
+export function describePairingError(error: PairingError): { text: string; retry: boolean } {
   switch (error.code) {
+    case 'storage-failed':
+      return describeNotKept(error);
     case 'pair-denied':
       return { text: 'The computer said no to this pairing.', retry: true };
     case 'pair-timeout':
@@ -169,4 +194,23 @@ export function describePairingError(error: ProtocolError): { text: string; retr
     default:
       return { text: `Pairing failed (${error.code}).`, retry: true };
   }
+}
+
+/** Why a pairing was not kept, and what became of the device at the computer. */
+function describeNotKept(error: NotKept): { text: string; retry: boolean } {
+  const why =
+    'This browser did not let the app save the pairing (its storage is full or blocked, as in some private windows), so it would be forgotten when this page closes.';
+  const after = error.afterPairing;
+  if (!after)
+    return {
+      text: `${why} Nothing was paired. Free some space or leave private browsing, then try again.`,
+      retry: true,
+    };
+  // The link is spent once the computer allowed the device: a new one is needed either way.
+  return {
+    text: after.revoked
+      ? `${why} The computer was told to forget this device. Free some space or leave private browsing, then pair again with a new code (\`tether pair\`).`
+      : `${why} The computer still lists this device: at the computer, \`tether devices revoke ${after.deviceId}\` removes it. Then pair again with a new code (\`tether pair\`).`,
+    retry: false,
+  };
 }

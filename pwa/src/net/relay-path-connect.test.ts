@@ -91,6 +91,7 @@ function setup() {
       ticket: encodeRelayTicket(signRelayTicket({ deviceId, expiresAt: clock.now() + 60_000 }, identity.sign)),
     },
     deviceId,
+    keyStorage: 'raw',
     deviceSecretKey: toBase64Url(device.secretKey),
     hostBoxPublicKey: toBase64Url(identity.box.publicKey),
     hostSignPublicKey: toBase64Url(identity.sign.publicKey),

@@ -98,13 +98,15 @@ export class SessionFeed {
   }
 
   /**
-   * Reads the history page that fills the newest gap (the one nearest what is on screen). One
-   * read at a time; the gap stays, with the error, when the host cannot answer.
+   * Reads the history page that fills the newest part of a gap: the one given (the gap the reader
+   * nears), or else the newest. One read at a time; the gap stays, with the error, when the host
+   * cannot answer.
    */
-  async loadOlder(): Promise<void> {
+  async loadOlder(gapId?: string): Promise<void> {
     this.drain();
     const view = this.view.get();
-    const gap = gaps(view.transcript)[0];
+    const all = gaps(view.transcript);
+    const gap = all.find((g) => g.id === gapId) ?? all[0];
     if (!gap || view.loadingOlder || this.closed) return;
     this.view.set({ ...view, loadingOlder: true, olderError: null });
     const page = await this.client.call('sessions.history', {

@@ -25,6 +25,7 @@ const record: HostRecord = {
   name: 'studio\u202e',
   apiBase: 'https://studio.example.ts.net:8443',
   deviceId: toBase64Url(new Uint8Array(16).fill(9)),
+  keyStorage: 'raw',
   deviceSecretKey: toBase64Url(device.secretKey),
   hostBoxPublicKey: toBase64Url(host.publicKey),
   hostSignPublicKey: toBase64Url(new Uint8Array(32)),

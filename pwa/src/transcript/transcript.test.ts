@@ -147,6 +147,75 @@ describe('transcript folding', () => {
     );
   });
 
+  it('fills a gap that cut a reply and a tool call short: each stays one item, in its place, finished', () => {
+    const bodies: SessionEventBody[] = [
+      { type: 'message', messageId: 'u1', role: 'user', text: 'go' },
+      { type: 'message.delta', messageId: 'm1', text: 'Step 1 ' },
+      { type: 'tool.started', toolCallId: 't1', tool: 'shell', title: 'ls', input: { command: 'ls' } },
+      { type: 'approval.requested', approval: approval('pending') },
+      { type: 'plan', planId: 'p1', entries: [{ content: 'x', status: 'pending', priority: 'medium' }] },
+      // Held up to here (seq 5): the reply is streaming, the tool running, the approval waiting,
+      // the plan not begun. The rest was skipped, then read back a page at a time, newest first.
+      { type: 'message.delta', messageId: 'm1', text: 'of 2.' },
+      { type: 'message', messageId: 'm1', role: 'assistant', text: 'Step 1 of 2.' },
+      {
+        type: 'tool.finished',
+        toolCallId: 't1',
+        tool: 'shell',
+        ok: true,
+        output: 'a\n',
+        truncated: false,
+        exitCode: 0,
+      },
+      { type: 'message', messageId: 'm2', role: 'assistant', text: 'Step 2 of 2.' },
+      { type: 'approval.resolved', approval: approval('allowed') },
+      { type: 'plan', planId: 'p1', entries: [{ content: 'x', status: 'in_progress', priority: 'medium' }] },
+      { type: 'plan', planId: 'p1', entries: [{ content: 'x', status: 'completed', priority: 'medium' }] },
+      { type: 'run.finished', runId: 'r1', status: 'done', usage: { inputTokens: 1, outputTokens: 1 } },
+    ];
+    const events = log(bodies);
+    const whole = foldEvents(EMPTY_TRANSCRIPT, events);
+    for (const pageSize of [1, 2, 3, 9]) {
+      let state = skipTo(foldEvents(EMPTY_TRANSCRIPT, events.slice(0, 5)), 5, events.length);
+      for (let guard = 0; guard < 10 && gaps(state).length > 0; guard++) {
+        const gap = gaps(state)[0]!;
+        const after = Math.max(gap.after, gap.to - pageSize);
+        state = fillGap(state, gap.id, events.slice(after, gap.to), after);
+      }
+      const ids = state.items.map((item) => item.id);
+      expect(ids, `pages of ${pageSize}`).toEqual(whole.items.map((item) => item.id));
+      expect(
+        state.items.find((item) => item.id === 'm1'),
+        `pages of ${pageSize}`,
+      ).toMatchObject({
+        text: 'Step 1 of 2.',
+        streaming: false,
+      });
+      expect(
+        state.items.find((item) => item.id === 'tool:t1'),
+        `pages of ${pageSize}`,
+      ).toMatchObject({
+        title: 'ls',
+        status: 'ok',
+        output: 'a\n',
+        exitCode: 0,
+      });
+      expect((state.items.find((item) => item.id === 'tool:t1') as { input: string }).input).toContain('ls');
+      expect(
+        state.items.find((item) => item.id === 'approval:a1'),
+        `pages of ${pageSize}`,
+      ).toMatchObject({
+        approval: { status: 'allowed' },
+      });
+      expect(
+        state.items.find((item) => item.id === 'plan:p1'),
+        `pages of ${pageSize}`,
+      ).toMatchObject({
+        entries: [{ status: 'completed' }],
+      });
+    }
+  });
+
   it('ignores a skip that does not start where the transcript ends', () => {
     const state = foldEvents(EMPTY_TRANSCRIPT, log(demoRun));
     expect(skipTo(state, 3, 50)).toBe(state);

@@ -1,9 +1,12 @@
+import { useState } from 'preact/hooks';
+import type { WriteKind } from '../data/storage-health.js';
+import { failedWrites } from '../data/storage-health.js';
 import { useApp } from './app-context.js';
 import { useStore } from './use-store.js';
 
 /**
  * What the app cannot do right now, across the top: no computer answers (and whether the network
- * itself is down), or not a secure context.
+ * itself is down), this device's storage refused a write, or not a secure context.
  */
 export function Banners() {
   const { app, reach } = useApp();
@@ -22,6 +25,7 @@ export function Banners() {
           Showing what this device saved; it catches up when the computer answers.
         </p>
       )}
+      <StorageBanner />
       {!window.isSecureContext && (
         <details class="banner" data-banner="insecure">
           <summary>
@@ -36,5 +40,34 @@ export function Banners() {
         </details>
       )}
     </>
+  );
+}
+
+/** What a failed write of each kind costs the person. */
+const LOST: Record<WriteKind, string> = {
+  host: "a change to a computer's pairing: it may be gone when the app is opened again",
+  'session-list': 'a session list for offline use: what shows without a connection may be out of date',
+  transcript: 'a transcript for offline use: what shows without a connection may be out of date',
+};
+
+/**
+ * A write to this device's storage failed (full, or blocked as in some private windows): says
+ * what was not saved and how many writes failed since the app opened. OK hides it until the next
+ * failure.
+ */
+function StorageBanner() {
+  const { app } = useApp();
+  const health = useStore(app.storage);
+  const [seen, setSeen] = useState(0);
+  const failed = failedWrites(health);
+  if (failed <= seen || !health.last) return null;
+  return (
+    <p class="banner offline" role="alert" data-banner="storage" data-failed={failed}>
+      This device could not save {LOST[health.last]}. Its storage may be full, or blocked in a private window.{' '}
+      {failed === 1 ? 'One write failed.' : `${failed} writes failed.`}{' '}
+      <button type="button" onClick={() => setSeen(failed)}>
+        OK
+      </button>
+    </p>
   );
 }

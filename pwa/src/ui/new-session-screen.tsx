@@ -1,5 +1,6 @@
 import type { MachineInfo, ProtocolError } from '@tether/shared-protocol';
 import { useState } from 'preact/hooks';
+import { AgentSessions } from './agent-sessions.js';
 import { useApp } from './app-context.js';
 import { FolderPicker } from './folder-picker.js';
 import { formatRoute } from './route.js';
@@ -8,7 +9,11 @@ import { useStore } from './use-store.js';
 
 const NO_MACHINES: MachineInfo[] = [];
 
-/** A new session: where it runs (this computer or a machine), a folder, who runs it (Tether's loop with a model, or an ACP agent), and the first message. */
+/**
+ * A new session: where it runs (this computer or a machine), a folder, who runs it (Tether's loop
+ * with a model, or an ACP agent), and the first message. With an agent chosen, one of its own
+ * earlier sessions in the folder (started at the computer) can be continued instead.
+ */
 export function NewSessionScreen({ hostId, back }: { hostId: string; back?: string }) {
   const { app, navigate } = useApp();
   useStore(app.connectionsVersion);
@@ -119,6 +124,19 @@ export function NewSessionScreen({ hostId, back }: { hostId: string; back?: stri
               ))}
             </select>
           </>
+        )}
+        {chosenAgent !== '' && (
+          <AgentSessions
+            key={`${chosenAgent}\n${place}`}
+            connection={connection}
+            agent={agents.find((a) => a.name === chosenAgent)!}
+            cwd={cwd}
+            place={place}
+            onOpen={(sessionId) => {
+              if (place === '') void app.rememberFolder(hostId, cwd.trim());
+              navigate(formatRoute({ name: 'session', hostId, sessionId }), { replace: true });
+            }}
+          />
         )}
         {chosenAgent === '' && (
           <>

@@ -1,8 +1,10 @@
-import type { PairingLink, ProtocolError } from '@tether/shared-protocol';
+import type { PairingLink, Result } from '@tether/shared-protocol';
 import { formatConfirmationCode } from '@tether/shared-protocol';
 import { useEffect, useState } from 'preact/hooks';
 import type { HostRecord } from '../data/records.js';
+import type { NotKept } from '../data/storage-health.js';
 import { deviceLabel } from '../lib/device-label.js';
+import type { PairingError, StorageRoundTrip } from '../net/pairing.js';
 import { describePairingError, startPairing } from '../net/pairing.js';
 import { pairingElsewhereText, pairingRoute } from '../net/relay-pairing.js';
 import { useApp } from './app-context.js';
@@ -15,12 +17,13 @@ type Phase =
   /** `code` once the computer answered the commit; none before. */
   | { name: 'waiting'; code?: string }
   /** No code here: after a failure a stale code must not be compared with a new request. */
-  | { name: 'failed'; error: ProtocolError }
+  | { name: 'failed'; error: PairingError }
   | { name: 'elsewhere'; text: string };
 
 /**
  * Pairing with a link: the code to compare, "confirm on your computer", then straight on to the
- * computer's sessions; a deny or a timeout says so and offers to try again.
+ * computer's sessions; a deny or a timeout says so and offers to try again. A pairing this
+ * device's storage would not keep is never shown as done: the screen says why.
  */
 export function PairScreen({ back }: { back?: string }) {
   const { app, navigate } = useApp();
@@ -32,6 +35,7 @@ export function PairScreen({ back }: { back?: string }) {
     if (!target?.ok) return undefined;
     return pair(
       target.value,
+      (value) => app.roundTrip(value),
       (next) => setPhase(next),
       (host) => app.addHost(host),
       (host) => {
@@ -95,7 +99,7 @@ export function PairScreen({ back }: { back?: string }) {
   );
 }
 
-function Failure({ error, onRetry }: { error: ProtocolError; onRetry: () => void }) {
+function Failure({ error, onRetry }: { error: PairingError; onRetry: () => void }) {
   const { text, retry } = describePairingError(error);
   return (
     <>
@@ -116,12 +120,14 @@ function Failure({ error, onRetry }: { error: ProtocolError; onRetry: () => void
 
 /**
  * Runs one pairing attempt: saves the host once paired, then calls `paired` (unless the screen
- * went away meanwhile). Returns a cancel for when the screen goes away first.
+ * went away meanwhile); a host that could not be saved is a failure. Returns a cancel for when
+ * the screen goes away first.
  */
 function pair(
   link: PairingLink,
+  roundTrip: StorageRoundTrip,
   show: (phase: Phase) => void,
-  save: (host: HostRecord) => Promise<void>,
+  save: (host: HostRecord) => Promise<Result<void, NotKept>>,
   paired: (host: HostRecord) => void,
 ): () => void {
   // The page's CSP lets it reach only its own origin: the computer it was opened from, or a relay.
@@ -140,13 +146,17 @@ function pair(
     onCode: (code) => {
       if (live) show({ name: 'waiting', code });
     },
+    roundTrip,
   });
   show({ name: 'waiting' });
   void attempt.done.then(async (result) => {
     if (!live) return;
     if (!result.ok) return show({ name: 'failed', error: result.error });
-    await save(result.value);
-    if (live) paired(result.value);
+    // Saved even when the screen went away meanwhile: the computer has allowed this device.
+    const saved = await save(result.value);
+    if (!live) return;
+    if (saved.ok) paired(result.value);
+    else show({ name: 'failed', error: saved.error });
   });
   return () => {
     live = false;

@@ -1,6 +1,6 @@
 import type { SessionSummary } from '@tether/shared-protocol';
 import { describe, expect, it } from 'vitest';
-import { formatCount, formatElapsed, nowLine } from './run-glance.js';
+import { formatCount, formatElapsed, modelCallsLine, nowLine, tokensLine } from './run-glance.js';
 
 const session = (over: Partial<SessionSummary>, activity: Partial<NonNullable<SessionSummary['activity']>> = {}) =>
   ({
@@ -37,5 +37,16 @@ describe('a run at a glance', () => {
     expect(formatElapsed(3_900_000)).toBe('1 h 05 min');
     expect(formatCount(999)).toBe('999');
     expect(formatCount(12_345)).toBe('12.3 k');
+  });
+
+  it('shows usage a back-end did not report as unknown, never as 0 in · 0 out', () => {
+    const counted = session({}, { inputTokens: 12_345, outputTokens: 678 }).activity!;
+    expect(tokensLine(counted)).toBe('12.3 k in · 678 out');
+    expect(modelCallsLine(counted)).toBe('12 / 100');
+    const agent = session({ kind: 'acp' }, { modelCalls: 0, unreportedRuns: 3 }).activity!;
+    expect(tokensLine(agent)).toBe('not reported');
+    expect(modelCallsLine(agent)).toBe('not reported');
+    // A total short of some runs says so.
+    expect(tokensLine({ ...counted, unreportedRuns: 1 })).toBe('12.3 k in · 678 out (1 run not reported)');
   });
 });

@@ -17,6 +17,26 @@ export function formatCount(n: number): string {
   return n < 1000 ? String(n) : n < 1_000_000 ? `${(n / 1000).toFixed(1)} k` : `${(n / 1_000_000).toFixed(1)} M`;
 }
 
+type Activity = NonNullable<SessionSummary['activity']>;
+
+/**
+ * Tokens over the session: unknown when its back-end never said (an ACP agent reports none), never
+ * "0 in · 0 out"; with some runs unreported, the total says it is short of them.
+ */
+export function tokensLine(activity: Activity): string {
+  const unreported = activity.unreportedRuns ?? 0;
+  const counted = activity.inputTokens > 0 || activity.outputTokens > 0;
+  if (unreported > 0 && !counted) return 'not reported';
+  const total = `${formatCount(activity.inputTokens)} in · ${formatCount(activity.outputTokens)} out`;
+  return unreported > 0 ? `${total} (${unreported} ${unreported === 1 ? 'run' : 'runs'} not reported)` : total;
+}
+
+/** Model calls against the limit; unknown for a back-end that does not report them. */
+export function modelCallsLine(activity: Activity): string {
+  if ((activity.unreportedRuns ?? 0) > 0 && activity.modelCalls === 0) return 'not reported';
+  return `${activity.modelCalls} / ${activity.maxModelCalls}`;
+}
+
 /** The session's one-line "now" for lists: what the run does, or that it waits for the person. */
 export function nowLine(session: SessionSummary): string {
   const activity = session.activity;
@@ -58,9 +78,7 @@ export function RunGlance({
         )}
         <div>
           <dt>Model calls</dt>
-          <dd>
-            {activity.modelCalls} / {activity.maxModelCalls}
-          </dd>
+          <dd>{modelCallsLine(activity)}</dd>
         </div>
         <div>
           <dt>Tool calls</dt>
@@ -68,9 +86,7 @@ export function RunGlance({
         </div>
         <div>
           <dt>Tokens</dt>
-          <dd>
-            {formatCount(activity.inputTokens)} in · {formatCount(activity.outputTokens)} out
-          </dd>
+          <dd>{tokensLine(activity)}</dd>
         </div>
         {activity.costUsd !== undefined && (
           <div>

@@ -35,6 +35,7 @@ export function SessionScreen({ hostId, sessionId, back }: { hostId: string; ses
   const sessions = useStore(connection?.sessions, NO_SESSIONS);
   const [stopping, setStopping] = useState(false);
   const [changesOpen, setChangesOpen] = useState(false);
+  const [findOpen, setFindOpen] = useState(false);
   const sideBySide = useMedia(SIDE_BY_SIDE_QUERY);
   const { navigate } = useApp();
 
@@ -52,7 +53,7 @@ export function SessionScreen({ hostId, sessionId, back }: { hostId: string; ses
     (id: string, decision: Decision, note: string) => connection!.answer(id, decision, note),
     [connection],
   );
-  const loadOlder = useCallback(() => feed!.loadOlder(), [feed]);
+  const loadOlder = useCallback((gapId?: string) => feed!.loadOlder(gapId), [feed]);
 
   useEffect(() => {
     if (view.loaded) markOnce('tether:transcript-shown');
@@ -124,6 +125,17 @@ export function SessionScreen({ hostId, sessionId, back }: { hostId: string; ses
           </>
         }
       >
+        {!program && !(changesOpen && !sideBySide) && (
+          <button
+            type="button"
+            aria-label="Find in transcript"
+            aria-pressed={findOpen}
+            title="Find in transcript (Ctrl+F)"
+            onClick={() => setFindOpen((open) => !open)}
+          >
+            Find
+          </button>
+        )}
         {!program && (
           <button
             type="button"
@@ -161,7 +173,8 @@ export function SessionScreen({ hostId, sessionId, back }: { hostId: string; ses
             canChat ? () => connection.client.call('sessions.send', { id: sessionId, text: 'Go on.' }) : undefined
           }
           onSetLimit={
-            canChat
+            // The model-call limit is the built-in loop's: an agent or a program counts its own.
+            canChat && summary.kind === 'agent'
               ? (limit) => connection.client.call('sessions.configure', { id: sessionId, maxModelCalls: limit })
               : undefined
           }
@@ -178,6 +191,8 @@ export function SessionScreen({ hostId, sessionId, back }: { hostId: string; ses
             onLoadOlder={feed && loadOlder}
             loadingOlder={view.loadingOlder}
             olderError={view.olderError?.message}
+            findOpen={findOpen}
+            onFind={setFindOpen}
           />
         ) : (
           <p class="placeholder">Loading…</p>

@@ -9,7 +9,11 @@ interface Props {
   children?: ComponentChildren;
 }
 
-/** A screen's header: back, title (with a second line), and the screen's actions. */
+/**
+ * A screen's header: back, title (with a second line), and the screen's actions. Where the actions
+ * would squeeze the title (a phone, an iPad's detail pane) they move to a line of their own, so the
+ * title keeps the bar's width and its status chip is never cut.
+ */
 export function TopBar({ title, sub, back, children }: Props) {
   const { navigate } = useApp();
   return (
@@ -20,10 +24,10 @@ export function TopBar({ title, sub, back, children }: Props) {
         </button>
       )}
       <h1>
-        {title}
+        <span class="title">{title}</span>
         {sub !== undefined && <span class="sub">{sub}</span>}
       </h1>
-      {children}
+      {children !== undefined && <div class="actions">{children}</div>}
     </header>
   );
 }

@@ -5,12 +5,18 @@ import { ApprovalCard } from './approval-card.js';
 import { MarkdownView } from './markdown-view.js';
 import { memo } from './memo.js';
 import { ToolRow } from './tool-row.js';
-import { findMatches, visibleRange } from './transcript-window.js';
+import type { Anchor } from './transcript-window.js';
+import { anchorAt, anchorCorrection, findMatches, scrollTopFor, visibleRange } from './transcript-window.js';
 
 /** Within this many pixels of the bottom counts as "following" (finger scrolls are not exact). */
 const PIN_SLACK_PX = 48;
-/** A gap this close (px) to the top of the screen starts reading the page that fills it. */
+/**
+ * Pixels drawn beyond the screen, half above and half below. A gap drawn there (within 400 px of
+ * the screen) starts reading the page that fills it, so a page comes in as the reader nears it.
+ */
 const LOAD_OLDER_MARGIN_PX = 800;
+/** A match found is shown this far (px) below the top of the screen. */
+const FOUND_BELOW_TOP_PX = 40;
 
 interface Props {
   transcript: TranscriptState;
@@ -18,17 +24,29 @@ interface Props {
   savedSeq: number;
   deviceId: string | undefined;
   onAnswer: ((approvalId: string, decision: Decision, note: string) => Promise<Result<Approval>>) | undefined;
-  /** Reads the history page that fills the newest gap. */
-  onLoadOlder?: (() => Promise<void>) | undefined;
+  /** Reads the history page that fills this gap (its newest part), or the newest gap. */
+  onLoadOlder?: ((gapId?: string) => Promise<void>) | undefined;
   loadingOlder?: boolean;
   olderError?: string | undefined;
+  /** The find bar is open (its button is the screen's, in the top bar). */
+  findOpen: boolean;
+  /** Opens or closes the find bar (Ctrl/⌘+F opens it, Escape and Done close it). */
+  onFind: (open: boolean) => void;
 }
 
 /**
  * The transcript, windowed: only the items on screen plus a margin are in the DOM, whatever the
  * session's length; the rest are spacers of their measured (or estimated) height. While the person
  * is at the bottom it follows new output; once they scroll up it stays where they are and offers
- * "Jump to latest". A gap (events not on this device) reads itself in when scrolled near.
+ * "Jump to latest". A gap (events not on this device) reads itself in, a page at a time, when
+ * scrolled near.
+ *
+ * Scrolled up, the reader's place is an anchor: the item at the top of the screen and how far into
+ * it the screen starts. A history page inserted above it, an estimate replaced by a measured
+ * height, a spacer that changes with the average: after each, the scroll position is set so the
+ * anchor is drawn exactly where it was, before the browser paints (after each render and in the
+ * ResizeObserver). Script does this, not CSS scroll anchoring: WebKit has none, and the CSS kind is
+ * turned off (`overflow-anchor: none`) so that both engines behave the same.
  */
 export const TranscriptView = memo(function TranscriptView({
   transcript,
@@ -39,28 +57,52 @@ export const TranscriptView = memo(function TranscriptView({
   onLoadOlder,
   loadingOlder,
   olderError,
+  findOpen,
+  onFind,
 }: Props) {
   const scroller = useRef<HTMLDivElement>(null);
   const log = useRef<HTMLDivElement>(null);
   const heights = useRef(new Map<string, number>());
   const pinned = useRef(true);
+  /** Where the reader is, while not following the bottom. */
+  const anchor = useRef<Anchor | undefined>(undefined);
   const [following, setFollowing] = useState(true);
   const [viewport, setViewport] = useState({ top: 0, height: 800 });
   const [measured, setMeasured] = useState(0);
-  const [find, setFind] = useState<{ open: boolean; query: string; at: number }>({ open: false, query: '', at: 0 });
+  const [find, setFind] = useState<{ query: string; at: number }>({ query: '', at: 0 });
   const items = transcript.items;
 
+  // Not following, the window is drawn around the reader's place, wherever items came, went or
+  // changed height above it (the anchor is then in the DOM, to be measured and put back exactly).
+  const place = !pinned.current && anchor.current ? scrollTopFor(items, heights.current, anchor.current) : undefined;
+  const top = place !== undefined ? place - LOAD_OLDER_MARGIN_PX / 2 : viewport.top;
   const range = useMemo(
-    () => visibleRange(items, heights.current, viewport.top, viewport.height, pinned.current),
+    () => visibleRange(items, heights.current, top, viewport.height, pinned.current),
     // `measured` bumps when heights change; the map itself is mutated in place.
-    [items, viewport, measured, following],
+    [items, top, viewport, measured, following],
   );
   const matches = useMemo(() => (find.query ? findMatches(items, find.query) : []), [items, find.query]);
   const focused = matches.length > 0 ? matches[Math.min(find.at, matches.length - 1)] : undefined;
 
+  /**
+   * Scrolls so that the anchor is drawn where it belongs: one read of two boxes (layout is clean
+   * in a ResizeObserver callback; after a render it is due before paint anyway) and at most one
+   * write. Nothing to do while following, or when the anchor is not drawn.
+   */
+  const holdPlace = useRef(() => {
+    const el = scroller.current;
+    const place = anchor.current;
+    if (!el || !log.current || !place || pinned.current) return;
+    const slot = log.current.querySelector(`[data-item-key="${CSS.escape(place.id)}"]`);
+    if (!slot) return;
+    const by = anchorCorrection(place, el.getBoundingClientRect().top - slot.getBoundingClientRect().top);
+    if (by !== 0) el.scrollTop += by;
+  }).current;
+
   // Heights are read as the browser lays items out (a ResizeObserver), not item by item from
   // script. The same observer keeps the bottom in view while following as items grow after they
-  // were drawn (a tool row opened) or the screen shrinks (the keyboard).
+  // were drawn (a tool row opened) or the screen shrinks (the keyboard), and the reader's place
+  // where it is otherwise.
   const observer = useRef<ResizeObserver | undefined>(undefined);
   const observed = useRef(new Set<Element>());
   useLayoutEffect(() => {
@@ -72,14 +114,17 @@ export const TranscriptView = memo(function TranscriptView({
         const slot = entry.target as HTMLElement;
         const key = slot.dataset['itemKey'];
         if (key === undefined || !slot.isConnected) continue;
-        // Read after layout, so this costs no layout of its own.
-        const height = slot.offsetHeight + GAP_PX;
+        // Read after layout, so this costs no layout of its own. Fractional, as the layout has it:
+        // whole pixels would be up to half a pixel off per item, and a spacer adds up hundreds.
+        const box = entry.borderBoxSize?.[0];
+        const height = (box ? box.blockSize : entry.contentRect.height) + GAP_PX;
         if (heights.current.get(key) !== height) {
           heights.current.set(key, height);
           changed = true;
         }
       }
       if (pinned.current) el.scrollTop = el.scrollHeight;
+      else holdPlace();
       if (changed) setMeasured((n) => n + 1);
     });
     resized.observe(el);
@@ -93,10 +138,12 @@ export const TranscriptView = memo(function TranscriptView({
   }, []);
 
   // Following, every change is scrolled into view before it is painted: a scroll event would
-  // otherwise see new items below the screen and take it for the person scrolling up.
+  // otherwise see new items below the screen and take it for the person scrolling up. Scrolled up,
+  // the reader's place is put back before it is painted.
   useLayoutEffect(() => {
     const el = scroller.current;
     if (el && pinned.current) el.scrollTop = el.scrollHeight;
+    else holdPlace();
   });
 
   const { start, end } = range;
@@ -117,17 +164,57 @@ export const TranscriptView = memo(function TranscriptView({
     }
   }, [items, start, end]);
 
-  // A gap near the top of the screen fills itself (one page at a time).
-  const gapShown = items.slice(range.start, range.end).some((item) => item.kind === 'gap');
+  // A gap drawn (on screen or within the margin) fills itself, one page at a time: the page comes
+  // in above the reader's place, which stays, so the next page waits until the reader nears it.
+  const gapShown = items.slice(range.start, range.end).find((item) => item.kind === 'gap')?.id;
   useEffect(() => {
-    if (gapShown && onLoadOlder && !loadingOlder && !olderError) void onLoadOlder();
-  }, [gapShown, onLoadOlder, loadingOlder, olderError, transcript]);
+    if (gapShown !== undefined && onLoadOlder && !loadingOlder && !olderError) void onLoadOlder(gapShown);
+  }, [gapShown, onLoadOlder, loadingOlder, olderError]);
+
+  /**
+   * The reader's place as drawn: the first item on screen that is not a gap (a gap is replaced when
+   * filled, so it cannot hold a place). With a gap on screen, the first item below it: its page
+   * comes in between what is above and below it, and the reader, reading up, came from below.
+   * Slots are in order: a binary search finds the first one reaching below the top of the screen.
+   * With none drawn there (a fling past the window), the place comes from heights.
+   */
+  const placeOnScreen = (el: HTMLElement, list: HTMLElement): Anchor | undefined => {
+    const top = el.getBoundingClientRect().top;
+    const bottom = top + el.clientHeight;
+    const slots = list.children; // a spacer, the drawn items, a spacer
+    let lo = 1;
+    let hi = slots.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (slots[mid]!.getBoundingClientRect().bottom > top) hi = mid;
+      else lo = mid + 1;
+    }
+    let first: Anchor | undefined;
+    let belowGap: Anchor | undefined;
+    let gapSeen = false;
+    for (let i = lo; i < slots.length - 1; i++) {
+      const slot = slots[i] as HTMLElement;
+      const box = slot.getBoundingClientRect();
+      if (box.top >= bottom) break;
+      const id = slot.dataset['itemKey'];
+      if (id === undefined) continue;
+      if (slot.dataset['gap'] !== undefined) {
+        gapSeen = true;
+        belowGap = undefined;
+        continue;
+      }
+      first ??= { id, offset: top - box.top };
+      if (gapSeen) belowGap ??= { id, offset: top - box.top };
+    }
+    return belowGap ?? first ?? anchorAt(items, heights.current, top - list.getBoundingClientRect().top);
+  };
 
   const onScroll = () => {
     const el = scroller.current;
-    if (!el) return;
+    if (!el || !log.current) return;
     const atBottom = el.scrollHeight - el.scrollTop - el.clientHeight <= PIN_SLACK_PX;
     pinned.current = atBottom;
+    anchor.current = atBottom ? undefined : placeOnScreen(el, log.current);
     setFollowing(atBottom);
     const top = el.scrollTop - LOAD_OLDER_MARGIN_PX / 2;
     const height = el.clientHeight + LOAD_OLDER_MARGIN_PX;
@@ -140,18 +227,19 @@ export const TranscriptView = memo(function TranscriptView({
     const el = scroller.current;
     if (!el) return;
     pinned.current = true;
+    anchor.current = undefined;
     setFollowing(true);
     el.scrollTop = el.scrollHeight;
   };
 
+  // A match becomes the reader's place: the window is drawn around it, and it is put in place.
   const show = (index: number) => {
     const el = scroller.current;
-    if (!el) return;
+    const item = items[index];
+    if (!el || !item) return;
     pinned.current = false;
+    anchor.current = { id: item.id, offset: -FOUND_BELOW_TOP_PX };
     setFollowing(false);
-    let top = 0;
-    for (let i = 0; i < index; i++) top += heights.current.get(items[i]!.id) ?? range.estimate;
-    el.scrollTop = Math.max(0, top - 40);
     setViewport({ top: el.scrollTop - LOAD_OLDER_MARGIN_PX / 2, height: el.clientHeight + LOAD_OLDER_MARGIN_PX });
   };
 
@@ -163,7 +251,7 @@ export const TranscriptView = memo(function TranscriptView({
     const onKey = (event: KeyboardEvent) => {
       if ((event.metaKey || event.ctrlKey) && event.key === 'f') {
         event.preventDefault();
-        setFind((f) => ({ ...f, open: true }));
+        onFind(true);
       } else if ((event.metaKey || event.ctrlKey) && event.key === 'ArrowDown') {
         event.preventDefault();
         jump();
@@ -171,7 +259,12 @@ export const TranscriptView = memo(function TranscriptView({
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, []);
+  }, [onFind]);
+
+  // Closed, the search is forgotten: the next Find starts empty.
+  useEffect(() => {
+    if (!findOpen) setFind({ query: '', at: 0 });
+  }, [findOpen]);
 
   const hasGaps = items.some((item) => item.kind === 'gap');
   const step = (by: number) =>
@@ -179,7 +272,7 @@ export const TranscriptView = memo(function TranscriptView({
 
   return (
     <div class="transcript-wrap">
-      {find.open ? (
+      {findOpen && (
         <form
           class="find-bar"
           role="search"
@@ -194,9 +287,9 @@ export const TranscriptView = memo(function TranscriptView({
             placeholder="Find in transcript"
             value={find.query}
             autoFocus
-            onInput={(event) => setFind({ open: true, query: event.currentTarget.value, at: matches.length })}
+            onInput={(event) => setFind({ query: event.currentTarget.value, at: matches.length })}
             onKeyDown={(event) => {
-              if (event.key === 'Escape') setFind({ open: false, query: '', at: 0 });
+              if (event.key === 'Escape') onFind(false);
             }}
           />
           <span class="find-count" aria-live="polite">
@@ -211,19 +304,10 @@ export const TranscriptView = memo(function TranscriptView({
           <button type="submit" aria-label="Next match">
             ↓
           </button>
-          <button type="button" onClick={() => setFind({ open: false, query: '', at: 0 })}>
+          <button type="button" onClick={() => onFind(false)}>
             Done
           </button>
         </form>
-      ) : (
-        <button
-          type="button"
-          class="find-open"
-          aria-label="Find in transcript"
-          onClick={() => setFind((f) => ({ ...f, open: true }))}
-        >
-          Find
-        </button>
       )}
       <div class="scroll" ref={scroller} onScroll={onScroll}>
         <div
@@ -238,10 +322,16 @@ export const TranscriptView = memo(function TranscriptView({
           data-items={items.length}
           data-gaps={items.filter((item) => item.kind === 'gap').length}
           data-live={live ? 'true' : 'false'}
+          data-loading-older={loadingOlder ? 'true' : 'false'}
         >
           <div class="spacer" style={{ height: `${range.before}px` }} aria-hidden="true" />
           {items.slice(range.start, range.end).map((item, i) => (
-            <div key={item.id} data-item-key={item.id} class={`slot${focused === range.start + i ? ' found' : ''}`}>
+            <div
+              key={item.id}
+              data-item-key={item.id}
+              data-gap={item.kind === 'gap' ? '' : undefined}
+              class={`slot${focused === range.start + i ? ' found' : ''}`}
+            >
               {item.kind === 'gap' ? (
                 <Gap gap={item} loading={loadingOlder ?? false} error={olderError} onLoad={onLoadOlder} />
               ) : (
@@ -273,7 +363,7 @@ function Gap({
   gap: GapItem;
   loading: boolean;
   error: string | undefined;
-  onLoad: (() => Promise<void>) | undefined;
+  onLoad: ((gapId?: string) => Promise<void>) | undefined;
 }) {
   const count = gap.to - gap.after;
   return (
@@ -284,7 +374,7 @@ function Gap({
           ? `${count} earlier events could not be loaded: ${error}`
           : `${count} earlier events`}{' '}
       {!loading && onLoad && (
-        <button type="button" onClick={() => void onLoad()}>
+        <button type="button" onClick={() => void onLoad(gap.id)}>
           {error ? 'Try again' : 'Load'}
         </button>
       )}

@@ -14,6 +14,13 @@ export const MAX_WINDOW_ITEMS = 150;
  * starts past it.
  */
 export const ALWAYS_DRAW_ITEMS = 60;
+/**
+ * A window starting this close (items) to the first item starts at it instead: the first items
+ * are then drawn, and measured, before the reader reaches the top. Otherwise the top could come
+ * with heights still estimated above the reader's place, and with no room above 0 to scroll, a
+ * wrong estimate would move the place.
+ */
+export const NEAR_START_ITEMS = 30;
 
 export interface WindowRange {
   /** Items [start, end) are drawn. */
@@ -54,13 +61,75 @@ export function visibleRange(
     while (start < n && y + h(start) < top) y += h(start++);
     end = start;
     while (end < n && y < top + height && end - start < MAX_WINDOW_ITEMS) y += h(end++);
-    if (start === n && n > 0) start = end = n; // scrolled past the end: nothing
+    if (start === n && n > 0)
+      start = end = n; // scrolled past the end: nothing
+    else if (start <= NEAR_START_ITEMS && end <= MAX_WINDOW_ITEMS) start = 0;
   }
   let before = 0;
   for (let i = 0; i < start; i++) before += h(i);
   let after = 0;
   for (let i = end; i < n; i++) after += h(i);
   return { start, end, before, after, estimate };
+}
+
+/**
+ * The reader's place: an item and how far (px) the top of the screen lies below the item's top
+ * (negative when the item starts below the top of the screen). Kept across items inserted above
+ * (a history page), items dropped from the front, and heights that change (an estimate replaced
+ * by a measurement), so that what the reader looks at stays where it is on screen.
+ */
+export interface Anchor {
+  id: string;
+  offset: number;
+}
+
+/**
+ * The place at scroll position `scrollTop` (px), from heights alone: the first item, not a gap,
+ * whose bottom lies below `scrollTop`. A gap is never the anchor: filling it replaces it.
+ * Undefined when no such item exists.
+ */
+export function anchorAt(
+  items: readonly TranscriptItem[],
+  heights: ReadonlyMap<string, number>,
+  scrollTop: number,
+): Anchor | undefined {
+  const estimate = averageHeight(heights);
+  let y = 0;
+  for (const item of items) {
+    const h = heights.get(item.id) ?? estimate;
+    if (item.kind !== 'gap' && y + h > scrollTop) return { id: item.id, offset: scrollTop - y };
+    y += h;
+  }
+  return undefined;
+}
+
+/**
+ * The scroll position (px) that shows `anchor` where it was, from heights (estimated where not
+ * measured); undefined when the item is no longer held. Never below 0.
+ */
+export function scrollTopFor(
+  items: readonly TranscriptItem[],
+  heights: ReadonlyMap<string, number>,
+  anchor: Anchor,
+): number | undefined {
+  const estimate = averageHeight(heights);
+  let y = 0;
+  for (const item of items) {
+    if (item.id === anchor.id) return Math.max(0, y + anchor.offset);
+    y += heights.get(item.id) ?? estimate;
+  }
+  return undefined;
+}
+
+/**
+ * How far (px) to scroll so that the anchor is back in place, from where it is drawn now:
+ * `drawnOffset` is the anchor's offset as measured on screen (the top of the screen minus the
+ * item's top). Positive scrolls down. Movements under half a pixel are left alone: they are
+ * rounding, and a scroll written for them would fight a finger's.
+ */
+export function anchorCorrection(anchor: Anchor, drawnOffset: number): number {
+  const delta = anchor.offset - drawnOffset;
+  return Math.abs(delta) < 0.5 ? 0 : delta;
 }
 
 function averageHeight(heights: ReadonlyMap<string, number>): number {

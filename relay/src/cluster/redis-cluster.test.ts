@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RelayLimits } from '../limits.js';
 import { RelayServer } from '../relay-server.js';
-import { FakeDevice, FakeHost, until } from '../testing/clients.js';
+import { FakeDevice, FakeHost, until, wellFormedStrangers } from '../testing/clients.js';
 
 /**
  * Two relay nodes and a real redis-server on 127.0.0.1 (started here, on a free port, with nothing
@@ -116,7 +116,7 @@ describe('relay cluster over Redis', () => {
     const pair = await fetch(relayPairUrl(b.url, identity.hostId)!, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
-      body: '{}',
+      body: wellFormedStrangers().pair,
     });
     expect([pair.status, await pair.text()]).toEqual([200, '{"v":1}']);
     expect(b.metrics.get('tether_relay_cluster_messages_total', { direction: 'out' })).toBeGreaterThan(0);

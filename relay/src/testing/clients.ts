@@ -4,11 +4,16 @@ import {
   decodeRelayFrame,
   encodeConnectRequest,
   encodeRelayFrame,
+  generateBoxKeyPair,
   generateDeviceId,
+  PROTOCOL_VERSION,
   relayConnectUrl,
   relayHostLinkUrl,
+  sealCall,
+  secureRandom,
   signRelayTicket,
   systemClock,
+  toBase64Url,
 } from '@tether/shared-protocol';
 import { WebSocket } from 'ws';
 
@@ -183,4 +188,29 @@ export class FakeDevice {
   close(): void {
     this.ws.close();
   }
+}
+
+/**
+ * A pair request and a one-shot call that are well formed but open nowhere: what someone who
+ * knows a host id, and nothing else, can send. Each call is fresh.
+ */
+export function wellFormedStrangers(): { pair: string; call: () => Uint8Array } {
+  const pair = JSON.stringify({
+    v: PROTOCOL_VERSION,
+    pairingId: toBase64Url(secureRandom(16)),
+    nonce: toBase64Url(secureRandom(24)),
+    box: toBase64Url(secureRandom(48)),
+  });
+  const call = () =>
+    sealCall(
+      {
+        deviceId: generateDeviceId(secureRandom),
+        deviceKeys: generateBoxKeyPair(),
+        hostBoxPublicKey: generateBoxKeyPair().publicKey,
+        clock: systemClock,
+        random: secureRandom,
+      },
+      Uint8Array.of(1, 2, 3),
+    ).message;
+  return { pair, call };
 }

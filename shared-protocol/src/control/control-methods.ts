@@ -6,7 +6,7 @@ import {
   ListApprovalsParams,
   ListApprovalsResult,
 } from '../rpc/approvals.js';
-import { AgentName, ListAgentsResult } from '../rpc/agents.js';
+import { AgentName, AgentSessionId, ListAgentSessionsResult, ListAgentsResult } from '../rpc/agents.js';
 import { Count, Empty, Id, Name, Path, Seq, Timestamp } from '../rpc/common.js';
 import { DeviceInfoSchema, ListDevicesResult, RevokeDeviceParams } from '../rpc/devices.js';
 import {
@@ -107,6 +107,28 @@ export const PairLinkResult = v.object({
   ),
 });
 
+/** An origin as a page's `Origin` header or a relay's URL gives it (`https://relay.example.com:8443`). */
+const PageOrigin = v.pipe(v.string(), v.maxLength(300));
+
+/**
+ * Where the app that sent a pair request was loaded from, as far as the host can know, and how it
+ * knows. Whoever serves the app decides what it does on the phone, so this decides what a device
+ * may do when allowed without choosing (docs/security.md, "Who is trusted with what").
+ * - `host`: sent straight to the host by a page whose `Origin` (set by the browser) is the host's own.
+ * - `other`: sent straight to the host by a page of another origin the host lets call it.
+ * - `relay`: came through the relay the host is linked to. A browser posts a pair request to a relay
+ *   only from the relay's own pages (the relay answers no cross-origin pair request), so the app was the
+ *   relay's, at `origin`: the relay's URL as the host was given it.
+ * - `none`: sent straight to the host with no `Origin`: a program holding the link, not a web page.
+ */
+export const PairPageSchema = v.variant('from', [
+  v.object({ from: v.literal('host'), origin: PageOrigin }),
+  v.object({ from: v.literal('other'), origin: PageOrigin }),
+  v.object({ from: v.literal('relay'), origin: PageOrigin }),
+  v.object({ from: v.literal('none') }),
+]);
+export type PairPage = v.InferOutput<typeof PairPageSchema>;
+
 export const PairRequestSchema = v.object({
   id: Id,
   label: Name,
@@ -117,6 +139,8 @@ export const PairRequestSchema = v.object({
   secure: v.optional(v.boolean()),
   /** What the device may do when allowed without --scopes. */
   scopes: v.optional(v.array(ScopeSchema)),
+  /** Where the phone loaded the app from. */
+  page: v.optional(PairPageSchema),
 });
 
 export const PairAllowParams = v.object({ id: Id, scopes: v.optional(v.array(ScopeSchema)) });
@@ -129,6 +153,23 @@ export const ControlCreateSessionParams = v.object({
   machine: v.optional(Name),
   /** An ACP agent by its configured name, instead of Tether's own loop; not with `model`. */
   agent: v.optional(AgentName),
+});
+
+/** `tether agents sessions NAME`: an agent's own sessions in a folder. */
+export const ControlListAgentSessionsParams = v.object({
+  agent: AgentName,
+  cwd: Path,
+  /** The machine the folder is on (its name); this computer when absent. */
+  machine: v.optional(Name),
+});
+
+/** `tether agents continue NAME ID`: a Tether session that continues one of them. */
+export const ControlContinueSessionParams = v.object({
+  agent: AgentName,
+  id: AgentSessionId,
+  cwd: Path,
+  machine: v.optional(Name),
+  title: v.optional(Name),
 });
 
 export const SessionEventsParams = v.object({
@@ -186,8 +227,12 @@ export const CONTROL_METHODS = {
   'sessions.archive': control(ArchiveParams, Empty),
   'sessions.autoApprove': control(AutoApproveParams, Empty),
   'sessions.configure': control(ConfigureSessionParams, SessionResult),
+  /** Loads an agent's own session into a new Tether session (or answers the one that continues it). */
+  'sessions.continue': control(ControlContinueSessionParams, SessionResult),
   /** Every configured ACP agent, whether it can be started now and why not. */
   'agents.list': control(Empty, ListAgentsResult),
+  /** An agent's own earlier sessions in a folder, newest first. */
+  'agents.sessions': control(ControlListAgentSessionsParams, ListAgentSessionsResult),
   'approvals.list': control(ListApprovalsParams, ListApprovalsResult),
   'approvals.answer': control(AnswerApprovalParams, AnswerApprovalResult),
   /** Mints a new pairing link (the old one stops working). */

@@ -49,6 +49,12 @@ export const RegisterParams = v.object({
   protocolVersion: v.pipe(v.number(), v.integer()),
   /** The machine's software version, for the host's list. */
   version: Name,
+  /**
+   * The machine's home folder (a real path), when it says: a session reading a hidden entry
+   * directly in it asks the person first. Optional; a machine that leaves it out gets no such
+   * question (its private list still holds).
+   */
+  home: v.optional(Path),
 });
 export type RegisterParams = v.InferOutput<typeof RegisterParams>;
 

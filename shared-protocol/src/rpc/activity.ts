@@ -27,6 +27,11 @@ export const SessionActivitySchema = v.object({
   toolCalls: Count,
   inputTokens: Count,
   outputTokens: Count,
+  /**
+   * Runs whose usage the back-end did not report (an ACP agent's): their tokens are not in the
+   * totals, which are then unknown rather than 0. Absent from hosts that do not count them.
+   */
+  unreportedRuns: v.optional(Count),
   /** US dollars, only where the provider reports a cost. */
   costUsd: v.optional(v.pipe(v.number(), v.minValue(0))),
   /** What the run does now, in one line ("shell: npm test"); empty between runs. Hostile text. */

@@ -99,6 +99,11 @@ export const SESSION_EVENT_SCHEMAS = {
     status: v.picklist(['done', 'interrupted', 'error']),
     error: v.optional(v.pipe(v.string(), v.maxLength(4000))),
     usage: v.object({ inputTokens: Count, outputTokens: Count }),
+    /**
+     * False when the back-end did not report what the run used (an ACP agent): `usage` then holds
+     * zeros only for readers that predate this field, and is shown as unknown. Absent: reported.
+     */
+    usageReported: v.optional(v.boolean()),
   }),
   /**
    * The agent's plan for the run, as a checklist. A later plan event with the same `planId`

@@ -1,5 +1,6 @@
 import type * as v from 'valibot';
 import type { Scope } from '../scopes.js';
+import { ContinueSessionParams, ListAgentSessionsParams, ListAgentSessionsResult } from './agents.js';
 import { AnswerApprovalParams, AnswerApprovalResult, ListApprovalsParams, ListApprovalsResult } from './approvals.js';
 import { Empty } from './common.js';
 import { ListDevicesResult, RevokeDeviceParams } from './devices.js';
@@ -69,6 +70,11 @@ export const METHODS = {
   'sessions.history': method('watch', HistoryParams, HistoryResult, true),
   'sessions.changes': method('watch', ChangesParams, ChangesResult, true),
   'sessions.configure': method('chat', ConfigureSessionParams, SessionResult, true),
+  // Continuing the same agent session again answers the Tether session that continues it already.
+  'sessions.continue': method('chat', ContinueSessionParams, SessionResult, true),
+
+  // An agent's own sessions name the work done at the computer: as much as browsing its folders.
+  'agents.sessions': method('chat', ListAgentSessionsParams, ListAgentSessionsResult, true),
 
   'approvals.list': method('watch', ListApprovalsParams, ListApprovalsResult, true),
   'approvals.answer': method('approve', AnswerApprovalParams, AnswerApprovalResult, true),

@@ -1,9 +1,10 @@
 import type { Scope } from '@tether/shared-protocol';
-import { formatConfirmationCode, parseScopeList, visibleText } from '@tether/shared-protocol';
+import { DEFAULT_DEVICE_SCOPES, formatConfirmationCode, parseScopeList, visibleText } from '@tether/shared-protocol';
 import { flag, stringOption } from '../args.js';
 import type { Command } from '../command.js';
 import { Exit } from '../command.js';
 import { DATA_DIR_OPTION, JSON_OPTION, ago, failed, printJson, table, withClient } from '../common.js';
+import { pairPageShort, servedElsewhere } from '../pair-page-text.js';
 import { terminalQr } from '../terminal-qr.js';
 
 export const pairCommand: Command = {
@@ -45,13 +46,26 @@ export const pairRequestsCommand: Command = {
       else {
         context.stdout.write(
           table([
-            ['ID', 'CODE', 'DEVICE', 'ASKED'],
-            ...requests.map((r) => [r.id, formatConfirmationCode(r.code), visibleText(r.label), ago(r.createdAt)]),
+            ['ID', 'CODE', 'DEVICE', 'APP FROM', 'GETS', 'ASKED'],
+            ...requests.map((r) => [
+              r.id,
+              formatConfirmationCode(r.code),
+              visibleText(r.label),
+              r.page ? pairPageShort(r.page) : 'unknown',
+              (r.scopes ?? DEFAULT_DEVICE_SCOPES).join(','),
+              ago(r.createdAt),
+            ]),
           ]),
         );
         context.stdout.write(
           'Check the code matches the phone, then: tether pair allow ID   (or: tether pair deny ID)\n',
         );
+        if (requests.some((r) => r.page && servedElsewhere(r.page))) {
+          context.stdout.write(
+            'Whoever runs a relay or site the app came from decides what it does on the phone, so such a device gets\n' +
+              'only watch,approve. If you run that page yourself: tether pair allow ID --scopes watch,approve,chat,terminal\n',
+          );
+        }
       }
       return Exit.Ok;
     }),
@@ -67,7 +81,8 @@ export const pairAllowCommand: Command = {
       name: 'scopes',
       type: 'string',
       value: 'LIST',
-      description: 'what the device may do: watch,approve,chat,terminal,admin (default: all but admin)',
+      description:
+        "what the device may do: watch,approve,chat,terminal,admin (default: all but admin from this computer's own page; watch,approve from a relay's page, another site or plain HTTP)",
     },
     JSON_OPTION,
   ],

@@ -1,4 +1,5 @@
 import {
+  DEFAULT_DEVICE_SCOPES,
   DEFAULT_MACHINE_WAIT_MINUTES,
   DEFAULT_MAX_MODEL_CALLS,
   formatConfirmationCode,
@@ -17,6 +18,7 @@ import { startApprovalNotice } from '../approval-lines.js';
 import type { Command, CommandContext } from '../command.js';
 import { Exit } from '../command.js';
 import { DATA_DIR_OPTION, JSON_OPTION, jsonForTerminal } from '../common.js';
+import { describePairPage } from '../pair-page-text.js';
 import { PairPrompt } from '../pair-prompt.js';
 import { parseModelCallLimit } from './sessions-limit.js';
 import { terminalQr } from '../terminal-qr.js';
@@ -206,11 +208,14 @@ async function runStart(context: CommandContext): Promise<number> {
         code: request.code,
         fingerprint: request.fingerprint,
         secure: request.secure,
+        page: request.page,
         scopes: request.scopes,
       });
     if (prompt && late.host) return prompt.ask(request, late.host.gateway.pairing);
+    const limited = request.scopes.length < DEFAULT_DEVICE_SCOPES.length;
+    const why = !request.secure ? 'over plain HTTP' : "from a page this computer didn't serve";
     stdout.write(
-      `Pair request ${request.id} from '${visibleText(request.label)}', code ${formatConfirmationCode(request.code)}. Check the phone shows the same code, then: tether pair allow ${request.id}${request.secure ? '' : ` (over plain HTTP it gets only ${request.scopes.join(', ')}; for more add --scopes watch,approve,chat,terminal)`}\n`,
+      `Pair request ${request.id} from '${visibleText(request.label)}', code ${formatConfirmationCode(request.code)}. ${describePairPage(request.page).replace(/\n/g, ' ')}\nCheck the phone shows the same code, then: tether pair allow ${request.id}${limited ? ` (${why} it gets only ${request.scopes.join(', ')}; for more, only if you trust that page, add --scopes watch,approve,chat,terminal)` : ''}\n`,
     );
   };
   const started = await Host.start({

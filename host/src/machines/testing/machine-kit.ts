@@ -34,6 +34,11 @@ export interface MachineKit {
     /** Terminals on the machine: real PTYs unless given. */
     pty?: PtyPort;
     maxPtys?: number;
+    /** The address the host sees the machine dial from; 127.0.0.1 by default. */
+    address?: string;
+    /** The machine's private list (none by default) and the home folder it tells the host. */
+    privates?: readonly string[];
+    home?: string;
   }): TestMachine;
   close(): Promise<void>;
 }
@@ -80,12 +85,22 @@ export function machineKit(options: { clock?: Clock; waitMs?: number } = {}): Ma
     stats,
     events,
     base,
-    machine({ token, name = 'laptop', machineId = 'm_laptop', root, pty, maxPtys }) {
+    machine({
+      token,
+      name = 'laptop',
+      machineId = 'm_laptop',
+      root,
+      pty,
+      maxPtys,
+      address = '127.0.0.1',
+      privates = [],
+      home,
+    }) {
       const shared = root ?? join(base, name);
       mkdirSync(shared, { recursive: true });
       const executor = new MachineExecutor({
         roots: [shared],
-        privates: [],
+        privates,
         tasksDir: join(base, `${name}-tasks`),
         clock,
         ...(pty ? { pty } : {}),
@@ -95,7 +110,7 @@ export function machineKit(options: { clock?: Clock; waitMs?: number } = {}): Ma
       const watchers: (() => void)[] = [];
       const connect = (): Promise<Transport> => {
         const [machineEnd, hostEnd] = memoryPipe();
-        server.accept(hostEnd);
+        server.accept(hostEnd, address);
         return Promise.resolve(machineEnd);
       };
       const pins = new Map<string, Uint8Array>();
@@ -106,6 +121,7 @@ export function machineKit(options: { clock?: Clock; waitMs?: number } = {}): Ma
         name,
         roots: [shared],
         version: 'test',
+        ...(home !== undefined ? { home } : {}),
         executor,
         pins: { get: (url) => pins.get(url), set: (url, key) => void pins.set(url, key) },
         connect,

@@ -1,0 +1,337 @@
+import type { ChildProcess } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { WebDriver, WebElement } from 'selenium-webdriver';
+import { Builder, By } from 'selenium-webdriver';
+import type { Xvfb } from './xvfb.js';
+import { startXvfb } from './xvfb.js';
+
+/**
+ * Safari's engine at phone size: Debian's WebKitGTK MiniBrowser, driven over WebDriver by
+ * WebKitWebDriver, on its own Xvfb screen. MiniBrowser's toolbar keeps a window at least 447 px
+ * wide, so it runs full-screen (no toolbar) on a 390×844 screen and its window is sized to that:
+ * the page's viewport is then exactly 390×844, an iPhone's.
+ *
+ * WebKitWebDriver 2.50 has no BiDi and no log endpoint, so page errors are collected by a hook
+ * injected after each load (`open`, `reload`, `reopen`): uncaught errors, unhandled rejections
+ * and console.error. Errors thrown before the hook is in are not seen.
+ */
+export interface WebKitPhone {
+  driver: WebDriver;
+  /** Loads `url` as a new document and installs the error hook. */
+  open(url: string): Promise<void>;
+  reload(): Promise<void>;
+  /**
+   * Closes the app's page and opens `url` in a new one (a tab of the same full-screen window):
+   * the page and its memory are gone, the origin's storage and service worker stay (one browser
+   * profile), as when an app is closed and opened again.
+   */
+  reopen(url: string): Promise<void>;
+  /** Every page error seen so far, in every document this phone loaded. */
+  pageErrors(): Promise<string[]>;
+  /** The first element matching `css`, or undefined. */
+  find(css: string): Promise<WebElement | undefined>;
+  /** `css`'s attribute `name`; undefined while there is no such element. */
+  attr(css: string, name: string): Promise<string | null | undefined>;
+  /** `css`'s visible text; undefined while there is no such element. */
+  text(css: string): Promise<string | undefined>;
+  /** Whether an element matching `css` is displayed. */
+  shown(css: string): Promise<boolean>;
+  /**
+   * Clicks the first displayed button whose text or label is `name` (inside `within`, when given),
+   * once there is one.
+   */
+  clickButton(name: string, within?: string): Promise<void>;
+  /** Clicks the first displayed element matching `css`, once there is one. */
+  click(css: string): Promise<void>;
+  /** Types into the first displayed field matching `css` (after what it holds), once there is one. */
+  type(css: string, text: string): Promise<void>;
+  /** Types `text` into whatever has the focus, as a keyboard does (WebDriver key actions). */
+  keys(text: string): Promise<void>;
+  /** Runs `script` (a function body) in the page and returns what it returns. */
+  run<T>(script: string, ...args: unknown[]): Promise<T>;
+  screenshot(path: string): Promise<void>;
+  /** What runs for this phone: Xvfb, and the process group of the driver and the browser. */
+  processes: { xvfb: number; driverGroup: number };
+  stop(): Promise<void>;
+}
+
+export const PHONE = { width: 390, height: 844 } as const;
+
+/** MiniBrowser as Debian installs it (package libwebkit2gtk-4.1-0). */
+export function miniBrowserPath(): string {
+  if (process.env.MINIBROWSER_PATH) return process.env.MINIBROWSER_PATH;
+  const files = execFileSync('dpkg', ['-L', 'libwebkit2gtk-4.1-0'], { encoding: 'utf8' }).split('\n');
+  const found = files.find((file) => file.endsWith('/MiniBrowser'));
+  if (!found) throw new Error('MiniBrowser not found: apt-get install webkit2gtk-driver');
+  return found;
+}
+
+/** How long (ms) WebKitWebDriver may take to answer /status: well under a second here. */
+const DRIVER_START_TIMEOUT_MS = 10_000;
+/** How long (ms) a stopping process group gets after SIGTERM before SIGKILL. */
+const STOP_GRACE_MS = 3_000;
+
+const ERROR_HOOK = `
+  if (!window.__e2ePageErrors) {
+    const errors = (window.__e2ePageErrors = []);
+    // WebKit's stack holds the frames only: the message goes first.
+    const text = (value) => String(value) + (value && value.stack ? '\\n' + value.stack : '');
+    window.addEventListener('error', (event) =>
+      errors.push('error: ' + (event.error ? text(event.error) : event.message) + ' at ' + event.filename + ':' + event.lineno),
+    );
+    window.addEventListener('unhandledrejection', (event) => errors.push('unhandled rejection: ' + text(event.reason)));
+    const original = console.error;
+    console.error = (...args) => {
+      errors.push('console.error: ' + args.map(text).join(' '));
+      original.apply(console, args);
+    };
+  }`;
+
+export async function startWebKitPhone(size: { width: number; height: number } = PHONE): Promise<WebKitPhone> {
+  const binary = miniBrowserPath();
+  const xvfb = await startXvfb(size.width, size.height);
+  let server: DriverProcess | undefined;
+  let driver: WebDriver | undefined;
+  try {
+    server = await startDriverProcess(xvfb);
+    driver = await new Builder()
+      .usingServer(server.url)
+      .withCapabilities({
+        browserName: 'MiniBrowser',
+        'webkitgtk:browserOptions': { binary, args: ['--automation', '--full-screen'] },
+      })
+      .build();
+    await driver
+      .manage()
+      .window()
+      .setRect({ x: 0, y: 0, ...size });
+    await driver.manage().setTimeouts({ script: 30_000, pageLoad: 30_000 });
+  } catch (error) {
+    await driver?.quit().catch(() => undefined);
+    await server?.stop();
+    await xvfb.stop();
+    throw error;
+  }
+  return phone(driver, server, xvfb);
+}
+
+function phone(driver: WebDriver, server: DriverProcess, xvfb: Xvfb): WebKitPhone {
+  const earlier: string[] = [];
+  const hook = async () => {
+    await driver.executeScript(ERROR_HOOK);
+  };
+  /** Moves this document's errors into `earlier`, before the document goes. */
+  const collect = async () => {
+    const errors = await driver.executeScript<string[] | undefined>('return window.__e2ePageErrors').catch(() => []);
+    earlier.push(...(errors ?? []));
+    await driver.executeScript('if (window.__e2ePageErrors) window.__e2ePageErrors.length = 0').catch(() => undefined);
+  };
+  const find = async (css: string) => (await driver.findElements(By.css(css)))[0];
+  const self: WebKitPhone = {
+    driver,
+    open: async (url) => {
+      await collect();
+      // A different fragment alone would not load a new document: go through a blank page.
+      await driver.get('about:blank');
+      await driver.get(url);
+      await hook();
+    },
+    reload: async () => {
+      await collect();
+      await driver.navigate().refresh();
+      await hook();
+    },
+    reopen: async (url) => {
+      await collect();
+      const old = await driver.getWindowHandle();
+      await driver.switchTo().newWindow('tab');
+      const fresh = await driver.getWindowHandle();
+      await driver.switchTo().window(old);
+      await driver.close();
+      await driver.switchTo().window(fresh);
+      await driver
+        .manage()
+        .window()
+        .setRect({ x: 0, y: 0, ...PHONE });
+      await driver.get(url);
+      await hook();
+    },
+    pageErrors: async () => {
+      await collect();
+      return [...earlier];
+    },
+    find,
+    attr: async (css, name) => {
+      const element = await find(css);
+      return element ? element.getAttribute(name).catch(() => undefined) : undefined;
+    },
+    text: async (css) => {
+      const element = await find(css);
+      return element ? element.getText().catch(() => undefined) : undefined;
+    },
+    shown: async (css) => {
+      for (const element of await driver.findElements(By.css(css))) {
+        if (await element.isDisplayed().catch(() => false)) return true;
+      }
+      return false;
+    },
+    clickButton: async (name, within) => {
+      const literal = xpathLiteral(name);
+      const xpath = `//button[normalize-space(.)=${literal} or @aria-label=${literal}]`;
+      const button = await displayed(
+        async () => {
+          if (!within) return driver.findElements(By.xpath(xpath));
+          const scope = await find(within);
+          return scope ? scope.findElements(By.xpath(`.${xpath}`)) : [];
+        },
+        `a button named ${name}${within ? ` in ${within}` : ''}`,
+      );
+      await button.click();
+    },
+    click: async (css) => {
+      await (await displayed(() => driver.findElements(By.css(css)), css)).click();
+    },
+    type: async (css, text) => {
+      await (await displayed(() => driver.findElements(By.css(css)), css)).sendKeys(text);
+    },
+    keys: async (text) => {
+      await driver.actions().sendKeys(text).perform();
+    },
+    run: (script, ...args) => driver.executeScript(script, ...args),
+    processes: { xvfb: xvfb.pid, driverGroup: server.group },
+    screenshot: async (path) => {
+      writeFileSync(path, Buffer.from(await driver.takeScreenshot(), 'base64'));
+    },
+    stop: async () => {
+      await driver.quit().catch(() => undefined);
+      await server.stop();
+      await xvfb.stop();
+    },
+  };
+  return self;
+}
+
+/** How long (ms) an element to act on may take to show: the same as the tests' expect timeout. */
+const ELEMENT_TIMEOUT_MS = 15_000;
+
+/** Waits for the first displayed element of those `list` gives. */
+async function displayed(list: () => Promise<WebElement[]>, what: string): Promise<WebElement> {
+  const deadline = Date.now() + ELEMENT_TIMEOUT_MS;
+  for (;;) {
+    for (const element of await list()) {
+      if (await element.isDisplayed().catch(() => false)) return element;
+    }
+    if (Date.now() > deadline) throw new Error(`nothing displayed: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function xpathLiteral(text: string): string {
+  if (!text.includes("'")) return `'${text}'`;
+  if (!text.includes('"')) return `"${text}"`;
+  return `concat('${text.split("'").join(`', "'", '`)}')`;
+}
+
+interface DriverProcess {
+  url: string;
+  /** The process group of the driver, MiniBrowser and WebKit's helpers. */
+  group: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * WebKitWebDriver on a free loopback port, in its own process group with MiniBrowser and WebKit's
+ * helper processes under it: stopping kills the group, so nothing is left behind.
+ */
+async function startDriverProcess(xvfb: Xvfb): Promise<DriverProcess> {
+  for (let attempt = 0; ; attempt++) {
+    const port = await freePort();
+    const child = spawn('WebKitWebDriver', [`--port=${port}`, '--host=local'], {
+      env: { ...process.env, DISPLAY: xvfb.display },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.once('error', () => undefined);
+    const url = `http://127.0.0.1:${port}`;
+    const stop = () => stopGroup(child, exited);
+    if (await answers(url, exited)) return { url, group: child.pid!, stop };
+    await stop();
+    // The port was taken between the check and the start: try another, a few times.
+    if (attempt >= 2) throw new Error(`WebKitWebDriver did not start: ${output}`);
+  }
+}
+
+async function answers(url: string, exited: Promise<void>): Promise<boolean> {
+  let gone = false;
+  void exited.then(() => (gone = true));
+  const deadline = Date.now() + DRIVER_START_TIMEOUT_MS;
+  while (!gone && Date.now() < deadline) {
+    const ok = await fetch(`${url}/status`).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (ok) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return false;
+}
+
+async function stopGroup(child: ChildProcess, exited: Promise<void>): Promise<void> {
+  const signal = (name: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, name);
+    } catch {
+      // The group is gone already.
+    }
+  };
+  signal('SIGTERM');
+  const timer = setTimeout(() => signal('SIGKILL'), STOP_GRACE_MS);
+  await exited;
+  clearTimeout(timer);
+  // The driver is gone; MiniBrowser and WebKit's helpers may still be closing in its group.
+  const deadline = Date.now() + STOP_GRACE_MS;
+  while (liveInGroup(child.pid!).length > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  signal('SIGKILL');
+}
+
+/**
+ * The processes of group `pgid` that still run (Linux `/proc`). An exited one waiting to be
+ * reaped (a zombie, handed to init once its parent is gone) runs nothing and is not counted.
+ */
+export function liveInGroup(pgid: number): number[] {
+  const live: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    // "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses, so split after its end.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(fields[2]) === pgid && fields[0] !== 'Z') live.push(Number(entry));
+  }
+  return live;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
+}

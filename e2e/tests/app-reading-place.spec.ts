@@ -1,0 +1,148 @@
+import type { Browser, BrowserContext, Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
+import type { AppHost } from '../support/app-host.js';
+import { createSession, device, mintPairLink, pairThroughLink, startAppHost } from '../support/app-host.js';
+import { eventually, tetherJson } from '../support/host-process.js';
+import type { LongRunModel } from '../support/long-run-model.js';
+import { startLongRunModel } from '../support/long-run-model.js';
+import type { ReadStep } from '../support/reader-place.js';
+import { readUp } from '../support/reader-place.js';
+
+/**
+ * Keeping the reader's place while a long session's history comes in. An iPhone and an iPad are on
+ * a session that runs for hundreds or a thousand steps while they are offline; back online they
+ * catch up with the newest events only, behind a gap. Then each reads back up to the first
+ * message, a flick (most of a screen) at a time, and after every flick the item that was on screen
+ * must stay exactly where the scroll put it, whatever comes in above it (a history page) or gets
+ * measured (items drawn for the first time) — and history must come a page at a time, as it is
+ * neared, never all at once.
+ */
+
+let host: AppHost | undefined;
+let model: LongRunModel | undefined;
+let contexts: BrowserContext[] = [];
+
+test.afterEach(async () => {
+  for (const context of contexts) await context.close();
+  contexts = [];
+  await host?.stop();
+  await model?.close();
+  host = model = undefined;
+});
+
+/** Pixels an item may move by itself after a flick: sub-pixel rounding, and a little slack. */
+const MAX_DRIFT_PX = 3;
+/** Steps one flick may move the reader through at most (a step is a line and a tool row). */
+const MAX_STEPS_PER_FLICK = 20;
+
+const DEVICES = ['iPhone 15', 'iPad Pro 11'] as const;
+
+interface Reader {
+  name: string;
+  context: BrowserContext;
+  page: Page;
+}
+
+/** A run of `steps` tool calls made while every device is offline on its session screen. */
+async function offlineRun(browser: Browser, steps: number): Promise<Reader[]> {
+  model = await startLongRunModel(steps);
+  const h = (host = await startAppHost({
+    model: `openai-compatible:fake@${model.url}`,
+    args: ['--max-model-calls', String(steps + 10)],
+  }));
+  const readers: Reader[] = [];
+  for (const name of DEVICES) {
+    const context = await browser.newContext(device(name));
+    contexts.push(context);
+    const page = await context.newPage();
+    await pairThroughLink(page, h, readers.length === 0 ? {} : { link: await mintPairLink(h) });
+    readers.push({ name, context, page });
+  }
+  const [first, ...rest] = readers;
+  const sessionId = await createSession(first!.page, h, 'Start the long run');
+  for (const r of rest) await r.page.goto(first!.page.url());
+  const log = first!.page.getByRole('log', { name: 'Transcript' });
+  await expect(log.locator('.msg.user')).toHaveText(/Start the long run/);
+  for (const r of readers) await r.context.setOffline(true);
+  // The list, not the log: a log of thousands of events is too big to poll.
+  await eventually(
+    async () => {
+      const list = await tetherJson<{ id: string; status: string; lastSeq: number }[]>(h.dataDir, ['sessions']);
+      const s = list.find((x) => x.id === sessionId);
+      return s && s.status === 'idle' && s.lastSeq > steps ? true : undefined;
+    },
+    10 * 60_000,
+    'the long run to finish',
+  );
+  return readers;
+}
+
+/** Back online: the newest events only, the rest behind a gap. */
+async function catchUp(reader: Reader): Promise<void> {
+  await reader.context.setOffline(false);
+  const log = reader.page.getByRole('log', { name: 'Transcript' });
+  await expect(log.getByText('THE END')).toBeVisible({ timeout: 30_000 });
+  await expect(log).toHaveAttribute('data-gaps', '1');
+}
+
+interface Reading {
+  flicks: number;
+  pages: number;
+  worstDrift: number;
+  worstShifts: number;
+}
+
+/** Reads up from where the screen is to the first message, checking the place after each flick. */
+async function readBack(reader: Reader, label: string): Promise<Reading> {
+  const { page } = reader;
+  const scroller = page.locator('.transcript-wrap .scroll');
+  const by = Math.round(0.8 * (await scroller.evaluate((el) => el.clientHeight)));
+  const reading: Reading = { flicks: 0, pages: 0, worstDrift: 0, worstShifts: 0 };
+  let lastStep: number | null = null;
+  for (;;) {
+    const r: ReadStep = await page.evaluate(readUp, { by, quietFrames: 8, maxMs: 10_000 });
+    const what = `${reader.name}, ${label}, flick ${reading.flicks}: ${JSON.stringify(r)}`;
+    expect(r.lost, what).toBe(false);
+    expect(r.drift, what).toBeLessThanOrEqual(MAX_DRIFT_PX);
+    // History comes a page at a time, as the reader nears it.
+    expect(r.loads, what).toBeLessThanOrEqual(1);
+    if (r.step !== null && lastStep !== null) {
+      expect(r.step, what).toBeLessThanOrEqual(lastStep);
+      expect(lastStep - r.step, what).toBeLessThanOrEqual(MAX_STEPS_PER_FLICK);
+    }
+    lastStep = r.step ?? lastStep;
+    reading.flicks++;
+    reading.pages += r.loads;
+    reading.worstDrift = Math.max(reading.worstDrift, r.drift);
+    reading.worstShifts = Math.max(reading.worstShifts, r.shifts);
+    if (r.atTop && r.gaps === 0) break;
+    expect(reading.flicks, `${reader.name}, ${label}: never reached the first message`).toBeLessThan(5000);
+  }
+  await expect(page.getByRole('log', { name: 'Transcript' }).locator('.msg.user').first()).toHaveText(
+    /Start the long run/,
+  );
+  expect(lastStep, `${reader.name}, ${label}: read back to the first steps`).toBeLessThanOrEqual(3);
+  return reading;
+}
+
+for (const steps of [100, 1000]) {
+  test(`a run of ${steps} steps caught up after being offline: reading back never moves the reader's place`, async ({
+    browser,
+  }, testInfo) => {
+    test.setTimeout(steps * 1000 + 120_000);
+    const readers = await offlineRun(browser, steps);
+    for (const reader of readers) {
+      await catchUp(reader);
+      const first = await readBack(reader, 'first time up');
+      // 5 events a step, 300 a page: every page was read, one by one.
+      expect(first.pages, reader.name).toBeGreaterThanOrEqual(Math.floor((steps * 5 - 200) / 300));
+      testInfo.annotations.push({ type: `${reader.name}, first time up`, description: JSON.stringify(first) });
+      // Up again through history already read: the place holds as well.
+      await reader.page.getByRole('button', { name: /Jump to latest/ }).click();
+      await expect(reader.page.getByRole('log', { name: 'Transcript' }).getByText('THE END')).toBeVisible();
+      const again = await readBack(reader, 'again');
+      expect(again.pages, reader.name).toBe(0);
+      testInfo.annotations.push({ type: `${reader.name}, again`, description: JSON.stringify(again) });
+    }
+  });
+}

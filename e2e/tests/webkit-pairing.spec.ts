@@ -1,0 +1,53 @@
+import type { AppHost } from '../support/app-host.js';
+import { listDevices, startAppHost } from '../support/app-host.js';
+import { expectConnectedSessions, hashOf, pairByLink, startSession } from '../support/webkit-app.js';
+import { snapPhone, expect, test } from '../support/webkit-test.js';
+
+let host: AppHost | undefined;
+
+test.afterEach(async () => {
+  await host?.stop();
+  host = undefined;
+});
+
+/** The sessions the app cached for its one computer, read from IndexedDB in the page. */
+const CACHED_SESSION_IDS = `
+  const done = arguments[arguments.length - 1];
+  const open = indexedDB.open('tether');
+  open.onerror = () => done(null);
+  open.onsuccess = () => {
+    const all = open.result.transaction('sessionLists').objectStore('sessionLists').getAll();
+    all.onerror = () => done(null);
+    all.onsuccess = () => {
+      open.result.close();
+      done(all.result.flatMap((row) => (row && row.sessions ? row.sessions.map((s) => s.id) : [])));
+    };
+  };`;
+
+test('paired by link: still paired after a reload, and after the app is closed and opened again offline', async ({
+  phone,
+}, testInfo) => {
+  host = await startAppHost({ demoDelayMs: 5 });
+  await pairByLink(phone, host);
+  const hostRoute = await hashOf(phone);
+  const sessionId = await startSession(phone, 'Keep me paired');
+  await expect.poll(() => phone.driver.executeAsyncScript<string[] | null>(CACHED_SESSION_IDS)).toContain(sessionId);
+
+  await phone.reload();
+  await expect.poll(() => phone.shown('[data-screen="session"]')).toBe(true);
+  await phone.open(`${host.url}/${hostRoute}`);
+  await expectConnectedSessions(phone);
+  await expect.poll(() => phone.shown(`[data-session-id="${sessionId}"]`)).toBe(true);
+  expect((await listDevices(host)).filter((d) => !d.revoked)).toHaveLength(1);
+  await snapPhone(phone, testInfo, 'webkit-sessions');
+
+  // Closed, the computer gone, opened again: the service worker serves the app, and the sessions
+  // come from what the phone saved.
+  await phone.driver.executeAsyncScript('navigator.serviceWorker.ready.then(() => arguments[0]())');
+  await host.process.stop();
+  await phone.reopen(`${host.url}/${hostRoute}`);
+  await expect.poll(() => phone.attr('[data-banner="offline"]', 'data-reason')).toBe('unreachable');
+  await expect.poll(() => phone.shown(`[data-session-id="${sessionId}"]`)).toBe(true);
+  await expect.poll(() => phone.shown('[data-screen="sessions"] .stale')).toBe(true);
+  await snapPhone(phone, testInfo, 'webkit-offline-start');
+});
