@@ -8,10 +8,10 @@ import type { Xvfb } from './xvfb.js';
 import { startXvfb } from './xvfb.js';
 
 /**
- * Safari's engine at phone size: Debian's WebKitGTK MiniBrowser, driven over WebDriver by
- * WebKitWebDriver, on its own Xvfb screen. MiniBrowser's toolbar keeps a window at least 447 px
- * wide, so it runs full-screen (no toolbar) on a 390×844 screen and its window is sized to that:
- * the page's viewport is then exactly 390×844, an iPhone's.
+ * Safari's engine at phone (or iPad) size: Debian's WebKitGTK MiniBrowser, driven over WebDriver
+ * by WebKitWebDriver, on its own Xvfb screen. MiniBrowser's toolbar keeps a window at least 447 px
+ * wide, so it runs full-screen (no toolbar) on a screen of the size wanted and its window is sized
+ * to that: the page's viewport is then exactly that size (390×844 by default, an iPhone's).
  *
  * WebKitWebDriver 2.50 has no BiDi and no log endpoint, so page errors are collected by a hook
  * injected after each load (`open`, `reload`, `reopen`): uncaught errors, unhandled rejections
@@ -58,6 +58,20 @@ export interface WebKitPhone {
 }
 
 export const PHONE = { width: 390, height: 844 } as const;
+/** An 11-inch iPad Pro in portrait, in CSS pixels (Playwright's `iPad Pro 11` viewport). */
+export const IPAD = { width: 834, height: 1194 } as const;
+
+export interface ScreenSize {
+  width: number;
+  height: number;
+}
+
+export interface WebKitPhoneOptions {
+  /** The screen, and so the page's viewport (default: a 390×844 phone). */
+  size?: ScreenSize;
+  /** `host:port` of an HTTP proxy every request goes through (`phone-network.ts`). */
+  proxy?: string;
+}
 
 /** MiniBrowser as Debian installs it (package libwebkit2gtk-4.1-0). */
 export function miniBrowserPath(): string {
@@ -89,7 +103,8 @@ const ERROR_HOOK = `
     };
   }`;
 
-export async function startWebKitPhone(size: { width: number; height: number } = PHONE): Promise<WebKitPhone> {
+export async function startWebKitPhone(options: WebKitPhoneOptions = {}): Promise<WebKitPhone> {
+  const size = options.size ?? PHONE;
   const binary = miniBrowserPath();
   const xvfb = await startXvfb(size.width, size.height);
   let server: DriverProcess | undefined;
@@ -101,6 +116,8 @@ export async function startWebKitPhone(size: { width: number; height: number } =
       .withCapabilities({
         browserName: 'MiniBrowser',
         'webkitgtk:browserOptions': { binary, args: ['--automation', '--full-screen'] },
+        // WebKitGTK sends even loopback requests through it.
+        ...(options.proxy ? { proxy: { proxyType: 'manual', httpProxy: options.proxy } } : {}),
       })
       .build();
     await driver
@@ -114,10 +131,10 @@ export async function startWebKitPhone(size: { width: number; height: number } =
     await xvfb.stop();
     throw error;
   }
-  return phone(driver, server, xvfb);
+  return phone(driver, server, xvfb, size);
 }
 
-function phone(driver: WebDriver, server: DriverProcess, xvfb: Xvfb): WebKitPhone {
+function phone(driver: WebDriver, server: DriverProcess, xvfb: Xvfb, size: ScreenSize): WebKitPhone {
   const earlier: string[] = [];
   const hook = async () => {
     await driver.executeScript(ERROR_HOOK);
@@ -154,7 +171,7 @@ function phone(driver: WebDriver, server: DriverProcess, xvfb: Xvfb): WebKitPhon
       await driver
         .manage()
         .window()
-        .setRect({ x: 0, y: 0, ...PHONE });
+        .setRect({ x: 0, y: 0, ...size });
       await driver.get(url);
       await hook();
     },

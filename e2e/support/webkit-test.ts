@@ -1,35 +1,66 @@
 import type { TestInfo } from '@playwright/test';
 import { test as base, expect } from '@playwright/test';
-import type { WebKitPhone } from './webkit-phone.js';
-import { startWebKitPhone } from './webkit-phone.js';
+import type { PhoneNetwork } from './phone-network.js';
+import { startPhoneNetwork } from './phone-network.js';
+import type { ScreenSize, WebKitPhone, WebKitPhoneOptions } from './webkit-phone.js';
+import { PHONE, startWebKitPhone } from './webkit-phone.js';
 
 /**
  * Playwright tests that drive WebKit (Safari's engine) through WebDriver instead of Playwright's
- * own browsers: each test gets its own phone (Xvfb, WebKitWebDriver, MiniBrowser at 390×844),
- * stopped after it. A test fails on any page error the phone saw; a failing one leaves a
- * screenshot among its artifacts.
+ * own browsers: each test gets its own phone (Xvfb, WebKitWebDriver, MiniBrowser at 390×844, or
+ * the `screen` a test asks for with `test.use({ screen })`), stopped after it. A test fails on any
+ * page error the phone saw; a failing one leaves a screenshot among its artifacts.
+ *
+ * `phone` reaches the computer directly. `phoneOnNetwork` sends everything through `network`
+ * (`phone-network.ts`), which the test can cut and restore: a phone that loses its route to the
+ * computer while the browser still says it is online.
  */
-export const test = base.extend<{ phone: WebKitPhone }>({
+export const test = base.extend<{
+  screen: ScreenSize;
+  phone: WebKitPhone;
+  network: PhoneNetwork;
+  phoneOnNetwork: WebKitPhone;
+}>({
+  screen: [PHONE, { option: true }],
+  phone: async ({ screen }, use, testInfo) => {
+    await withPhone({ size: screen }, use, testInfo);
+  },
   // eslint-disable-next-line no-empty-pattern -- Playwright reads the fixtures a fixture uses from its first argument
-  phone: async ({}, use, testInfo) => {
-    const phone = await startWebKitPhone();
-    let errors: string[];
+  network: async ({}, use) => {
+    const network = await startPhoneNetwork();
     try {
-      await use(phone);
-      if (testInfo.status !== testInfo.expectedStatus) {
-        const path = testInfo.outputPath('webkit-failure.png');
-        await phone.screenshot(path).then(
-          () => testInfo.attach('webkit-failure', { path, contentType: 'image/png' }),
-          () => undefined,
-        );
-      }
-      errors = await phone.pageErrors();
+      await use(network);
     } finally {
-      await phone.stop();
+      await network.stop();
     }
-    expect(errors, 'errors in the page').toEqual([]);
+  },
+  phoneOnNetwork: async ({ screen, network }, use, testInfo) => {
+    await withPhone({ size: screen, proxy: network.proxy }, use, testInfo);
   },
 });
+
+async function withPhone(
+  options: WebKitPhoneOptions,
+  use: (phone: WebKitPhone) => Promise<void>,
+  testInfo: TestInfo,
+): Promise<void> {
+  const phone = await startWebKitPhone(options);
+  let errors: string[];
+  try {
+    await use(phone);
+    if (testInfo.status !== testInfo.expectedStatus) {
+      const path = testInfo.outputPath('webkit-failure.png');
+      await phone.screenshot(path).then(
+        () => testInfo.attach('webkit-failure', { path, contentType: 'image/png' }),
+        () => undefined,
+      );
+    }
+    errors = await phone.pageErrors();
+  } finally {
+    await phone.stop();
+  }
+  expect(errors, 'errors in the page').toEqual([]);
+}
 
 export { expect };
 
