@@ -108,6 +108,8 @@ export const TranscriptView = memo(function TranscriptView({
   useLayoutEffect(() => {
     const el = scroller.current;
     if (!el || !log.current) return undefined;
+    /** The frame that draws the window again with new heights (0: none asked for). */
+    let redraw = 0;
     const resized = new ResizeObserver((entries) => {
       let changed = false;
       for (const entry of entries) {
@@ -125,13 +127,22 @@ export const TranscriptView = memo(function TranscriptView({
       }
       if (pinned.current) el.scrollTop = el.scrollHeight;
       else holdPlace();
-      if (changed) setMeasured((n) => n + 1);
+      // Drawn again with the new heights at the next frame, not in this callback's microtasks: a
+      // render there resizes what this observer watches (spacers, new slots) within its own
+      // delivery, which browsers deliver a frame late anyway and report as a page error ("loop
+      // completed with undelivered notifications"). Until then the place is held as measured.
+      if (changed && redraw === 0)
+        redraw = requestAnimationFrame(() => {
+          redraw = 0;
+          setMeasured((n) => n + 1);
+        });
     });
     resized.observe(el);
     resized.observe(log.current);
     observer.current = resized;
     const slots = observed.current;
     return () => {
+      cancelAnimationFrame(redraw);
       resized.disconnect();
       slots.clear();
     };
