@@ -30,7 +30,6 @@ test.afterEach(async () => {
   host = model = undefined;
 });
 
-const STEPS = 100;
 const TRANSCRIPT = '[role="log"][aria-label="Transcript"]';
 
 /**
@@ -38,11 +37,11 @@ const TRANSCRIPT = '[role="log"][aria-label="Transcript"]';
  * says it is online, so the app learns from its connection failing that the computer is out of
  * reach (reachability.ts).
  */
-async function offlineRun(phone: WebKitPhone, network: PhoneNetwork): Promise<void> {
-  model = await startLongRunModel(STEPS);
+async function offlineRun(phone: WebKitPhone, network: PhoneNetwork, steps: number): Promise<void> {
+  model = await startLongRunModel(steps);
   const h = (host = await startAppHost({
     model: `openai-compatible:fake@${model.url}`,
-    args: ['--max-model-calls', String(STEPS + 10)],
+    args: ['--max-model-calls', String(steps + 10)],
   }));
   await pairByLink(phone, h);
   const sessionId = await startSession(phone, 'Start the long run');
@@ -54,7 +53,7 @@ async function offlineRun(phone: WebKitPhone, network: PhoneNetwork): Promise<vo
     async () => {
       const list = await tetherJson<{ id: string; status: string; lastSeq: number }[]>(h.dataDir, ['sessions']);
       const s = list.find((x) => x.id === sessionId);
-      return s && s.status === 'idle' && s.lastSeq > STEPS ? true : undefined;
+      return s && s.status === 'idle' && s.lastSeq > steps ? true : undefined;
     },
     5 * 60_000,
     'the long run to finish',
@@ -93,26 +92,28 @@ function flick(phone: WebKitPhone, by: number): Promise<ReadStep> {
   );
 }
 
-test(`a run of ${STEPS} steps caught up after being offline: reading back never moves the reader's place`, async ({
-  phoneOnNetwork: phone,
-  network,
-}, testInfo) => {
-  test.setTimeout(180_000);
-  await offlineRun(phone, network);
-  await catchUp(phone, network);
-  const by = Math.round(
-    0.8 * (await phone.run<number>("return document.querySelector('.transcript-wrap .scroll').clientHeight")),
-  );
-  const first = await readBack(() => flick(phone, by), 'first time up');
-  // 5 events a step, 300 a page: every page was read, one by one.
-  expect(first.pages).toBeGreaterThanOrEqual(Math.floor((STEPS * 5 - 200) / 300));
-  expect(first.lastStep, 'read back to the first steps').toBeLessThanOrEqual(3);
-  expect(await phone.text(`${TRANSCRIPT} .msg.user`)).toMatch(/Start the long run/);
-  testInfo.annotations.push({ type: 'first time up', description: JSON.stringify(first) });
-  // Up again through history already read: the place holds as well.
-  await phone.clickButton('Jump to latest ↓');
-  await expect.poll(() => theEndShown(phone)).toBe(true);
-  const again = await readBack(() => flick(phone, by), 'again');
-  expect(again.pages).toBe(0);
-  testInfo.annotations.push({ type: 'again', description: JSON.stringify(again) });
-});
+for (const steps of [100, 1000]) {
+  test(`a run of ${steps} steps caught up after being offline: reading back never moves the reader's place`, async ({
+    phoneOnNetwork: phone,
+    network,
+  }, testInfo) => {
+    test.setTimeout(steps * 300 + 120_000);
+    await offlineRun(phone, network, steps);
+    await catchUp(phone, network);
+    const by = Math.round(
+      0.8 * (await phone.run<number>("return document.querySelector('.transcript-wrap .scroll').clientHeight")),
+    );
+    const first = await readBack(() => flick(phone, by), 'first time up');
+    // 5 events a step, 300 a page: every page was read, one by one.
+    expect(first.pages).toBeGreaterThanOrEqual(Math.floor((steps * 5 - 200) / 300));
+    expect(first.lastStep, 'read back to the first steps').toBeLessThanOrEqual(3);
+    expect(await phone.text(`${TRANSCRIPT} .msg.user`)).toMatch(/Start the long run/);
+    testInfo.annotations.push({ type: 'first time up', description: JSON.stringify(first) });
+    // Up again through history already read: the place holds as well.
+    await phone.clickButton('Jump to latest ↓');
+    await expect.poll(() => theEndShown(phone)).toBe(true);
+    const again = await readBack(() => flick(phone, by), 'again');
+    expect(again.pages).toBe(0);
+    testInfo.annotations.push({ type: 'again', description: JSON.stringify(again) });
+  });
+}
