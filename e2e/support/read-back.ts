@@ -9,8 +9,11 @@ import type { ReadStep } from './reader-place.js';
  * back, by no more than a flick's worth.
  */
 
-/** Pixels an item may move by itself after a flick: sub-pixel rounding, and a little slack. */
-export const MAX_DRIFT_PX = 3;
+/**
+ * Pixels an item may move by itself after a flick: under a pixel, since WebKit scrolls by whole
+ * pixels (a move to hold the place can leave up to one), and half a pixel of sub-pixel layout.
+ */
+export const MAX_DRIFT_PX = 1.5;
 /** Steps one flick may move the reader through at most (a step is a line and a tool row). */
 export const MAX_STEPS_PER_FLICK = 20;
 /** Flicks after which reading back has surely gone wrong (a 1,000-step run takes about 700). */
