@@ -66,6 +66,8 @@ export const TranscriptView = memo(function TranscriptView({
   const pinned = useRef(true);
   /** Where the reader is, while not following the bottom. */
   const anchor = useRef<Anchor | undefined>(undefined);
+  /** The scroll position (px) the app last wrote to hold the place, until its scroll event. */
+  const placed = useRef<number | undefined>(undefined);
   const [following, setFollowing] = useState(true);
   const [viewport, setViewport] = useState({ top: 0, height: 800 });
   const [measured, setMeasured] = useState(0);
@@ -96,7 +98,9 @@ export const TranscriptView = memo(function TranscriptView({
     const slot = log.current.querySelector(`[data-item-key="${CSS.escape(place.id)}"]`);
     if (!slot) return;
     const by = anchorCorrection(place, el.getBoundingClientRect().top - slot.getBoundingClientRect().top);
-    if (by !== 0) el.scrollTop += by;
+    if (by === 0) return;
+    el.scrollTop += by;
+    placed.current = el.scrollTop;
   }).current;
 
   // Heights are read as the browser lays items out (a ResizeObserver), not item by item from
@@ -223,6 +227,12 @@ export const TranscriptView = memo(function TranscriptView({
   const onScroll = () => {
     const el = scroller.current;
     if (!el || !log.current) return;
+    const own = placed.current === el.scrollTop;
+    placed.current = undefined;
+    // The app's own move to hold the place: the reader's place stays as they left it. Taken again
+    // from the screen it would take in the move's rounding (WebKit scrolls by whole pixels), and
+    // a few moves would add up to pixels.
+    if (own && anchor.current && !pinned.current) return;
     const atBottom = el.scrollHeight - el.scrollTop - el.clientHeight <= PIN_SLACK_PX;
     pinned.current = atBottom;
     anchor.current = atBottom ? undefined : placeOnScreen(el, log.current);
