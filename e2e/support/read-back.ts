@@ -1,5 +1,5 @@
 import { expect } from '@playwright/test';
-import type { ReadStep } from './reader-place.js';
+import type { LeaveStep, ReadStep } from './reader-place.js';
 
 /**
  * Reading a long transcript back up to its first message a flick at a time, in any engine: `flick`
@@ -51,4 +51,30 @@ export async function readBack(flick: () => Promise<ReadStep>, label: string): P
     if (r.atTop && r.gaps === 0) return reading;
     expect(reading.flicks, `${label}: never reached the first message`).toBeLessThan(MAX_FLICKS);
   }
+}
+
+/**
+ * Leaves the bottom of a running session `times` times: `jump` follows the bottom again, `leave`
+ * runs `leaveBottom` (reader-place.ts) in the page. Each time the item in view must stay where the
+ * scroll put it while output streams in below: the app neither scrolls back to the bottom nor
+ * moves the place.
+ */
+export async function leaveBottomRepeatedly(
+  jump: () => Promise<void>,
+  leave: () => Promise<LeaveStep>,
+  times: number,
+  label: string,
+): Promise<LeaveStep[]> {
+  const steps: LeaveStep[] = [];
+  for (let i = 0; i < times; i++) {
+    await jump();
+    const r = await leave();
+    const what = `${label}, time ${i}: ${JSON.stringify(r)}`;
+    expect(r.key, what).not.toBeNull();
+    expect(r.lost, what).toBe(false);
+    expect(r.drift, what).toBeLessThanOrEqual(MAX_DRIFT_PX);
+    expect(r.fromBottom, what).toBeGreaterThanOrEqual(r.scrolled - MAX_DRIFT_PX);
+    steps.push(r);
+  }
+  return steps;
 }

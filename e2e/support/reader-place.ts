@@ -126,3 +126,66 @@ export function readUp(args: { by: number; quietFrames: number; maxMs: number })
     requestAnimationFrame(() => watch.frame());
   });
 }
+
+/** What scrolling up from the bottom of a session that is still running did (`leaveBottom`). */
+export interface LeaveStep {
+  /** The item followed: the first (not a gap) whose top was on screen before the scroll. */
+  key: string | null;
+  /** Pixels the screen scrolled up. */
+  scrolled: number;
+  /** The most (px) the item was ever away from where the scroll alone put it, frame by frame. */
+  drift: number;
+  /** It left the DOM. */
+  lost: boolean;
+  /** Pixels between the screen's bottom and the transcript's end at the last frame watched. */
+  fromBottom: number;
+}
+
+/**
+ * Runs in the page (any engine): with the transcript following a run at its bottom, scrolls up by
+ * `by` px in an animation frame, as a flick can land between two renders of new output, then
+ * watches the first item on screen for `frames` frames while the run goes on below. The app must
+ * not take the screen back to the bottom, nor move the item: the reader has left the bottom.
+ */
+export function leaveBottom(args: { by: number; frames: number }): Promise<LeaveStep> {
+  const el = document.querySelector<HTMLElement>('.transcript-wrap .scroll')!;
+  const log = el.querySelector<HTMLElement>('[role="log"]')!;
+  const at = {
+    topOf(key: string): number | null {
+      const slot = log.querySelector(`[data-item-key="${CSS.escape(key)}"]`);
+      return slot ? slot.getBoundingClientRect().top - el.getBoundingClientRect().top : null;
+    },
+    firstOnScreen(): string | null {
+      const top = el.getBoundingClientRect().top;
+      for (const slot of Array.from(log.querySelectorAll<HTMLElement>('[data-item-key]'))) {
+        if (slot.hasAttribute('data-gap')) continue;
+        const r = slot.getBoundingClientRect();
+        if (r.top >= top && r.top < top + el.clientHeight) return slot.dataset['itemKey'] ?? null;
+      }
+      return null;
+    },
+  };
+  return new Promise((resolve) => {
+    requestAnimationFrame(() => {
+      const key = at.firstOnScreen();
+      const t0 = key !== null ? at.topOf(key)! : 0;
+      const was = el.scrollTop;
+      el.scrollTop = was - args.by;
+      const scrolled = was - el.scrollTop;
+      const expected = t0 + scrolled;
+      const result: LeaveStep = { key, scrolled, drift: 0, lost: false, fromBottom: 0 };
+      let frames = 0;
+      const watch = {
+        frame(): void {
+          const top = key !== null ? at.topOf(key) : expected;
+          if (top === null) result.lost = true;
+          else result.drift = Math.max(result.drift, Math.abs(top - expected));
+          if (++frames < args.frames) return void requestAnimationFrame(() => watch.frame());
+          result.fromBottom = el.scrollHeight - el.clientHeight - el.scrollTop;
+          resolve(result);
+        },
+      };
+      requestAnimationFrame(() => watch.frame());
+    });
+  });
+}

@@ -6,8 +6,8 @@ import { eventually, tetherJson } from '../support/host-process.js';
 import type { LongRunModel } from '../support/long-run-model.js';
 import { startLongRunModel } from '../support/long-run-model.js';
 import type { Reading } from '../support/read-back.js';
-import { readBack } from '../support/read-back.js';
-import { readUp } from '../support/reader-place.js';
+import { leaveBottomRepeatedly, readBack } from '../support/read-back.js';
+import { leaveBottom, readUp } from '../support/reader-place.js';
 
 /**
  * Keeping the reader's place while a long session's history comes in. An iPhone and an iPad are on
@@ -134,3 +134,30 @@ for (const steps of [100, 1000]) {
     }
   });
 }
+
+test('scrolled up while a run streams in, the screen stays where the reader put it', async ({ browser }) => {
+  // A step every 15 ms or so: output comes in between any two frames.
+  model = await startLongRunModel(2000, { stepMs: 15 });
+  host = await startAppHost({ model: `openai-compatible:fake@${model.url}`, args: ['--max-model-calls', '2100'] });
+  const context = await browser.newContext(device('iPhone 15'));
+  contexts.push(context);
+  await context.addInitScript(collectPageErrors);
+  const page = await context.newPage();
+  await pairThroughLink(page, host);
+  await createSession(page, host, 'Start the long run');
+  const log = page.getByRole('log', { name: 'Transcript' });
+  await expect.poll(async () => Number(await log.getAttribute('data-items'))).toBeGreaterThan(40);
+  const steps = await leaveBottomRepeatedly(
+    () =>
+      page.evaluate(() => {
+        for (const b of document.querySelectorAll<HTMLButtonElement>('.transcript-wrap button.jump')) b.click();
+      }),
+    () => page.evaluate(leaveBottom, { by: 400, frames: 6 }),
+    20,
+    'iPhone 15',
+  );
+  // The run was still going: output came in below the reader meanwhile.
+  expect(Math.max(...steps.map((s) => s.fromBottom))).toBeGreaterThan(400);
+  const errors = await page.evaluate(() => (window as unknown as { __pageErrors: string[] }).__pageErrors);
+  expect(errors, 'errors in the page').toEqual([]);
+});

@@ -4,9 +4,9 @@ import { eventually, tetherJson } from '../support/host-process.js';
 import type { LongRunModel } from '../support/long-run-model.js';
 import { startLongRunModel } from '../support/long-run-model.js';
 import type { PhoneNetwork } from '../support/phone-network.js';
-import { readBack } from '../support/read-back.js';
-import type { ReadStep } from '../support/reader-place.js';
-import { readUp } from '../support/reader-place.js';
+import { leaveBottomRepeatedly, readBack } from '../support/read-back.js';
+import type { LeaveStep, ReadStep } from '../support/reader-place.js';
+import { leaveBottom, readUp } from '../support/reader-place.js';
 import { pairByLink, startSession } from '../support/webkit-app.js';
 import type { WebKitPhone } from '../support/webkit-phone.js';
 import { expect, test } from '../support/webkit-test.js';
@@ -98,8 +98,10 @@ for (const steps of [100, 1000]) {
     network,
   }, testInfo) => {
     test.setTimeout(steps * 300 + 120_000);
+    const started = Date.now();
     await offlineRun(phone, network, steps);
     await catchUp(phone, network);
+    const caughtUp = Date.now();
     const by = Math.round(
       0.8 * (await phone.run<number>("return document.querySelector('.transcript-wrap .scroll').clientHeight")),
     );
@@ -115,5 +117,31 @@ for (const steps of [100, 1000]) {
     const again = await readBack(() => flick(phone, by), 'again');
     expect(again.pages).toBe(0);
     testInfo.annotations.push({ type: 'again', description: JSON.stringify(again) });
+    // Where the time goes (ms): the run and catching up, then reading back twice.
+    testInfo.annotations.push({
+      type: 'times',
+      description: JSON.stringify({ runAndCatchUp: caughtUp - started, readBack: Date.now() - caughtUp }),
+    });
   });
 }
+
+test('scrolled up while a run streams in, the screen stays where the reader put it', async ({ phone }) => {
+  // A step every 15 ms or so: output comes in between any two frames.
+  model = await startLongRunModel(2000, { stepMs: 15 });
+  host = await startAppHost({ model: `openai-compatible:fake@${model.url}`, args: ['--max-model-calls', '2100'] });
+  await pairByLink(phone, host);
+  await startSession(phone, 'Start the long run');
+  await expect.poll(() => phone.attr(TRANSCRIPT, 'data-items').then(Number)).toBeGreaterThan(40);
+  const jump = async () => {
+    await phone.run("for (const b of document.querySelectorAll('.transcript-wrap button.jump')) b.click();");
+  };
+  const leave = () =>
+    phone.driver.executeAsyncScript<LeaveStep>(
+      `const done = arguments[arguments.length - 1];
+       (${leaveBottom.toString()})(arguments[0]).then(done);`,
+      { by: 400, frames: 6 },
+    );
+  const steps = await leaveBottomRepeatedly(jump, leave, 20, 'phone');
+  // The run was still going: output came in below the reader meanwhile.
+  expect(Math.max(...steps.map((s) => s.fromBottom))).toBeGreaterThan(400);
+});
