@@ -66,8 +66,14 @@ export const TranscriptView = memo(function TranscriptView({
   const pinned = useRef(true);
   /** Where the reader is, while not following the bottom. */
   const anchor = useRef<Anchor | undefined>(undefined);
-  /** The scroll position (px) the app last wrote to hold the place, until its scroll event. */
-  const placed = useRef<number | undefined>(undefined);
+  /**
+   * The scroll position (px) as the app last set or saw it; another one is a scroll of the
+   * reader's. Its event comes a frame later, and a render can come between: the app takes the
+   * scroll in before it moves the screen (`keepPlace`), rather than undo it.
+   */
+  const seen = useRef(0);
+  /** The place was moved by a scroll of the reader's taken in early: its event takes it again. */
+  const retake = useRef(false);
   const [following, setFollowing] = useState(true);
   const [viewport, setViewport] = useState({ top: 0, height: 800 });
   const [measured, setMeasured] = useState(0);
@@ -100,7 +106,33 @@ export const TranscriptView = memo(function TranscriptView({
     const by = anchorCorrection(place, el.getBoundingClientRect().top - slot.getBoundingClientRect().top);
     if (by === 0) return;
     el.scrollTop += by;
-    placed.current = el.scrollTop;
+    seen.current = el.scrollTop;
+  }).current;
+
+  /**
+   * After a change (a render, a size measured), before paint: the bottom in view while following,
+   * the reader's place held otherwise. A scroll of the reader's that the app has not seen yet
+   * counts first. Scrolled up, the place moves with it, exactly (its event then takes the place
+   * again from the screen, to follow the item now in view). Following, one that left the bottom
+   * is not undone: its event stops following.
+   */
+  const keepPlace = useRef(() => {
+    const el = scroller.current;
+    if (!el) return;
+    const moved = el.scrollTop - seen.current;
+    if (pinned.current) {
+      if (moved !== 0 && el.scrollHeight - el.scrollTop - el.clientHeight > PIN_SLACK_PX) return;
+      el.scrollTop = el.scrollHeight;
+      seen.current = el.scrollTop;
+      return;
+    }
+    const place = anchor.current;
+    if (moved !== 0 && place) {
+      anchor.current = { id: place.id, offset: place.offset + moved };
+      seen.current = el.scrollTop;
+      retake.current = true;
+    }
+    holdPlace();
   }).current;
 
   // Heights are read as the browser lays items out (a ResizeObserver), not item by item from
@@ -129,8 +161,7 @@ export const TranscriptView = memo(function TranscriptView({
           changed = true;
         }
       }
-      if (pinned.current) el.scrollTop = el.scrollHeight;
-      else holdPlace();
+      keepPlace();
       // Drawn again with the new heights at the next frame, not in this callback's microtasks: a
       // render there resizes what this observer watches (spacers, new slots) within its own
       // delivery, which browsers deliver a frame late anyway and report as a page error ("loop
@@ -155,11 +186,7 @@ export const TranscriptView = memo(function TranscriptView({
   // Following, every change is scrolled into view before it is painted: a scroll event would
   // otherwise see new items below the screen and take it for the person scrolling up. Scrolled up,
   // the reader's place is put back before it is painted.
-  useLayoutEffect(() => {
-    const el = scroller.current;
-    if (el && pinned.current) el.scrollTop = el.scrollHeight;
-    else holdPlace();
-  });
+  useLayoutEffect(() => keepPlace());
 
   const { start, end } = range;
   useLayoutEffect(() => {
@@ -227,21 +254,23 @@ export const TranscriptView = memo(function TranscriptView({
   const onScroll = () => {
     const el = scroller.current;
     if (!el || !log.current) return;
-    const own = placed.current === el.scrollTop;
-    placed.current = undefined;
-    // The app's own move to hold the place: the reader's place stays as they left it. Taken again
-    // from the screen it would take in the move's rounding (WebKit scrolls by whole pixels), and
-    // a few moves would add up to pixels.
-    if (own && anchor.current && !pinned.current) return;
-    const atBottom = el.scrollHeight - el.scrollTop - el.clientHeight <= PIN_SLACK_PX;
-    pinned.current = atBottom;
-    anchor.current = atBottom ? undefined : placeOnScreen(el, log.current);
-    setFollowing(atBottom);
+    // A position the app set itself (to follow, or to hold the place) leaves the place as it is:
+    // taken again from the screen it would take in the move's rounding (WebKit scrolls by whole
+    // pixels), and a few moves would add up to pixels.
+    if (el.scrollTop !== seen.current || retake.current) {
+      seen.current = el.scrollTop;
+      retake.current = false;
+      const atBottom = el.scrollHeight - el.scrollTop - el.clientHeight <= PIN_SLACK_PX;
+      pinned.current = atBottom;
+      anchor.current = atBottom ? undefined : placeOnScreen(el, log.current);
+    }
+    const follow = pinned.current;
+    setFollowing(follow);
     const top = el.scrollTop - LOAD_OLDER_MARGIN_PX / 2;
     const height = el.clientHeight + LOAD_OLDER_MARGIN_PX;
     // Following the bottom, the window is the newest items wherever the top is: following a run
     // scrolls with every step, and none of those scrolls needs drawing anew.
-    setViewport((now) => (atBottom && now.height === height ? now : { top, height }));
+    setViewport((now) => (follow && now.height === height ? now : { top, height }));
   };
 
   const jump = () => {
@@ -251,6 +280,7 @@ export const TranscriptView = memo(function TranscriptView({
     anchor.current = undefined;
     setFollowing(true);
     el.scrollTop = el.scrollHeight;
+    seen.current = el.scrollTop;
   };
 
   // A match becomes the reader's place: the window is drawn around it, and it is put in place.
