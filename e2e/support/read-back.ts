@@ -32,6 +32,7 @@ export interface Reading {
 /** Flicks up until the top is on screen with no gap left; `label` names the reading in failures. */
 export async function readBack(flick: () => Promise<ReadStep>, label: string): Promise<Reading> {
   const reading: Reading = { flicks: 0, pages: 0, worstDrift: 0, worstShifts: 0, lastStep: null };
+  let previous: ReadStep | undefined;
   for (;;) {
     const r = await flick();
     const what = `${label}, flick ${reading.flicks}: ${JSON.stringify(r)}`;
@@ -39,6 +40,9 @@ export async function readBack(flick: () => Promise<ReadStep>, label: string): P
     expect(r.drift, what).toBeLessThanOrEqual(MAX_DRIFT_PX);
     // History comes a page at a time, as the reader nears it.
     expect(r.loads, what).toBeLessThanOrEqual(1);
+    // And each while watched: none came in between two flicks.
+    if (previous) expect(r.itemsBefore, `${what}: items came in between flicks`).toBe(previous.itemsAfter);
+    previous = r;
     if (r.step !== null && reading.lastStep !== null) {
       expect(r.step, what).toBeLessThanOrEqual(reading.lastStep);
       expect(reading.lastStep - r.step, what).toBeLessThanOrEqual(MAX_STEPS_PER_FLICK);

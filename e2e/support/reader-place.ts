@@ -13,6 +13,9 @@ export interface ReadStep {
   frames: number;
   /** Times the transcript's item count changed meanwhile: history pages read. */
   loads: number;
+  /** The transcript's item count before the scroll, and once still. */
+  itemsBefore: number;
+  itemsAfter: number;
   /** N of the first "Step N of M" line on screen once still, if one shows. */
   step: number | null;
   gaps: number;
@@ -50,6 +53,13 @@ export function readUp(args: { by: number; quietFrames: number; maxMs: number })
       const slot = log.querySelector(`[data-item-key="${CSS.escape(key)}"]`);
       return slot ? slot.getBoundingClientRect().top - at.screenTop() : null;
     },
+    gapDue(): boolean {
+      if (log.dataset['loadingOlder'] === 'true') return false;
+      // A gap whose page failed offers to try again: nothing is due.
+      return Array.from(log.querySelectorAll('[data-item-key][data-gap]')).some(
+        (gap) => !/could not be loaded/.test(gap.textContent ?? ''),
+      );
+    },
     step(): number | null {
       const top = at.screenTop();
       for (const msg of Array.from(log.querySelectorAll('.msg.assistant'))) {
@@ -77,6 +87,8 @@ export function readUp(args: { by: number; quietFrames: number; maxMs: number })
     lost: false,
     frames: 0,
     loads: 0,
+    itemsBefore: Number(log.dataset['items']),
+    itemsAfter: 0,
     step: null,
     gaps: 0,
     atTop: false,
@@ -110,13 +122,17 @@ export function readUp(args: { by: number; quietFrames: number; maxMs: number })
           Math.abs(top - last.top) < 0.5 &&
           items === last.items &&
           el.scrollHeight === last.height &&
-          log.dataset['loadingOlder'] !== 'true';
+          log.dataset['loadingOlder'] !== 'true' &&
+          // A gap drawn and not loading is a page about to be read (the app reads one as soon as
+          // it is drawn): on a busy machine that can start more than a few frames later.
+          !at.gapDue();
         last.quiet = still ? last.quiet + 1 : 0;
         last.top = top ?? last.top;
         last.items = items;
         last.height = el.scrollHeight;
         if ((last.quiet >= args.quietFrames || performance.now() - started > args.maxMs) && result.frames > 2) {
           result.step = at.step();
+          result.itemsAfter = Number(log.dataset['items']);
           result.gaps = Number(log.dataset['gaps']);
           result.atTop = el.scrollTop <= 0;
           resolve(result);
