@@ -9,6 +9,7 @@ import { bin, root } from './run.mjs';
 const TARGETS = {
   protocol: 'shared-protocol/fuzz/protocol.ts',
   remote: 'host/fuzz/remote.ts',
+  relay: 'relay/fuzz/relay.ts',
 };
 
 const [target = 'protocol', ...rest] = process.argv.slice(2);
