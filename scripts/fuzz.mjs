@@ -10,6 +10,7 @@ const TARGETS = {
   protocol: 'shared-protocol/fuzz/protocol.ts',
   remote: 'host/fuzz/remote.ts',
   relay: 'relay/fuzz/relay.ts',
+  'machine-link': 'host/fuzz/machine-link.ts',
 };
 
 const [target = 'protocol', ...rest] = process.argv.slice(2);
