@@ -11,6 +11,7 @@ const TARGETS = {
   remote: 'host/fuzz/remote.ts',
   relay: 'relay/fuzz/relay.ts',
   'machine-link': 'host/fuzz/machine-link.ts',
+  'acp-agent': 'host/fuzz/acp-agent.ts',
 };
 
 const [target = 'protocol', ...rest] = process.argv.slice(2);
