@@ -20,8 +20,12 @@ import { FuzzProcess } from './fuzz-process.js';
 const ACP_SESSION = 'acp-fuzz-1';
 /** Messages sent before waiting for the client's answers. */
 const AT_ONCE = 8;
-/** Milliseconds to wait for every answer before a request counts as never answered. */
-const MAX_WAIT_MS = 10_000;
+/**
+ * Milliseconds to wait for every answer before a request counts as never answered: every answer
+ * here comes at once (the gate, the file system, processes that end at once), so this only has to
+ * outlast a machine starved by other work; a run on a busy two-core machine once took over 10 s.
+ */
+const MAX_WAIT_MS = 60_000;
 
 interface Approved {
   command: string;

@@ -262,11 +262,11 @@ export class ExecutorTarget {
         let timer: NodeJS.Timeout | undefined;
         const exited = await new Promise<boolean>((done) => {
           this.exits.set(procId, () => done(true));
-          timer = setTimeout(() => done(false), 10_000);
+          timer = setTimeout(() => done(false), 60_000);
         });
         clearTimeout(timer);
         this.exits.delete(procId);
-        if (!exited) this.kit.fail('a process started by proc.spawn did not end within 10 s');
+        if (!exited) this.kit.fail('a process started by proc.spawn did not end within 60 s');
       }
       const output = this.events
         .filter(
