@@ -112,6 +112,7 @@ export class AcpTarget {
     const k = this.k;
     await this.ready();
     const process = this.process!;
+    const sent: string[] = [];
     for (let i = 0; i < AT_ONCE; i++) {
       const id = this.nextId++;
       const message = this.messages.next(id);
@@ -130,9 +131,11 @@ export class AcpTarget {
       else if (message.request) this.waiting.set(id, { method: message.method, params: message.params });
       process.emit(new TextEncoder().encode(`${line}\n`));
       k.count(`acp:${message.method || 'empty'}`);
+      sent.push(`${message.method || 'empty'} (${line.length} bytes)`);
     }
     // File requests wait on the file system's threads: the deadline is wall time, not turns.
-    const deadline = Date.now() + MAX_WAIT_MS;
+    const started = Date.now();
+    const deadline = started + MAX_WAIT_MS;
     while (this.waiting.size > 0 && !process.isEnded) {
       if (Date.now() > deadline) {
         const left = [...this.waiting.values()]
@@ -144,6 +147,8 @@ export class AcpTarget {
       }
       await settle(1);
     }
+    const took = Date.now() - started;
+    if (took > this.slowest.ms) this.slowest = { ms: took, methods: sent.join(', ') };
     const changed = this.world.check();
     if (changed.length > 0) k.fail(`changed by the agent's requests: ${changed.join(', ')}`);
     if (k.chance(0.002)) this.turn?.close('the fuzzer ended the run');
@@ -311,8 +316,11 @@ export class AcpTarget {
     };
   }
 
+  /** The slowest batch, for the summary: how long its answers took, and what it held. */
+  private slowest = { ms: 0, methods: '' };
+
   get summary(): string {
-    return `gate asked ${this.gateAsks} times, ${this.spawns} commands started`;
+    return `gate asked ${this.gateAsks} times, ${this.spawns} commands started; slowest batch ${this.slowest.ms} ms: ${this.slowest.methods}`;
   }
 
   async close(): Promise<void> {
