@@ -27,10 +27,12 @@ const AT_ONCE = 8;
  */
 const MAX_WAIT_MS = 60_000;
 
-interface Approved {
-  command: string;
-  env: string;
-  cwd: string;
+/** What the gate allowed in one run and nothing has used yet. */
+interface Allowed {
+  /** Commands: the line, its variables (as `envText` shows them) and its folder. */
+  commands: { command: string; env: string; cwd: string }[];
+  /** Files it allowed to be written. */
+  writes: number;
 }
 
 /**
@@ -62,10 +64,6 @@ export class AcpTarget {
   /** Requests sent and not yet answered, with what each was. */
   private readonly waiting = new Map<number, { method: string; params: unknown }>();
   private inputBuffer = '';
-  /** Commands the gate allowed and no process has used yet. */
-  private approved: Approved[] = [];
-  /** Files the gate allowed to be written and not yet written. */
-  private writesAllowed = 0;
   private spawns = 0;
   private gateAsks = 0;
 
@@ -98,13 +96,11 @@ export class AcpTarget {
     this.newTurn();
   }
 
-  /** A new run: its turn attached, with grants (and so what the oracle allows) starting empty. */
+  /** A new run: its turn attached, its grants (and so what the oracle allows) starting empty. */
   private newTurn(): void {
     this.turn?.close('the fuzzer started another run');
     this.turn = new AcpTurn(this.run(), 'Fuzz');
     this.connection!.attach(ACP_SESSION, this.turn);
-    this.approved = [];
-    this.writesAllowed = 0;
   }
 
   /** `AT_ONCE` messages from the agent, then every answer checked. */
@@ -208,14 +204,19 @@ export class AcpTarget {
   private run(): RunContext {
     const cwd = this.world.session;
     const record = { id: 's_fuzz', cwd, autoApprove: false, allowRules: [] } as unknown as SessionRecord;
-    const gate = { ask: (request: GateRequest) => Promise.resolve(this.ask(request)) } as unknown as ApprovalGate;
+    // What the gate allowed in this run, as its grants are: a request of an earlier run still
+    // under way (a mutated one, not waited for) uses what that run allowed.
+    const allowed: Allowed = { commands: [], writes: 0 };
+    const gate = {
+      ask: (request: GateRequest) => Promise.resolve(this.ask(request, allowed)),
+    } as unknown as ApprovalGate;
     return {
       sessionId: 's_fuzz',
       record: () => record,
       append: (body) => this.append(body),
       takeQueued: () => [],
       gate,
-      context: this.context(),
+      context: this.context(allowed),
       clock: this.clock,
       newId: (prefix) => `${prefix}_${++this.ids}`,
       signal: new AbortController().signal,
@@ -231,7 +232,7 @@ export class AcpTarget {
   }
 
   /** The gate: checks what it is shown, answers at random, and remembers what it allowed. */
-  private ask(request: GateRequest): GateOutcome {
+  private ask(request: GateRequest, allowed: Allowed): GateOutcome {
     const k = this.k;
     this.gateAsks++;
     const need = request.need;
@@ -260,18 +261,22 @@ export class AcpTarget {
     k.count(`gate:${need.kind}:${outcome.allowed ? 'allowed' : outcome.reason}`);
     if (!outcome.allowed) return outcome;
     if (need.kind === 'shell' && need.command !== undefined) {
-      this.approved.push({ command: need.command, env: envText(need.env ?? {}), cwd: need.cwd ?? this.world.session });
+      allowed.commands.push({
+        command: need.command,
+        env: envText(need.env ?? {}),
+        cwd: need.cwd ?? this.world.session,
+      });
     }
     if (need.kind === 'write' || need.kind === 'edit') {
       // A permission request allows each diff it shows ("create …"/"change …" lines); a write asked for alone, one.
       const diffs = need.action.split('\n').filter((l) => l.startsWith('create ') || l.startsWith('change ')).length;
-      this.writesAllowed += request.tool === 'write_file' ? 1 : diffs;
+      allowed.writes += request.tool === 'write_file' ? 1 : diffs;
     }
     return outcome;
   }
 
   /** The session's place: the real confined context, with commands checked and never run. */
-  private context(): ExecutionContext {
+  private context(allowed: Allowed): ExecutionContext {
     const local = this.local;
     const spawn = (request: SpawnRequest): Promise<Result<ProcessHandle, never>> => {
       this.spawns++;
@@ -281,9 +286,9 @@ export class AcpTarget {
           : shellWords([request.command.program, ...request.command.args]);
       const env = envText(request.env ?? {});
       const cwd = resolve(request.root ?? this.world.session, request.cwd);
-      const at = this.approved.findIndex((a) => a.command === line && a.env === env && resolve(a.cwd) === cwd);
+      const at = allowed.commands.findIndex((a) => a.command === line && a.env === env && resolve(a.cwd) === cwd);
       if (at < 0) this.k.fail(`a command ran without the gate allowing it: ${line.slice(0, 200)}`);
-      else this.approved.splice(at, 1);
+      else allowed.commands.splice(at, 1);
       if (request.root !== undefined && resolve(request.root) !== this.world.session)
         this.k.fail('a command was confined to another folder');
       const process = new FuzzProcess();
@@ -296,9 +301,8 @@ export class AcpTarget {
     const writeFile: ExecutionContext['writeFile'] = async (root, path, text) => {
       const written = await local.writeFile(root, path, text);
       if (written.ok) {
-        if (this.writesAllowed <= 0)
-          this.k.fail(`a file was written without the gate allowing it: ${path.slice(0, 200)}`);
-        else this.writesAllowed--;
+        if (allowed.writes <= 0) this.k.fail(`a file was written without the gate allowing it: ${path.slice(0, 200)}`);
+        else allowed.writes--;
       }
       return written;
     };
