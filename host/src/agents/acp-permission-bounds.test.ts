@@ -26,6 +26,8 @@ describe('a permission request too large to show', () => {
       context: {
         place: 'local',
         realPath: (root: string, path: string) => (resolved.push(path), Promise.resolve(ok(resolve(root, path)))),
+        // None of the files exist yet: each change is shown as the agent's diff.
+        readFile: () => Promise.resolve({ ok: false, error: new Error('no such file') }),
       } as unknown as ExecutionContext,
       signal: new AbortController().signal,
     } as unknown as RunContext;
