@@ -1,6 +1,7 @@
-// npm run fuzz -- <target|all> [--seconds N | --inputs N]
+// npm run fuzz -- <target|all> [--seconds N | --inputs N] [--seed N]
 // A bounded fuzz run; fails on any crash or accepted forgery. `all` runs every target in turn with
 // the same budget (so `all --inputs N` tries N inputs on each) and ends with one line per target.
+// `--seed N` repeats the choices of a run of an in-process target (relay, machine-link, acp-agent).
 // The targets import the built packages: run `npm run build` first.
 import { spawn } from 'node:child_process';
 import { bin, root } from './run.mjs';
@@ -9,6 +10,9 @@ import { bin, root } from './run.mjs';
 const TARGETS = {
   protocol: 'shared-protocol/fuzz/protocol.ts',
   remote: 'host/fuzz/remote.ts',
+  relay: 'relay/fuzz/relay.ts',
+  'machine-link': 'host/fuzz/machine-link.ts',
+  'acp-agent': 'host/fuzz/acp-agent.ts',
 };
 
 const [target = 'protocol', ...rest] = process.argv.slice(2);

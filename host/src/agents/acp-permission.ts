@@ -153,8 +153,13 @@ async function gateRequest(turn: AcpTurnContext, state: ToolState, options: Opti
   if (command !== undefined) lines.push(`command: ${command}`);
   const writes: PermissionRequest['writes'] = [];
   let created = true;
+  let size = lines.reduce((sum, line) => sum + line.length + 1, 0);
   for (const item of state.content) {
     if (item.type !== 'diff') continue;
+    // Once the action is certain to be past what an approval can show (it is at least size - 1
+    // characters), the request is refused whole (askPermission): the rest of the diffs, maybe a
+    // hundred thousand of them, need no path resolved.
+    if (size - 1 > MAX_ACTION_TEXT) break;
     if (item.oldText !== null && item.oldText !== undefined) created = false;
     const named = displayPath(cwd, resolve(cwd, item.path));
     const real = await turn.run.context.realPath(cwd, item.path);
@@ -166,8 +171,10 @@ async function gateRequest(turn: AcpTurnContext, state: ToolState, options: Opti
     const change = real.ok ? await wholeChange(turn, real.value, item.oldText, item.newText) : undefined;
     const before = change?.before ?? item.oldText ?? null;
     const after = change?.after ?? item.newText;
-    lines.push(`${before === null ? 'create' : 'change'} ${where}`);
-    lines.push(agentDiff(before ?? '', after, named).trimEnd());
+    const header = `${before === null ? 'create' : 'change'} ${where}`;
+    const diff = agentDiff(before ?? '', after, named).trimEnd();
+    lines.push(header, diff);
+    size += header.length + diff.length + 2;
     if (real.ok) writes.push({ path: real.value, text: after, before });
   }
   if (state.rawInput !== undefined && command === undefined && writes.length === 0) {

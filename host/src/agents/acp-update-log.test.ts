@@ -1,5 +1,5 @@
 import type { SessionEventBody } from '@tether/shared-protocol';
-import { MAX_PLAN_ENTRIES, MAX_TOOL_OUTPUT_EVENT } from '@tether/shared-protocol';
+import { MAX_PLAN_ENTRIES, MAX_TOOL_DIFF_EVENT, MAX_TOOL_OUTPUT_EVENT } from '@tether/shared-protocol';
 import { ManualClock } from '@tether/shared-protocol/testing';
 import { describe, expect, it } from 'vitest';
 import type { SessionRecord } from '../store/session-store.js';
@@ -182,5 +182,22 @@ describe('ACP updates as Tether events', () => {
     expect(floods).toBe(1);
     expect(log.isFlooded).toBe(true);
     expect(events).toHaveLength(MAX_UPDATE_BURST + 10 * UPDATES_PER_SECOND);
+  });
+
+  it('diffs a tool call only as far as an event carries, however many diffs the agent sends', () => {
+    const { log, of } = setup();
+    // Each diff reads its item's path once: count the reads to see how many were diffed.
+    let diffed = 0;
+    const content = Array.from({ length: 20_000 }, (_, i) => {
+      const item = { type: 'diff' as const, oldText: 'a\n'.repeat(20), newText: 'b\n'.repeat(20) };
+      Object.defineProperty(item, 'path', { enumerable: true, get: () => (diffed++, `/work/project/f${i}`) });
+      return item as typeof item & { path: string };
+    });
+    log.update({ sessionUpdate: 'tool_call', toolCallId: 'many', title: 'Edit', kind: 'edit', content });
+    const started = of('tool.started')[0]!;
+    expect(started.diff!.length).toBeLessThanOrEqual(MAX_TOOL_DIFF_EVENT);
+    expect(started.diffTruncated).toBe(true);
+    // About 2,000 of 20,000 fill an event: the rest are never diffed.
+    expect(diffed).toBeLessThan(5_000);
   });
 });

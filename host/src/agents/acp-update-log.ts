@@ -328,14 +328,20 @@ export class AcpUpdateLog {
     return out;
   }
 
-  /** Every diff in the call's content, as unified diffs with paths shown inside the session folder. */
+  /**
+   * The call's diffs, as unified diffs with paths shown inside the session folder, as far as an
+   * event carries them: past MAX_TOOL_DIFF_EVENT the rest would be cut anyway, and an agent's
+   * message may hold a hundred thousand diffs, each diffed again on every update that changes them.
+   */
   diff(state: ToolState): string {
     const cwd = this.deps.run.record().cwd;
-    return state.content
-      .flatMap((item) =>
-        item.type === 'diff' ? [agentDiff(item.oldText ?? '', item.newText, displayPath(cwd, item.path))] : [],
-      )
-      .join('');
+    let out = '';
+    for (const item of state.content) {
+      if (item.type !== 'diff') continue;
+      out += agentDiff(item.oldText ?? '', item.newText, displayPath(cwd, item.path));
+      if (out.length > MAX_TOOL_DIFF_EVENT) break;
+    }
+    return out;
   }
 
   /**

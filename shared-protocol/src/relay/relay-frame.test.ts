@@ -69,7 +69,7 @@ const relayFrameArb: fc.Arbitrary<RelayFrame> = fc.oneof(
   fc.record({
     type: fc.constant('reply' as const),
     reqId: u32,
-    status: fc.integer({ min: 200, max: 599 }),
+    status: fc.integer({ min: 200, max: 599 }).filter((s) => s !== 204 && s !== 205 && s !== 304),
     body: fc.uint8Array({ maxLength: 300 }),
   }),
   fc.record({ type: fc.constantFrom('ping' as const, 'pong' as const), nonce: bytes(8) }),
@@ -186,6 +186,21 @@ describe('relay frames', () => {
     expect(decodeRelayFrame(bytes)).toMatchObject({ ok: false, error: { code: 'malformed' } });
     for (const code of [1000, 1001, 1011, 3000, 4999]) expect(isSendableCloseCode(code)).toBe(true);
     for (const code of [999, 1004, 1005, 1006, 1015, 2999, 5000, 1000.5]) expect(isSendableCloseCode(code)).toBe(false);
+  });
+
+  it('refuses a reply status an HTTP response cannot carry a body with (204, 205, 304)', () => {
+    // The relay answers the caller with the host's status and body; `new Response(body, {status:
+    // 204})` throws, so such a reply would end as a 500 without a code.
+    for (const status of [204, 205, 304]) {
+      expect(
+        encodeRelayFrame({ type: 'reply', reqId: 1, status, body: new Uint8Array(0) }),
+        String(status),
+      ).toMatchObject({ ok: false, error: { code: 'malformed' } });
+      const bytes = encode({ type: 'reply', reqId: 1, status: 200, body: new Uint8Array(0) });
+      bytes[6] = status >> 8;
+      bytes[7] = status & 0xff;
+      expect(decodeRelayFrame(bytes), String(status)).toMatchObject({ ok: false, error: { code: 'malformed' } });
+    }
   });
 
   it('refuses text fields that are not UTF-8', () => {

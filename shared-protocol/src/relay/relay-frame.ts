@@ -186,7 +186,7 @@ export function encodeRelayFrame(frame: RelayFrame): Result<Uint8Array> {
     }
     case 'reply': {
       if (!isU32(frame.reqId)) return fail('malformed', 'request id is not a 32-bit unsigned integer');
-      if (!isHttpStatus(frame.status)) return fail('malformed', `status ${frame.status} is not 200–599`);
+      if (!isHttpStatus(frame.status)) return fail('malformed', `status ${frame.status} is not 200–599 with a body`);
       if (frame.body.length > RELAY_MAX_REPLY_BODY)
         return fail('too-large', `reply is over ${RELAY_MAX_REPLY_BODY} bytes`);
       const w = new ByteWriter(2 + 4 + 2 + frame.body.length);
@@ -201,9 +201,14 @@ export function encodeRelayFrame(frame: RelayFrame): Result<Uint8Array> {
   }
 }
 
-/** Reply statuses are what an HTTP response may carry, so the relay can always pass one on. */
+/**
+ * Reply statuses are what an HTTP response with a body may carry, so the relay can always pass
+ * one on: 200–599 but 204, 205 and 304, which carry no body (a `Response` with one throws).
+ */
 function isHttpStatus(status: number): boolean {
-  return Number.isInteger(status) && status >= 200 && status <= 599;
+  return (
+    Number.isInteger(status) && status >= 200 && status <= 599 && status !== 204 && status !== 205 && status !== 304
+  );
 }
 
 function sourceBytes(source: string): Uint8Array | undefined {

@@ -6,3 +6,4 @@ export * from './scripted-random.js';
 export * from './vectors.js';
 export * from './fuzz-budget.js';
 export * from './machine-link-vectors.js';
+export * from './fuzz-seed.js';
