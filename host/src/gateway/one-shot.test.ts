@@ -2,11 +2,13 @@ import type { Clock } from '@tether/shared-protocol';
 import {
   HANDSHAKE_CLOCK_WINDOW_MS,
   ReplayCache,
+  decodeChannelMessage,
   encodeChannelMessage,
   generateBoxKeyPair,
   generateDeviceId,
   generateHostIdentity,
   ok,
+  openCallReply,
   sealCall,
 } from '@tether/shared-protocol';
 import { ManualClock, seededRandom } from '@tether/shared-protocol/testing';
@@ -41,11 +43,13 @@ function setUp() {
     const id = generateDeviceId(random);
     devices.insert({ id, publicKey: keys.publicKey, label: name, scopes: ['watch', 'approve'], createdAt: 0 });
     /** A call as this device's service worker makes it, by its own clock. */
-    return (clock: Pick<Clock, 'now'>, decision = 'allow-once') =>
+    const sealed = (clock: Pick<Clock, 'now'>, decision: string) =>
       sealCall(
         { deviceId: id, deviceKeys: keys, hostBoxPublicKey: identity.box.publicKey, clock, random },
         encodeChannelMessage({ t: 'req', id: 1, method: 'approvals.answer', params: { id: 'a_1', decision } }),
-      ).message;
+      );
+    const message = (clock: Pick<Clock, 'now'>, decision = 'allow-once') => sealed(clock, decision).message;
+    return Object.assign(message, { sealed });
   };
   /** The host starting (again) now. */
   const start = () => {
@@ -66,6 +70,15 @@ function setUp() {
       call: async (message: Uint8Array) => {
         const answered = await answerOneShot(deps, message);
         return answered.ok ? 'ok' : answered.error.code;
+      },
+      /** The error code inside the sealed reply, or 'ok' for a result. */
+      reply: async (call: { message: Uint8Array; replyKey: Uint8Array }) => {
+        const answered = await answerOneShot(deps, call.message);
+        if (!answered.ok) return `call ${answered.error.code}`;
+        const body = openCallReply(answered.value, call.replyKey);
+        const reply = body.ok ? decodeChannelMessage(body.value) : undefined;
+        if (!reply || reply.t !== 'res') return 'no reply';
+        return 'error' in reply ? reply.error.code : 'ok';
       },
     };
   };
@@ -130,5 +143,21 @@ describe('one-shot calls across a restart', () => {
     s.db.exec("CREATE TRIGGER full_disk BEFORE INSERT ON settings BEGIN SELECT RAISE(ABORT, 'disk full'); END");
     expect(await run.call(phone(s.clock))).toBe('unavailable');
     expect(s.acted).toEqual([]);
+  });
+});
+
+describe('a one-shot answer', () => {
+  it('allows once or denies; for this session or always is refused, whatever sent it', async () => {
+    const s = setUp();
+    const phone = s.device('phone');
+    const run = s.start();
+    expect(await run.reply(phone.sealed(s.clock, 'allow-always'))).toBe('forbidden');
+    expect(await run.reply(phone.sealed(s.clock, 'allow-session'))).toBe('forbidden');
+    expect(await run.reply(phone.sealed(s.clock, 'allow'))).toBe('forbidden');
+    expect(s.acted).toEqual([]);
+    expect(run.stats.get('call:decision-not-one-shot')).toBe(3);
+    expect(await run.reply(phone.sealed(s.clock, 'allow-once'))).toBe('ok');
+    expect(await run.reply(phone.sealed(s.clock, 'deny'))).toBe('ok');
+    expect(s.acted).toHaveLength(2);
   });
 });

@@ -66,12 +66,28 @@ export async function answerOneShot(deps: OneShotDeps, body: Uint8Array): Promis
   return ok(sealCallReply(opened.value.replyKey, reply, deps.random));
 }
 
+/**
+ * A notification's action answers one request, once: allow once or deny. An answer that outlives
+ * the request (for this session, or the agent's own "always") is given only where the whole
+ * request can be read, so a one-shot call carrying one is refused whatever sent it.
+ */
+const ONE_SHOT_DECISIONS: ReadonlySet<unknown> = new Set(['allow-once', 'deny']);
+
 /** Dispatches a method a one-shot call may carry; anything else is refused and counted. */
 function oneShotDispatch(deps: OneShotDeps, method: string, params: unknown, caller: Caller): Promise<Result<unknown>> {
-  if (isMethodName(method) && ONE_SHOT_METHODS.has(method)) return deps.dispatch(method, params, caller);
-  deps.stats.add('call:method-not-one-shot');
-  return Promise.resolve({
-    ok: false,
-    error: protocolError('forbidden', `${method.slice(0, 100)} is not offered as a one-shot call`),
-  });
+  if (!isMethodName(method) || !ONE_SHOT_METHODS.has(method)) {
+    deps.stats.add('call:method-not-one-shot');
+    return refuse(`${method.slice(0, 100)} is not offered as a one-shot call`);
+  }
+  const decision =
+    typeof params === 'object' && params !== null ? (params as { decision?: unknown }).decision : undefined;
+  if (!ONE_SHOT_DECISIONS.has(decision)) {
+    deps.stats.add('call:decision-not-one-shot');
+    return refuse('a one-shot answer allows once or denies; a wider answer is given in the app');
+  }
+  return deps.dispatch(method, params, caller);
+}
+
+function refuse(message: string): Promise<Result<unknown>> {
+  return Promise.resolve({ ok: false, error: protocolError('forbidden', message) });
 }
