@@ -8,7 +8,7 @@ import { PHONE, startWebKitPhone } from './webkit-phone.js';
 /**
  * Playwright tests that drive WebKit (Safari's engine) through WebDriver instead of Playwright's
  * own browsers: each test gets its own phone (Xvfb, WebKitWebDriver, MiniBrowser at 390×844, or
- * the `screen` a test asks for with `test.use({ screen })`), stopped after it. A test fails on any
+ * the `phoneScreen` a test asks for with `test.use({ phoneScreen })`), stopped after it. A test fails on any
  * page error the phone saw; a failing one leaves a screenshot among its artifacts.
  *
  * `phone` reaches the computer directly. `phoneOnNetwork` sends everything through `network`
@@ -16,14 +16,14 @@ import { PHONE, startWebKitPhone } from './webkit-phone.js';
  * computer while the browser still says it is online.
  */
 export const test = base.extend<{
-  screen: ScreenSize;
+  phoneScreen: ScreenSize;
   phone: WebKitPhone;
   network: PhoneNetwork;
   phoneOnNetwork: WebKitPhone;
 }>({
-  screen: [PHONE, { option: true }],
-  phone: async ({ screen }, use, testInfo) => {
-    await withPhone({ size: screen }, use, testInfo);
+  phoneScreen: [PHONE, { option: true }],
+  phone: async ({ phoneScreen }, use, testInfo) => {
+    await withPhone({ size: phoneScreen }, use, testInfo);
   },
   // eslint-disable-next-line no-empty-pattern -- Playwright reads the fixtures a fixture uses from its first argument
   network: async ({}, use) => {
@@ -34,8 +34,8 @@ export const test = base.extend<{
       await network.stop();
     }
   },
-  phoneOnNetwork: async ({ screen, network }, use, testInfo) => {
-    await withPhone({ size: screen, proxy: network.proxy }, use, testInfo);
+  phoneOnNetwork: async ({ phoneScreen, network }, use, testInfo) => {
+    await withPhone({ size: phoneScreen, proxy: network.proxy }, use, testInfo);
   },
 });
 

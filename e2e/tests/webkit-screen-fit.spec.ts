@@ -109,7 +109,7 @@ test('a 390×844 phone: title, chip and buttons whole; nothing over the transcri
 });
 
 test.describe('an iPad', () => {
-  test.use({ screen: IPAD });
+  test.use({ phoneScreen: IPAD });
 
   test('the session beside the list, and a terminal: everything whole', async ({ phone }, testInfo) => {
     host = await startAppHost({ demoDelayMs: 5 });
