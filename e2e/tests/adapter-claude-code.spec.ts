@@ -1,6 +1,9 @@
 import { expect, test } from '@playwright/test';
+import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import type { AnthropicStandIn } from '../support/anthropic-stand-in.js';
 import { startAnthropicStandIn } from '../support/anthropic-stand-in.js';
 import { claudeCodeAgent, claudeTranscript, descendants } from '../support/acp-adapters.js';
@@ -161,4 +164,48 @@ test('after the host restarts, the next message continues the same Claude Code s
   expect(messages).toContain('my name is Ada');
   expect(messages).toContain('Hello, Ada.');
   expect(JSON.stringify(eventsOfType(again, 'notice'))).not.toMatch(/afresh|could not load/);
+});
+
+/** The Claude Code CLI the adapter runs, as a person runs it at the computer. */
+const CLAUDE_CLI = fileURLToPath(new URL('../../node_modules/@anthropic-ai/claude-agent-sdk/cli.js', import.meta.url));
+
+test('a session started at the computer is listed, continued in Tether, and goes on with its conversation', async () => {
+  // At the desk: Claude Code itself, in the project folder, with the same home as the adapter's.
+  const agent = claudeCodeAgent(model, join(host.dir, 'claude-home'));
+  model.model.script([{ text: 'Noted: the word is mango.' }]);
+  // Its stdin closed, as a person's `claude -p` in a script has it (it reads stdin to its end).
+  const run = promisify(execFile)(process.execPath, [CLAUDE_CLI, '-p', 'remember the word mango'], {
+    cwd: host.project,
+    env: { ...process.env, ...agent.env },
+    timeout: 90_000,
+  });
+  run.child.stdin?.end();
+  const desk = await run;
+  expect(desk.stdout).toContain('Noted: the word is mango.');
+
+  // On the phone's side: the agent's own sessions in the folder, and the one from the desk continued.
+  const list = JSON.parse(await host.cli(['agents', 'sessions', 'claude-code', '--cwd', host.project, '--json'])) as {
+    canContinue: boolean;
+    sessions: { id: string; title: string; cwd: string }[];
+  };
+  expect(list.canContinue).toBe(true);
+  const fromDesk = list.sessions.find((s) => s.title.includes('mango'));
+  expect(fromDesk, JSON.stringify(list)).toBeDefined();
+  const session = JSON.parse(
+    await host.cli(['agents', 'continue', 'claude-code', fromDesk!.id, '--cwd', host.project, '--json']),
+  ) as { id: string };
+  const follow = host.follow(session.id);
+  // Its history is in the transcript.
+  await eventually(() => (JSON.stringify(follow.events).includes('Noted: the word is mango.') ? true : undefined));
+
+  // The loading is a run of its own: the next message is the run after it.
+  await runEnd(follow);
+  model.model.script([{ text: 'The word was mango.' }]);
+  await host.send(session.id, 'which word did I ask you to remember?');
+  expect((await runEnd(follow, 2)).status).toBe('done');
+  expect(assistantText(follow)).toContain('The word was mango.');
+  // The agent's session, loaded: the model is sent the conversation from the desk.
+  const messages = lastTurnMessages();
+  expect(messages).toContain('remember the word mango');
+  expect(messages).toContain('Noted: the word is mango.');
 });
