@@ -1,5 +1,3 @@
-import type { AgentSpec } from './agent-config.js';
-
 /**
  * What an agent process is given, in one place. Its environment is built in three layers:
  *
@@ -29,7 +27,7 @@ export function isHidden(name: string): boolean {
  * `passEnv` names (when it runs on this computer; unset and empty ones are left out).
  */
 export function agentEnv(
-  spec: Pick<AgentSpec, 'env' | 'passEnv'>,
+  spec: { env: Readonly<Record<string, string>>; passEnv: readonly string[] },
   place: string,
   hostEnv: Readonly<Record<string, string | undefined>>,
 ): Record<string, string> {
