@@ -169,7 +169,9 @@ export interface FileStat {
 /**
  * Describes the file or folder at `path` (already confined) from a descriptor, checked like a
  * read: what is described is what was opened, inside the root and not a private file under
- * another name. Opened for reading without blocking, so a FIFO or a device is described, not read.
+ * another name. Opened for reading without blocking, so a FIFO or a device is described, not read;
+ * what cannot be opened for reading at all (no permission, a socket) answers `io` rather than be
+ * described unchecked.
  */
 export async function statConfined(
   path: string,
