@@ -24,6 +24,7 @@ export type {
 } from './execution-context.js';
 export { displayPath } from './confine.js';
 export type { LocalContextOptions } from './local-context.js';
+export type { FileStat } from './confined-files.js';
 export { LocalContext, MAX_LIVE_PROCESSES } from './local-context.js';
 export { REGEX_TIME_LIMIT_MS } from './regex-search.js';
 export { MAX_PENDING_INPUT_BYTES } from './spawn-process.js';

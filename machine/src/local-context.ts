@@ -1,6 +1,7 @@
-import { mkdir, realpath, stat } from 'node:fs/promises';
-import { dirname, join, sep } from 'node:path';
-import type { ExecError, FsErrorCode, Result } from '@tether/shared-protocol';
+import type { Dirent } from 'node:fs';
+import { mkdir, opendir, realpath, stat } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, sep } from 'node:path';
+import type { DirListing as FolderListing, ExecError, FsErrorCode, Result } from '@tether/shared-protocol';
 import { execFail, ok } from '@tether/shared-protocol';
 import type {
   DirListing,
@@ -19,8 +20,8 @@ import type {
   SpawnRequest,
 } from './execution-context.js';
 import { resolveInside } from './confine.js';
-import type { OpenGuard } from './agent/confined-files.js';
-import { readConfined, writeConfined } from './agent/confined-files.js';
+import type { FileStat, OpenGuard } from './confined-files.js';
+import { readConfined, statConfined, writeConfined } from './confined-files.js';
 import { PrivateFiles } from './agent/private-files.js';
 import { isPrivatePath } from './agent/private-paths.js';
 import { listFolder } from './list-folder.js';
@@ -32,6 +33,9 @@ import { checkLaunch, startProcess } from './spawn-process.js';
 
 /** Processes started with `spawn` that may run at once; one more is refused with `busy`. */
 export const MAX_LIVE_PROCESSES = 64;
+
+/** Folders one `listDirs` answer lists; a bigger folder says `truncated`. */
+export const MAX_LISTED_DIRS = 500;
 
 export interface LocalContextOptions {
   /** See REGEX_TIME_LIMIT_MS; tests make it short. */
@@ -48,9 +52,23 @@ export interface LocalContextOptions {
   privateFiles?: PrivateFiles;
   /** This computer's home folder, as a real path: see ExecutionContext.home. */
   home?: string;
+  /**
+   * The folders this computer shares, as real paths (a machine's roots, the host's `--root`s).
+   * When given, every folder the context works in (a root of a file operation, a working folder)
+   * must lie inside one of them or is refused with `outside-root`, and `listDirs` starts from them.
+   */
+  roots?: readonly string[];
+  /** Test seam: runs between a file's confinement check and its open, with the path opened. */
+  beforeOpen?: (path: string) => Promise<void>;
 }
 
-/** This computer. */
+/**
+ * This computer, and the one implementation of the file operations: the host's own sessions, a
+ * machine serving its link (confined to its shared roots) and the app's folder picker all use it.
+ * Every path is resolved by real path inside its root and outside every private path; files are
+ * then opened so that a folder or file swapped for a link after that check, or a hard link to a
+ * private file, is refused (confined-files.ts).
+ */
 export class LocalContext implements ExecutionContext {
   readonly place = 'local';
   readonly home: string | undefined;
@@ -58,6 +76,8 @@ export class LocalContext implements ExecutionContext {
   private readonly env: NodeJS.ProcessEnv;
   private readonly privates: readonly string[];
   private readonly privateFiles: PrivateFiles;
+  private readonly roots: readonly string[] | undefined;
+  private readonly beforeOpen: ((path: string) => Promise<void>) | undefined;
   private liveProcesses = 0;
 
   constructor(options: LocalContextOptions = {}) {
@@ -66,6 +86,8 @@ export class LocalContext implements ExecutionContext {
     this.privates = options.privates ?? [];
     this.privateFiles = options.privateFiles ?? new PrivateFiles(this.privates);
     this.home = options.home;
+    this.roots = options.roots;
+    this.beforeOpen = options.beforeOpen;
   }
 
   async exec(request: ExecRequest): Promise<Result<ExecOutcome, ExecRunError>> {
@@ -81,7 +103,9 @@ export class LocalContext implements ExecutionContext {
     const launch = checkLaunch(request.command, request.env);
     if (!launch.ok) return launch;
     const cwd =
-      request.root === undefined ? await this.checkFolder(request.cwd) : await this.folderIn(request.root, request.cwd);
+      request.root === undefined
+        ? await this.checkFolder(request.cwd)
+        : await this.checkFolderIn(request.root, request.cwd);
     if (!cwd.ok) return cwd;
     if (this.liveProcesses >= MAX_LIVE_PROCESSES) {
       return execFail('busy', `${MAX_LIVE_PROCESSES} processes are running already`);
@@ -91,14 +115,36 @@ export class LocalContext implements ExecutionContext {
     return startProcess(launch.value, cwd.value, env, () => this.liveProcesses--);
   }
 
-  checkFolder(path: string): Promise<Result<string, FsError>> {
-    return this.folderIn(path, '.', path);
+  async checkFolder(path: string): Promise<Result<string, FsError>> {
+    if (this.roots === undefined) return this.folderIn(path, '.', path);
+    if (!isAbsolute(path)) return execFail('outside-root', `${path} is not an absolute path`);
+    let real: string;
+    try {
+      real = await realpath(path);
+    } catch (error) {
+      return ioError(path, error);
+    }
+    if (!(await this.shared(real)) || isPrivatePath(real, this.privates)) return this.refusal(path);
+    return this.folderIn(real, '.', path);
+  }
+
+  /** `path` resolved inside `root` (relative to it, or absolute), when it is a folder. */
+  async checkFolderIn(root: string, path: string): Promise<Result<string, FsError>> {
+    const folder = await this.rootFolder(root);
+    return folder.ok ? this.folderIn(folder.value, path) : folder;
   }
 
   async readFile(root: string, path: string, maxBytes: number): Promise<Result<FileText, FsError>> {
     const resolved = await this.inside(root, path);
     if (!resolved.ok) return resolved;
     return readConfined(resolved.value, path, maxBytes, await this.guard(root));
+  }
+
+  /** What the file or folder is, from the very one opened (see statConfined). */
+  async stat(root: string, path: string): Promise<Result<FileStat, FsError>> {
+    const resolved = await this.inside(root, path);
+    if (!resolved.ok) return resolved;
+    return statConfined(resolved.value, path, await this.guard(root));
   }
 
   /** Refuses a private path like every other file operation (and like a machine's `fs.realPath`). */
@@ -160,11 +206,76 @@ export class LocalContext implements ExecutionContext {
     return ok({ ...found.value, hits });
   }
 
-  /** `path` resolved by real path inside `root`, and not private. */
-  private async inside(root: string, path: string): Promise<Result<string, ExecError<FsErrorCode>>> {
+  /**
+   * Folders to pick a session's folder from: without `path`, the shared roots themselves; with
+   * one, the folders in it (a folder inside the roots). Private folders and symlinks are left out:
+   * only real folders are offered. A context without roots offers none.
+   */
+  async listDirs(path?: string): Promise<Result<FolderListing, FsError>> {
+    const roots = await this.realRoots();
+    if (path === undefined) {
+      const dirs = roots.map((root) => ({ name: basename(root) || root, path: root }));
+      return ok({ path: null, parent: null, dirs, truncated: false });
+    }
+    const folder = await this.rootFolder(path);
+    if (!folder.ok) return folder;
+    const real = folder.value;
+    const dirs: Dirent[] = [];
+    try {
+      for await (const entry of await opendir(real)) {
+        // Dirent does not follow symlinks: a link to a folder elsewhere is not offered.
+        if (entry.isDirectory() && !isPrivatePath(join(real, entry.name), this.privates)) dirs.push(entry);
+      }
+    } catch (error) {
+      return ioError(path, error);
+    }
+    dirs.sort(
+      (a, b) => Number(a.name.startsWith('.')) - Number(b.name.startsWith('.')) || a.name.localeCompare(b.name),
+    );
+    return ok({
+      path: real,
+      parent: roots.includes(real) ? null : dirname(real),
+      dirs: dirs.slice(0, MAX_LISTED_DIRS).map((d) => ({ name: d.name, path: join(real, d.name) })),
+      truncated: dirs.length > MAX_LISTED_DIRS,
+    });
+  }
+
+  /** `path` resolved by real path inside `root` (itself inside the shared roots, if any), and not private. */
+  private async inside(root: string, path: string): Promise<Result<string, FsError>> {
+    const folder = await this.rootFolder(root);
+    return folder.ok ? this.resolveConfined(folder.value, path) : folder;
+  }
+
+  /** `path` resolved by real path inside the folder `root`, and not private. */
+  private async resolveConfined(root: string, path: string): Promise<Result<string, ExecError<FsErrorCode>>> {
     const resolved = await resolveInside(root, path);
     if (!resolved.ok || !isPrivatePath(resolved.value, this.privates)) return resolved;
     return execFail('outside-root', `${path} is private (credentials or Tether's data)`);
+  }
+
+  /** The folder a file operation is confined to: as given, or checked against the shared roots. */
+  private async rootFolder(root: string): Promise<Result<string, FsError>> {
+    return this.roots === undefined ? ok(root) : this.checkFolder(root);
+  }
+
+  /** Whether a real path lies in one of the shared roots. */
+  private async shared(real: string): Promise<boolean> {
+    const roots = await this.realRoots();
+    return roots.some((root) => real === root || real.startsWith(root.endsWith(sep) ? root : root + sep));
+  }
+
+  /** The shared roots that exist, by real path (a host's may be given through links), private ones left out. */
+  private async realRoots(): Promise<string[]> {
+    const reals: string[] = [];
+    for (const root of this.roots ?? []) {
+      const real = await realpath(root).catch(() => undefined);
+      if (real !== undefined && !isPrivatePath(real, this.privates)) reals.push(real);
+    }
+    return reals;
+  }
+
+  private refusal(path: string): { ok: false; error: ExecError<'outside-root'> } {
+    return execFail('outside-root', `${path} is outside the shared folders (${(this.roots ?? []).join(', ')})`);
   }
 
   /** What a file opened inside `root` is checked against, once open. */
@@ -174,12 +285,13 @@ export class LocalContext implements ExecutionContext {
     return {
       allowed: (real) => (real === rootReal || real.startsWith(prefix)) && !isPrivatePath(real, this.privates),
       privateFiles: this.privateFiles,
+      beforeOpen: this.beforeOpen,
     };
   }
 
   /** `path` resolved inside `root`, when it is a folder; `label` names it in errors. */
   private async folderIn(root: string, path: string, label = path): Promise<Result<string, ExecError<FsErrorCode>>> {
-    const resolved = await this.inside(root, path);
+    const resolved = await this.resolveConfined(root, path);
     if (!resolved.ok) return resolved;
     try {
       const info = await stat(resolved.value);

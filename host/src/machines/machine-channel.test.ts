@@ -33,6 +33,16 @@ class HandLink implements MachineLink {
 }
 
 const WAIT_MS = 15 * 60_000;
+const run = (command: string) => ({ callId: 'x_1', command, cwd: '/r', timeoutMs: 1000, maxOutputBytes: 1000 });
+const RAN = {
+  exitCode: 0,
+  signal: null,
+  output: '',
+  droppedBytes: 0,
+  timedOut: false,
+  aborted: false,
+  durationMs: 5,
+};
 const flush = async () => {
   for (let i = 0; i < 5; i++) await Promise.resolve();
 };
@@ -53,7 +63,7 @@ function setup() {
 describe('offline semantics of a machine channel', () => {
   it('a call made while the machine is offline waits, then goes out when it is back', async () => {
     const { channel, said, options } = setup();
-    const pending = channel.call('exec.run', { command: 'make' }, options());
+    const pending = channel.call('exec.run', run('make'), options());
     await flush();
     expect(said).toEqual(['waiting']);
     const link = new HandLink();
@@ -61,13 +71,13 @@ describe('offline semantics of a machine channel', () => {
     await flush();
     expect(link.sent.map((s) => s.method)).toEqual(['exec.run']);
     expect(said).toEqual(['waiting', 'back']);
-    link.sent[0]!.reply(ok({ exitCode: 0 }));
-    expect(await pending).toEqual({ ok: true, value: { exitCode: 0 } });
+    link.sent[0]!.reply(ok(RAN));
+    expect(await pending).toEqual({ ok: true, value: RAN });
   });
 
   it('gives up after the wait setting, and the run is told to stop', async () => {
     const { clock, channel, options } = setup();
-    const pending = channel.call('fs.read', { root: '/r', path: 'a' }, options());
+    const pending = channel.call('fs.read', { root: '/r', path: 'a', maxBytes: 10 }, options());
     await flush();
     clock.advance(WAIT_MS - 1);
     await flush();
@@ -87,7 +97,7 @@ describe('offline semantics of a machine channel', () => {
     const { channel, options } = setup();
     const link = new HandLink();
     channel.attach(link);
-    const pending = channel.call('exec.run', { command: 'make deploy' }, options());
+    const pending = channel.call('exec.run', run('make deploy'), options());
     await flush();
     link.cut();
     const result = await pending;
@@ -141,6 +151,22 @@ describe('offline semantics of a machine channel', () => {
     await flush();
     channel.close();
     expect(await waiting).toMatchObject({ ok: false, error: { code: 'unreachable' } });
+  });
+
+  it("decodes a reply by its method's result schema, and fails one that does not match", async () => {
+    const { channel, options } = setup();
+    const link = new HandLink();
+    channel.attach(link);
+    const good = channel.call('fs.stat', { root: '/r', path: 'a' }, options());
+    const bad = channel.call('fs.stat', { root: '/r', path: 'b' }, options());
+    await flush();
+    link.sent[0]!.reply(ok({ type: 'file', size: 3, modifiedAt: 1 }));
+    link.sent[1]!.reply(ok({ type: 'symlink-to-anywhere', size: -1 }));
+    expect(await good).toEqual({ ok: true, value: { type: 'file', size: 3, modifiedAt: 1 } });
+    expect(await bad).toMatchObject({
+      ok: false,
+      error: { code: 'io', message: 'laptop answered fs.stat with something else' },
+    });
   });
 
   it('a newer link replaces an older one, which is told why', () => {

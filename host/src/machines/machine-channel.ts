@@ -1,5 +1,14 @@
-import type { Clock, ErrorCode, Result, TimerHandle } from '@tether/shared-protocol';
-import { MACHINE_METHODS, fail, isMachineMethod } from '@tether/shared-protocol';
+import type {
+  Clock,
+  ErrorCode,
+  MachineMethodName,
+  MachineParams,
+  MachineResult,
+  Result,
+  TimerHandle,
+} from '@tether/shared-protocol';
+import { MACHINE_METHODS, fail, ok } from '@tether/shared-protocol';
+import * as v from 'valibot';
 import type { MachineLink } from './machine-link.js';
 
 export interface CallOptions {
@@ -17,8 +26,10 @@ export interface CallOptions {
 export const NOT_SENT_INTERRUPTED = 'not sent: the run was interrupted while it waited for the machine';
 
 /**
- * The host's way to one machine, across its links. Calls go through `call`, which carries the
- * offline rules (docs/machines.md, "Offline"):
+ * The host's way to one machine, across its links. Calls go through `call`, typed by the method
+ * table (MACHINE_METHODS): params as the method's schema wants them, and a reply decoded by its
+ * result schema (one that does not match fails with `io`). `call` carries the offline rules
+ * (docs/machines.md, "Offline"):
  *
  * - offline before the call is sent: it waits (nothing was sent, so sending later is safe), up to
  *   `waitMs` from when it started waiting, then fails `unreachable` ("stayed offline");
@@ -102,8 +113,20 @@ export class MachineChannel {
     this.wakeWaiters();
   }
 
-  async call(method: string, params: unknown, options: CallOptions): Promise<Result<unknown>> {
-    const idempotent = isMachineMethod(method) && MACHINE_METHODS[method].idempotent;
+  async call<M extends MachineMethodName>(
+    method: M,
+    params: MachineParams<M>,
+    options: CallOptions,
+  ): Promise<Result<MachineResult<M>>> {
+    const result = await this.send(method, params, options);
+    if (!result.ok) return result;
+    const parsed = v.safeParse(MACHINE_METHODS[method].result, result.value);
+    if (!parsed.success) return fail('io', `${this.name} answered ${method} with something else`);
+    return ok(parsed.output as MachineResult<M>);
+  }
+
+  private async send(method: MachineMethodName, params: unknown, options: CallOptions): Promise<Result<unknown>> {
+    const idempotent = MACHINE_METHODS[method].idempotent;
     let deadline: number | undefined;
     let waited = false;
     for (;;) {

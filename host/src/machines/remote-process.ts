@@ -1,4 +1,4 @@
-import type { ExecError, Result } from '@tether/shared-protocol';
+import type { ExecError, MachineParams, MachineResult, Result } from '@tether/shared-protocol';
 import {
   OUTPUT_WINDOW_BYTES,
   decodeMachineEvent,
@@ -106,7 +106,10 @@ export class RemoteProcess implements ProcessHandle {
     void this.send('proc.kill', { procId: this.procId, signal });
   }
 
-  private send(method: string, params: unknown): Promise<Result<unknown>> {
+  private send<M extends 'proc.write' | 'proc.closeInput' | 'proc.kill'>(
+    method: M,
+    params: MachineParams<M>,
+  ): Promise<Result<MachineResult<M>>> {
     if (this.generation === undefined || this.channel.generation !== this.generation || !this.channel.online) {
       return Promise.resolve({
         ok: false,

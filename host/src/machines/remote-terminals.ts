@@ -1,6 +1,5 @@
-import type { Clock, Result } from '@tether/shared-protocol';
+import type { Clock, MachineParams, Result } from '@tether/shared-protocol';
 import {
-  MACHINE_METHODS,
   MAX_PROC_WRITE_BYTES,
   OUTPUT_WINDOW_BYTES,
   decodeMachineEvent,
@@ -19,7 +18,6 @@ import type {
   TerminalPlace,
 } from '@tether/machine';
 import { Terminal } from '@tether/machine';
-import * as v from 'valibot';
 import type { MachineChannel } from './machine-channel.js';
 
 /** Bytes of a terminal's output held here while the terminal is paused: the machine stops at its
@@ -121,7 +119,10 @@ export class RemotePtyProcess implements PtyProcess {
     );
   }
 
-  private async send(method: string, params: unknown): Promise<void> {
+  private async send<M extends 'pty.write' | 'pty.resize' | 'pty.kill'>(
+    method: M,
+    params: MachineParams<M>,
+  ): Promise<void> {
     if (!this.live()) return;
     await this.channel.call(method, params, { wait: false });
   }
@@ -204,19 +205,16 @@ export class RemoteTerminals implements TerminalPlace {
     );
     if (!result.ok) {
       process.abandon();
+      // An answer the channel could not decode may stand for a terminal that did open: it is
+      // ended (killing a terminal the machine does not have is harmless).
+      if (result.error.code === 'io') void this.channel.call('pty.kill', { ptyId, signal: 'SIGKILL' }, { wait: false });
       return execFail(openCode(result.error.code), result.error.message);
     }
-    const parsed = v.safeParse(MACHINE_METHODS['pty.spawn'].result, result.value);
-    if (!parsed.success) {
-      process.abandon();
-      void this.channel.call('pty.kill', { ptyId, signal: 'SIGKILL' }, { wait: false });
-      return execFail('io', `${this.channel.name} answered pty.spawn with something else`);
-    }
-    process.started(parsed.output.pid);
+    process.started(result.value.pid);
     return ok(
       new Terminal(process, {
-        shell: parsed.output.shell,
-        cwd: parsed.output.cwd,
+        shell: result.value.shell,
+        cwd: result.value.cwd,
         cols: request.cols,
         rows: request.rows,
         clock: this.clock,

@@ -3,7 +3,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { open, readlink, realpath, stat } from 'node:fs/promises';
 import type { ExecError, FsErrorCode, Result } from '@tether/shared-protocol';
 import { execFail, ok } from '@tether/shared-protocol';
-import type { FileIdentity, PrivateFiles } from './private-files.js';
+import type { FileIdentity, PrivateFiles } from './agent/private-files.js';
 
 /**
  * File reads and writes that check, after opening, which file they really opened. A path is
@@ -13,7 +13,7 @@ import type { FileIdentity, PrivateFiles } from './private-files.js';
  * the descriptor) must still pass `allowed`, and the opened file itself (fstat of the descriptor)
  * must not be a private file under another name (a hard link); otherwise the file is closed
  * untouched (a write truncates only after these checks) and the operation is refused with
- * `outside-root`.
+ * `outside-root`. LocalContext is their one user: the host's own computer and every machine.
  */
 
 /** What an opened file is checked against. */
@@ -21,10 +21,12 @@ export interface OpenGuard {
   /** Whether the opened file's real path may be used: inside the roots, outside the private paths. */
   allowed: (realPath: string) => boolean;
   privateFiles: PrivateFiles;
+  /** Test seam: runs between the confinement check and the open, with the path about to be opened. */
+  beforeOpen?: ((path: string) => Promise<void>) | undefined;
 }
 
 /** The refusal of a file that is a private file under another name. */
-export function hardLinkRefusal(shown: string): { ok: false; error: ExecError<'outside-root'> } {
+function hardLinkRefusal(shown: string): { ok: false; error: ExecError<'outside-root'> } {
   return execFail(
     'outside-root',
     `${shown} is another name (a hard link) for a private file: credentials or Tether's data`,
@@ -32,7 +34,7 @@ export function hardLinkRefusal(shown: string): { ok: false; error: ExecError<'o
 }
 
 /** Refuses `file` when it is a private file under another name. */
-export async function checkIdentity(
+async function checkIdentity(
   file: FileIdentity,
   shown: string,
   privateFiles: PrivateFiles,
@@ -88,9 +90,8 @@ export async function readConfined(
   shown: string,
   maxBytes: number,
   guard: OpenGuard,
-  beforeOpen?: () => Promise<void>,
 ): Promise<Result<{ text: string; size: number }, ExecError<FsErrorCode>>> {
-  await beforeOpen?.();
+  await guard.beforeOpen?.(path);
   let handle: FileHandle;
   try {
     handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
@@ -123,9 +124,8 @@ export async function writeConfined(
   shown: string,
   text: string,
   guard: OpenGuard,
-  beforeOpen?: () => Promise<void>,
 ): Promise<Result<{ created: boolean; path: string }, ExecError<FsErrorCode>>> {
-  await beforeOpen?.();
+  await guard.beforeOpen?.(path);
   let handle: FileHandle;
   let created = true;
   try {
@@ -151,6 +151,48 @@ export async function writeConfined(
     await handle.truncate(0);
     await handle.write(text, 0, 'utf8');
     return ok({ created, path });
+  } catch (error) {
+    return ioError(shown, error);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** What `statConfined` tells of a file or folder. */
+export interface FileStat {
+  type: 'file' | 'dir' | 'other';
+  size: number;
+  /** Milliseconds since the epoch. */
+  modifiedAt: number;
+}
+
+/**
+ * Describes the file or folder at `path` (already confined) from a descriptor, checked like a
+ * read: what is described is what was opened, inside the root and not a private file under
+ * another name. Opened for reading without blocking, so a FIFO or a device is described, not read;
+ * what cannot be opened for reading at all (no permission, a socket) answers `io` rather than be
+ * described unchecked.
+ */
+export async function statConfined(
+  path: string,
+  shown: string,
+  guard: OpenGuard,
+): Promise<Result<FileStat, ExecError<FsErrorCode>>> {
+  await guard.beforeOpen?.(path);
+  let handle: FileHandle;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    return ioError(shown, error);
+  }
+  try {
+    const checked = await checkOpened(handle, path, shown, guard.allowed);
+    if (!checked.ok) return checked;
+    const info = await handle.stat();
+    const same = await checkIdentity(info, shown, guard.privateFiles);
+    if (!same.ok) return same;
+    const type = info.isFile() ? 'file' : info.isDirectory() ? 'dir' : 'other';
+    return ok({ type, size: info.size, modifiedAt: Math.floor(info.mtimeMs) });
   } catch (error) {
     return ioError(shown, error);
   } finally {

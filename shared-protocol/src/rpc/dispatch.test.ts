@@ -1,6 +1,7 @@
-import { fail, ok, protocolError } from '@tether/shared-protocol';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
+import { fail, ok, protocolError } from '../errors.js';
+import { MACHINE_METHODS } from '../machine/machine-methods.js';
 import { createDispatch } from './dispatch.js';
 
 const TABLE = {
@@ -58,5 +59,43 @@ describe('one dispatch for every method table', () => {
       'request:internal',
       'request:internal',
     ]);
+  });
+});
+
+describe('the machine link table through the same dispatch', () => {
+  const dispatch = createDispatch(MACHINE_METHODS, {
+    'machine.ping': () => ok({ now: 5 }),
+    // Params arrive typed by the schema: `maxBytes` is a number here, with no cast.
+    'fs.read': ({ path, maxBytes }) => ok({ text: path.slice(0, maxBytes), size: Math.min(path.length, maxBytes) }),
+    // A machine whose handler answers outside its schema: caught before it leaves.
+    'fs.stat': () => ok({ type: 'file' as const, size: -1, modifiedAt: 0 }),
+  });
+
+  it('serves a method of the table, and refuses what the table does not say', async () => {
+    expect(await dispatch('machine.ping', {}, undefined)).toEqual(ok({ now: 5 }));
+    expect(await dispatch('fs.read', { root: '/r', path: 'abc', maxBytes: 2 }, undefined)).toEqual(
+      ok({ text: 'ab', size: 2 }),
+    );
+    expect(await dispatch('fs.delete', { path: '/' }, undefined)).toMatchObject({ error: { code: 'unknown-method' } });
+    expect(await dispatch('fs.write', { root: '/r', path: 'a', text: '' }, undefined)).toMatchObject({
+      error: { code: 'unsupported' },
+    });
+    expect(await dispatch('fs.stat', { root: '/r', path: 'a' }, undefined)).toMatchObject({
+      error: { code: 'internal' },
+    });
+  });
+
+  it('names the field a request got wrong', async () => {
+    const refused = await dispatch('fs.read', { root: '/r', path: 'a', maxBytes: -1 }, undefined);
+    expect(refused.ok ? '' : refused.error.message).toMatch(/^maxBytes: /);
+  });
+
+  it('types each handler by its method', () => {
+    createDispatch(MACHINE_METHODS, {
+      // @ts-expect-error: fs.read answers { text, size }, not a listing.
+      'fs.read': () => ok({ entries: [], truncated: false }),
+      // @ts-expect-error: fs.checkFolder has no `root` param.
+      'fs.checkFolder': ({ root }) => ok({ path: String(root) }),
+    });
   });
 });
