@@ -7,7 +7,7 @@ import {
   utf8Encode,
 } from '@tether/shared-protocol';
 import type { PairChannel } from '../gateway/pairing-service.js';
-import type { Counters } from '../gateway/stats.js';
+import type { HostCounters as Counters } from '../stats/host-counters.js';
 import { httpStatusFor } from '../remote/http-app.js';
 
 /** The part of the device gateway a relay link hands pair requests and one-shot calls to. */

@@ -12,7 +12,7 @@ import { bodyLimit } from 'hono/body-limit';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { chooseEncoding } from './accept-encoding.js';
 import type { AppFile } from './app-files.js';
-import type { Counters } from '../gateway/stats.js';
+import type { HostCounters, HttpRefusal } from '../stats/host-counters.js';
 
 /** The strict policy every page gets (one copy for every server of the app: shared-protocol). */
 export const CONTENT_SECURITY_POLICY = APP_CONTENT_SECURITY_POLICY;
@@ -65,7 +65,7 @@ export interface HttpAppDeps {
    * plain HTTP a response may have been altered on the way, and must not outlive the visit.
    */
   https: boolean;
-  stats: Counters;
+  stats: HostCounters;
   /** Origins the page may also connect to (the host's relay, as https: and wss:). */
   connectSources?: () => readonly string[];
 }
@@ -100,7 +100,7 @@ function sourceOf(c: Context): string {
  */
 export function createHttpApp(deps: HttpAppDeps): Hono {
   const app = new Hono();
-  const refuse = (reason: string, code: ErrorCode, message: string) => {
+  const refuse = (reason: HttpRefusal, code: ErrorCode, message: string) => {
     deps.stats.add(`http:${reason}`);
     return errorResponse({ code, message });
   };
