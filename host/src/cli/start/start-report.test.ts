@@ -71,7 +71,7 @@ describe('StartReport', () => {
   it('says nothing of the relay before the host is attached', () => {
     const s = streams();
     const report = new StartReport({ stdout: s.stdout, stderr: s.stderr, json: true, relayOnly: true, tty: false });
-    report.relayState({ name: 'linked' } as Parameters<StartReport['relayState']>[0]);
+    report.relayState({ name: 'linked' });
     expect(s.out()).toBe('');
   });
 });
