@@ -7,6 +7,7 @@ import {
   RELAY_MAX_PAIR_BODY,
   checkCallShape,
   decodePairRequestBytes,
+  httpStatusFor,
   isHostId,
   protocolError,
   relayAnswerBody,
@@ -15,7 +16,6 @@ import { upgradeWebSocket } from '@hono/node-server';
 import type { Context, MiddlewareHandler } from 'hono';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { AddressLimiter } from './address-limiter.js';
 import type { AppFiles } from './app-files.js';
 import type { Census } from './census.js';
@@ -49,18 +49,6 @@ export interface RelayAppDeps {
   isClosing: () => boolean;
 }
 
-const STATUS: Partial<Record<ErrorCode, ContentfulStatusCode>> = {
-  'bad-request': 400,
-  'not-found': 404,
-  'too-large': 413,
-  'rate-limited': 429,
-  busy: 503,
-  'host-offline': 503,
-  unavailable: 503,
-  timeout: 504,
-  disconnected: 503,
-};
-
 /**
  * The headers of a forward-only relay (`--no-app`): the app's, with a policy under which nothing
  * runs at all, since no page is meant to come from here; nothing may load, frame or post.
@@ -81,7 +69,7 @@ function answer(a: RelayAnswer): Response {
 
 function errorResponse(error: ProtocolError): Response {
   return new Response(JSON.stringify({ error }), {
-    status: STATUS[error.code] ?? 400,
+    status: httpStatusFor(error.code),
     headers: { 'Content-Type': 'application/json' },
   });
 }

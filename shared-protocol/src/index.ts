@@ -1,5 +1,6 @@
 export * from './encoding.js';
 export * from './errors.js';
+export * from './http-status.js';
 export * from './version.js';
 export * from './limits.js';
 export * from './random.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import vectorsFile from '../test-vectors/vectors.json' with { type: 'json' };
 import type { Vectors } from './testing/vectors.js';
-import { checkVectors } from './testing/vectors.js';
+import { checkVectors } from './testing/check-vectors.js';
 
 // The same file is checked in Chromium by e2e/protocol-vectors.spec.ts.
 const vectors = vectorsFile as Vectors;

@@ -1,8 +1,10 @@
+import { parseArgs as nodeParseArgs } from 'node:util';
 import type { Result } from '@tether/shared-protocol';
 import { fail, ok } from '@tether/shared-protocol';
 /**
- * A small argv parser: `--flag`, `--key value`, `--key=value`, repeatable options, `--` ending
- * options, and positionals. Unknown options are usage errors, not silently ignored.
+ * Reads argv with `node:util`'s `parseArgs` (`--flag`, `--key value`, `--key=value`, repeatable
+ * options, `--` ending options, positionals), then holds its tokens to the CLI's rules: unknown
+ * options are usage errors, not silently ignored, and each refusal names the option as typed.
  */
 export interface OptionSpec {
   name: string;
@@ -18,38 +20,52 @@ export interface ParsedArgs {
   positionals: string[];
 }
 
+/** A negative number (`-1`) is a positional, not a cluster of short options. */
+const NEGATIVE_NUMBER = /^-\d/;
+
 export function parseArgs(argv: readonly string[], specs: readonly OptionSpec[]): Result<ParsedArgs> {
   const byName = new Map(specs.map((s) => [s.name, s]));
+  // Not strict: the tokens are checked below, so that each message keeps the wording people and
+  // scripts know, and a value starting with a dash (`--data-dir -x`) is still a value.
+  const { tokens } = nodeParseArgs({
+    args: [...argv],
+    options: Object.fromEntries(
+      specs.map((s) => [s.name, { type: s.type === 'boolean' ? 'boolean' : 'string', multiple: s.type === 'list' }]),
+    ),
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
   const options: ParsedArgs['options'] = {};
   const positionals: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '--') {
-      positionals.push(...argv.slice(i + 1));
-      break;
+  // A short cluster (`-12`) is one token per letter; each argument is read once.
+  let lastIndex = -1;
+  for (const token of tokens) {
+    if (token.kind === 'option-terminator') continue;
+    if (token.kind === 'positional') {
+      positionals.push(token.value);
+      continue;
     }
-    if (!arg.startsWith('--') || arg === '-') {
-      if (arg.startsWith('-') && arg !== '-' && !/^-\d/.test(arg)) {
-        return fail('invalid-params', `unknown option ${arg}`);
+    if (token.index === lastIndex) continue;
+    lastIndex = token.index;
+    const raw = argv[token.index]!;
+    if (!raw.startsWith('--')) {
+      if (NEGATIVE_NUMBER.test(raw)) {
+        positionals.push(raw);
+        continue;
       }
-      positionals.push(arg);
-      continue;
+      return fail('invalid-params', `unknown option ${raw}`);
     }
-    const eq = arg.indexOf('=');
-    const name = arg.slice(2, eq < 0 ? undefined : eq);
-    const spec = byName.get(name);
-    if (!spec) return fail('invalid-params', `unknown option --${name}`);
+    const spec = byName.get(token.name);
+    if (!spec) return fail('invalid-params', `unknown option --${token.name}`);
     if (spec.type === 'boolean') {
-      if (eq >= 0) return fail('invalid-params', `--${name} takes no value`);
-      options[name] = true;
+      if (token.inlineValue) return fail('invalid-params', `--${token.name} takes no value`);
+      options[spec.name] = true;
       continue;
     }
-    let value: string | undefined;
-    if (eq >= 0) value = arg.slice(eq + 1);
-    else value = argv[++i];
-    if (value === undefined) return fail('invalid-params', `--${name} needs a value`);
-    if (spec.type === 'list') options[name] = [...((options[name] as string[] | undefined) ?? []), value];
-    else options[name] = value;
+    if (token.value === undefined) return fail('invalid-params', `--${token.name} needs a value`);
+    if (spec.type === 'list') options[spec.name] = [...listOption({ options, positionals }, spec.name), token.value];
+    else options[spec.name] = token.value;
   }
   return ok({ options, positionals });
 }

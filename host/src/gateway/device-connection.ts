@@ -27,7 +27,7 @@ import type { EventLog } from '../store/event-log.js';
 import type { GatewayTransport } from './gateway-transport.js';
 import type { Outbox } from './outbox.js';
 import { LOW_WATER_BYTES } from './outbox.js';
-import type { Counters } from './stats.js';
+import type { HostCounterName, HostCounters } from '../stats/host-counters.js';
 import type { Subscription } from './subscriptions.js';
 import {
   HOST_ROUTE,
@@ -53,7 +53,7 @@ export interface ConnectionDeps {
   replay: ReplayCache;
   clock: Clock;
   random: RandomBytes;
-  stats: Counters;
+  stats: HostCounters;
   log: EventLog;
   dispatch: Dispatch<Caller>;
   /** Called once the handshake succeeded. */
@@ -264,7 +264,7 @@ export class DeviceConnection implements ConnectionPort {
     });
   }
 
-  private refuse(reason: string, code: number, text: string): void {
+  private refuse(reason: HostCounterName, code: number, text: string): void {
     this.deps.stats.add(reason);
     this.transport.close(code, text);
     this.finish();

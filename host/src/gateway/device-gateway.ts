@@ -22,7 +22,7 @@ import { answerOneShot } from './one-shot.js';
 import type { OneShotHorizon } from './one-shot-horizon.js';
 import type { PairChannel, PairingServiceDeps } from './pairing-service.js';
 import { PairingService } from './pairing-service.js';
-import { Counters } from './stats.js';
+import { HostCounters } from '../stats/host-counters.js';
 
 /** Device connections open at once, over every transport; more are refused as `busy`. */
 export const MAX_CONNECTIONS = 64;
@@ -56,7 +56,7 @@ export interface GatewayDeps extends Omit<PairingServiceDeps, 'devices' | 'clock
  * the peer's address as that adapter knows it. It exists even when the host listens nowhere.
  */
 export class DeviceGateway {
-  readonly stats = new Counters();
+  readonly stats = new HostCounters();
   readonly hub: DeviceHub;
   readonly pairing: PairingService;
   private readonly replay: ReplayCache;
@@ -79,7 +79,8 @@ export class DeviceGateway {
           ? protocolError('forbidden', `${method} needs the ${scope} scope, which this device was not given`)
           : undefined;
       },
-      count: (reason) => this.stats.add(reason),
+      // Dispatch counts `request:<error code>`, all of which are listed.
+      count: (reason) => this.stats.add(this.stats.has(reason) ? reason : 'request:internal'),
     });
   }
 

@@ -20,7 +20,7 @@ import { openDatabase } from '../store/database.js';
 import { DeviceStore } from '../store/device-store.js';
 import { OneShotHorizon } from './one-shot-horizon.js';
 import { answerOneShot } from './one-shot.js';
-import { Counters } from './stats.js';
+import { HostCounters } from '../stats/host-counters.js';
 
 /**
  * One-shot calls across a restart of the host, on a manual clock: one database, and for each run
@@ -53,7 +53,7 @@ function setUp() {
   };
   /** The host starting (again) now. */
   const start = () => {
-    const stats = new Counters();
+    const stats = new HostCounters();
     const deps = {
       identity,
       devices,

@@ -14,7 +14,7 @@ import type { Caller } from '../rpc/caller.js';
 import type { Dispatch } from '../rpc/dispatch.js';
 import type { DeviceStore } from '../store/device-store.js';
 import type { OneShotHorizon } from './one-shot-horizon.js';
-import type { Counters } from './stats.js';
+import type { HostCounters } from '../stats/host-counters.js';
 
 export interface OneShotDeps {
   identity: HostIdentity;
@@ -23,7 +23,7 @@ export interface OneShotDeps {
   random: RandomBytes;
   replay: ReplayCache;
   dispatch: Dispatch<Caller>;
-  stats: Counters;
+  stats: HostCounters;
   /** When the host started: calls stamped earlier are refused (see openCall's notBefore). */
   startedAt: number;
   /** Each device's newest call taken by an earlier run, and where this run's are kept. */

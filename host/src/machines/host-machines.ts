@@ -1,6 +1,6 @@
 import type { Clock, HostEvent, HostIdentity } from '@tether/shared-protocol';
 import { DEFAULT_MACHINE_WAIT_MINUTES, secureRandom, toBase64Url } from '@tether/shared-protocol';
-import type { Counters } from '../gateway/stats.js';
+import type { HostCounters } from '../stats/host-counters.js';
 import { newId } from '../ids.js';
 import type { MachineDeps } from '../rpc/machine-handlers.js';
 import type { Db } from '../store/database.js';
@@ -43,7 +43,7 @@ export class HostMachines {
   }
 
   /** The handler for machine connections, counting what it refuses in `stats`. */
-  linkServer(stats: Counters): MachineLinkServer {
+  linkServer(stats: HostCounters): MachineLinkServer {
     this.server ??= new MachineLinkServer({
       registry: this.registry,
       hostKeys: this.options.identity.box,

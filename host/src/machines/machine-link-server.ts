@@ -9,7 +9,7 @@ import {
 } from '@tether/shared-protocol';
 import * as v from 'valibot';
 import { HandshakePool } from '../gateway/handshake-pool.js';
-import type { Counters } from '../gateway/stats.js';
+import type { HostCounters } from '../stats/host-counters.js';
 import type { MachineRegistry } from './machine-registry.js';
 import { peerLink } from './machine-link.js';
 
@@ -27,7 +27,7 @@ export interface MachineLinkServerDeps {
   hostKeys: BoxKeyPair;
   clock: Clock;
   random: RandomBytes;
-  stats: Counters;
+  stats: HostCounters;
   /** Tests shorten the registration deadline. */
   registerTimeoutMs?: number;
 }

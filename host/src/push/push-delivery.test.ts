@@ -1,6 +1,6 @@
 import { ManualClock } from '@tether/shared-protocol/testing';
 import { describe, expect, it } from 'vitest';
-import { Counters } from '../gateway/stats.js';
+import { PushCounters } from './push-counters.js';
 import { MAX_CONCURRENT_PUSHES, MAX_PUSH_ATTEMPTS, MAX_QUEUED_PUSHES, PushDelivery } from './push-delivery.js';
 import type { PushMessage, SendOutcome } from './push-sender.js';
 
@@ -26,7 +26,7 @@ function message(endpoint = 'https://push.example/1', ttlSeconds = 120): PushMes
 
 function setUp() {
   const clock = new ManualClock();
-  const counters = new Counters();
+  const counters = new PushCounters();
   const sender = fakeSender();
   const gone: string[] = [];
   const delivery = new PushDelivery({ sender, clock, counters, onGone: (e) => gone.push(e) });

@@ -1,5 +1,5 @@
 import type { Clock, TimerHandle } from '@tether/shared-protocol';
-import type { Counters } from '../gateway/stats.js';
+import type { PushCounters, PushReason } from './push-counters.js';
 import type { PushMessage, PushSender, SendOutcome } from './push-sender.js';
 
 /** Messages waiting to be sent (or to be tried again); when full the oldest is dropped: a newer
@@ -34,7 +34,7 @@ interface Entry {
 export interface PushDeliveryDeps {
   sender: PushSender;
   clock: Clock;
-  counters: Counters;
+  counters: PushCounters;
   /** A subscription the push service says is gone (404, 410). */
   onGone: (endpoint: string) => void;
   /** PUSH_RETRY_BASE_MS unless given (tests shorten it). */
@@ -139,7 +139,7 @@ export class PushDelivery {
         this.deps.onGone(entry.job.message.subscription.endpoint);
         return;
       case 'rejected':
-        this.count(`rejected:${outcome.reason.split(':')[0]!}`);
+        this.deps.counters.addRejected(outcome.reason);
         return;
       case 'retry': {
         this.count(`retry:${outcome.reason}`);
@@ -161,7 +161,7 @@ export class PushDelivery {
     }
   }
 
-  private count(reason: string): void {
+  private count(reason: PushReason): void {
     this.deps.counters.add(`push:${reason}`);
   }
 

@@ -2,7 +2,7 @@ import type { Approval, PushPayload, SessionEvent } from '@tether/shared-protoco
 import { decodePushPayload, utf8Decode } from '@tether/shared-protocol';
 import { ManualClock } from '@tether/shared-protocol/testing';
 import { describe, expect, it } from 'vitest';
-import { Counters } from '../gateway/stats.js';
+import { PushCounters } from './push-counters.js';
 import { openDatabase } from '../store/database.js';
 import { DeviceStore } from '../store/device-store.js';
 import { ForegroundTracker } from './foreground.js';
@@ -21,7 +21,7 @@ function setUp(options: { approvePartial?: boolean } = {}) {
   const db = openDatabase(':memory:');
   const devices = new DeviceStore(db);
   const store = new PushStore(db);
-  const counters = new Counters();
+  const counters = new PushCounters();
   const sent: PushMessage[] = [];
   const sender = {
     send: (m: PushMessage) => (sent.push(m), Promise.resolve<SendOutcome>({ kind: 'delivered', status: 201 })),

@@ -1,6 +1,6 @@
 import type { Approval, Clock, Scope, SessionEvent } from '@tether/shared-protocol';
 import { MAX_PUSH_TITLE, PUSH_PAYLOAD_VERSION, encodePushPayload } from '@tether/shared-protocol';
-import type { Counters } from '../gateway/stats.js';
+import type { PushCounters, PushReason } from './push-counters.js';
 import { oneLine, summariseAction } from './approval-summary.js';
 import type { ForegroundTracker } from './foreground.js';
 import type { LockScreenPolicy } from './lock-screen-policy.js';
@@ -27,7 +27,7 @@ export interface PushNotifierDeps {
   foreground: ForegroundTracker;
   delivery: PushDelivery;
   policy: LockScreenPolicy;
-  counters: Counters;
+  counters: PushCounters;
   clock: Pick<Clock, 'now'>;
 }
 
@@ -205,7 +205,7 @@ export class PushNotifier {
     while (this.told.size > MAX_TRACKED_APPROVALS) this.told.delete(this.told.keys().next().value!);
   }
 
-  private count(reason: string): void {
+  private count(reason: PushReason): void {
     this.deps.counters.add(`push:${reason}`);
   }
 }

@@ -2,7 +2,7 @@ import type { Clock, Scope, SessionEvent } from '@tether/shared-protocol';
 import type { Result } from '@tether/shared-protocol';
 import { ok } from '@tether/shared-protocol';
 import type { Agent } from 'node:https';
-import { Counters } from '../gateway/stats.js';
+import { PushCounters } from './push-counters.js';
 import type { Db } from '../store/database.js';
 import { ForegroundTracker } from './foreground.js';
 import type { NotificationsConfig } from './push-config.js';
@@ -51,7 +51,7 @@ export interface PushStatusFacts {
  * session event (`onEvent`) and adds its device methods (`handlers`).
  */
 export class PushService {
-  readonly counters = new Counters();
+  readonly counters = new PushCounters();
   readonly store: PushStore;
   readonly foreground = new ForegroundTracker();
   readonly delivery: PushDelivery;

@@ -2,13 +2,13 @@ import type { PairReplyBody, ProtocolError, RelayAnswer, Result } from '@tether/
 import {
   NO_CALL_TAKER,
   RELAY_RATE_LIMITED,
+  httpStatusFor,
   parseJsonBytes,
   relayAnswerBody,
   utf8Encode,
 } from '@tether/shared-protocol';
 import type { PairChannel } from '../gateway/pairing-service.js';
-import type { Counters } from '../gateway/stats.js';
-import { httpStatusFor } from '../remote/http-app.js';
+import type { HostCounters as Counters } from '../stats/host-counters.js';
 
 /** The part of the device gateway a relay link hands pair requests and one-shot calls to. */
 export interface RequestGateway {

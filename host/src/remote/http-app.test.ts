@@ -2,7 +2,7 @@ import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from '
 import { describe, expect, it } from 'vitest';
 import type { AppFile } from './app-files.js';
 import { CONTENT_SECURITY_POLICY, createHttpApp } from './http-app.js';
-import { Counters } from '../gateway/stats.js';
+import { HostCounters } from '../stats/host-counters.js';
 
 const HOST = '10.0.0.2:7420';
 const ORIGIN = `http://${HOST}`;
@@ -12,7 +12,7 @@ const SCRIPT = 'export const words = ["approve", "deny", "session"];\n'.repeat(1
 const scriptBytes = new TextEncoder().encode(SCRIPT);
 
 function app(options: { app?: boolean; https?: boolean } = {}) {
-  const stats = new Counters();
+  const stats = new HostCounters();
   const files = new Map<string, AppFile>([
     [
       '/index.html',

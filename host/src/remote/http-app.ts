@@ -4,15 +4,15 @@ import {
   APP_SECURITY_HEADERS,
   MAX_ONE_SHOT_BODY,
   MAX_PAIR_BODY,
+  httpStatusFor,
 } from '@tether/shared-protocol';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { chooseEncoding } from './accept-encoding.js';
 import type { AppFile } from './app-files.js';
-import type { Counters } from '../gateway/stats.js';
+import type { HostCounters, HttpRefusal } from '../stats/host-counters.js';
 
 /** The strict policy every page gets (one copy for every server of the app: shared-protocol). */
 export const CONTENT_SECURITY_POLICY = APP_CONTENT_SECURITY_POLICY;
@@ -28,23 +28,6 @@ export function contentSecurityPolicy(connectSources: readonly string[]): string
     ? CONTENT_SECURITY_POLICY
     : CONTENT_SECURITY_POLICY.replace("connect-src 'self'", `connect-src 'self' ${extra.join(' ')}`);
 }
-
-const STATUS: Partial<Record<ErrorCode, ContentfulStatusCode>> = {
-  'pair-denied': 403,
-  'pair-limit': 403,
-  forbidden: 403,
-  'not-found': 404,
-  'pair-timeout': 408,
-  'pair-expired': 410,
-  'too-large': 413,
-  'rate-limited': 429,
-  busy: 503,
-  unavailable: 503,
-  'handshake-failed': 401,
-  'handshake-stale': 401,
-  'handshake-replayed': 401,
-  internal: 500,
-};
 
 export interface HttpAppDeps {
   /** `Host` header values this server answers to (lowercase `host:port`). */
@@ -65,18 +48,13 @@ export interface HttpAppDeps {
    * plain HTTP a response may have been altered on the way, and must not outlive the visit.
    */
   https: boolean;
-  stats: Counters;
+  stats: HostCounters;
   /** Origins the page may also connect to (the host's relay, as https: and wss:). */
   connectSources?: () => readonly string[];
 }
 
 /** A year, in seconds: hashed assets over HTTPS never change under their name. */
 const IMMUTABLE = 'public, max-age=31536000, immutable';
-
-/** The HTTP status a failure of `/rc/pair` or `/rc/call` gets; a relay link answers with the same. */
-export function httpStatusFor(code: ErrorCode): ContentfulStatusCode {
-  return STATUS[code] ?? 400;
-}
 
 function errorResponse(error: ProtocolError): Response {
   return new Response(JSON.stringify({ error }), {
@@ -100,7 +78,7 @@ function sourceOf(c: Context): string {
  */
 export function createHttpApp(deps: HttpAppDeps): Hono {
   const app = new Hono();
-  const refuse = (reason: string, code: ErrorCode, message: string) => {
+  const refuse = (reason: HttpRefusal, code: ErrorCode, message: string) => {
     deps.stats.add(`http:${reason}`);
     return errorResponse({ code, message });
   };

@@ -17,6 +17,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { WebSocket } from 'ws';
 import type { DeviceGateway } from '../gateway/device-gateway.js';
+import type { WsRefusal } from '../stats/host-counters.js';
 import type { GatewayTransport } from '../gateway/gateway-transport.js';
 import type { AppFile } from './app-files.js';
 import { classifyAddress, hostPort } from './bind-address.js';
@@ -241,7 +242,7 @@ export class LanListener {
     accept: (ws: WebSocket, source: string) => void,
   ): void {
     const stats = this.options.gateway.stats;
-    const refuse = (status: number, reason: string) => {
+    const refuse = (status: number, reason: WsRefusal) => {
       stats.add(`ws:${reason}`);
       socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
     };
@@ -273,7 +274,7 @@ export class LanListener {
     request: IncomingMessage,
     socket: Duplex,
     head: Buffer,
-    refuse: (status: number, reason: string) => void,
+    refuse: (status: number, reason: WsRefusal) => void,
   ): void {
     const machines = this.options.machines;
     if (!machines) return refuse(404, 'not-found');

@@ -2,10 +2,10 @@ import type { CloseInfo } from '@tether/shared-protocol';
 import { CloseCode } from '@tether/shared-protocol';
 import type { WebSocket } from 'ws';
 import type { GatewayTransport } from '../gateway/gateway-transport.js';
-import type { Counters } from '../gateway/stats.js';
+import type { HostCounters } from '../stats/host-counters.js';
 
 /** A `ws` WebSocket as a GatewayTransport. Text messages are not part of the protocol: refused. */
-export function wsTransport(socket: WebSocket, remoteAddress: string, stats: Counters): GatewayTransport {
+export function wsTransport(socket: WebSocket, remoteAddress: string, stats: HostCounters): GatewayTransport {
   const transport: GatewayTransport = {
     remoteAddress,
     onMessage: null,

@@ -6,7 +6,8 @@ import type { HostRecord } from '../data/records.js';
 import type { FrameScheduler } from '../lib/next-frame.js';
 import { MemoryCache } from './cache-port.js';
 import { HostConnection } from './host-connection.js';
-import { EMPTY_TRANSCRIPT, foldEvents, gaps, skipTo } from '../transcript/transcript.js';
+import { EMPTY_TRANSCRIPT, foldEvents } from '../transcript/transcript.js';
+import { gaps, skipTo } from '../transcript/transcript-gaps.js';
 import { SAVE_DELAY_MS, WATCH_TAIL } from './session-feed.js';
 
 const settle = async () => {

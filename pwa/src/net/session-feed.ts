@@ -4,7 +4,8 @@ import type { FrameScheduler } from '../lib/next-frame.js';
 import { nextFrame } from '../lib/next-frame.js';
 import { Store } from '../lib/store.js';
 import type { TranscriptState } from '../transcript/transcript.js';
-import { EMPTY_TRANSCRIPT, applyBatch, fillGap, gaps, skipTo, trimForCache } from '../transcript/transcript.js';
+import { EMPTY_TRANSCRIPT, applyBatch, trimForCache } from '../transcript/transcript.js';
+import { fillGap, gaps, skipTo } from '../transcript/transcript-gaps.js';
 import type { TranscriptCachePort } from './cache-port.js';
 
 export interface FeedView {

@@ -1,10 +1,8 @@
 import type { Approval, Decision, Result } from '@tether/shared-protocol';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import type { GapItem, PlanItem, TranscriptItem, TranscriptState } from '../transcript/transcript.js';
-import { ApprovalCard } from './approval-card.js';
-import { MarkdownView } from './markdown-view.js';
+import type { TranscriptState } from '../transcript/transcript.js';
 import { memo } from './memo.js';
-import { ToolRow } from './tool-row.js';
+import { Gap, Item } from './transcript-item.js';
 import type { Anchor } from './transcript-window.js';
 import { anchorAt, anchorCorrection, findMatches, scrollTopFor, visibleRange } from './transcript-window.js';
 
@@ -17,6 +15,8 @@ const PIN_SLACK_PX = 48;
 const LOAD_OLDER_MARGIN_PX = 800;
 /** A match found is shown this far (px) below the top of the screen. */
 const FOUND_BELOW_TOP_PX = 40;
+/** The flex gap between transcript items (transcript.css), counted in each item's height. */
+const GAP_PX = 10;
 
 interface Props {
   transcript: TranscriptState;
@@ -401,112 +401,3 @@ export const TranscriptView = memo(function TranscriptView({
     </div>
   );
 });
-
-/** The flex gap between transcript items (transcript.css), counted in each item's height. */
-const GAP_PX = 10;
-
-function Gap({
-  gap,
-  loading,
-  error,
-  onLoad,
-}: {
-  gap: GapItem;
-  loading: boolean;
-  error: string | undefined;
-  onLoad: ((gapId?: string) => Promise<void>) | undefined;
-}) {
-  const count = gap.to - gap.after;
-  return (
-    <p class="notice gap" data-gap-after={gap.after} data-gap-to={gap.to}>
-      {loading
-        ? `Loading ${count} earlier events…`
-        : error
-          ? `${count} earlier events could not be loaded: ${error}`
-          : `${count} earlier events`}{' '}
-      {!loading && onLoad && (
-        <button type="button" onClick={() => void onLoad(gap.id)}>
-          {error ? 'Try again' : 'Load'}
-        </button>
-      )}
-    </p>
-  );
-}
-
-/** An item, drawn again only when it changed: folding an event replaces just the items it touched. */
-const Item = memo(function Item({
-  item,
-  deviceId,
-  onAnswer,
-}: { item: TranscriptItem } & Pick<Props, 'deviceId' | 'onAnswer'>) {
-  switch (item.kind) {
-    case 'message':
-      return item.role === 'user' ? (
-        <div class="msg user" data-message-id={item.id}>
-          <span class="visually-hidden">You: </span>
-          {item.text}
-        </div>
-      ) : (
-        <div
-          class={`msg assistant${item.streaming ? ' streaming' : ''}`}
-          data-message-id={item.id}
-          data-streaming={item.streaming ? 'true' : 'false'}
-        >
-          <MarkdownView text={item.text} />
-        </div>
-      );
-    case 'tool':
-      return <ToolRow item={item} />;
-    case 'plan':
-      return <PlanView item={item} />;
-    case 'approval':
-      return (
-        <ApprovalCard
-          approval={item.approval}
-          deviceId={deviceId}
-          onAnswer={onAnswer && ((decision, note) => onAnswer(item.approval.id, decision, note))}
-        />
-      );
-    case 'notice':
-      return <p class={`notice ${item.level}`}>{item.text}</p>;
-    case 'run':
-      return (
-        <p class="run-end" data-run-status={item.status}>
-          {item.status === 'done' ? 'Run finished' : item.status === 'interrupted' ? 'Run interrupted' : 'Run failed'}
-          {item.error ? `: ${item.error}` : ''}
-        </p>
-      );
-    case 'gap':
-      return null;
-  }
-});
-
-const PLAN_MARK: Record<PlanItem['entries'][number]['status'], string> = {
-  pending: '☐',
-  in_progress: '▶',
-  completed: '☑',
-};
-const PLAN_LABEL: Record<PlanItem['entries'][number]['status'], string> = {
-  pending: 'to do',
-  in_progress: 'in progress',
-  completed: 'done',
-};
-
-/** The agent's plan as a checklist (its text as text). */
-function PlanView({ item }: { item: PlanItem }) {
-  return (
-    <section class="plan" data-plan-id={item.id} aria-label="Plan">
-      <h3>Plan</h3>
-      <ul>
-        {item.entries.map((entry, i) => (
-          <li key={i} data-status={entry.status}>
-            <span class="plan-mark" aria-label={PLAN_LABEL[entry.status]}>
-              {PLAN_MARK[entry.status]}
-            </span>{' '}
-            {entry.content}
-          </li>
-        ))}
-      </ul>
-    </section>
-  );
-}

@@ -2,7 +2,8 @@ import type { SessionEvent } from '@tether/shared-protocol';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { TranscriptItem } from '../transcript/transcript.js';
-import { EMPTY_TRANSCRIPT, fillGap, foldEvents, gaps, skipTo } from '../transcript/transcript.js';
+import { EMPTY_TRANSCRIPT, foldEvents } from '../transcript/transcript.js';
+import { fillGap, gaps, skipTo } from '../transcript/transcript-gaps.js';
 import {
   ALWAYS_DRAW_ITEMS,
   ESTIMATED_ITEM_PX,

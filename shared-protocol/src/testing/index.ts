@@ -4,6 +4,7 @@ export * from './mutations.js';
 export * from './fake-host.js';
 export * from './scripted-random.js';
 export * from './vectors.js';
+export * from './check-vectors.js';
 export * from './fuzz-budget.js';
 export * from './machine-link-vectors.js';
 export * from './fuzz-seed.js';

@@ -5,7 +5,7 @@ import type { BoxKeyPair, HostEvent, Transport } from '@tether/shared-protocol';
 import { generateBoxKeyPair, memoryPipe, secureRandom, systemClock } from '@tether/shared-protocol';
 import type { AgentState, PtyPort } from '@tether/machine';
 import { MachineAgent, MachineExecutor } from '@tether/machine';
-import { Counters } from '../../gateway/stats.js';
+import { HostCounters } from '../../stats/host-counters.js';
 import { openDatabase } from '../../store/database.js';
 import type { Db } from '../../store/database.js';
 import { MachineLinkServer } from '../machine-link-server.js';
@@ -22,7 +22,7 @@ export interface MachineKit {
   store: MachineStore;
   registry: MachineRegistry;
   server: MachineLinkServer;
-  stats: Counters;
+  stats: HostCounters;
   events: HostEvent[];
   base: string;
   /** Starts a machine agent sharing `roots` (created under base) with `token`. */
@@ -71,7 +71,7 @@ export function machineKit(options: { clock?: Clock; waitMs?: number } = {}): Ma
     waitMs: options.waitMs ?? 15 * 60_000,
     publish: (event) => events.push(event),
   });
-  const stats = new Counters();
+  const stats = new HostCounters();
   const server = new MachineLinkServer({ registry, hostKeys, clock, random: secureRandom, stats });
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'tether-machines-')));
   const machines: TestMachine[] = [];
