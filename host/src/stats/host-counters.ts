@@ -41,6 +41,7 @@ export const HOST_COUNTER_NAMES = [
   'connection:too-many-established',
   'call:not-recorded',
   'call:method-not-one-shot',
+  'call:decision-not-one-shot',
   ...prefixed('call:', ERROR_CODES),
   'pair:answered',
   'pair:allowed',
