@@ -10,7 +10,7 @@ import { openDatabase } from '../store/database.js';
 import { EventLog } from '../store/event-log.js';
 import { SessionStore } from '../store/session-store.js';
 import { ApprovalBroker } from './approval-broker.js';
-import type { RunContext, RunResult, SessionBackend } from './session-backend.js';
+import type { LiveSessions, RunContext, RunResult, SessionBackend } from './session-backend.js';
 import { SessionManager } from './session-manager.js';
 
 const DONE: RunResult = { status: 'done', usage: { inputTokens: 0, outputTokens: 0 } };
@@ -193,5 +193,87 @@ describe('the session manager', () => {
     t.clock.advance(5000);
     await shutdown;
     expect(finished).toBe(true);
+  });
+
+  it('hands a live back-end its messages and stops, with no run, and says what a restart did to it', async () => {
+    const t = setup();
+    const heard: string[] = [];
+    const live: LiveSessions = {
+      send: (id, text) => {
+        heard.push(`${id}: ${text}`);
+        return ok({ queued: false });
+      },
+      interrupt: (id) => {
+        heard.push(`${id}: stop`);
+        return ok({});
+      },
+      lostWithHost: (record) => `${record.title} ended with the host.`,
+    };
+    const program: SessionBackend = {
+      check: () => fail('unsupported', 'started elsewhere'),
+      run: () => Promise.reject(new Error('a live session has no runs')),
+      live,
+    };
+    t.sessions.insert({
+      id: 'p1',
+      title: 'vim',
+      kind: 'terminal',
+      place: 'local',
+      cwd: t.cwd,
+      model: 'vim',
+      agent: 'vim',
+      status: 'running',
+      createdAt: 0,
+      updatedAt: 0,
+    });
+    const manager = new SessionManager({
+      sessions: t.sessions,
+      log: t.log,
+      approvals: t.approvals,
+      backends: { agent: t.backend, terminal: program },
+      contexts: (place) => (place === 'local' ? new LocalContext() : undefined),
+      clock: t.clock,
+      newId: () => 'r1',
+      defaultModel: 'demo',
+    });
+    expect(manager.send('p1', ':wq')).toEqual(ok({ queued: false }));
+    expect(manager.interrupt('p1')).toEqual(ok({}));
+    expect(heard).toEqual(['p1: :wq', 'p1: stop']);
+    expect(manager.isRunning('p1')).toBe(false);
+    expect(t.types('p1')).toEqual([]);
+    const refused = await manager.create({ cwd: t.cwd, kind: 'terminal' });
+    expect(!refused.ok && refused.error.code).toBe('unsupported');
+
+    expect(manager.recover()).toBe(1);
+    const events = [...t.log.readAll('p1')];
+    expect(events.map((e) => e.type)).toEqual(['notice', 'session.updated']);
+    expect(events[0]).toMatchObject({ level: 'warning', text: 'vim ended with the host.' });
+    expect(manager.get('p1')?.status).toBe('interrupted');
+  });
+
+  it("stores the agent a back-end names for the session's model", async () => {
+    const t = setup();
+    const agentBackend: SessionBackend = {
+      check: () => ok(undefined),
+      run: (run) => t.backend.run(run),
+      agent: (model) => model,
+    };
+    const manager = new SessionManager({
+      sessions: t.sessions,
+      log: t.log,
+      approvals: t.approvals,
+      backends: { agent: t.backend, acp: agentBackend },
+      contexts: (place) => (place === 'local' ? new LocalContext() : undefined),
+      clock: t.clock,
+      newId: (prefix) => `${prefix}-${Math.random()}`,
+      defaultModel: 'demo',
+    });
+    const acp = await manager.create({ cwd: t.cwd, text: 'hi', kind: 'acp', model: 'claude' });
+    const own = await manager.create({ cwd: t.cwd, text: 'hi' });
+    if (!acp.ok || !own.ok) throw new Error('not created');
+    expect(acp.value).toMatchObject({ kind: 'acp', model: 'claude', agent: 'claude' });
+    expect(own.value.model).toBe('demo');
+    expect('agent' in own.value).toBe(false);
+    await settle();
   });
 });
