@@ -36,6 +36,7 @@ describe('a permission request too large to show', () => {
       agentTitle: 'Agent',
       log: new AcpUpdateLog({ run, terminalOutput: () => undefined }),
       grants: new Grants(),
+      denied: () => undefined,
     };
     // 20,000 diffs of a few hundred characters each: far past what an approval shows (512 KiB).
     const content = Array.from({ length: 20_000 }, (_, i) => ({
