@@ -25,7 +25,6 @@ import { buildHost } from './wiring/build-host.js';
 import type { HostOptions, RemoteOptions } from './wiring/host-options.js';
 
 export type { HostOptions, RemoteOptions } from './wiring/host-options.js';
-export { offeredModels } from './wiring/build-host.js';
 
 /** Milliseconds between checks of a Tailscale certificate's expiry: twice a day. */
 const RENEW_CHECK_MS = 12 * 3600 * 1000;
