@@ -122,6 +122,33 @@ describe('package boundaries', () => {
   });
 });
 
+describe("the host's layers", () => {
+  it('refuse a lower folder importing a higher one, naming both and the reason', () => {
+    expect(
+      rules({
+        'host/src/terminals/manager.ts': "import type { S } from '../gateway/stream.js';\n",
+        'host/src/gateway/stream.ts': 'export type S = 1;\n',
+        'host/src/machines/registry.ts': "import { h } from '../rpc/handlers.js';\n",
+        'host/src/rpc/handlers.ts': 'export const h = 1;\n',
+      }),
+    ).toEqual([
+      'hostLayer: host/src/machines/registry.ts imports ../rpc/handlers.js: handlers call terminals and machines, never the other way',
+      'hostLayer: host/src/terminals/manager.ts imports ../gateway/stream.js: a terminal is a byte stream; the gateway subscribes to it (streams/ holds the stream type)',
+    ]);
+  });
+
+  it('accept imports downwards, inside a folder, and from a test that sets a part up', () => {
+    expect(
+      rules({
+        'host/src/rpc/handlers.ts': "import { m } from '../terminals/manager.js';\n",
+        'host/src/terminals/manager.ts': "import { x } from './x.js';\nexport const m = x;\n",
+        'host/src/terminals/x.ts': 'export const x = 1;\n',
+        'host/src/terminals/manager.test.ts': "import { h } from '../rpc/handlers.js';\n",
+      }),
+    ).toEqual([]);
+  });
+});
+
 describe('import circles inside a package', () => {
   const cycles = (files: Record<string, string>) =>
     checkBoundaries(workspaceWith(files)).filter((v) => v.rule.startsWith('cycle'));

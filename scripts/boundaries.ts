@@ -37,6 +37,35 @@ function launcherNeeds(pkg: string, target: string): boolean {
   return LAUNCHER_EXCEPTIONS.some((e) => e.file.startsWith(`${pkg}/`) && e.target === target);
 }
 
+/**
+ * Folders of `host/src` that may never import another, each with its reason: the host's layers
+ * (docs/architecture.md) where the arrow would point up. Tests may reach across to set a part up.
+ */
+const HOST_NEVER: readonly { from: readonly string[]; to: readonly string[]; why: string }[] = [
+  { from: ['sessions'], to: ['gateway', 'remote', 'relay', 'control'], why: 'a session knows no transport' },
+  { from: ['sessions'], to: ['rpc'], why: 'handlers call the session core, never the other way' },
+  {
+    from: ['terminals'],
+    to: ['gateway'],
+    why: 'a terminal is a byte stream; the gateway subscribes to it (streams/ holds the stream type)',
+  },
+  { from: ['terminals', 'machines'], to: ['rpc'], why: 'handlers call terminals and machines, never the other way' },
+  { from: ['gateway'], to: ['remote', 'relay', 'control'], why: 'the gateway takes any transport' },
+  {
+    from: ['store', 'models', 'config', 'streams'],
+    to: ['sessions', 'gateway', 'rpc', 'terminals', 'machines', 'wiring'],
+    why: 'the ground uses nothing above it',
+  },
+  { from: ['tools'], to: ['sessions'], why: 'tools are called by the loop, never call it' },
+];
+
+function hostNever(rel: string, target: string): string | undefined {
+  const from = /^host\/src\/([^/]+)\//.exec(rel)?.[1];
+  const to = /^host\/src\/([^/]+)\//.exec(target)?.[1];
+  if (!from || !to || from === to || /\.test\.tsx?$/.test(rel)) return undefined;
+  return HOST_NEVER.find((n) => n.from.includes(from) && n.to.includes(to))?.why;
+}
+
 /** Subpaths shared-protocol exports besides its root (package.json#exports). */
 const PUBLIC_SUBPATHS = new Set(['/testing', '/test-vectors.json']);
 const NEUTRAL_DEPENDENCIES = new Set(['tweetnacl', 'valibot']);
@@ -99,6 +128,7 @@ const REASONS = {
   neutralImport: 'shared-protocol must run in the browser and in Node: no Node built-ins',
   neutralGlobal: 'shared-protocol must run in the browser and in Node: no Node or DOM globals',
   neutralDependency: 'shared-protocol depends only on tweetnacl and valibot, which both runtimes load',
+  hostLayer: "the host's folders are layers, and a lower one never imports a higher one",
   cycle:
     'files that import each other (types too) can be neither read, tested nor loaded alone, and at load time one side sees the other half-initialised; move what both need into a file of its own',
 };
@@ -157,6 +187,8 @@ export function checkBoundaries(root: string): Violation[] {
           const target = resolve(file, '..', spec);
           if (!target.startsWith(pkgDir + '/')) add(at, 'escape', spec);
           else {
+            const never = hostNever(rel, relative(root, target));
+            if (never) add(at, 'hostLayer', `${rel} imports ${spec}: ${never}`);
             const to = resolveRelative(file, spec);
             if (to) edges.push({ to, line: lineOf(at) });
           }

@@ -3,10 +3,10 @@ import { MAX_CONTROL_LINE, decodeChannelMessage, fail, ok, protocolError } from 
 import { chmodSync, existsSync, unlinkSync } from 'node:fs';
 import type { Server, Socket } from 'node:net';
 import { connect, createServer } from 'node:net';
-import type { Outbox } from '../gateway/outbox.js';
-import { LOW_WATER_BYTES } from '../gateway/outbox.js';
-import type { StreamHost } from '../gateway/stream-host.js';
-import type { Subscription } from '../gateway/subscriptions.js';
+import type { Outbox } from '../streams/outbox.js';
+import { LOW_WATER_BYTES } from '../streams/outbox.js';
+import type { StreamHost } from '../streams/stream-host.js';
+import type { Subscription } from '../streams/subscription.js';
 import type { Dispatch } from '../rpc/dispatch.js';
 import { LineSplitter } from './line-splitter.js';
 

@@ -2,9 +2,9 @@ import { CloseCode, HANDSHAKE_TIMEOUT_MS, ok } from '@tether/shared-protocol';
 import { describe, expect, it } from 'vitest';
 import { gatewayHarness, gatewayPipe, settle } from '../../test/support/gateway-harness.js';
 import { MAX_IN_FLIGHT } from './device-connection.js';
-import { HIGH_WATER_BYTES, LOW_WATER_BYTES } from './outbox.js';
-import { StreamSubscription } from './stream-subscription.js';
-import type { StreamReader, StreamSource } from './stream-subscription.js';
+import { HIGH_WATER_BYTES, LOW_WATER_BYTES } from '../streams/outbox.js';
+import { StreamSubscription } from '../streams/stream-subscription.js';
+import type { StreamReader, StreamSource } from '../streams/stream-subscription.js';
 
 describe('a device connection', () => {
   it('opens with the handshake and answers requests through the dispatch, scopes checked', async () => {

@@ -25,10 +25,10 @@ import type { Dispatch } from '../rpc/dispatch.js';
 import type { DeviceRecord } from '../store/device-store.js';
 import type { EventLog } from '../store/event-log.js';
 import type { GatewayTransport } from './gateway-transport.js';
-import type { Outbox } from './outbox.js';
-import { LOW_WATER_BYTES } from './outbox.js';
+import type { Outbox } from '../streams/outbox.js';
+import { LOW_WATER_BYTES } from '../streams/outbox.js';
 import type { HostCounterName, HostCounters } from '../stats/host-counters.js';
-import type { Subscription } from './subscriptions.js';
+import type { Subscription } from '../streams/subscription.js';
 import {
   HOST_ROUTE,
   LatestOnly,

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../store/database.js';
 import { EventLog } from '../store/event-log.js';
 import { SessionStore } from '../store/session-store.js';
-import type { Outbox } from './outbox.js';
+import type { Outbox } from '../streams/outbox.js';
 import { SessionWatch } from './subscriptions.js';
 
 function setup(count: number) {

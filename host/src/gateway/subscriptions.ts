@@ -2,22 +2,9 @@ import type { TetherEvent } from '@tether/shared-protocol';
 import { isSessionEvent } from '@tether/shared-protocol';
 import type { EventLog } from '../store/event-log.js';
 import { replayThenFollow } from '../store/replay.js';
-import type { Outbox } from './outbox.js';
-import { HIGH_WATER_BYTES, LOW_WATER_BYTES } from './outbox.js';
-
-/**
- * A connection's subscriptions: each is one stream the device asked for (a session's events, the
- * session list, host events, a terminal), with its own flow-control policy. The connection routes
- * every published event to the subscription under the event's route key; one subscription falling
- * behind is handled by its own policy and does not, by itself, cut the others.
- */
-export interface Subscription {
-  readonly key: string;
-  /** An event published on this subscription's route. */
-  deliver(event: TetherEvent): void;
-  /** The device unsubscribed, or the connection closed. */
-  end(): void;
-}
+import type { Outbox } from '../streams/outbox.js';
+import { HIGH_WATER_BYTES, LOW_WATER_BYTES } from '../streams/outbox.js';
+import type { Subscription } from '../streams/subscription.js';
 
 /** The route an event travels on: the key of the subscription that receives it. */
 export function routeOf(event: TetherEvent): string {

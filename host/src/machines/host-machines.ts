@@ -2,12 +2,20 @@ import type { Clock, HostEvent, HostIdentity } from '@tether/shared-protocol';
 import { DEFAULT_MACHINE_WAIT_MINUTES, secureRandom, toBase64Url } from '@tether/shared-protocol';
 import type { HostCounters } from '../stats/host-counters.js';
 import { newId } from '../ids.js';
-import type { MachineDeps } from '../rpc/machine-handlers.js';
 import type { Db } from '../store/database.js';
 import { MachineLinkServer } from './machine-link-server.js';
 import { MachineRegistry } from './machine-registry.js';
 import { MachineStore } from './machine-store.js';
 import { TokenStore } from './token-store.js';
+
+/** What the machine and token methods need: the registry, the tokens and the host's key. */
+export interface MachineDeps {
+  registry: MachineRegistry;
+  tokens: TokenStore;
+  /** The host's box key, base64url: what a machine pins (`--host-key`). */
+  hostKey: string;
+  clock: { now(): number };
+}
 
 export interface HostMachinesOptions {
   db: Db;
@@ -15,7 +23,7 @@ export interface HostMachinesOptions {
   clock: Clock;
   /** Milliseconds a session's call waits for an offline machine; DEFAULT_MACHINE_WAIT_MINUTES by default. */
   waitMs?: number;
-  /** Where `machine.status` goes (the device gateway, once it exists). */
+  /** Where `machine.status` goes (to the devices). */
   publish: (event: HostEvent) => void;
   sessionsOn: (name: string) => number;
 }
@@ -25,8 +33,6 @@ export class HostMachines {
   readonly tokens: TokenStore;
   readonly registry: MachineRegistry;
   private server: MachineLinkServer | undefined;
-  /** Set by the host once its device gateway exists. */
-  publish: ((event: HostEvent) => void) | undefined;
 
   constructor(private readonly options: HostMachinesOptions) {
     this.tokens = new TokenStore(options.db);

@@ -12,7 +12,7 @@ import {
 } from '@tether/shared-protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { gatewayHarness } from '../../test/support/gateway-harness.js';
-import { terminalHandlers } from '../terminals/terminal-handlers.js';
+import { terminalHandlers } from '../rpc/terminal-handlers.js';
 import { TerminalManager } from '../terminals/terminal-manager.js';
 import type { MachineKit } from './testing/machine-kit.js';
 import { machineKit } from './testing/machine-kit.js';

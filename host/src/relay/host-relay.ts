@@ -23,6 +23,25 @@ export interface HostRelayOptions {
   random: RandomBytes;
   dial?: DialRelay;
   onState?: (state: RelayLinkState) => void;
+  /** The tickets for `url` (`relayTickets`), when the devices' handlers were given them first. */
+  tickets?: RelayTickets;
+}
+
+/** Checks a `--relay` URL before anything is dialled: a relay is HTTPS (plain HTTP only on loopback). */
+export function relayUrl(url: string): Result<string> {
+  const trimmed = url.replace(/\/+$/, '');
+  if (!relayHostLinkUrl(trimmed) || !isRelayUrl(trimmed)) {
+    return fail(
+      'invalid-params',
+      `--relay ${url}: give the relay's https:// URL (plain http:// only for a relay on this computer's loopback address)`,
+    );
+  }
+  return ok(trimmed);
+}
+
+/** The tickets a host's devices get for its relay at `url` (checked by `relayUrl`). */
+export function relayTickets(url: string, identity: HostIdentity, clock: Clock): RelayTickets {
+  return new RelayTickets(url, identity.sign, clock);
 }
 
 /**
@@ -39,7 +58,7 @@ export class HostRelay {
     private readonly identity: HostIdentity,
     options: HostRelayOptions,
   ) {
-    this.tickets = new RelayTickets(url, identity.sign, options.clock);
+    this.tickets = options.tickets ?? relayTickets(url, identity, options.clock);
     this.link = new RelayLink({
       url,
       identity,
@@ -51,16 +70,11 @@ export class HostRelay {
     });
   }
 
-  /** Checks the URL before anything is dialled: a relay is HTTPS (plain HTTP only on loopback). */
+  /** Checks the URL (`relayUrl`) before anything is dialled. */
   static create(options: HostRelayOptions): Result<HostRelay> {
-    const url = options.url.replace(/\/+$/, '');
-    if (!relayHostLinkUrl(url) || !isRelayUrl(url)) {
-      return fail(
-        'invalid-params',
-        `--relay ${options.url}: give the relay's https:// URL (plain http:// only for a relay on this computer's loopback address)`,
-      );
-    }
-    return ok(new HostRelay(url, options.identity, options));
+    const url = relayUrl(options.url);
+    if (!url.ok) return url;
+    return ok(new HostRelay(url.value, options.identity, options));
   }
 
   start(): void {

@@ -1,4 +1,4 @@
-import { HIGH_WATER_BYTES } from '../gateway/outbox.js';
+import { HIGH_WATER_BYTES } from '../streams/outbox.js';
 
 /**
  * Bounds of the host's side of a relay link, each with its unit and reason. The relay has its own

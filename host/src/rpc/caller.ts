@@ -1,5 +1,5 @@
 import type { Result } from '@tether/shared-protocol';
-import type { StreamHost } from '../gateway/stream-host.js';
+import type { StreamHost } from '../streams/stream-host.js';
 import type { DeviceRecord } from '../store/device-store.js';
 
 /** What a method handler may ask of the live connection a request came on. */

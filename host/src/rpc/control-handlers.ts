@@ -7,20 +7,20 @@ import type {
   Result,
 } from '@tether/shared-protocol';
 import { fail, ok } from '@tether/shared-protocol';
-import type { ApprovalBroker } from '../agent/approval-broker.js';
-import type { SessionManager } from '../agent/session-manager.js';
+import type { ApprovalBroker } from '../sessions/approval-broker.js';
+import type { SessionManager } from '../sessions/session-manager.js';
 import type { ControlConnection } from '../control/control-server.js';
 import type { DeviceGateway } from '../gateway/device-gateway.js';
 import type { DeviceStore } from '../store/device-store.js';
 import type { EventLog } from '../store/event-log.js';
 import type { TerminalManager } from '../terminals/terminal-manager.js';
 import { replayThenFollow } from '../store/replay.js';
-import { terminalStreamHandlers } from '../terminals/terminal-handlers.js';
-import type { AgentCatalog } from '../agents/agent-catalog.js';
-import type { AgentSessions } from '../agents/agent-sessions.js';
+import { terminalStreamHandlers } from './terminal-handlers.js';
+import type { AgentCatalog } from '../sessions/acp/agent-catalog.js';
+import type { AgentSessions } from '../sessions/acp/agent-sessions.js';
 import type { Handlers } from './dispatch.js';
 import { historyHandlers } from './history-handlers.js';
-import type { MachineDeps } from './machine-handlers.js';
+import type { MachineDeps } from '../machines/host-machines.js';
 import { machineControlHandlers, placeFolder } from './machine-handlers.js';
 import { answerApproval, publicDeviceInfo, revokeDevice } from './shared-handlers.js';
 

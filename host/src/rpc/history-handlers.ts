@@ -1,6 +1,6 @@
 import type { SessionEvent } from '@tether/shared-protocol';
 import { MAX_HISTORY_BYTES, MAX_HISTORY_PAGE, fail, ok } from '@tether/shared-protocol';
-import type { SessionManager } from '../agent/session-manager.js';
+import type { SessionManager } from '../sessions/session-manager.js';
 import type { EventLog } from '../store/event-log.js';
 
 /** Events in a history page when the device names no limit. */

@@ -3,18 +3,9 @@ import { fail, ok } from '@tether/shared-protocol';
 import type { ControlConnection } from '../control/control-server.js';
 import { machineFolder } from '../machines/machine-folders.js';
 import type { MachineRegistry } from '../machines/machine-registry.js';
-import type { TokenStore } from '../machines/token-store.js';
+import type { MachineDeps } from '../machines/host-machines.js';
 import type { Caller } from './caller.js';
 import type { Handlers } from './dispatch.js';
-
-/** What the machine and token methods need: the registry, the tokens and the host's key. */
-export interface MachineDeps {
-  registry: MachineRegistry;
-  tokens: TokenStore;
-  /** The host's box key, base64url: what a machine pins (`--host-key`). */
-  hostKey: string;
-  clock: { now(): number };
-}
 
 type MachineControlMethod = 'tokens.create' | 'tokens.list' | 'tokens.revoke' | 'machines.list' | 'machines.forget';
 

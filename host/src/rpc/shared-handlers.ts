@@ -1,6 +1,6 @@
 import type { AnsweredBy, Approval, Decision, DeviceInfo, Result } from '@tether/shared-protocol';
 import { fail, ok } from '@tether/shared-protocol';
-import type { ApprovalBroker } from '../agent/approval-broker.js';
+import type { ApprovalBroker } from '../sessions/approval-broker.js';
 import type { DeviceRecord, DeviceStore } from '../store/device-store.js';
 
 /**

@@ -151,4 +151,11 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE approvals ADD COLUMN always TEXT;
   `,
+  // 7: the agent a session talks to, in a field of its own (NULL: Tether's own loop). An ACP
+  // session kept its agent's name in \`model\`; a wrapped program is known by its session's name.
+  `
+  ALTER TABLE sessions ADD COLUMN agent TEXT;
+  UPDATE sessions SET agent = model WHERE kind = 'acp';
+  UPDATE sessions SET agent = title WHERE kind = 'terminal';
+  `,
 ];

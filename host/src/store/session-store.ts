@@ -20,6 +20,8 @@ export interface SessionRecord {
   place: string;
   cwd: string;
   model: string;
+  /** The agent the session talks to: an ACP agent's name, a wrapped program's; null for Tether's own loop. */
+  agent: string | null;
   status: SessionStatus;
   archived: boolean;
   autoApprove: boolean;
@@ -37,6 +39,7 @@ interface Row {
   place: string;
   cwd: string;
   model: string;
+  agent: string | null;
   status: string;
   archived: number;
   auto_approve: number;
@@ -64,6 +67,7 @@ function fromRow(row: Row): SessionRecord | undefined {
     place: row.place,
     cwd: row.cwd,
     model: row.model,
+    agent: row.agent,
     status: row.status as SessionStatus,
     archived: row.archived !== 0,
     autoApprove: row.auto_approve !== 0,
@@ -97,14 +101,16 @@ export class SessionStore {
   ) {}
 
   insert(
-    record: Omit<SessionRecord, 'lastSeq' | 'archived' | 'allowRules' | 'lastLine' | 'autoApprove'>,
+    record: Omit<SessionRecord, 'lastSeq' | 'archived' | 'allowRules' | 'lastLine' | 'autoApprove' | 'agent'> & {
+      agent?: string;
+    },
   ): SessionRecord {
     this.db
       .prepare(
-        `INSERT INTO sessions (id, title, kind, place, cwd, model, status, created_at, updated_at)
-         VALUES (@id, @title, @kind, @place, @cwd, @model, @status, @createdAt, @updatedAt)`,
+        `INSERT INTO sessions (id, title, kind, place, cwd, model, agent, status, created_at, updated_at)
+         VALUES (@id, @title, @kind, @place, @cwd, @model, @agent, @status, @createdAt, @updatedAt)`,
       )
-      .run(record);
+      .run({ ...record, agent: record.agent ?? null });
     return this.get(record.id)!;
   }
 
@@ -179,6 +185,7 @@ export class SessionStore {
       place: record.place,
       cwd: record.cwd,
       model: record.model,
+      ...(record.agent !== null ? { agent: record.agent } : {}),
       status: record.status,
       archived: record.archived,
       autoApprove: record.autoApprove,

@@ -6,7 +6,7 @@ import type { TetherEvent } from '@tether/shared-protocol';
 import { fail, fromBase64Url, ok } from '@tether/shared-protocol';
 import { describe, expect, it } from 'vitest';
 import { gatewayHarness, settle } from '../../test/support/gateway-harness.js';
-import { terminalHandlers } from './terminal-handlers.js';
+import { terminalHandlers } from '../rpc/terminal-handlers.js';
 import { TerminalManager } from './terminal-manager.js';
 
 const WINDOW = 64;

@@ -8,8 +8,8 @@ import {
   ok,
   toBase64Url,
 } from '@tether/shared-protocol';
-import type { StreamHost } from '../gateway/stream-host.js';
-import { StreamSubscription } from '../gateway/stream-subscription.js';
+import type { StreamHost } from '../streams/stream-host.js';
+import { StreamSubscription } from '../streams/stream-subscription.js';
 
 /** Milliseconds a terminal with no device attached stays open: 30 min, long enough to put the
  * phone away and come back, short enough that forgotten shells do not pile up. A setting. */

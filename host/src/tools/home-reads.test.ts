@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CREDENTIAL_FILES, CREDENTIAL_NEEDLE, writeCredentialHome } from '@tether/machine/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { hostLocalContext } from '../agent/host-context.js';
+import { hostLocalContext } from '../sessions/host-context.js';
 import { listDirTool, readFileTool } from './file-tools.js';
 import { searchTool } from './search-tool.js';
 import type { Tool, ToolContext } from './tool.js';

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { AcpLimits } from '../../src/agents/acp-backend.js';
+import type { AcpLimits } from '../../src/sessions/acp/acp-backend.js';
 import type { TestHost } from './test-host.js';
 import { startTestHost } from './test-host.js';
 

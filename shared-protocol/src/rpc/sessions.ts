@@ -31,6 +31,8 @@ export const SessionSummarySchema = v.object({
   place: Name,
   cwd: Path,
   model: Name,
+  /** The agent the session talks to (an ACP agent's name, a wrapped program's); absent for Tether's own loop. */
+  agent: v.optional(Name),
   status: SessionStatusSchema,
   archived: v.boolean(),
   autoApprove: v.boolean(),

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { SessionSummary } from '@tether/shared-protocol';
 import { visibleText } from '@tether/shared-protocol';
-import { findOnPath } from '../../agents/agent-catalog.js';
+import { findOnPath } from '../../sessions/acp/agent-catalog.js';
 import type { ControlClient } from '../../control/control-client.js';
 import { flag, stringOption } from '../args.js';
 import type { Command, CommandContext } from '../command.js';

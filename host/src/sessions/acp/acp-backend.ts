@@ -1,0 +1,409 @@
+import type { ContentBlock, StopReason } from '@agentclientprotocol/sdk';
+import { methods, RequestError } from '@agentclientprotocol/sdk';
+import type { Clock, Result, SessionEvent } from '@tether/shared-protocol';
+import { ok } from '@tether/shared-protocol';
+import type { RunContext, RunResult, SessionBackend } from '../session-backend.js';
+import type { EventLog } from '../../store/event-log.js';
+import type { AgentCatalog } from './agent-catalog.js';
+import type { AgentSpec } from './agent-config.js';
+import type { AgentPoolLimits, LiveAgent } from './acp-agent-pool.js';
+import { AcpAgentPool } from './acp-agent-pool.js';
+import { AcpConnection } from './acp-connection.js';
+import { errorText } from './acp-error-text.js';
+import { AcpHistory } from './acp-history.js';
+import type { AcpSessionStore } from './acp-session-store.js';
+import { AcpTurn } from './acp-turn.js';
+import { agentEnv } from './agent-env.js';
+import { cut } from './acp-update-log.js';
+import type { Settled } from './settle.js';
+import { settle } from './settle.js';
+
+export interface AcpLimits extends AgentPoolLimits {
+  /** Milliseconds from starting an agent to its session being ready (initialize, then new or load). */
+  startTimeoutMs: number;
+  /**
+   * Milliseconds an agent may be silent during a prompt, while nothing of its waits on us (an
+   * approval, a command), before it counts as hung: the built-in loop's idle watchdog, 5 min.
+   */
+  idleLimitMs: number;
+}
+
+export const DEFAULT_ACP_LIMITS: AcpLimits = {
+  startTimeoutMs: 60_000,
+  idleLimitMs: 5 * 60_000,
+  cancelGraceMs: 10_000,
+  keepIdleMs: 15 * 60_000,
+  maxLiveAgents: 8,
+};
+
+export interface AcpBackendDeps {
+  catalog: AgentCatalog;
+  log: EventLog;
+  sessions: AcpSessionStore;
+  clock: Clock;
+  /** The host's own environment, from which an agent's `passEnv` variables are taken. */
+  env: NodeJS.ProcessEnv;
+  limits?: Partial<AcpLimits>;
+}
+
+const REQUEST_CANCELLED = -32800;
+type PromptOutcome =
+  | { kind: 'stopped'; stopReason: StopReason }
+  | { kind: 'failed'; message: string }
+  | { kind: 'ended'; why: string }
+  | { kind: 'hung' }
+  | { kind: 'killed' };
+
+/**
+ * Sessions run by an agent that speaks the Agent Client Protocol, with Tether as its client. The
+ * agent is a child process started through the session's execution context, in the session's
+ * folder; it is kept between runs (up to a bound, for a while) so it remembers the conversation,
+ * and when a new process is needed its own session is loaded where it supports that.
+ *
+ * A run sends the new messages as one prompt, then any follow-ups queued meanwhile, until the
+ * agent ends its turn. An interrupt sends `session/cancel` and ends the process if it does not
+ * stop in time; an agent that exits or stays silent too long ends the run as an error with the
+ * end of its stderr as a notice, and the next prompt starts a new process. ACP has no place for
+ * the tokens a turn used, so its runs report no usage (shown as unknown, never as 0).
+ */
+export class AcpBackend implements SessionBackend {
+  private readonly limits: AcpLimits;
+  private readonly agents: AcpAgentPool;
+
+  constructor(private readonly deps: AcpBackendDeps) {
+    this.limits = { ...DEFAULT_ACP_LIMITS, ...deps.limits };
+    this.agents = new AcpAgentPool(deps.clock, this.limits);
+  }
+
+  check(agent: string): Result<void> {
+    const checked = this.deps.catalog.check(agent);
+    return checked.ok ? ok(undefined) : checked;
+  }
+
+  /** An ACP session's model is the name of the agent it talks to. */
+  agent(model: string): string {
+    return model;
+  }
+
+  async run(run: RunContext): Promise<RunResult> {
+    const record = run.record();
+    const agent = record.agent ?? record.model;
+    const spec = this.deps.catalog.get(agent);
+    if (!spec) return failure(`no agent named ${agent} is configured on this host`);
+    const texts = promptTexts(this.deps.log.readAll(run.sessionId));
+    // A session continued from elsewhere starts with a run of no message: it loads the conversation.
+    const continuing = this.deps.sessions.get(run.sessionId)?.history === 'pending';
+    if (texts.length === 0 && !continuing) return { status: 'done' };
+
+    let live = this.agents.reusable(run.sessionId, run.context.place, spec);
+    if (!live) {
+      const started = await this.start(run, spec);
+      if ('status' in started) return started;
+      live = started;
+    }
+    this.agents.hold(live);
+    if (texts.length === 0) {
+      this.agents.release(live);
+      return { status: 'done' };
+    }
+    const turn = new AcpTurn(run, spec.title, () => live.connection.kill());
+    live.connection.attach(live.acpSessionId, turn);
+    let ending = 'The run ended before the agent finished this.';
+    try {
+      let prompt = texts;
+      for (;;) {
+        const outcome = await this.prompt(live, turn, prompt, run);
+        switch (outcome.kind) {
+          case 'stopped': {
+            if (outcome.stopReason === 'cancelled') {
+              if (run.signal.aborted || turn.denials === 0) return { status: 'interrupted' };
+              // Nobody interrupted: the agent ended its turn because the person said no.
+              run.append({
+                type: 'notice',
+                level: 'info',
+                text: `${spec.title} ended its turn after the denial: send a message to say what to do instead.`,
+              });
+              ending = 'Not run: the agent ended its turn after the denial.';
+              return { status: 'done' };
+            }
+            const notice = STOP_NOTICES[outcome.stopReason];
+            if (notice) run.append({ type: 'notice', level: 'warning', text: notice(spec.title) });
+            break;
+          }
+          case 'failed':
+            return failure(`${spec.title} could not answer: ${outcome.message}`);
+          case 'ended':
+            ending = 'The agent stopped before finishing this.';
+            this.reportStderr(run, live);
+            return failure(`${spec.title} stopped: ${outcome.why}`);
+          case 'hung':
+            ending = 'The agent stopped answering before finishing this.';
+            this.agents.discard(live);
+            this.reportStderr(run, live);
+            return failure(
+              `${spec.title} said nothing for ${Math.round(this.limits.idleLimitMs / 1000)} s and was stopped; the next message starts it again`,
+            );
+          case 'killed':
+            ending = 'Interrupted.';
+            this.agents.discard(live);
+            return { status: 'interrupted' };
+        }
+        if (run.signal.aborted) return { status: 'interrupted' };
+        const queued = run.takeQueued();
+        if (queued.length === 0) return { status: 'done' };
+        turn.log.endMessage();
+        for (const text of queued) run.append({ type: 'message', messageId: run.newId('m'), role: 'user', text });
+        prompt = queued;
+      }
+    } finally {
+      turn.close(run.signal.aborted ? 'Interrupted.' : ending);
+      live.connection.detach();
+      this.agents.release(live);
+    }
+  }
+
+  /** Ends every agent process (the host is stopping). Runs were interrupted before this. */
+  close(): Promise<void> {
+    return this.agents.close();
+  }
+
+  /** How many agent processes are alive now (running or kept). */
+  get liveAgents(): number {
+    return this.agents.size;
+  }
+
+  /** Starts the agent and gets its session ready: loaded or resumed where it can, else new. */
+  private async start(run: RunContext, spec: AgentSpec): Promise<LiveAgent | RunResult> {
+    if (this.agents.isClosed) return failure('the host is stopping');
+    if (!this.agents.makeRoom()) {
+      return failure(
+        `${this.limits.maxLiveAgents} agent processes are running already; try again when one of their runs ends`,
+      );
+    }
+    const record = run.record();
+    const started = await AcpConnection.start({
+      context: run.context,
+      spec,
+      cwd: record.cwd,
+      env: agentEnv(spec, run.context.place, this.deps.env),
+      clock: this.deps.clock,
+    });
+    // On a machine that is offline the spawn waits for it, and an interrupt drops it unsent:
+    // nothing started, so the run was interrupted, not failed (as a waiting tool call is).
+    if (!started.ok) return run.signal.aborted ? { status: 'interrupted' } : failure(started.message);
+    const connection = started.value;
+    const live: LiveAgent = {
+      sessionId: run.sessionId,
+      spec,
+      place: run.context.place,
+      cwd: record.cwd,
+      connection,
+      acpSessionId: '',
+      busy: true,
+      idleTimer: undefined,
+    };
+    this.agents.add(live);
+    const deadline = this.deps.clock.now() + this.limits.startTimeoutMs;
+    const step = <T>(promise: Promise<T>) =>
+      settle(promise, {
+        clock: this.deps.clock,
+        ms: Math.max(0, deadline - this.deps.clock.now()),
+        signal: run.signal,
+        ended: connection.ended,
+      });
+    /** A step that did not give its answer ends the start: the process goes, and says why. */
+    const stop = (outcome: Exclude<Settled<unknown>, { kind: 'value' }>, what: string): RunResult => {
+      this.agents.discard(live);
+      if (outcome.kind === 'aborted') return { status: 'interrupted' };
+      this.reportStderr(run, live);
+      if (outcome.kind === 'timeout') {
+        return failure(
+          `${spec.title} did not get ready within ${Math.round(this.limits.startTimeoutMs / 1000)} s (${what})`,
+        );
+      }
+      if (outcome.kind === 'ended') return failure(`${spec.title} stopped while starting (${what}): ${outcome.why}`);
+      return failure(`${spec.title} refused ${what}: ${errorText(outcome.error)}`);
+    };
+
+    const init = await step(connection.initialize());
+    if (init.kind !== 'value') return stop(init, 'initialize');
+    if (init.value.protocolVersion !== 1) {
+      this.agents.discard(live);
+      return failure(`${spec.title} speaks ACP version ${String(init.value.protocolVersion)}; Tether speaks version 1`);
+    }
+    const capabilities = init.value.agentCapabilities;
+    const resume = capabilities?.sessionCapabilities?.resume;
+    const canResume = typeof resume === 'object' && resume !== null;
+    const canLoad = capabilities?.loadSession === true;
+    const earlier = this.deps.sessions.get(run.sessionId);
+    const previous = earlier?.agent === spec.name ? earlier.acpSessionId : undefined;
+
+    if (previous !== undefined && earlier?.history === 'pending') {
+      // Started elsewhere: loaded with its replay recorded as the transcript so far (resumed,
+      // without it, by an agent that can only resume). Tried once so: after an error the next
+      // start loads it as any earlier session, or starts afresh and says so.
+      const ref = { agent: spec.name, acpSessionId: previous };
+      if (!canLoad && !canResume) {
+        this.deps.sessions.delete(run.sessionId);
+        this.agents.discard(live);
+        return failure(
+          `${spec.title} can neither load nor resume a session, so it cannot continue this one; the next message starts a new one`,
+        );
+      }
+      const history = canLoad ? new AcpHistory(run) : undefined;
+      connection.setSession(previous);
+      if (history) connection.history = { acpSessionId: previous, record: (update) => history.record(update) };
+      const params = { sessionId: previous, cwd: record.cwd, mcpServers: [] };
+      const loaded = await step(
+        history
+          ? connection.agent.request(methods.agent.session.load, params)
+          : connection.agent.request(methods.agent.session.resume, params),
+      );
+      connection.history = undefined;
+      if (loaded.kind === 'error') this.deps.sessions.set(run.sessionId, ref);
+      if (loaded.kind !== 'value') return stop(loaded, history ? 'session/load' : 'session/resume');
+      this.deps.sessions.set(run.sessionId, ref);
+      const shown = history?.finish();
+      run.append({
+        type: 'notice',
+        level: 'info',
+        text:
+          shown === undefined
+            ? `${spec.title} goes on from its earlier session, but cannot replay it: the conversation so far is not shown here.`
+            : shown === 0
+              ? `${spec.title} loaded its earlier session and replayed none of it; what you send now goes on from there.`
+              : `Above is ${spec.title}'s earlier conversation, as it replayed it; what you send now goes on from there.`,
+      });
+      live.acpSessionId = previous;
+      return live;
+    }
+
+    if (previous !== undefined && (canResume || canLoad)) {
+      // A loading agent replays the conversation as updates first: the log has it already.
+      connection.setSession(previous);
+      connection.replaying = !canResume;
+      const params = { sessionId: previous, cwd: record.cwd, mcpServers: [] };
+      const what = canResume ? 'session/resume' : 'session/load';
+      const loaded = await step(
+        canResume
+          ? connection.agent.request(methods.agent.session.resume, params)
+          : connection.agent.request(methods.agent.session.load, params),
+      );
+      connection.replaying = false;
+      if (loaded.kind === 'value') {
+        live.acpSessionId = previous;
+        return live;
+      }
+      if (loaded.kind !== 'error') return stop(loaded, what);
+      run.append({
+        type: 'notice',
+        level: 'warning',
+        text: `${spec.title} could not load its earlier session (${errorText(loaded.error)}); it starts a new one without the conversation so far.`,
+      });
+    } else if (previous !== undefined) {
+      run.append({
+        type: 'notice',
+        level: 'warning',
+        text: `${spec.title} was started again and cannot load its earlier session; it starts afresh without the conversation so far.`,
+      });
+    }
+    const created = await step(
+      connection.agent.request(methods.agent.session.new, { cwd: record.cwd, mcpServers: [] }),
+    );
+    if (created.kind !== 'value') return stop(created, 'session/new');
+    live.acpSessionId = created.value.sessionId;
+    connection.setSession(live.acpSessionId);
+    this.deps.sessions.set(run.sessionId, { agent: spec.name, acpSessionId: live.acpSessionId });
+    return live;
+  }
+
+  /**
+   * One prompt, to its end: the agent's answer, or its process ending, or its silence past the
+   * idle limit. An interrupt sends `session/cancel`; an agent that has not stopped within the
+   * grace period is ended.
+   */
+  private async prompt(
+    live: LiveAgent,
+    turn: AcpTurn,
+    texts: readonly string[],
+    run: RunContext,
+  ): Promise<PromptOutcome> {
+    const { connection } = live;
+    const prompt: ContentBlock[] = texts.map((text) => ({ type: 'text', text }));
+    const request = connection.agent.request(methods.agent.session.prompt, { sessionId: live.acpSessionId, prompt });
+    let cancelDeadline: number | undefined;
+    for (;;) {
+      const now = this.deps.clock.now();
+      const ms =
+        cancelDeadline !== undefined
+          ? cancelDeadline - now
+          : Math.max(1, this.limits.idleLimitMs - connection.silentFor());
+      const outcome = await settle(request, {
+        clock: this.deps.clock,
+        ms,
+        ended: connection.ended,
+        ...(cancelDeadline === undefined ? { signal: run.signal } : {}),
+      });
+      switch (outcome.kind) {
+        case 'value':
+          turn.log.endMessage();
+          return { kind: 'stopped', stopReason: outcome.value.stopReason };
+        case 'ended':
+          return { kind: 'ended', why: outcome.why };
+        case 'error':
+          if (connection.closedSignal.aborted) return { kind: 'ended', why: await connection.ended };
+          if (
+            cancelDeadline !== undefined &&
+            outcome.error instanceof RequestError &&
+            outcome.error.code === REQUEST_CANCELLED
+          ) {
+            return { kind: 'stopped', stopReason: 'cancelled' };
+          }
+          return { kind: 'failed', message: errorText(outcome.error) };
+        case 'aborted':
+          cancelDeadline = this.deps.clock.now() + this.limits.cancelGraceMs;
+          void connection.agent
+            .notify(methods.agent.session.cancel, { sessionId: live.acpSessionId })
+            .catch(() => undefined);
+          break;
+        case 'timeout':
+          if (cancelDeadline !== undefined) {
+            connection.kill();
+            return { kind: 'killed' };
+          }
+          if (connection.silentFor() >= this.limits.idleLimitMs) return { kind: 'hung' };
+          break;
+      }
+    }
+  }
+
+  private reportStderr(run: RunContext, live: LiveAgent): void {
+    const tail = live.connection.stderrText();
+    run.append({
+      type: 'notice',
+      level: 'error',
+      text:
+        tail === '' ? `${live.spec.title} wrote nothing to stderr.` : cut(`${live.spec.title} stderr:\n${tail}`, 4000),
+    });
+  }
+}
+
+const STOP_NOTICES: Partial<Record<StopReason, (agent: string) => string>> = {
+  max_tokens: (agent) => `${agent} reached its output token limit and stopped.`,
+  max_turn_requests: (agent) => `${agent} reached its limit of model requests for one turn and stopped.`,
+  refusal: (agent) => `${agent} refused to go on with this.`,
+};
+
+/** The user messages of the run about to start: every one after the last run ended. */
+export function promptTexts(events: Iterable<SessionEvent>): string[] {
+  let texts: string[] = [];
+  for (const event of events) {
+    if (event.type === 'run.finished') texts = [];
+    else if (event.type === 'message' && event.role === 'user') texts.push(event.text);
+  }
+  return texts;
+}
+
+function failure(error: string): RunResult {
+  return { status: 'error', error };
+}

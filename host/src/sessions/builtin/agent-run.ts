@@ -1,0 +1,218 @@
+import { DEFAULT_MAX_MODEL_CALLS, MAX_TOOL_OUTPUT_EVENT, fail } from '@tether/shared-protocol';
+import { fileChangedEvent } from './file-changes.js';
+import type { ChatMessage, ModelProvider, ToolCall, ToolResultMessage } from '../../models/types.js';
+import { ProviderError } from '../../models/types.js';
+import type { AnyTool, ApprovalNeed, ToolOutcome } from '../../tools/tool.js';
+import { DeltaCoalescer } from './delta-coalescer.js';
+import type { RunContext, RunResult } from '../session-backend.js';
+
+/** Model calls in one run before it stops and says so, unless the run says otherwise: a guard
+ * against a model that never ends. */
+export const MAX_MODEL_CALLS_PER_RUN = DEFAULT_MAX_MODEL_CALLS;
+/** Output tokens a model may produce per call. */
+const MAX_TOKENS = 8192;
+
+/** A run of the built-in loop: the session's run context, its tools and its system prompt. */
+export interface RunHost extends RunContext {
+  tools: () => readonly AnyTool[];
+  system: string;
+}
+
+/**
+ * One run of the agent loop: model turn, tools (with approvals), again, until the model stops
+ * and no follow-up is queued. Every step is an event in the session's log. An interrupt aborts
+ * the model stream, kills a running tool's process group and cancels a pending approval.
+ */
+export async function runAgent(
+  host: RunHost,
+  provider: ModelProvider,
+  model: string,
+  history: ChatMessage[],
+): Promise<RunResult> {
+  const { signal } = host;
+  const usage = { inputTokens: 0, outputTokens: 0 };
+  const limit = host.maxModelCalls ?? MAX_MODEL_CALLS_PER_RUN;
+  try {
+    for (let call = 0; call < limit; call++) {
+      host.progress?.({ modelCall: call + 1 });
+      const before = { ...usage };
+      const turn = await modelTurn(host, provider, model, history, signal, usage);
+      host.progress?.({
+        usage: {
+          inputTokens: usage.inputTokens - before.inputTokens,
+          outputTokens: usage.outputTokens - before.outputTokens,
+        },
+      });
+      history.push({ role: 'assistant', text: turn.text, toolCalls: turn.toolCalls });
+      if (turn.toolCalls.length > 0) {
+        const results: ToolResultMessage[] = [];
+        for (const toolCall of turn.toolCalls) {
+          const ran = await runToolCall(host, toolCall, signal);
+          // The place is gone (an offline machine): the model can do nothing about that.
+          if ('unreachable' in ran) {
+            // Interrupted while it waited for the machine: nothing was sent, the run was stopped.
+            if (signal.aborted) return { status: 'interrupted', usage };
+            return { status: 'error', error: unreachableNotice(host.context.place, ran.unreachable), usage };
+          }
+          results.push(ran);
+        }
+        history.push({ role: 'tool', results });
+        if (signal.aborted) return { status: 'interrupted', usage };
+        continue;
+      }
+      const queued = host.takeQueued();
+      if (queued.length === 0) return { status: 'done', usage };
+      for (const text of queued) {
+        host.append({ type: 'message', messageId: host.newId('m'), role: 'user', text });
+        history.push({ role: 'user', text });
+      }
+    }
+    host.append({
+      type: 'notice',
+      level: 'warning',
+      text: `Stopped after ${limit} model calls in one run (the limit for this session); say go on, or send a message, to continue.`,
+    });
+    return { status: 'done', usage, limitReached: true };
+  } catch (error) {
+    if (signal.aborted || (error instanceof ProviderError && error.kind === 'aborted'))
+      return { status: 'interrupted', usage };
+    const message = error instanceof Error ? error.message : String(error);
+    return { status: 'error', error: message, usage };
+  }
+}
+
+async function modelTurn(
+  host: RunHost,
+  provider: ModelProvider,
+  model: string,
+  history: ChatMessage[],
+  signal: AbortSignal,
+  usage: NonNullable<RunResult['usage']>,
+): Promise<{ text: string; toolCalls: ToolCall[] }> {
+  const messageId = host.newId('m');
+  let text = '';
+  const toolCalls: ToolCall[] = [];
+  const deltas = new DeltaCoalescer(host.clock, (piece) =>
+    host.append({ type: 'message.delta', messageId, text: piece }),
+  );
+  const finishText = () => {
+    deltas.flush();
+    if (text !== '') host.append({ type: 'message', messageId, role: 'assistant', text });
+  };
+  let ended = false;
+  try {
+    const stream = provider.stream({
+      model,
+      system: host.system,
+      messages: history,
+      tools: host.tools().map((t) => t.spec),
+      maxTokens: MAX_TOKENS,
+      signal,
+    });
+    for await (const event of stream) {
+      switch (event.type) {
+        case 'text':
+          text += event.text;
+          deltas.push(event.text);
+          break;
+        case 'tool-call':
+          toolCalls.push(event.call);
+          break;
+        case 'usage':
+          usage.inputTokens += event.inputTokens;
+          usage.outputTokens += event.outputTokens;
+          break;
+        case 'end':
+          ended = true;
+          if (event.stopReason === 'max-tokens' && toolCalls.length === 0) {
+            host.append({
+              type: 'notice',
+              level: 'warning',
+              text: 'The reply reached the output token limit and was cut off.',
+            });
+          }
+          break;
+      }
+    }
+  } finally {
+    // Whatever streamed before an interrupt or an error stays in the transcript as a message.
+    finishText();
+  }
+  if (!ended) throw new ProviderError('the model stream ended without finishing the turn', 'protocol');
+  return { text, toolCalls };
+}
+
+function unreachableNotice(place: string, why: string): string {
+  return `${place === 'local' ? 'this computer' : `the machine ${place}`} is not reachable: ${why}`;
+}
+
+/** The result for the model, or why the tool's place could not be reached (nothing for the model then). */
+async function runToolCall(
+  host: RunHost,
+  call: ToolCall,
+  signal: AbortSignal,
+): Promise<ToolResultMessage | { unreachable: string }> {
+  const tool = host.tools().find((t) => t.spec.name === call.name);
+  let input: unknown = call.arguments;
+  let parsedJson = true;
+  try {
+    input = call.arguments.trim() === '' ? {} : (JSON.parse(call.arguments) as unknown);
+  } catch {
+    parsedJson = false;
+  }
+  const parsed = tool?.parse(input) ?? fail('invalid-params', `There is no tool named ${call.name}.`);
+  const title = tool && parsed.ok ? tool.title(parsed.value) : call.name;
+  host.append({ type: 'tool.started', toolCallId: call.id, tool: call.name, title: title.slice(0, 1000), input });
+  const outcome = await (async (): Promise<ToolOutcome> => {
+    if (!tool) return { ok: false, output: `There is no tool named ${call.name}.` };
+    if (!parsedJson) return { ok: false, output: `The arguments are not valid JSON: ${call.arguments.slice(0, 200)}` };
+    if (!parsed.ok) return { ok: false, output: parsed.error.message };
+    if (signal.aborted) return { ok: false, output: 'Not run: the run was interrupted.' };
+    const context = { sessionId: host.record().id, cwd: host.record().cwd, exec: host.context, signal };
+    const value = parsed.value;
+    const check = await tool.approval(value, context);
+    if ('refuse' in check) {
+      return { ok: false, output: check.refuse, ...(check.unreachable ? { unreachable: true } : {}) };
+    }
+    if (check.need) {
+      const gate = await askApproval(host, call, check.need, signal);
+      if (gate) return gate;
+    }
+    try {
+      return await tool.run(value, context);
+    } catch (error) {
+      return { ok: false, output: `The tool failed: ${error instanceof Error ? error.message : String(error)}` };
+    }
+  })();
+  const output =
+    outcome.output.length > MAX_TOOL_OUTPUT_EVENT
+      ? `${outcome.output.slice(0, MAX_TOOL_OUTPUT_EVENT - 40)}\n… [output cut]`
+      : outcome.output;
+  host.append({
+    type: 'tool.finished',
+    toolCallId: call.id,
+    tool: call.name,
+    ok: outcome.ok,
+    output,
+    truncated: (outcome.truncated ?? false) || output !== outcome.output,
+    ...(outcome.exitCode !== undefined ? { exitCode: outcome.exitCode } : {}),
+  });
+  if (outcome.ok && outcome.change) host.append(fileChangedEvent(call.id, outcome.change));
+  if (outcome.unreachable) return { unreachable: outcome.output };
+  return { toolCallId: call.id, name: call.name, output, isError: !outcome.ok };
+}
+
+/** Asks the approval gate. Returns an outcome for the model when the action may not run. */
+async function askApproval(
+  host: RunHost,
+  call: ToolCall,
+  need: ApprovalNeed,
+  signal: AbortSignal,
+): Promise<ToolOutcome | undefined> {
+  const answer = await host.gate.ask({ toolCallId: call.id, tool: call.name, need, place: host.context.place }, signal);
+  if (answer.allowed) return undefined;
+  if (answer.reason === 'cancelled')
+    return { ok: false, output: 'Not run: the approval was cancelled because the run was interrupted.' };
+  const note = answer.note ? ` Their note: ${answer.note}` : '';
+  return { ok: false, output: `The person denied this action.${note}` };
+}

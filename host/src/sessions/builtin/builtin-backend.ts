@@ -1,0 +1,53 @@
+import type { Result } from '@tether/shared-protocol';
+import { ok } from '@tether/shared-protocol';
+import type { ModelProvider } from '../../models/types.js';
+import type { EventLog } from '../../store/event-log.js';
+import type { AnyTool } from '../../tools/tool.js';
+import { runAgent } from './agent-run.js';
+import { buildHistory } from './history.js';
+import type { RunContext, RunResult, SessionBackend } from '../session-backend.js';
+import { systemPrompt } from './system-prompt.js';
+
+/** Resolves a model spec to a provider ready to stream (with retries that post notices). */
+export type ProviderFactory = (
+  spec: string,
+  onNotice: (text: string) => void,
+) => Result<{ provider: ModelProvider; model: string }>;
+
+export interface BuiltinBackendDeps {
+  log: EventLog;
+  providers: ProviderFactory;
+  tools: () => readonly AnyTool[];
+}
+
+/** Tether's own agent loop: a model over the Anthropic or OpenAI SDKs, with tools. */
+export class BuiltinBackend implements SessionBackend {
+  constructor(private readonly deps: BuiltinBackendDeps) {}
+
+  check(model: string): Result<void> {
+    const provider = this.deps.providers(model, () => undefined);
+    return provider.ok ? ok(undefined) : provider;
+  }
+
+  run(run: RunContext): Promise<RunResult> {
+    const record = run.record();
+    // The model's history is rebuilt from the log for every run: the log is the source of truth.
+    const history = buildHistory(this.deps.log.readAll(run.sessionId));
+    const resolved = this.deps.providers(record.model, (text) =>
+      run.append({ type: 'notice', level: 'warning', text }),
+    );
+    if (!resolved.ok) {
+      return Promise.resolve({
+        status: 'error',
+        error: resolved.error.message,
+        usage: { inputTokens: 0, outputTokens: 0 },
+      });
+    }
+    const system = systemPrompt({
+      cwd: record.cwd,
+      place: record.place,
+      date: new Date(run.clock.now()).toDateString(),
+    });
+    return runAgent({ ...run, tools: this.deps.tools, system }, resolved.value.provider, resolved.value.model, history);
+  }
+}

@@ -1,0 +1,68 @@
+import type { Clock, Result, SessionEventBody } from '@tether/shared-protocol';
+import type { ExecutionContext } from '@tether/machine';
+import type { SessionRecord } from '../store/session-store.js';
+import type { ApprovalGate } from './approval-gate.js';
+
+/** What one run of a session may use: its log, its approval gate, its place, and the time. */
+export interface RunContext {
+  readonly sessionId: string;
+  /** The session as stored now (rules, auto-approve and the model may change during a run). */
+  record(): SessionRecord;
+  append(body: SessionEventBody): void;
+  /** Follow-up messages sent while the run was busy, oldest first (taken, so delivered once). */
+  takeQueued(): string[];
+  /** Every action that changes the world goes through it. */
+  gate: ApprovalGate;
+  /** Where the session's tools act: this computer or a machine. */
+  context: ExecutionContext;
+  clock: Clock;
+  newId: (prefix: string) => string;
+  signal: AbortSignal;
+  /** Model calls this run may make before it stops and waits for a "go on" (a back-end default otherwise). */
+  readonly maxModelCalls?: number;
+  /** How the run goes, for the session's "at a glance" (model calls, tokens). */
+  progress?(progress: RunProgress): void;
+}
+
+export interface RunProgress {
+  /** A model call starts: its number in this run, from 1. */
+  modelCall?: number;
+  /** Tokens (and, where the provider says, the cost) the last model call used. */
+  usage?: { inputTokens: number; outputTokens: number; costUsd?: number };
+}
+
+export interface RunResult {
+  status: 'done' | 'interrupted' | 'error';
+  error?: string;
+  /** What the run used; absent when the back-end cannot tell (an ACP agent reports no tokens). */
+  usage?: { inputTokens: number; outputTokens: number };
+  /** The run stopped at its model-call limit: the session waits for someone to say go on. */
+  limitReached?: true;
+}
+
+/**
+ * A session back-end: what actually works on a session (the built-in agent loop, an ACP agent,
+ * a wrapped CLI program). The session manager owns everything around it (status, queued
+ * messages, the run's lifetime, interrupts, crash recovery); a back-end only runs.
+ */
+export interface SessionBackend {
+  /** Whether a session with this model (or agent) can be started, checked before it is stored. */
+  check(model: string): Result<void>;
+  /** One run. The messages that start it are already in the session's log. */
+  run(run: RunContext): Promise<RunResult>;
+  /** The agent a session with this model talks to, kept in the session's `agent` (none: the back-end is the agent). */
+  agent?(model: string): string;
+  /** Present when a session is a live program rather than a series of runs (a wrapped CLI). */
+  readonly live?: LiveSessions;
+}
+
+/**
+ * A back-end whose sessions are programs that run on their own: a message goes straight to the
+ * program and stop is said to it, with no run around either.
+ */
+export interface LiveSessions {
+  send(sessionId: string, text: string): Result<{ queued: boolean }>;
+  interrupt(sessionId: string): Result<Record<string, never>>;
+  /** After a restart: the words for a session whose program ended with the host. */
+  lostWithHost(record: SessionRecord): string;
+}

@@ -1,0 +1,385 @@
+import type { Clock, Result, SessionEventBody, SessionKind, SessionSummary } from '@tether/shared-protocol';
+import { fail, ok } from '@tether/shared-protocol';
+import type { ExecutionContext } from '@tether/machine';
+import type { EventLog } from '../store/event-log.js';
+import type { SessionRecord, SessionStore } from '../store/session-store.js';
+import type { ApprovalBroker } from './approval-broker.js';
+import { ApprovalGate } from './approval-gate.js';
+import type { RunResult, SessionBackend } from './session-backend.js';
+import { SessionJournal } from './session-journal.js';
+
+export interface SessionManagerDeps {
+  sessions: SessionStore;
+  log: EventLog;
+  approvals: ApprovalBroker;
+  /** The back-end that runs each kind of session; a kind without one cannot be created or run. */
+  backends: Partial<Record<SessionKind, SessionBackend>>;
+  /**
+   * Where a session's tools act. With `run`, the context serves that run: a machine that is offline
+   * makes its calls wait (with notices in the transcript) and its interrupt drops them; without,
+   * it answers at once (creating a session checks its folder that way).
+   */
+  contexts: (place: string, run?: ContextRun) => ExecutionContext | undefined;
+  clock: Clock;
+  newId: (prefix: string) => string;
+  defaultModel: string;
+  /** Notices every session should see once, at its next run (an MCP server that failed). */
+  startNotices?: () => readonly string[];
+  /** Where sessions are written; one over `sessions` and `log` when absent. */
+  journal?: SessionJournal;
+}
+
+/** What a run lends the context it runs in. */
+export interface ContextRun {
+  notice(level: 'info' | 'warning', text: string): void;
+  signal: AbortSignal;
+}
+
+interface ActiveRun {
+  controller: AbortController;
+  done: Promise<void>;
+}
+
+const NO_USAGE = { inputTokens: 0, outputTokens: 0 };
+
+const TITLE_CHARS = 80;
+
+/**
+ * Sessions and their runs: creates sessions, starts a run per message (queuing follow-ups while
+ * one is busy), interrupts, and recovers after a crash. The session's status and summary follow
+ * every change and are announced as `session.updated` events.
+ */
+export class SessionManager {
+  private readonly runs = new Map<string, ActiveRun>();
+  /** How many of the start notices each session has been shown. */
+  private readonly noticesShown = new Map<string, number>();
+  private readonly journal: SessionJournal;
+
+  constructor(private readonly deps: SessionManagerDeps) {
+    this.journal = deps.journal ?? new SessionJournal(deps);
+  }
+
+  list(includeArchived = false): SessionSummary[] {
+    return this.deps.sessions.list(includeArchived).map((r) => this.deps.sessions.summary(r));
+  }
+
+  get(id: string): SessionSummary | undefined {
+    const record = this.deps.sessions.get(id);
+    return record && this.deps.sessions.summary(record);
+  }
+
+  /**
+   * A new session, and its first run. Without `text` the run starts with no message (a session
+   * continued from elsewhere loads its conversation); `prepare` is called once the session is
+   * stored, before that run starts.
+   */
+  async create(input: {
+    cwd: string;
+    text?: string;
+    title?: string;
+    model?: string;
+    place?: string;
+    kind?: SessionKind;
+    prepare?: (sessionId: string) => void;
+  }): Promise<Result<SessionSummary>> {
+    const kind = input.kind ?? 'agent';
+    const backend = this.deps.backends[kind];
+    if (!backend) return fail('unsupported', `this host does not run sessions of kind ${kind}`);
+    const place = input.place ?? 'local';
+    const context = this.deps.contexts(place);
+    if (!context) return fail('not-found', `no machine named ${place}`);
+    const folder = await context.checkFolder(input.cwd);
+    if (!folder.ok) {
+      return fail(folder.error.code === 'unreachable' ? 'unavailable' : 'invalid-params', folder.error.message);
+    }
+    const model = input.model ?? this.deps.defaultModel;
+    const checked = backend.check(model);
+    if (!checked.ok) return checked;
+    const now = this.deps.clock.now();
+    const agent = backend.agent?.(model);
+    const record = this.deps.sessions.insert({
+      id: this.deps.newId('s'),
+      title: titleOf(input.title ?? input.text ?? ''),
+      kind,
+      place,
+      cwd: folder.value,
+      model,
+      ...(agent !== undefined ? { agent } : {}),
+      status: 'idle',
+      createdAt: now,
+      updatedAt: now,
+    });
+    input.prepare?.(record.id);
+    this.startRun(record.id, input.text === undefined ? [] : [input.text]);
+    return ok(this.get(record.id)!);
+  }
+
+  /** Sends a message: starts a run, or queues it for the end of the current run's turn. */
+  send(id: string, text: string): Result<{ queued: boolean }> {
+    const record = this.deps.sessions.get(id);
+    if (!record) return fail('not-found', `no session ${id}`);
+    // A back-end whose session is a live program takes the message itself.
+    const live = this.deps.backends[record.kind]?.live;
+    if (live) return live.send(id, text);
+    if (this.runs.has(id)) {
+      this.deps.sessions.enqueue(id, text, this.deps.clock.now());
+      this.announce(id);
+      return ok({ queued: true });
+    }
+    // Messages still queued from an interrupted run go first, in the order they were sent.
+    this.startRun(id, [...this.deps.sessions.takeQueued(id), text]);
+    return ok({ queued: false });
+  }
+
+  interrupt(id: string): Result<Record<string, never>> {
+    const record = this.deps.sessions.get(id);
+    if (!record) return fail('not-found', `no session ${id}`);
+    const live = this.deps.backends[record.kind]?.live;
+    if (live) return live.interrupt(id);
+    this.runs.get(id)?.controller.abort();
+    return ok({});
+  }
+
+  archive(id: string, archived: boolean): Result<Record<string, never>> {
+    if (!this.deps.sessions.get(id)) return fail('not-found', `no session ${id}`);
+    this.deps.sessions.update(id, { archived });
+    this.announce(id);
+    return ok({});
+  }
+
+  setAutoApprove(id: string, enabled: boolean): Result<Record<string, never>> {
+    if (!this.deps.sessions.get(id)) return fail('not-found', `no session ${id}`);
+    this.deps.sessions.update(id, { autoApprove: enabled });
+    this.deps.log.append(id, {
+      type: 'notice',
+      level: enabled ? 'warning' : 'info',
+      text: enabled ? 'Auto-approve is on: actions run without asking.' : 'Auto-approve is off.',
+    });
+    this.announce(id);
+    return ok({});
+  }
+
+  /**
+   * Sets a session's own model-call limit per run (null: the host's default). Takes effect at its
+   * next run; a session waiting at its limit stays so until someone says go on.
+   */
+  setMaxModelCalls(id: string, limit: number | null): Result<SessionSummary> {
+    if (!this.deps.sessions.get(id)) return fail('not-found', `no session ${id}`);
+    const activity = this.deps.sessions.activity;
+    activity.setLimit(id, limit);
+    this.deps.log.append(id, {
+      type: 'notice',
+      level: 'info',
+      text:
+        limit === null
+          ? `Runs stop after ${activity.hostLimit} model calls (the computer's default).`
+          : `Runs of this session stop after ${limit} model calls.`,
+    });
+    this.announce(id);
+    return ok(this.get(id)!);
+  }
+
+  isRunning(id: string): boolean {
+    return this.runs.has(id);
+  }
+
+  /**
+   * After a restart: every run that was in flight is marked interrupted, with a notice, and
+   * anything it was waiting for is cancelled. Nothing that was recorded is lost.
+   */
+  recover(): number {
+    const stale = this.deps.sessions.listInFlight();
+    for (const record of stale) {
+      const live = this.deps.backends[record.kind]?.live;
+      if (live) {
+        // Its program was the host's child and ended with it.
+        this.deps.log.append(record.id, { type: 'notice', level: 'warning', text: live.lostWithHost(record) });
+        this.deps.sessions.update(record.id, { status: 'interrupted' });
+        this.announce(record.id);
+        continue;
+      }
+      this.deps.approvals.cancelOrphans(record.id);
+      this.deps.log.append(record.id, {
+        type: 'notice',
+        level: 'warning',
+        text: 'The host stopped while this session was running; the run was interrupted. Send a message to go on.',
+      });
+      this.deps.log.append(record.id, {
+        type: 'run.finished',
+        runId: this.deps.newId('r'),
+        status: 'interrupted',
+        usage: { inputTokens: 0, outputTokens: 0 },
+      });
+      this.deps.sessions.update(record.id, { status: 'interrupted' });
+      this.announce(record.id);
+    }
+    return stale.length;
+  }
+
+  /** Interrupts every run and waits (up to `timeoutMs`) for them to record how they ended. */
+  async shutdown(timeoutMs = 5000): Promise<void> {
+    const runs = [...this.runs.values()];
+    for (const run of runs) run.controller.abort();
+    this.journal.close();
+    let timer: ReturnType<Clock['setTimeout']> | undefined;
+    await Promise.race([
+      Promise.all(runs.map((r) => r.done)),
+      new Promise<void>((resolve) => (timer = this.deps.clock.setTimeout(resolve, timeoutMs))),
+    ]);
+    if (timer !== undefined) this.deps.clock.clearTimeout(timer);
+  }
+
+  private startRun(id: string, texts: readonly string[]): void {
+    const { sessions } = this.deps;
+    const record = sessions.get(id)!;
+    const runId = this.deps.newId('r');
+    for (const text of texts)
+      this.appendEvent(id, { type: 'message', messageId: this.deps.newId('m'), role: 'user', text });
+    const notices = this.deps.startNotices?.() ?? [];
+    for (const notice of notices.slice(this.noticesShown.get(id) ?? 0)) {
+      this.appendEvent(id, { type: 'notice', level: 'warning', text: notice });
+    }
+    this.noticesShown.set(id, notices.length);
+    sessions.activity.change(id, {
+      runStartedAt: this.deps.clock.now(),
+      runEndedAt: null,
+      modelCalls: 0,
+      now: 'starting',
+      paused: false,
+    });
+    sessions.update(id, { status: 'running' });
+    this.announce(id);
+    // Registered before it executes: a run that fails before its first await ends (and
+    // unregisters itself) inside `execute`, and must find itself registered when it does.
+    const run: ActiveRun = { controller: new AbortController(), done: Promise.resolve() };
+    this.runs.set(id, run);
+    run.done = this.execute(record, runId, run);
+  }
+
+  private async execute(record: SessionRecord, runId: string, run: ActiveRun): Promise<void> {
+    const id = record.id;
+    let result: RunResult;
+    try {
+      result = await this.runBackend(record, run.controller.signal);
+    } catch (error) {
+      // A back-end that throws (a bug, or a failure before its first await) ends the run as an error.
+      result = {
+        status: 'error',
+        error: `the run failed: ${error instanceof Error ? error.message : String(error)}`,
+        usage: NO_USAGE,
+      };
+    }
+    // No longer busy from here on: a message sent now starts a run (below, if it was queued).
+    if (this.runs.get(id) === run) this.runs.delete(id);
+    if (result.status === 'error')
+      this.appendEvent(id, { type: 'notice', level: 'error', text: result.error ?? 'the run failed' });
+    this.appendEvent(id, {
+      type: 'run.finished',
+      runId,
+      status: result.status,
+      ...(result.error !== undefined ? { error: result.error.slice(0, 4000) } : {}),
+      usage: result.usage ?? NO_USAGE,
+      ...(result.usage === undefined ? { usageReported: false } : {}),
+    });
+    this.deps.sessions.activity.change(id, {
+      runEndedAt: this.deps.clock.now(),
+      now: '',
+      paused: result.limitReached === true,
+      ...(result.usage === undefined ? { addUnreportedRuns: 1 } : {}),
+    });
+    this.deps.sessions.update(id, { status: result.status === 'done' ? 'idle' : result.status });
+    if (result.limitReached) {
+      const limit = this.deps.sessions.activity.get(id)?.maxModelCalls;
+      this.appendEvent(id, {
+        type: 'session.waiting',
+        reason: 'limit',
+        text: `Stopped after ${limit ?? 'the limit of'} model calls; say go on to continue.`,
+      });
+    }
+    this.announce(id);
+    // A follow-up queued just as the run ended goes out now rather than waiting for another message.
+    const leftover = result.status === 'done' ? this.deps.sessions.takeQueued(id) : [];
+    if (leftover.length > 0) this.startRun(id, leftover);
+  }
+
+  private runBackend(record: SessionRecord, signal: AbortSignal): Promise<RunResult> {
+    const id = record.id;
+    const backend = this.deps.backends[record.kind];
+    if (!backend) {
+      return Promise.resolve({
+        status: 'error',
+        error: `this host does not run sessions of kind ${record.kind}`,
+        usage: NO_USAGE,
+      });
+    }
+    const context = this.deps.contexts(record.place, {
+      notice: (level, text) => this.appendEvent(id, { type: 'notice', level, text }),
+      signal,
+    });
+    if (!context) {
+      return Promise.resolve({ status: 'error', error: `the machine ${record.place} is not known`, usage: NO_USAGE });
+    }
+    const gate = new ApprovalGate(this.deps.approvals, {
+      record: () => this.deps.sessions.get(id)!,
+      addAllowRule: (rule) => {
+        const current = this.deps.sessions.get(id)!.allowRules;
+        this.deps.sessions.update(id, { allowRules: [...current, rule] });
+      },
+      setWaiting: (waiting) => {
+        this.deps.sessions.update(id, { status: waiting ? 'waiting' : 'running' });
+        this.announce(id);
+      },
+      // The context confines a real path to the folder and refuses the private folders.
+      inFolder: async (path) => (await context.realPath(this.deps.sessions.get(id)!.cwd, path)).ok,
+    });
+    return backend.run({
+      sessionId: id,
+      record: () => this.deps.sessions.get(id)!,
+      append: (body) => this.appendEvent(id, body),
+      takeQueued: () => {
+        const queued = this.deps.sessions.takeQueued(id);
+        if (queued.length > 0) this.announce(id);
+        return queued;
+      },
+      gate,
+      context,
+      clock: this.deps.clock,
+      newId: this.deps.newId,
+      signal,
+      maxModelCalls: this.deps.sessions.activity.limitFor(id),
+      progress: ({ modelCall, usage }) => {
+        const activity = this.deps.sessions.activity;
+        if (modelCall !== undefined)
+          activity.change(id, { modelCalls: modelCall, now: `thinking (model call ${modelCall})` });
+        if (usage) {
+          activity.change(id, {
+            addTokens: {
+              input: usage.inputTokens,
+              output: usage.outputTokens,
+              ...(usage.costUsd !== undefined ? { costUsd: usage.costUsd } : {}),
+            },
+          });
+        }
+        this.announceSoon(id);
+      },
+    });
+  }
+
+  private appendEvent(id: string, body: SessionEventBody): void {
+    this.journal.append(id, body);
+  }
+
+  private announceSoon(id: string): void {
+    this.journal.announceSoon(id);
+  }
+
+  /** Appends a `session.updated` carrying the summary as of that very event. */
+  announce(id: string): void {
+    this.journal.announce(id);
+  }
+}
+
+function titleOf(text: string): string {
+  const first = text.trim().split('\n')[0] ?? '';
+  return first.length > TITLE_CHARS ? `${first.slice(0, TITLE_CHARS - 1)}…` : first || 'New session';
+}

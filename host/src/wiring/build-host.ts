@@ -1,0 +1,409 @@
+import type { Clock, HostEvent, HostIdentity, Result } from '@tether/shared-protocol';
+import { ok, secureRandom, systemClock } from '@tether/shared-protocol';
+import { NodePtyPort, PtyTerminals, privatePaths } from '@tether/machine';
+import { homedir, hostname } from 'node:os';
+import type { DataPaths } from '../config/data-dir.js';
+import { dataPaths, prepareDataDir } from '../config/data-dir.js';
+import { loadOrCreateIdentity } from '../config/host-identity.js';
+import { DeviceGateway } from '../gateway/device-gateway.js';
+import { OneShotHorizon } from '../gateway/one-shot-horizon.js';
+import { newId } from '../ids.js';
+import { HostMachines } from '../machines/host-machines.js';
+import { loadMcpConfig } from '../mcp/mcp-config.js';
+import { McpManager } from '../mcp/mcp-manager.js';
+import type { McpNotice } from '../mcp/types.js';
+import type { ModelSpec } from '../models/model-spec.js';
+import {
+  DEFAULT_ANTHROPIC_MODEL,
+  DEFAULT_OPENAI_MODEL,
+  defaultModelSpec,
+  formatModelSpec,
+  isSet,
+  parseModelSpec,
+} from '../models/model-spec.js';
+import { createProvider } from '../models/registry.js';
+import { PushService } from '../push/push-service.js';
+import { HostRelay, relayTickets, relayUrl } from '../relay/host-relay.js';
+import { relayHandlers } from '../relay/relay-handlers.js';
+import type { RelayTickets } from '../relay/relay-tickets.js';
+import { controlHandlers } from '../rpc/control-handlers.js';
+import { deviceHandlers } from '../rpc/device-handlers.js';
+import { AcpBackend, DEFAULT_ACP_LIMITS } from '../sessions/acp/acp-backend.js';
+import { AcpSessionStore } from '../sessions/acp/acp-session-store.js';
+import { AgentCatalog } from '../sessions/acp/agent-catalog.js';
+import { agentsConfigPath, loadAgents } from '../sessions/acp/agent-config.js';
+import { AgentSessions } from '../sessions/acp/agent-sessions.js';
+import { ApprovalBroker } from '../sessions/approval-broker.js';
+import type { ProviderFactory } from '../sessions/builtin/builtin-backend.js';
+import { BuiltinBackend } from '../sessions/builtin/builtin-backend.js';
+import { hostLocalContext } from '../sessions/host-context.js';
+import { SessionJournal } from '../sessions/session-journal.js';
+import { SessionManager } from '../sessions/session-manager.js';
+import { WrappedPrograms } from '../sessions/wrapped/wrapped-programs.js';
+import { ApprovalStore } from '../store/approval-store.js';
+import type { Db } from '../store/database.js';
+import { openDatabase } from '../store/database.js';
+import { DeviceStore } from '../store/device-store.js';
+import { EventLog } from '../store/event-log.js';
+import { SessionStore } from '../store/session-store.js';
+import { TerminalManager } from '../terminals/terminal-manager.js';
+import { BUILTIN_TOOLS } from '../tools/builtin-tools.js';
+import { mcpAgentTool } from '../tools/mcp-tool.js';
+import { VERSION } from '../version.js';
+import type { HostOptions } from './host-options.js';
+import { HostReach } from './host-reach.js';
+import { Signal } from './signal.js';
+
+/** Every part of a running host, built once each, in the order they depend on each other. */
+export interface HostParts {
+  readonly name: string;
+  readonly startedAt: number;
+  readonly clock: Clock;
+  readonly identity: HostIdentity;
+  readonly paths: DataPaths;
+  readonly defaultModel: string;
+  readonly db: Db;
+  readonly log: EventLog;
+  readonly sessionStore: SessionStore;
+  readonly devices: DeviceStore;
+  readonly approvals: ApprovalBroker;
+  readonly mcp: McpManager;
+  readonly machines: HostMachines;
+  readonly terminals: TerminalManager;
+  /** Programs run with `tether run`, followed as `terminal` sessions. */
+  readonly wrapped: WrappedPrograms;
+  readonly sessions: SessionManager;
+  readonly agents: { backend: AcpBackend; catalog: AgentCatalog; sessions: AgentSessions };
+  readonly push: PushService;
+  readonly gateway: DeviceGateway;
+  /** The link to a relay, with `--relay` (built here, started with the host). */
+  readonly relay: HostRelay | undefined;
+  /** Whether and where phones reach the host; the listener joins it when it starts. */
+  readonly reach: HostReach;
+  /** The control socket's handler table. */
+  readonly controlHandlers: ReturnType<typeof controlHandlers>;
+  /** Stops the subscriptions the wiring made between parts. */
+  readonly unsubscribe: () => void;
+}
+
+/**
+ * Builds a host's parts in dependency order: what is checked first (data dir, identity, model,
+ * config files, relay URL), then the store, the MCP servers, machines and terminals, the session
+ * back-ends and their core, push, the device gateway with its handler tables, the relay link and
+ * the control handlers. No part is handed another before it exists: where a lower part reports
+ * upwards (a machine's status, an MCP failure) it is built with a `Signal` the upper part
+ * subscribes to once made. Starts nothing that listens: `Host.start` does that.
+ */
+export async function buildHost(options: HostOptions): Promise<Result<HostParts>> {
+  const clock = options.clock ?? systemClock;
+  const name = hostname();
+  const startedAt = clock.now();
+  const paths = dataPaths(options.dataDir);
+  const dir = prepareDataDir(paths.dir);
+  if (!dir.ok) return dir;
+  const loaded = loadOrCreateIdentity(paths.identity);
+  if (!loaded.ok) return loaded;
+  const identity = loaded.value.identity;
+
+  const defaultModel = options.model ?? formatModelSpec(defaultModelSpec(options.env));
+  const parsedDefault = parseModelSpec(defaultModel);
+  if (!parsedDefault.ok) return parsedDefault;
+  const checked = createProvider(parsedDefault.value, options.env);
+  if (!checked.ok) return checked;
+
+  const mcpConfig = loadMcpConfig(options.mcpConfig ?? paths.mcpConfig, {
+    required: options.mcpConfig !== undefined,
+  });
+  if (!mcpConfig.ok) return mcpConfig;
+  const agentSpecs = loadAgents(options.agentsConfig ?? agentsConfigPath(paths.dir), {
+    required: options.agentsConfig !== undefined,
+  });
+  if (!agentSpecs.ok) return agentSpecs;
+  let tickets: { url: string; tickets: RelayTickets } | undefined;
+  if (options.relay) {
+    const url = relayUrl(options.relay.url);
+    if (!url.ok) return url;
+    tickets = { url: url.value, tickets: relayTickets(url.value, identity, clock) };
+  }
+
+  // The store and what is kept in it.
+  const db = openDatabase(paths.database);
+  const log = new EventLog(db, clock);
+  const sessionStore = new SessionStore(db);
+  if (options.maxModelCalls !== undefined) sessionStore.activity.setHostLimit(options.maxModelCalls);
+  const journal = new SessionJournal({ sessions: sessionStore, log, clock });
+  const devices = new DeviceStore(db);
+  const approvals = new ApprovalBroker(new ApprovalStore(db), log, clock, () => newId('a'));
+
+  // MCP servers: their failures are said in every session (at once in running ones, below).
+  const mcpFailures: string[] = [];
+  const mcpProblems = new Signal<McpNotice>();
+  const mcp = await McpManager.start(mcpConfig.value, {
+    onNotice: (notice) => {
+      options.onNotice?.(notice);
+      if (notice.level === 'info') return;
+      mcpFailures.push(notice.text);
+      mcpProblems.emit(notice);
+    },
+    clientVersion: VERSION,
+  });
+
+  // Execution: this computer, machines, terminals.
+  const hostEvents = new Signal<HostEvent>();
+  const machines = new HostMachines({
+    db,
+    identity,
+    clock,
+    ...(options.machineWaitMs !== undefined ? { waitMs: options.machineWaitMs } : {}),
+    publish: (event) => hostEvents.emit(event),
+    sessionsOn: (machine) => sessionStore.list(true).filter((s) => s.place === machine).length,
+  });
+  const local = hostLocalContext(options.env);
+  const roots = options.remote?.roots ?? options.roots ?? [homedir()];
+  const localTerminals = new PtyTerminals({ pty: new NodePtyPort(), roots, clock, env: options.env });
+  const terminals = new TerminalManager({
+    clock,
+    newId,
+    place: (machine) => (machine === 'local' ? ok(localTerminals) : machines.registry.terminals(machine)),
+    ...(options.terminalIdleMs !== undefined ? { idleMs: options.terminalIdleMs } : {}),
+  });
+
+  // Sessions: the three back-ends, then the core that runs them.
+  const providers = providerFactory(options, clock);
+  const catalog = new AgentCatalog(agentSpecs.value.agents, options.env);
+  const acpSessions = new AcpSessionStore(db);
+  const acp = new AcpBackend({
+    catalog,
+    log,
+    sessions: acpSessions,
+    clock,
+    env: options.env,
+    ...(options.acpLimits ? { limits: options.acpLimits } : {}),
+  });
+  const wrapped = new WrappedPrograms({
+    terminals,
+    local: localTerminals,
+    journal,
+    prompts: agentSpecs.value.prompts,
+    clock,
+    newId,
+    ...(options.promptQuietMs !== undefined ? { quietMs: options.promptQuietMs } : {}),
+  });
+  const sessions = new SessionManager({
+    sessions: sessionStore,
+    log,
+    journal,
+    approvals,
+    backends: {
+      agent: new BuiltinBackend({
+        log,
+        providers,
+        tools: () => [...BUILTIN_TOOLS, ...mcp.tools().map(mcpAgentTool)],
+      }),
+      acp,
+      terminal: wrapped,
+    },
+    contexts: (place, run) => (place === 'local' ? local : machines.registry.context(place, run)),
+    clock,
+    newId,
+    defaultModel,
+    startNotices: () => mcpFailures,
+  });
+  const unsubscribeMcp = mcpProblems.on((notice) => {
+    // Sessions running now hear of it at once; others when their next run starts.
+    for (const summary of sessions.list()) {
+      if (sessions.isRunning(summary.id))
+        log.append(summary.id, { type: 'notice', level: notice.level, text: notice.text });
+    }
+  });
+  sessions.recover();
+  const agentSessions = new AgentSessions({
+    catalog,
+    sessions,
+    store: acpSessions,
+    contexts: (place) => (place === 'local' ? local : machines.registry.context(place)),
+    env: options.env,
+    clock,
+    timeoutMs: options.acpLimits?.startTimeoutMs ?? DEFAULT_ACP_LIMITS.startTimeoutMs,
+  });
+
+  const push = PushService.start({
+    hostId: identity.hostId,
+    db,
+    vapidPath: paths.vapidKeys,
+    configPath: paths.notificationsConfig,
+    deviceScopes: (id) => {
+      const device = devices.get(id);
+      return device && !device.revoked ? device.scopes : undefined;
+    },
+    sessionTitle: (id) => sessionStore.get(id)?.title,
+    clock,
+    ...options.push,
+  });
+  if (!push.ok) {
+    unsubscribeMcp();
+    await sessions.shutdown();
+    await mcp.close();
+    db.close();
+    return push;
+  }
+
+  // The device side: the gateway and the handler tables it dispatches to.
+  const models = offeredModels(parsedDefault.value, options.env);
+  const gateway = new DeviceGateway({
+    identity,
+    devices,
+    oneShotHorizon: new OneShotHorizon(db),
+    log,
+    clock,
+    random: secureRandom,
+    newId,
+    hostName: name,
+    onRequest: (request) => options.onPairRequest?.(request),
+    onSettled: (id) => options.onPairSettled?.(id),
+    onWarning: (text) => options.onNotice?.({ level: 'warning', text }),
+    relay: (deviceId) => tickets?.tickets.details(deviceId),
+    ...(options.pairAnswerWaitMs !== undefined ? { answerWaitMs: options.pairAnswerWaitMs } : {}),
+    ...(options.pairAttemptsPerMinute !== undefined ? { attemptsPerMinute: options.pairAttemptsPerMinute } : {}),
+    handlers: (self) => ({
+      ...relayHandlers(() => tickets?.tickets),
+      ...deviceHandlers({
+        hostId: identity.hostId,
+        hostName: name,
+        version: VERSION,
+        sessions,
+        approvals,
+        devices,
+        log,
+        disconnectDevice: (id) => self.hub.disconnectDevice(id),
+        roots,
+        // The same list a machine keeps from its host: credential folders and Tether's own data.
+        privates: privatePaths(options.env ? { env: options.env } : {}),
+        models,
+        agents: catalog,
+        agentSessions,
+        features: () => ['machines', 'terminals', 'push', ...(tickets ? ['relay'] : [])],
+        clock,
+        machines: machines.registry,
+        terminals,
+      }),
+      ...push.value.handlers(),
+    }),
+  });
+  const unsubscribers = [
+    unsubscribeMcp,
+    log.subscribe('devices', (event) => gateway.publish(event)),
+    log.subscribe('push', (event) => push.value.onEvent(event)),
+    hostEvents.on((event) => gateway.publish(event)),
+  ];
+
+  // The relay link (started with the host), and what phones can reach.
+  let relay: HostRelay | undefined;
+  if (tickets) {
+    const made = HostRelay.create({
+      url: tickets.url,
+      identity,
+      gateway,
+      clock,
+      random: secureRandom,
+      tickets: tickets.tickets,
+      ...(options.onRelayState ? { onState: options.onRelayState } : {}),
+    });
+    // The URL was checked above, so this cannot fail; if it does, nothing has started yet.
+    if (!made.ok) {
+      for (const stop of unsubscribers) stop();
+      gateway.close();
+      push.value.close();
+      machines.close();
+      await sessions.shutdown();
+      await mcp.close();
+      db.close();
+      return made;
+    }
+    relay = made.value;
+  }
+  const reach = new HostReach(gateway.pairing, relay);
+  if (relay && !options.remote)
+    reach.message = 'listening on no network address: phones reach this host through the relay';
+
+  return ok({
+    name,
+    startedAt,
+    clock,
+    identity,
+    paths,
+    defaultModel,
+    db,
+    log,
+    sessionStore,
+    devices,
+    approvals,
+    mcp,
+    machines,
+    terminals,
+    wrapped,
+    sessions,
+    agents: { backend: acp, catalog, sessions: agentSessions },
+    push: push.value,
+    gateway,
+    relay,
+    reach,
+    controlHandlers: controlHandlers({
+      facts: {
+        hostId: identity.hostId,
+        name,
+        version: VERSION,
+        dataDir: paths.dir,
+        startedAt,
+        defaultModel,
+      },
+      sessions,
+      approvals,
+      log,
+      devices,
+      gateway,
+      reach: () => reach.reach(),
+      pairLink: () => reach.pairLink(),
+      push: () => push.value.status(),
+      agents: catalog,
+      agentSessions,
+      clock,
+      machines: machines.handlerDeps(),
+      terminals,
+      run: (params) => wrapped.start(params),
+    }),
+    unsubscribe: () => {
+      for (const stop of unsubscribers) stop();
+    },
+  });
+}
+
+/** How the built-in loop gets a model provider for a session's model, with retries said as notices. */
+function providerFactory(options: HostOptions, clock: Clock): ProviderFactory {
+  return (spec, onNotice) => {
+    const parsed = parseModelSpec(spec);
+    if (!parsed.ok) return parsed;
+    const made = createProvider(parsed.value, options.env, {
+      clock,
+      ...(options.demoDelayMs !== undefined ? { demo: { delayMs: options.demoDelayMs } } : {}),
+      retry: {
+        clock,
+        ...(options.retryBaseDelayMs !== undefined ? { baseDelayMs: options.retryBaseDelayMs } : {}),
+        onRetry: ({ attempt, maxAttempts, delayMs, error }) =>
+          onNotice(
+            `The model API failed (${error.message}); trying again in ${Math.ceil(delayMs / 1000)} s (attempt ${attempt + 1} of ${maxAttempts}).`,
+          ),
+      },
+    });
+    if (!made.ok) return made;
+    return ok({ provider: made.value, model: parsed.value.model });
+  };
+}
+
+/** Models a device may pick: the default first, then the demo, then each provider with a key. */
+export function offeredModels(defaultSpec: ModelSpec, environment: NodeJS.ProcessEnv): string[] {
+  const models = [formatModelSpec(defaultSpec), 'demo'];
+  if (isSet(environment.ANTHROPIC_API_KEY)) models.push(`anthropic:${DEFAULT_ANTHROPIC_MODEL}`);
+  if (isSet(environment.OPENAI_API_KEY)) models.push(`openai:${DEFAULT_OPENAI_MODEL}`);
+  return [...new Set(models)];
+}
