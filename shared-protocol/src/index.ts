@@ -55,3 +55,5 @@ export * from './relay/relay-urls.js';
 export * from './machine/index.js';
 export * from './relay/relay-connect.js';
 export * from './relay/relay-answers.js';
+export * from './link/credit-window.js';
+export * from './link/credit-inbox.js';
