@@ -58,3 +58,4 @@ export * from './relay/relay-answers.js';
 export * from './link/credit-window.js';
 export * from './link/credit-inbox.js';
 export * from './link/reconnector.js';
+export * from './link/handshake-deadline.js';
