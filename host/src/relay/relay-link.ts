@@ -4,6 +4,7 @@ import type {
   HostIdentity,
   ProtocolError,
   RandomBytes,
+  ReconnectState,
   RelayFrame,
   Result,
   TimerHandle,
@@ -42,10 +43,8 @@ import type { RelayReply, RequestGateway } from './relay-requests.js';
 import { answerCall, answerPairRequest } from './relay-requests.js';
 
 export type RelayLinkState =
-  | { name: 'idle' }
-  | { name: 'connecting'; attempt: number }
+  | ReconnectState
   | { name: 'linked' }
-  | { name: 'waiting'; attempt: number; retryAt: number; error: ProtocolError }
   /** The relay refused this host for good, or the link was stopped: it does not dial again. */
   | { name: 'stopped'; error: ProtocolError };
 

@@ -20,17 +20,13 @@ import { decodeEvent, isSessionEvent } from '../rpc/events.js';
 import type { MethodName, MethodParams, MethodResult } from '../rpc/methods.js';
 import { METHODS } from '../rpc/methods.js';
 import type { BackoffOptions } from '../link/backoff.js';
+import type { ReconnectState } from '../link/reconnector.js';
 import { Reconnector, jitterFrom } from '../link/reconnector.js';
 import { DeviceChannel } from './device-channel.js';
 import type { Connect } from './transport.js';
 
 export type ClientState =
-  | { name: 'idle' }
-  | { name: 'connecting'; attempt: number }
-  | { name: 'open' }
-  | { name: 'waiting'; attempt: number; retryAt: number; error: ProtocolError }
-  | { name: 'refused'; error: ProtocolError }
-  | { name: 'stopped' };
+  ReconnectState | { name: 'open' } | { name: 'refused'; error: ProtocolError } | { name: 'stopped' };
 
 export interface DeviceClientOptions {
   deviceId: string;

@@ -1,4 +1,5 @@
 import type { Clock, TimerHandle } from '../clock.js';
+import type { ProtocolError } from '../errors.js';
 import type { RandomBytes } from '../random.js';
 import type { BackoffOptions } from './backoff.js';
 import { DEFAULT_BACKOFF, backoffDelay } from './backoff.js';
@@ -9,6 +10,15 @@ import { DEFAULT_BACKOFF, backoffDelay } from './backoff.js';
  * again.
  */
 export type ReconnectPhase = 'idle' | 'connecting' | 'open' | 'waiting' | 'stopped';
+
+/**
+ * The states every kept link reports on its way round the loop; each owner adds its open state
+ * and how it ends (stopped, refused) with names of its own.
+ */
+export type ReconnectState =
+  | { name: 'idle' }
+  | { name: 'connecting'; attempt: number }
+  | { name: 'waiting'; attempt: number; retryAt: number; error: ProtocolError };
 
 /** The wait `retry` armed: which attempt failed, how long the wait is (ms), when it ends (epoch ms). */
 export interface RetryPlan {
