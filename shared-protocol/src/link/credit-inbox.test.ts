@@ -36,7 +36,7 @@ describe('CreditInbox', () => {
     expect(inbox.held).toBe(10);
   });
 
-  it('says when the sender passes the bound: it ignores its window', () => {
+  it('says when the sender passes the bound: it ignores its credit', () => {
     const inbox = new CreditInbox<Uint8Array>(100, (chunk) => chunk.length);
     expect(inbox.hold(bytes(100))).toBe(true);
     expect(inbox.hold(bytes(1))).toBe(false);
