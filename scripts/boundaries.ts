@@ -202,7 +202,7 @@ export function checkBoundaries(root: string): Violation[] {
       }
       if (neutral) {
         for (const name of RUNTIME_GLOBALS) {
-          for (const m of text.matchAll(new RegExp(`(?<![.\\w$'"])${name}\\b(?!\\s*:)`, 'g')))
+          for (const m of text.matchAll(new RegExp(`(?<![.\\w$'"/-])${name}\\b(?!\\s*:)`, 'g')))
             add(m.index, 'neutralGlobal', name);
         }
       }

@@ -1,6 +1,7 @@
 import type { WebSocketLike } from '@hono/node-server';
 import type { WSContext } from 'hono/ws';
 import type { WebSocket } from 'ws';
+import { closeOnce, wsWriter } from '@tether/shared-protocol';
 import type { PeerPort } from './peer-port.js';
 
 /**
@@ -10,26 +11,15 @@ import type { PeerPort } from './peer-port.js';
  */
 export function wsPort(ctx: WSContext<WebSocketLike>, source: string): PeerPort & WsEvents {
   const ws = ctx.raw as unknown as WebSocket;
-  let closed = false;
   let tooLarge = false;
+  // The parser refused a message over the cap: report it as such, whatever the socket says.
+  const finish = closeOnce((code, reason) => port.onClose?.(tooLarge ? 1009 : code, reason));
   const port: PeerPort & WsEvents = {
     source,
     onMessage: null,
     onPong: null,
     onClose: null,
-    send(bytes, done) {
-      if (ws.readyState !== ws.OPEN) {
-        queueMicrotask(done);
-        return;
-      }
-      ws.send(bytes, { binary: true }, () => done());
-    },
-    close(code, reason) {
-      if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(code, reason);
-    },
-    terminate() {
-      ws.terminate();
-    },
+    ...wsWriter(ws),
     pause() {
       ws.pause();
     },
@@ -47,10 +37,7 @@ export function wsPort(ctx: WSContext<WebSocketLike>, source: string): PeerPort 
       else port.onMessage?.(new Uint8Array(data), true);
     },
     closed(code, reason) {
-      if (closed) return;
-      closed = true;
-      // The parser refused a message over the cap: report it as such, whatever the socket says.
-      port.onClose?.(tooLarge ? 1009 : code, reason);
+      finish(code, reason);
     },
   };
   ws.on('pong', () => port.onPong?.());

@@ -1,5 +1,6 @@
 import type { ExecError, MachineParams, MachineResult, Result } from '@tether/shared-protocol';
 import {
+  CreditInbox,
   OUTPUT_WINDOW_BYTES,
   decodeMachineEvent,
   execFail,
@@ -27,8 +28,10 @@ type Listener = (stream: OutputStream, chunk: Uint8Array) => void;
 export class RemoteProcess implements ProcessHandle {
   readonly exited: Promise<Result<ProcessExit, ExecError<'unreachable'>>>;
   private readonly listeners = new Set<Listener>();
-  private readonly held: { stream: OutputStream; chunk: Uint8Array }[] = [];
-  private heldBytes = 0;
+  private readonly held = new CreditInbox<{ stream: OutputStream; chunk: Uint8Array }>(
+    MAX_HELD_OUTPUT_BYTES,
+    (output) => output.chunk.length,
+  );
   private paused = false;
   private exit: ProcessExit | undefined;
   private settle!: (result: Result<ProcessExit, ExecError<'unreachable'>>) => void;
@@ -127,9 +130,7 @@ export class RemoteProcess implements ProcessHandle {
     if (event.type === 'proc.output') {
       const chunk = fromBase64Url(event.data);
       if (!chunk) return;
-      this.held.push({ stream: event.stream, chunk });
-      this.heldBytes += chunk.length;
-      if (this.heldBytes > MAX_HELD_OUTPUT_BYTES) {
+      if (!this.held.hold({ stream: event.stream, chunk })) {
         this.kill('SIGKILL');
         this.finish(
           execFail('unreachable', `${this.channel.name} sent output past its window; the process was killed`),
@@ -145,15 +146,14 @@ export class RemoteProcess implements ProcessHandle {
 
   /** Hands held output to listeners (acknowledging it), then the exit once all is taken. */
   private flow(): void {
-    let taken = 0;
-    while (this.held.length > 0 && this.listeners.size > 0 && !this.paused) {
-      const { stream, chunk } = this.held.shift()!;
-      this.heldBytes -= chunk.length;
-      taken += chunk.length;
-      for (const listener of this.listeners) listener(stream, chunk);
-    }
+    const taken = this.held.drain(
+      () => this.listeners.size > 0 && !this.paused,
+      ({ stream, chunk }) => {
+        for (const listener of this.listeners) listener(stream, chunk);
+      },
+    );
     if (taken > 0) this.channel.notify({ type: 'proc.ack', procId: this.procId, bytes: taken });
-    if (this.exit && this.held.length === 0) this.finish(ok(this.exit));
+    if (this.exit && this.held.isEmpty) this.finish(ok(this.exit));
   }
 
   private finish(result: Result<ProcessExit, ExecError<'unreachable'>>): void {

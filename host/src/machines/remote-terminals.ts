@@ -1,5 +1,6 @@
 import type { Clock, MachineParams, Result } from '@tether/shared-protocol';
 import {
+  CreditInbox,
   MAX_PROC_WRITE_BYTES,
   OUTPUT_WINDOW_BYTES,
   decodeMachineEvent,
@@ -36,8 +37,7 @@ export class RemotePtyProcess implements PtyProcess {
   pid = 0;
   private readonly dataListeners: ((chunk: Uint8Array) => void)[] = [];
   private readonly exitListeners: ((exit: ProcessExit) => void)[] = [];
-  private readonly held: Uint8Array[] = [];
-  private heldBytes = 0;
+  private readonly held = new CreditInbox<Uint8Array>(MAX_HELD_PTY_BYTES, (chunk) => chunk.length);
   private paused = false;
   /** Input sent and not yet taken by the machine. */
   private inFlight = 0;
@@ -146,12 +146,9 @@ export class RemotePtyProcess implements PtyProcess {
     if (event.type === 'pty.output') {
       const chunk = fromBase64Url(event.data);
       if (!chunk || this.exitSeen) return;
-      this.held.push(chunk);
-      this.heldBytes += chunk.length;
-      if (this.heldBytes > MAX_HELD_PTY_BYTES) {
+      if (!this.held.hold(chunk)) {
         this.kill('SIGKILL');
-        this.held.length = 0;
-        this.heldBytes = 0;
+        this.held.clear();
         this.exitSeen = { code: null, signal: 'SIGKILL' };
       }
       this.flow();
@@ -163,15 +160,14 @@ export class RemotePtyProcess implements PtyProcess {
 
   /** Hands held output on (acknowledging it), then the exit once all is taken. */
   private flow(): void {
-    let taken = 0;
-    while (this.held.length > 0 && this.dataListeners.length > 0 && !this.paused) {
-      const chunk = this.held.shift()!;
-      this.heldBytes -= chunk.length;
-      taken += chunk.length;
-      for (const listener of this.dataListeners) listener(chunk);
-    }
+    const taken = this.held.drain(
+      () => this.dataListeners.length > 0 && !this.paused,
+      (chunk) => {
+        for (const listener of this.dataListeners) listener(chunk);
+      },
+    );
     if (taken > 0 && this.live()) this.channel.notify({ type: 'pty.ack', ptyId: this.ptyId, bytes: taken });
-    if (this.exitSeen && this.held.length === 0 && !this.ended) {
+    if (this.exitSeen && this.held.isEmpty && !this.ended) {
       this.ended = true;
       for (const stop of this.stop.splice(0)) stop();
       for (const listener of this.exitListeners) listener(this.exitSeen);

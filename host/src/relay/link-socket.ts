@@ -1,4 +1,5 @@
-import { RELAY_MAX_LINK_MESSAGE } from '@tether/shared-protocol';
+import type { MessageWriter } from '@tether/shared-protocol';
+import { RELAY_MAX_LINK_MESSAGE, closeOnce, wsWriter } from '@tether/shared-protocol';
 import type { ClientOptions } from 'ws';
 import { WebSocket } from 'ws';
 
@@ -7,13 +8,7 @@ import { WebSocket } from 'ws';
  * in-memory fake in unit tests. Binary messages only; a write callback says when bytes have left
  * the process, so the link can count what each device has queued.
  */
-export interface LinkSocket {
-  /** Writes one message; `done` runs once it has been written out, or the socket failed. */
-  send(bytes: Uint8Array, done: () => void): void;
-  /** Starts a clean close. */
-  close(code: number, reason: string): void;
-  /** Destroys the socket at once (a dead peer does not answer a close). */
-  terminate(): void;
+export interface LinkSocket extends MessageWriter {
   onOpen: (() => void) | null;
   onMessage: ((bytes: Uint8Array) => void) | null;
   /** Called once, when the socket has closed for any reason (a dial that failed too). */
@@ -36,30 +31,8 @@ export function dialWebSocket(options: Pick<ClientOptions, 'ca'> = {}): DialRela
       handshakeTimeout: OPEN_TIMEOUT_MS,
       ...options,
     });
-    let closed = false;
-    const socket: LinkSocket = {
-      onOpen: null,
-      onMessage: null,
-      onClose: null,
-      send(bytes, done) {
-        if (ws.readyState !== ws.OPEN) {
-          queueMicrotask(done);
-          return;
-        }
-        ws.send(bytes, { binary: true }, () => done());
-      },
-      close(code, reason) {
-        if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(code, reason);
-      },
-      terminate() {
-        ws.terminate();
-      },
-    };
-    const finish = (code: number, reason: string) => {
-      if (closed) return;
-      closed = true;
-      socket.onClose?.(code, reason);
-    };
+    const socket: LinkSocket = { onOpen: null, onMessage: null, onClose: null, ...wsWriter(ws) };
+    const finish = closeOnce((code, reason) => socket.onClose?.(code, reason));
     ws.on('open', () => socket.onOpen?.());
     ws.on('message', (data, isBinary) => {
       if (!isBinary) {

@@ -4,16 +4,16 @@ import type {
   HostIdentity,
   ProtocolError,
   RandomBytes,
+  ReconnectState,
   RelayFrame,
   Result,
   TimerHandle,
 } from '@tether/shared-protocol';
 import {
   CloseCode,
-  DEFAULT_BACKOFF,
+  Reconnector,
   RelayCloseCode,
   answerRelayChallenge,
-  backoffDelay,
   decodeRelayFrame,
   encodeRelayData,
   encodeRelayFrame,
@@ -22,6 +22,7 @@ import {
   relayCloseToError,
   relayHostLinkUrl,
   relayOrigin,
+  jitterFrom,
   relayRefusesForGood,
   utf8Encode,
 } from '@tether/shared-protocol';
@@ -42,10 +43,8 @@ import type { RelayReply, RequestGateway } from './relay-requests.js';
 import { answerCall, answerPairRequest } from './relay-requests.js';
 
 export type RelayLinkState =
-  | { name: 'idle' }
-  | { name: 'connecting'; attempt: number }
+  | ReconnectState
   | { name: 'linked' }
-  | { name: 'waiting'; attempt: number; retryAt: number; error: ProtocolError }
   /** The relay refused this host for good, or the link was stopped: it does not dial again. */
   | { name: 'stopped'; error: ProtocolError };
 
@@ -93,8 +92,7 @@ interface Session {
 export class RelayLink implements ConnLink {
   private stateValue: RelayLinkState = { name: 'idle' };
   private session: Session | undefined;
-  private attempt = 0;
-  private retryTimer: TimerHandle | undefined;
+  private readonly reconnector: Reconnector;
   private pingTimer: TimerHandle | undefined;
   private sinceValue: number;
   /** The relay's clock minus this one, from the last challenge (ms). */
@@ -113,6 +111,11 @@ export class RelayLink implements ConnLink {
   constructor(private readonly options: RelayLinkOptions) {
     this.sinceValue = options.clock.now();
     this.pingNonce = options.random(8);
+    this.reconnector = new Reconnector({
+      clock: options.clock,
+      jitter: jitterFrom(options.random),
+      ...(options.backoff ? { backoff: options.backoff } : {}),
+    });
     this.pairChannel = {
       secure: true,
       page: { from: 'relay', origin: relayOrigin(options.url) ?? options.url },
@@ -145,7 +148,7 @@ export class RelayLink implements ConnLink {
   /** Closes the link for good (the host is stopping): its devices are told the host went away. */
   stop(): void {
     if (this.stateValue.name === 'stopped') return;
-    this.clearTimer('retry');
+    this.reconnector.stop();
     this.setState({ name: 'stopped', error: protocolError('unavailable', 'the host stopped its relay link') });
     const session = this.session;
     if (!session) return;
@@ -193,12 +196,13 @@ export class RelayLink implements ConnLink {
   private dial(): void {
     const url = relayHostLinkUrl(this.options.url);
     if (!url) {
+      this.reconnector.stop();
       return this.setState({
         name: 'stopped',
         error: protocolError('invalid-params', `${this.options.url} is not a relay URL`),
       });
     }
-    this.setState({ name: 'connecting', attempt: this.attempt });
+    this.setState({ name: 'connecting', attempt: this.reconnector.dialling() });
     const socket = this.options.dial(url);
     const session: Session = {
       socket,
@@ -335,13 +339,13 @@ export class RelayLink implements ConnLink {
     session.phase = 'linked';
     if (session.readyTimer !== undefined) this.options.clock.clearTimeout(session.readyTimer);
     session.readyTimer = undefined;
-    this.attempt = 0;
+    this.reconnector.opened();
     this.setState({ name: 'linked' });
     this.schedulePing(session);
   }
 
   private schedulePing(session: Session): void {
-    this.clearTimer('ping');
+    this.clearPing();
     this.pingTimer = this.options.clock.setTimeout(() => {
       this.pingTimer = undefined;
       if (this.session !== session || session.phase !== 'linked') return;
@@ -400,6 +404,7 @@ export class RelayLink implements ConnLink {
   private refused(session: Session, error: ProtocolError): void {
     session.socket.close(CloseCode.Normal, error.code);
     this.endSession(session, { code: RelayCloseCode.HostGone, reason: 'host-gone' });
+    this.reconnector.stop();
     this.setState({ name: 'stopped', error });
   }
 
@@ -410,10 +415,11 @@ export class RelayLink implements ConnLink {
     if (this.stateValue.name === 'stopped') return;
     const error = protocolError(relayCloseToError(code, reason), closeMessage(this.options.url, code, reason));
     if (relayRefusesForGood(code)) {
+      this.reconnector.stop();
       this.setState({ name: 'stopped', error });
       return;
     }
-    if (wasLinked) this.attempt = 0;
+    if (wasLinked) this.reconnector.reset();
     this.retry(error);
   }
 
@@ -423,7 +429,7 @@ export class RelayLink implements ConnLink {
     session.phase = 'closed';
     if (this.session === session) this.session = undefined;
     if (session.readyTimer !== undefined) this.options.clock.clearTimeout(session.readyTimer);
-    this.clearTimer('ping');
+    this.clearPing();
     for (const conn of session.conns.values()) conn.finish(info);
     session.conns.clear();
     for (const controller of session.requests) controller.abort();
@@ -434,21 +440,15 @@ export class RelayLink implements ConnLink {
 
   private retry(error: ProtocolError): void {
     if (this.stateValue.name === 'stopped') return;
-    const delay = backoffDelay(this.attempt, this.options.random(1)[0]! / 256, this.options.backoff ?? DEFAULT_BACKOFF);
-    this.setState({ name: 'waiting', attempt: this.attempt, retryAt: this.options.clock.now() + delay, error });
-    this.attempt++;
-    this.clearTimer('retry');
-    this.retryTimer = this.options.clock.setTimeout(() => {
-      this.retryTimer = undefined;
+    const plan = this.reconnector.retry(() => {
       if (this.stateValue.name === 'waiting') this.dial();
-    }, delay);
+    });
+    if (plan) this.setState({ name: 'waiting', attempt: plan.attempt, retryAt: plan.retryAt, error });
   }
 
-  private clearTimer(which: 'retry' | 'ping'): void {
-    const timer = which === 'retry' ? this.retryTimer : this.pingTimer;
-    if (timer !== undefined) this.options.clock.clearTimeout(timer);
-    if (which === 'retry') this.retryTimer = undefined;
-    else this.pingTimer = undefined;
+  private clearPing(): void {
+    if (this.pingTimer !== undefined) this.options.clock.clearTimeout(this.pingTimer);
+    this.pingTimer = undefined;
   }
 
   private setState(state: RelayLinkState): void {

@@ -1,4 +1,5 @@
 import type { ChannelMessage, Clock, TetherEvent, TimerHandle } from '@tether/shared-protocol';
+import { CreditWindow } from '@tether/shared-protocol';
 import type { Outbox } from './outbox.js';
 import { LOW_WATER_BYTES } from './outbox.js';
 import type { Subscription } from './subscription.js';
@@ -50,8 +51,8 @@ export interface StreamOptions {
  * other subscriptions and the connection go on.
  */
 export class StreamSubscription implements Subscription, StreamReader {
-  private sent: number;
-  private acked: number;
+  /** Offsets: sent, and acknowledged by the device. It sends again as soon as there is room. */
+  private readonly window: CreditWindow;
   private blocked = false;
   private waitingForDrain = false;
   private stallTimer: TimerHandle | undefined;
@@ -64,14 +65,14 @@ export class StreamSubscription implements Subscription, StreamReader {
     from: number,
     private readonly options: StreamOptions,
   ) {
-    this.sent = this.acked = from;
+    this.window = new CreditWindow(options.windowBytes, options.windowBytes, from);
     source.addReader(this);
     this.pump();
   }
 
   /** Bytes sent so far: the offset the next chunk starts at. */
   get offset(): number {
-    return this.sent;
+    return this.window.sent;
   }
 
   /** Events routed to this stream (its end, say) go out in order with its chunks. */
@@ -87,8 +88,8 @@ export class StreamSubscription implements Subscription, StreamReader {
 
   /** The device holds every byte before `offset`. */
   ack(offset: number): void {
-    if (this.ended || offset <= this.acked) return;
-    this.acked = Math.min(offset, this.sent);
+    if (this.ended || offset <= this.window.acked) return;
+    this.window.ackTo(offset);
     this.clearStall();
     this.pump();
   }
@@ -111,8 +112,8 @@ export class StreamSubscription implements Subscription, StreamReader {
   private pump(): void {
     if (this.ended || this.waitingForDrain || this.outbox.closed) return;
     for (;;) {
-      const inFlight = this.sent - this.acked;
-      if (inFlight >= this.options.windowBytes) return this.block();
+      const room = this.window.room;
+      if (room === 0) return this.block();
       if (this.outbox.buffered() >= LOW_WATER_BYTES) {
         this.waitingForDrain = true;
         void this.outbox.drained().then(() => {
@@ -121,11 +122,11 @@ export class StreamSubscription implements Subscription, StreamReader {
         });
         return;
       }
-      const chunk = this.source.read(this.sent, Math.min(this.options.chunkBytes, this.options.windowBytes - inFlight));
+      const chunk = this.source.read(this.window.sent, Math.min(this.options.chunkBytes, room));
       if (!chunk || chunk.data.length === 0) return this.unblock();
       // Bytes dropped before this reader got them count as acknowledged: nobody will send them.
-      if (chunk.offset > this.sent) this.acked += chunk.offset - this.sent;
-      this.sent = chunk.offset + chunk.data.length;
+      if (chunk.offset > this.window.sent) this.window.skip(chunk.offset - this.window.sent);
+      this.window.send(chunk.offset + chunk.data.length - this.window.sent);
       this.outbox.send(this.options.encode(chunk));
     }
   }

@@ -10,8 +10,8 @@ import type {
 import {
   MACHINE_PROTOCOL_VERSION,
   MACHINE_REGISTER_METHOD,
+  Reconnector,
   RegisterResult,
-  backoffDelay,
   constantTimeEqual,
   fail,
   ok,
@@ -87,10 +87,12 @@ export interface MachineAgentOptions {
 export class MachineAgent {
   private stopped: { why: string; forGood: boolean } | undefined;
   private peer: LinkPeer | undefined;
-  private wake: (() => void) | undefined;
+  private readonly reconnector: Reconnector;
   private state_: AgentState = { name: 'connecting', attempt: 0 };
 
-  constructor(private readonly options: MachineAgentOptions) {}
+  constructor(private readonly options: MachineAgentOptions) {
+    this.reconnector = new Reconnector({ clock: options.clock, jitter: options.jitter, backoff: RECONNECT_BACKOFF });
+  }
 
   get state(): AgentState {
     return this.state_;
@@ -98,20 +100,23 @@ export class MachineAgent {
 
   /** Runs until stopped (by `stop()` or for good); resolves with the final state. */
   async run(): Promise<Extract<AgentState, { name: 'stopped' }>> {
-    let attempt = 0;
     while (!this.stopped) {
-      this.setState({ name: 'connecting', attempt });
+      this.setState({ name: 'connecting', attempt: this.reconnector.dialling() });
       const outcome = await this.once();
       if (this.stopped) break;
-      if (outcome.linked) attempt = 0;
+      if (outcome.linked) this.reconnector.reset();
       if (outcome.forGood) {
         this.stopped = { why: outcome.why, forGood: true };
         break;
       }
-      const delay = backoffDelay(attempt++, this.options.jitter(), RECONNECT_BACKOFF);
-      this.setState({ name: 'retrying', at: this.options.clock.now() + delay, why: outcome.why });
-      await this.sleep(delay);
+      let due!: () => void;
+      const waited = new Promise<void>((resolve) => (due = resolve));
+      const plan = this.reconnector.retry(due);
+      if (!plan) break;
+      this.setState({ name: 'retrying', at: plan.retryAt, why: outcome.why });
+      await waited;
     }
+    this.reconnector.stop();
     const final = {
       name: 'stopped' as const,
       why: this.stopped?.why ?? 'stopped',
@@ -125,24 +130,13 @@ export class MachineAgent {
   stop(why = 'stopped'): void {
     this.stopped ??= { why, forGood: false };
     this.peer?.close(1000, 'the machine is stopping');
-    this.wake?.();
+    // A wait for the next dial ends at once; the loop then sees the stop.
+    this.reconnector.wake();
   }
 
   private setState(state: AgentState): void {
     this.state_ = state;
     this.options.onState?.(state);
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = this.options.clock.setTimeout(() => done(), ms);
-      const done = () => {
-        this.options.clock.clearTimeout(timer);
-        this.wake = undefined;
-        resolve();
-      };
-      this.wake = done;
-    });
   }
 
   /** One link: how it ended, whether it got as far as registering, and whether to stop. */

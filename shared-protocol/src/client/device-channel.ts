@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from '../clock.js';
+import type { Clock } from '../clock.js';
 import { CloseCode } from '../close-codes.js';
 import { transportCloseToError } from '../relay/relay-close-codes.js';
 import type { ProtocolError, Result } from '../errors.js';
@@ -8,6 +8,7 @@ import { HandshakeInitiator } from '../handshake.js';
 import { HANDSHAKE_TIMEOUT_MS } from '../limits.js';
 import type { ChannelMessage } from '../rpc/channel.js';
 import { decodeChannelMessage, encodeChannelMessage } from '../rpc/channel.js';
+import { handshakeWithDeadline } from '../link/handshake-deadline.js';
 import { FrameOpener, FrameSealer } from '../sealed-frame.js';
 import type { Transport } from './transport.js';
 
@@ -79,31 +80,19 @@ export class DeviceChannel {
     transport: Transport,
     options: InitiatorOptions & { clock: Clock; timeoutMs?: number },
   ): Promise<Result<DeviceChannel>> {
-    return new Promise((resolve) => {
-      const initiator = new HandshakeInitiator(options);
-      let settled = false;
-      const settle = (result: Result<DeviceChannel>) => {
-        if (settled) return;
-        settled = true;
-        options.clock.clearTimeout(timer);
-        if (!result.ok) transport.close(CloseCode.Normal, result.error.code);
-        resolve(result);
-      };
-      const timer: TimerHandle = options.clock.setTimeout(
-        () => settle(fail('timeout', 'the host did not answer the handshake')),
-        options.timeoutMs ?? HANDSHAKE_TIMEOUT_MS,
-      );
-      transport.onClose = ({ code, reason }) =>
-        settle({
-          ok: false,
-          error: protocolError(transportCloseToError(code, reason), reason || 'connection closed during handshake'),
-        });
-      transport.onMessage = (data) => {
+    const initiator = new HandshakeInitiator(options);
+    return handshakeWithDeadline(transport, {
+      clock: options.clock,
+      timeoutMs: options.timeoutMs ?? HANDSHAKE_TIMEOUT_MS,
+      timeoutMessage: 'the host did not answer the handshake',
+      closed: ({ code, reason }) =>
+        protocolError(transportCloseToError(code, reason), reason || 'connection closed during handshake'),
+      hello: initiator.hello(),
+      receive: (data) => {
         const keys = initiator.acceptWelcome(data);
-        if (!keys.ok) return settle(keys);
-        settle(ok(new DeviceChannel(transport, new FrameSealer(keys.value.send), new FrameOpener(keys.value.receive))));
-      };
-      transport.send(initiator.hello());
+        if (!keys.ok) return keys;
+        return ok(new DeviceChannel(transport, new FrameSealer(keys.value.send), new FrameOpener(keys.value.receive)));
+      },
     });
   }
 

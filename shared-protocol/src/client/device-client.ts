@@ -19,18 +19,14 @@ import type { SessionEvent, TetherEvent } from '../rpc/events.js';
 import { decodeEvent, isSessionEvent } from '../rpc/events.js';
 import type { MethodName, MethodParams, MethodResult } from '../rpc/methods.js';
 import { METHODS } from '../rpc/methods.js';
-import type { BackoffOptions } from './backoff.js';
-import { DEFAULT_BACKOFF, backoffDelay } from './backoff.js';
+import type { BackoffOptions } from '../link/backoff.js';
+import type { ReconnectState } from '../link/reconnector.js';
+import { Reconnector, jitterFrom } from '../link/reconnector.js';
 import { DeviceChannel } from './device-channel.js';
 import type { Connect } from './transport.js';
 
 export type ClientState =
-  | { name: 'idle' }
-  | { name: 'connecting'; attempt: number }
-  | { name: 'open' }
-  | { name: 'waiting'; attempt: number; retryAt: number; error: ProtocolError }
-  | { name: 'refused'; error: ProtocolError }
-  | { name: 'stopped' };
+  ReconnectState | { name: 'open' } | { name: 'refused'; error: ProtocolError } | { name: 'stopped' };
 
 export interface DeviceClientOptions {
   deviceId: string;
@@ -79,24 +75,26 @@ export class DeviceClient {
   private stateValue: ClientState = { name: 'idle' };
   private readonly clock: Clock;
   private readonly random: RandomBytes;
-  private readonly jitter: () => number;
+  private readonly reconnector: Reconnector;
   private nextId = 1;
   private readonly pending = new Map<number, PendingCall>();
   private readonly watches = new Map<string, Watch>();
   private readonly eventListeners = new Set<(event: TetherEvent) => void>();
   private readonly stateListeners = new Set<(state: ClientState) => void>();
   private readonly watchErrorListeners = new Set<(sessionId: string, error: ProtocolError) => void>();
-  private retryTimer: TimerHandle | undefined;
   private pingTimer: TimerHandle | undefined;
   private pongTimer: TimerHandle | undefined;
-  private attempt = 0;
   /** Events skipped: unknown types, invalid shapes, duplicates already delivered. */
   readonly skipped = { unknown: 0, invalid: 0, duplicate: 0 };
 
   constructor(private readonly options: DeviceClientOptions) {
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? secureRandom;
-    this.jitter = options.jitter ?? (() => this.random(1)[0]! / 256);
+    this.reconnector = new Reconnector({
+      clock: this.clock,
+      jitter: options.jitter ?? jitterFrom(this.random),
+      ...(options.backoff ? { backoff: options.backoff } : {}),
+    });
   }
 
   get state(): ClientState {
@@ -106,12 +104,13 @@ export class DeviceClient {
   /** Starts connecting; reconnects until `stop()` or a refusal that no retry could fix. */
   start(): void {
     if (this.stateValue.name !== 'idle' && this.stateValue.name !== 'stopped') return;
-    this.attempt = 0;
+    this.reconnector.reset();
     void this.connect();
   }
 
   stop(): void {
     this.setState({ name: 'stopped' });
+    this.reconnector.stop();
     this.clearTimers();
     const channel = this.channel;
     this.channel = undefined;
@@ -122,9 +121,7 @@ export class DeviceClient {
   /** Connects now instead of waiting out the backoff (the app came back online or to the front). */
   reconnectNow(): void {
     if (this.stateValue.name === 'waiting') {
-      if (this.retryTimer !== undefined) this.clock.clearTimeout(this.retryTimer);
-      this.retryTimer = undefined;
-      void this.connect();
+      this.reconnector.wake();
     } else if (this.stateValue.name === 'open') {
       this.sendPing();
     }
@@ -205,7 +202,7 @@ export class DeviceClient {
   }
 
   private async connect(): Promise<void> {
-    this.setState({ name: 'connecting', attempt: this.attempt });
+    this.setState({ name: 'connecting', attempt: this.reconnector.dialling() });
     let result: Result<DeviceChannel>;
     try {
       const transport = await this.options.connect();
@@ -233,7 +230,7 @@ export class DeviceClient {
 
   private opened(channel: DeviceChannel): void {
     this.channel = channel;
-    this.attempt = 0;
+    this.reconnector.opened();
     this.setState({ name: 'open' });
     for (const [sessionId, watch] of this.watches) this.subscribe(sessionId, watch);
     for (const call of this.pending.values()) if (!call.sent) this.sendCall(call);
@@ -260,17 +257,13 @@ export class DeviceClient {
       else this.settle(call, fail('disconnected', `connection lost before ${call.method} was answered`));
     }
     if (sealed && refusesForGood(error.code)) {
+      this.reconnector.stop();
       this.setState({ name: 'refused', error });
       for (const call of [...this.pending.values()]) this.settle(call, { ok: false, error });
       return;
     }
-    const delay = backoffDelay(this.attempt, this.jitter(), this.options.backoff ?? DEFAULT_BACKOFF);
-    this.setState({ name: 'waiting', attempt: this.attempt, retryAt: this.clock.now() + delay, error });
-    this.attempt++;
-    this.retryTimer = this.clock.setTimeout(() => {
-      this.retryTimer = undefined;
-      void this.connect();
-    }, delay);
+    const plan = this.reconnector.retry(() => void this.connect());
+    if (plan) this.setState({ name: 'waiting', attempt: plan.attempt, retryAt: plan.retryAt, error });
   }
 
   private receive(message: ChannelMessage): void {
@@ -400,10 +393,10 @@ export class DeviceClient {
   }
 
   private clearTimers(): void {
-    for (const timer of [this.retryTimer, this.pingTimer, this.pongTimer]) {
+    for (const timer of [this.pingTimer, this.pongTimer]) {
       if (timer !== undefined) this.clock.clearTimeout(timer);
     }
-    this.retryTimer = this.pingTimer = this.pongTimer = undefined;
+    this.pingTimer = this.pongTimer = undefined;
   }
 
   private setState(state: ClientState): void {
