@@ -151,6 +151,37 @@ describe("the host's layers", () => {
   });
 });
 
+describe("loops between the host's folders", () => {
+  const loops = (files: Record<string, string>) =>
+    checkBoundaries(workspaceWith(files))
+      .filter((v) => v.rule.startsWith('folderCycle'))
+      .map((v) => v.rule);
+
+  it('refuse two folders importing each other through different files, naming the imports', () => {
+    expect(
+      loops({
+        'host/src/rpc/handlers.ts': "import type { G } from '../gateway/view.js';\nexport const h = 1;\n",
+        'host/src/gateway/view.ts': 'export type G = 1;\n',
+        'host/src/gateway/gateway.ts': "import { h } from '../rpc/handlers.js';\nexport const g = h;\n",
+      }),
+    ).toEqual([
+      'folderCycle: gateway → rpc → gateway (host/src/gateway/gateway.ts → host/src/rpc/handlers.ts; host/src/rpc/handlers.ts → host/src/gateway/view.ts)',
+    ]);
+  });
+
+  it('leave out tests and test kits, and accept a folder used from many others', () => {
+    expect(
+      loops({
+        'host/src/rpc/handlers.ts': "import { m } from '../machines/m.js';\nexport const h = m;\n",
+        'host/src/machines/m.ts': 'export const m = 1;\n',
+        'host/src/machines/m.test.ts': "import { h } from '../rpc/handlers.js';\n",
+        'host/src/machines/testing/kit.ts': "import { h } from '../../rpc/handlers.js';\nexport const k = h;\n",
+        'host/src/gateway/g.ts': "import { m } from '../machines/m.js';\nexport const g = m;\n",
+      }),
+    ).toEqual([]);
+  });
+});
+
 describe('import circles inside a package', () => {
   const cycles = (files: Record<string, string>) =>
     checkBoundaries(workspaceWith(files)).filter((v) => v.rule.startsWith('cycle'));

@@ -50,9 +50,10 @@ const HOST_NEVER: readonly { from: readonly string[]; to: readonly string[]; why
     why: 'a terminal is a byte stream; the gateway subscribes to it (streams/ holds the stream type)',
   },
   { from: ['terminals', 'machines'], to: ['rpc'], why: 'handlers call terminals and machines, never the other way' },
+  { from: ['machines'], to: ['gateway'], why: 'machines are execution, not devices' },
   { from: ['gateway'], to: ['remote', 'relay', 'control'], why: 'the gateway takes any transport' },
   {
-    from: ['store', 'models', 'config', 'streams'],
+    from: ['store', 'models', 'config', 'streams', 'stats'],
     to: ['sessions', 'gateway', 'rpc', 'terminals', 'machines', 'wiring'],
     why: 'the ground uses nothing above it',
   },
@@ -129,6 +130,8 @@ const REASONS = {
   neutralGlobal: 'shared-protocol must run in the browser and in Node: no Node or DOM globals',
   neutralDependency: 'shared-protocol depends only on tweetnacl and valibot, which both runtimes load',
   hostLayer: "the host's folders are layers, and a lower one never imports a higher one",
+  folderCycle:
+    "the host's folders are its layers: two that import each other are one layer split in two, and neither can be read or changed alone; move what both need below them",
   cycle:
     'files that import each other (types too) can be neither read, tested nor loaded alone, and at load time one side sees the other half-initialised; move what both need into a file of its own',
 };
@@ -208,6 +211,7 @@ export function checkBoundaries(root: string): Violation[] {
       }
     }
     violations.push(...cycleViolations(root, imports));
+    if (pkg === 'host') violations.push(...folderCycleViolations(root, imports));
     const manifest = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as {
       dependencies?: Record<string, string>;
       devDependencies?: Record<string, string>;
@@ -249,6 +253,48 @@ function cycleViolations(root: string, imports: ReadonlyMap<string, readonly Imp
     });
   }
   return out;
+}
+
+/** The host's top-level folder (or file) under host/src a file is in; tests and the rest: none. */
+function hostFolder(root: string, file: string): string | undefined {
+  const rel = relative(root, file);
+  if (/\.test\.tsx?$/.test(rel) || /\/testing\//.test(rel)) return undefined;
+  return /^host\/src\/([^/]+)/.exec(rel)?.[1];
+}
+
+/**
+ * Loops between the host's folders, drawn from the imports of their files (tests left out): two
+ * folders that import each other are one layer in two places, however their files are arranged.
+ */
+function folderCycleViolations(root: string, imports: ReadonlyMap<string, readonly ImportEdge[]>): Violation[] {
+  const folders = new Map<string, ImportEdge[]>();
+  /** The first file import behind each folder edge, to name in the report. */
+  const witness = new Map<string, { file: string; line: number; to: string }>();
+  for (const [file, edges] of imports) {
+    const from = hostFolder(root, file);
+    if (!from) continue;
+    const out = folders.get(from) ?? [];
+    folders.set(from, out);
+    for (const edge of edges) {
+      const to = hostFolder(root, edge.to);
+      if (!to || to === from || out.some((e) => e.to === to)) continue;
+      out.push({ to, line: edge.line });
+      witness.set(`${from} ${to}`, { file: relative(root, file), line: edge.line, to: relative(root, edge.to) });
+    }
+  }
+  return findCycles(folders).map((cycle) => {
+    const first = witness.get(`${cycle.path[0]} ${cycle.path[1]}`)!;
+    const through = cycle.path.slice(0, -1).map((folder, i) => {
+      const w = witness.get(`${folder} ${cycle.path[i + 1]}`)!;
+      return `${w.file} → ${w.to}`;
+    });
+    return {
+      file: first.file,
+      line: first.line,
+      rule: `folderCycle: ${cycle.path.join(' → ')} (${through.join('; ')})`,
+      reason: REASONS.folderCycle,
+    };
+  });
 }
 
 function mayDepend(pkg: Package, target: string): boolean {

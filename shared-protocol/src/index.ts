@@ -63,3 +63,4 @@ export * from './link/credit-inbox.js';
 export * from './link/reconnector.js';
 export * from './link/handshake-deadline.js';
 export * from './link/ws-writer.js';
+export * from './link/handshake-pool.js';

@@ -8,7 +8,7 @@ import type {
   Result,
   TetherEvent,
 } from '@tether/shared-protocol';
-import { CloseCode, METHODS, ReplayCache, protocolError } from '@tether/shared-protocol';
+import { CloseCode, HandshakePool, METHODS, ReplayCache, protocolError } from '@tether/shared-protocol';
 import type { Caller } from '../rpc/caller.js';
 import type { Dispatch, Handlers } from '../rpc/dispatch.js';
 import { createDispatch } from '../rpc/dispatch.js';
@@ -17,7 +17,6 @@ import type { EventLog } from '../store/event-log.js';
 import { DeviceConnection } from './device-connection.js';
 import { DeviceHub } from './device-hub.js';
 import type { GatewayTransport } from './gateway-transport.js';
-import { HandshakePool } from './handshake-pool.js';
 import { answerOneShot } from './one-shot.js';
 import type { OneShotHorizon } from './one-shot-horizon.js';
 import type { PairChannel, PairingServiceDeps } from './pairing-service.js';

@@ -1,6 +1,7 @@
 import type { BoxKeyPair, Clock, RandomBytes, Result, Transport } from '@tether/shared-protocol';
 import {
   CloseCode,
+  HandshakePool,
   LINK_REGISTER_TIMEOUT_MS,
   MACHINE_REGISTER_METHOD,
   RegisterParams,
@@ -8,7 +9,6 @@ import {
   fail,
 } from '@tether/shared-protocol';
 import * as v from 'valibot';
-import { HandshakePool } from '../gateway/handshake-pool.js';
 import type { HostCounters } from '../stats/host-counters.js';
 import type { MachineRegistry } from './machine-registry.js';
 import { peerLink } from './machine-link.js';

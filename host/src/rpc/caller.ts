@@ -1,4 +1,4 @@
-import type { Result } from '@tether/shared-protocol';
+import type { Result, SessionEvent } from '@tether/shared-protocol';
 import type { StreamHost } from '../streams/stream-host.js';
 import type { DeviceRecord } from '../store/device-store.js';
 
@@ -15,4 +15,15 @@ export interface ConnectionPort extends StreamHost {
 export interface Caller {
   device: DeviceRecord;
   connection?: ConnectionPort;
+}
+
+/** The control socket's connection a `tether …` command came on, as its handlers use it. */
+export interface ControlCaller extends StreamHost {
+  /** Sessions it follows (a command's `--follow`). */
+  readonly following: Set<string>;
+  /** Sends a session event; false once the connection can take no more. */
+  sendEvent(event: SessionEvent, replay?: boolean): boolean;
+  /** Resolves once what it was sent has gone out. */
+  drained(): Promise<void>;
+  readonly isClosed: boolean;
 }

@@ -5,12 +5,11 @@ import type {
   ControlResult,
   RelayLinkStatus,
   Result,
+  Scope,
 } from '@tether/shared-protocol';
 import { fail, ok } from '@tether/shared-protocol';
 import type { ApprovalBroker } from '../sessions/approval-broker.js';
 import type { SessionManager } from '../sessions/session-manager.js';
-import type { ControlConnection } from '../control/control-server.js';
-import type { DeviceGateway } from '../gateway/device-gateway.js';
 import type { DeviceStore } from '../store/device-store.js';
 import type { EventLog } from '../store/event-log.js';
 import type { TerminalManager } from '../terminals/terminal-manager.js';
@@ -18,6 +17,7 @@ import { replayThenFollow } from '../store/replay.js';
 import { terminalStreamHandlers } from './terminal-handlers.js';
 import type { AgentCatalog } from '../sessions/acp/agent-catalog.js';
 import type { AgentSessions } from '../sessions/acp/agent-sessions.js';
+import type { ControlCaller } from './caller.js';
 import type { Handlers } from './dispatch.js';
 import { historyHandlers } from './history-handlers.js';
 import type { MachineDeps } from '../machines/host-machines.js';
@@ -44,6 +44,22 @@ export interface Reach {
   relay?: RelayLinkStatus;
 }
 
+/**
+ * What the control handlers use of the device gateway. Declared here, not taken from the gateway:
+ * the gateway dispatches to handlers, so handlers never import it.
+ */
+export interface GatewayControl {
+  pairing: {
+    /** Opens a new pairing window (the link itself comes from `ControlDeps.pairLink`). */
+    mint(): unknown;
+    requests(): ControlResult<'pair.requests'>['requests'];
+    allow(id: string, scopes?: readonly Scope[]): Result<ControlResult<'pair.allow'>['device']>;
+    deny(id: string): Result<Record<string, never>>;
+  };
+  hub: { connectedDevices(): ReadonlySet<string>; disconnectDevice(deviceId: string): number };
+  stats: { snapshot(): Record<string, number> };
+}
+
 /** What the control handlers need of the host, and nothing more. */
 export interface ControlDeps {
   facts: HostFacts;
@@ -51,7 +67,7 @@ export interface ControlDeps {
   approvals: ApprovalBroker;
   log: EventLog;
   devices: DeviceStore;
-  gateway: Pick<DeviceGateway, 'pairing' | 'hub' | 'stats'>;
+  gateway: GatewayControl;
   reach: () => Reach;
   /** A fresh pairing link for where phones can reach this host, or why there is none. */
   pairLink: () => Result<ControlResult<'pair.create'>>;
@@ -70,7 +86,7 @@ export interface ControlDeps {
 }
 
 /** Every control-socket method: the person at the computer, through `tether …`. */
-export function controlHandlers(deps: ControlDeps): Handlers<ControlMethods, ControlConnection> {
+export function controlHandlers(deps: ControlDeps): Handlers<ControlMethods, ControlCaller> {
   const { sessions, approvals, log, gateway } = deps;
   const local = { kind: 'local' as const, label: 'this computer' };
   return {
@@ -176,6 +192,6 @@ export function controlHandlers(deps: ControlDeps): Handlers<ControlMethods, Con
     ...machineControlHandlers(deps.machines),
     'terminals.list': () => ok({ terminals: deps.terminals.list() }),
     'terminals.run': (p) => deps.run(p),
-    ...terminalStreamHandlers<ControlConnection>(deps.terminals, (connection) => connection),
+    ...terminalStreamHandlers<ControlCaller>(deps.terminals, (connection) => connection),
   };
 }

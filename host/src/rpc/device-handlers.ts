@@ -7,7 +7,7 @@ import type { EventLog } from '../store/event-log.js';
 import { historyHandlers } from './history-handlers.js';
 import { terminalHandlers } from './terminal-handlers.js';
 import type { TerminalManager } from '../terminals/terminal-manager.js';
-import { insideRoots, listDirs } from '../remote/folder-browser.js';
+import { insideRoots, listDirs } from './folder-browser.js';
 import type { Caller } from './caller.js';
 import type { AgentCatalog } from '../sessions/acp/agent-catalog.js';
 import type { AgentSessions } from '../sessions/acp/agent-sessions.js';

@@ -1,6 +1,6 @@
 import type { ControlMethods, Methods, Result } from '@tether/shared-protocol';
 import { fail, ok } from '@tether/shared-protocol';
-import type { ControlConnection } from '../control/control-server.js';
+import type { ControlCaller } from './caller.js';
 import { machineFolder } from '../machines/machine-folders.js';
 import type { MachineRegistry } from '../machines/machine-registry.js';
 import type { MachineDeps } from '../machines/host-machines.js';
@@ -12,7 +12,7 @@ type MachineControlMethod = 'tokens.create' | 'tokens.list' | 'tokens.revoke' | 
 /** `tether token create`, `tether tokens`, `tether machines`: the person at the host only. */
 export function machineControlHandlers(
   deps: MachineDeps,
-): Pick<Handlers<ControlMethods, ControlConnection>, MachineControlMethod> {
+): Pick<Handlers<ControlMethods, ControlCaller>, MachineControlMethod> {
   const { registry, tokens } = deps;
   return {
     'tokens.create': ({ name }) => {

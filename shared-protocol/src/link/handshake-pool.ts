@@ -1,4 +1,4 @@
-import { addressRange } from './rate-limiter.js';
+import { addressRange } from '../address-range.js';
 
 /**
  * Connections still in their handshake, bounded in all and per address range (an IPv6 /64 is one
