@@ -3,7 +3,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { open, readlink, realpath, stat } from 'node:fs/promises';
 import type { ExecError, FsErrorCode, Result } from '@tether/shared-protocol';
 import { execFail, ok } from '@tether/shared-protocol';
-import type { FileIdentity, PrivateFiles } from './agent/private-files.js';
+import type { FileIdentity, PrivateFiles } from './private-files.js';
 
 /**
  * File reads and writes that check, after opening, which file they really opened. A path is

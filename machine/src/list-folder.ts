@@ -1,8 +1,8 @@
 import { lstat, opendir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DirEntryInfo, DirListing } from './execution-context.js';
-import type { PrivateFiles } from './agent/private-files.js';
-import { isPrivatePath } from './agent/private-paths.js';
+import type { PrivateFiles } from './private-files.js';
+import { isPrivatePath } from './private-paths.js';
 
 /**
  * The entries of the folder `dir` (a confined real path), at most `maxEntries`, folders first.

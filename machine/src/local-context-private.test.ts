@@ -11,7 +11,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { privatePaths } from './agent/private-paths.js';
+import { privatePaths } from './private-paths.js';
 import { LocalContext } from './local-context.js';
 import {
   CREDENTIAL_FILES,

@@ -13,7 +13,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { privatePaths } from './agent/private-paths.js';
+import { privatePaths } from './private-paths.js';
 import { LocalContext } from './local-context.js';
 
 // A path is confined by real path before it is used; a command running on the same computer can

@@ -22,8 +22,8 @@ import type {
 import { resolveInside } from './confine.js';
 import type { FileStat, OpenGuard } from './confined-files.js';
 import { readConfined, statConfined, writeConfined } from './confined-files.js';
-import { PrivateFiles } from './agent/private-files.js';
-import { isPrivatePath } from './agent/private-paths.js';
+import { PrivateFiles } from './private-files.js';
+import { isPrivatePath } from './private-paths.js';
 import { listFolder } from './list-folder.js';
 import { commandEnvironment } from './process-group.js';
 import { runProcess } from './run-process.js';

@@ -6,8 +6,8 @@ import { join, relative } from 'node:path';
 // starts for every search and should not load the whole protocol package to build two objects.
 import type { ExecError, Result } from '@tether/shared-protocol';
 import type { SearchFound, SearchHit } from './execution-context.js';
-import { fileKey } from './agent/private-files.js';
-import { isPrivatePath } from './agent/private-paths.js';
+import { fileKey } from './private-files.js';
+import { isPrivatePath } from './private-paths.js';
 
 /** Folders never searched: version control internals and installed dependencies. */
 const SKIP = new Set(['.git', 'node_modules', '.hg', '.svn']);

@@ -12,7 +12,7 @@ import {
 } from '../testing/credential-home.js';
 import { code, linkTo } from './testing/link-harness.js';
 import { MachineExecutor } from './machine-executor.js';
-import { privatePaths } from './private-paths.js';
+import { privatePaths } from '../private-paths.js';
 import { checkSharedRoots } from './shared-roots.js';
 
 // A machine that shares its whole home keeps every credential file from its host, by name and

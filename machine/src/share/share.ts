@@ -14,7 +14,7 @@ import {
   writeShareStatus,
 } from './machine-data.js';
 import { MachineExecutor } from './machine-executor.js';
-import { homeFolder, privatePaths } from './private-paths.js';
+import { homeFolder, privatePaths } from '../private-paths.js';
 import { acquireShareLock, processAlive, readLockHolder } from './share-lock.js';
 import { checkSharedRoots } from './shared-roots.js';
 

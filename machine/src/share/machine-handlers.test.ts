@@ -20,7 +20,7 @@ import { BackgroundTasks } from './background-tasks.js';
 import { LiveProcesses } from './live-processes.js';
 import { LivePtys } from './live-ptys.js';
 import { machineHandlers } from './machine-handlers.js';
-import { privatePaths } from './private-paths.js';
+import { privatePaths } from '../private-paths.js';
 
 // The machine's handler table on its own, behind the typed dispatch (no link): every method of
 // the table has a handler, params are decoded before a handler runs, and every file operation

@@ -2,7 +2,7 @@ import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, sep } from 'node:path';
 import type { Result } from '@tether/shared-protocol';
 import { MAX_MACHINE_ROOTS, fail, ok } from '@tether/shared-protocol';
-import { isPrivatePath } from './private-paths.js';
+import { isPrivatePath } from '../private-paths.js';
 
 /**
  * The folders a machine shares, checked when sharing starts: absolute, existing folders, at most

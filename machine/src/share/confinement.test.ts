@@ -15,7 +15,7 @@ import type { LinkPeer } from '@tether/shared-protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { code, linkTo } from './testing/link-harness.js';
 import { MachineExecutor } from './machine-executor.js';
-import { privatePaths } from './private-paths.js';
+import { privatePaths } from '../private-paths.js';
 import { checkSharedRoots } from './shared-roots.js';
 
 // The machine never trusts the host past its shared folders. Every case goes over the wire: a
