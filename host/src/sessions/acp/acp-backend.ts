@@ -5,36 +5,17 @@ import { ok } from '@tether/shared-protocol';
 import type { RunContext, RunResult, SessionBackend } from '../session-backend.js';
 import type { EventLog } from '../../store/event-log.js';
 import type { AgentCatalog } from './agent-catalog.js';
-import type { AgentSpec } from './agent-config.js';
-import type { AgentPoolLimits, LiveAgent } from './acp-agent-pool.js';
+import type { LiveAgent } from './acp-agent-pool.js';
 import { AcpAgentPool } from './acp-agent-pool.js';
-import { AcpConnection } from './acp-connection.js';
 import { errorText } from './acp-error-text.js';
-import { AcpHistory } from './acp-history.js';
+import type { AcpLimits, AcpStartDeps } from './acp-start.js';
+import { DEFAULT_ACP_LIMITS, failure, reportStderr, startAgent } from './acp-start.js';
 import type { AcpSessionStore } from './acp-session-store.js';
 import { AcpTurn } from './acp-turn.js';
-import { agentEnv } from './agent-env.js';
-import { cut } from './acp-update-log.js';
-import type { Settled } from './settle.js';
 import { settle } from './settle.js';
 
-export interface AcpLimits extends AgentPoolLimits {
-  /** Milliseconds from starting an agent to its session being ready (initialize, then new or load). */
-  startTimeoutMs: number;
-  /**
-   * Milliseconds an agent may be silent during a prompt, while nothing of its waits on us (an
-   * approval, a command), before it counts as hung: the built-in loop's idle watchdog, 5 min.
-   */
-  idleLimitMs: number;
-}
-
-export const DEFAULT_ACP_LIMITS: AcpLimits = {
-  startTimeoutMs: 60_000,
-  idleLimitMs: 5 * 60_000,
-  cancelGraceMs: 10_000,
-  keepIdleMs: 15 * 60_000,
-  maxLiveAgents: 8,
-};
+export type { AcpLimits } from './acp-start.js';
+export { DEFAULT_ACP_LIMITS } from './acp-start.js';
 
 export interface AcpBackendDeps {
   catalog: AgentCatalog;
@@ -69,10 +50,18 @@ type PromptOutcome =
 export class AcpBackend implements SessionBackend {
   private readonly limits: AcpLimits;
   private readonly agents: AcpAgentPool;
+  private readonly startDeps: AcpStartDeps;
 
   constructor(private readonly deps: AcpBackendDeps) {
     this.limits = { ...DEFAULT_ACP_LIMITS, ...deps.limits };
     this.agents = new AcpAgentPool(deps.clock, this.limits);
+    this.startDeps = {
+      agents: this.agents,
+      limits: this.limits,
+      sessions: deps.sessions,
+      clock: deps.clock,
+      env: deps.env,
+    };
   }
 
   check(agent: string): Result<void> {
@@ -97,7 +86,7 @@ export class AcpBackend implements SessionBackend {
 
     let live = this.agents.reusable(run.sessionId, run.context.place, spec);
     if (!live) {
-      const started = await this.start(run, spec);
+      const started = await startAgent(this.startDeps, run, spec);
       if ('status' in started) return started;
       live = started;
     }
@@ -134,12 +123,12 @@ export class AcpBackend implements SessionBackend {
             return failure(`${spec.title} could not answer: ${outcome.message}`);
           case 'ended':
             ending = 'The agent stopped before finishing this.';
-            this.reportStderr(run, live);
+            reportStderr(run, live);
             return failure(`${spec.title} stopped: ${outcome.why}`);
           case 'hung':
             ending = 'The agent stopped answering before finishing this.';
             this.agents.discard(live);
-            this.reportStderr(run, live);
+            reportStderr(run, live);
             return failure(
               `${spec.title} said nothing for ${Math.round(this.limits.idleLimitMs / 1000)} s and was stopped; the next message starts it again`,
             );
@@ -170,151 +159,6 @@ export class AcpBackend implements SessionBackend {
   /** How many agent processes are alive now (running or kept). */
   get liveAgents(): number {
     return this.agents.size;
-  }
-
-  /** Starts the agent and gets its session ready: loaded or resumed where it can, else new. */
-  private async start(run: RunContext, spec: AgentSpec): Promise<LiveAgent | RunResult> {
-    if (this.agents.isClosed) return failure('the host is stopping');
-    if (!this.agents.makeRoom()) {
-      return failure(
-        `${this.limits.maxLiveAgents} agent processes are running already; try again when one of their runs ends`,
-      );
-    }
-    const record = run.record();
-    const started = await AcpConnection.start({
-      context: run.context,
-      spec,
-      cwd: record.cwd,
-      env: agentEnv(spec, run.context.place, this.deps.env),
-      clock: this.deps.clock,
-    });
-    // On a machine that is offline the spawn waits for it, and an interrupt drops it unsent:
-    // nothing started, so the run was interrupted, not failed (as a waiting tool call is).
-    if (!started.ok) return run.signal.aborted ? { status: 'interrupted' } : failure(started.message);
-    const connection = started.value;
-    const live: LiveAgent = {
-      sessionId: run.sessionId,
-      spec,
-      place: run.context.place,
-      cwd: record.cwd,
-      connection,
-      acpSessionId: '',
-      busy: true,
-      idleTimer: undefined,
-    };
-    this.agents.add(live);
-    const deadline = this.deps.clock.now() + this.limits.startTimeoutMs;
-    const step = <T>(promise: Promise<T>) =>
-      settle(promise, {
-        clock: this.deps.clock,
-        ms: Math.max(0, deadline - this.deps.clock.now()),
-        signal: run.signal,
-        ended: connection.ended,
-      });
-    /** A step that did not give its answer ends the start: the process goes, and says why. */
-    const stop = (outcome: Exclude<Settled<unknown>, { kind: 'value' }>, what: string): RunResult => {
-      this.agents.discard(live);
-      if (outcome.kind === 'aborted') return { status: 'interrupted' };
-      this.reportStderr(run, live);
-      if (outcome.kind === 'timeout') {
-        return failure(
-          `${spec.title} did not get ready within ${Math.round(this.limits.startTimeoutMs / 1000)} s (${what})`,
-        );
-      }
-      if (outcome.kind === 'ended') return failure(`${spec.title} stopped while starting (${what}): ${outcome.why}`);
-      return failure(`${spec.title} refused ${what}: ${errorText(outcome.error)}`);
-    };
-
-    const init = await step(connection.initialize());
-    if (init.kind !== 'value') return stop(init, 'initialize');
-    if (init.value.protocolVersion !== 1) {
-      this.agents.discard(live);
-      return failure(`${spec.title} speaks ACP version ${String(init.value.protocolVersion)}; Tether speaks version 1`);
-    }
-    const capabilities = init.value.agentCapabilities;
-    const resume = capabilities?.sessionCapabilities?.resume;
-    const canResume = typeof resume === 'object' && resume !== null;
-    const canLoad = capabilities?.loadSession === true;
-    const earlier = this.deps.sessions.get(run.sessionId);
-    const previous = earlier?.agent === spec.name ? earlier.acpSessionId : undefined;
-
-    if (previous !== undefined && earlier?.history === 'pending') {
-      // Started elsewhere: loaded with its replay recorded as the transcript so far (resumed,
-      // without it, by an agent that can only resume). Tried once so: after an error the next
-      // start loads it as any earlier session, or starts afresh and says so.
-      const ref = { agent: spec.name, acpSessionId: previous };
-      if (!canLoad && !canResume) {
-        this.deps.sessions.delete(run.sessionId);
-        this.agents.discard(live);
-        return failure(
-          `${spec.title} can neither load nor resume a session, so it cannot continue this one; the next message starts a new one`,
-        );
-      }
-      const history = canLoad ? new AcpHistory(run) : undefined;
-      connection.setSession(previous);
-      if (history) connection.history = { acpSessionId: previous, record: (update) => history.record(update) };
-      const params = { sessionId: previous, cwd: record.cwd, mcpServers: [] };
-      const loaded = await step(
-        history
-          ? connection.agent.request(methods.agent.session.load, params)
-          : connection.agent.request(methods.agent.session.resume, params),
-      );
-      connection.history = undefined;
-      if (loaded.kind === 'error') this.deps.sessions.set(run.sessionId, ref);
-      if (loaded.kind !== 'value') return stop(loaded, history ? 'session/load' : 'session/resume');
-      this.deps.sessions.set(run.sessionId, ref);
-      const shown = history?.finish();
-      run.append({
-        type: 'notice',
-        level: 'info',
-        text:
-          shown === undefined
-            ? `${spec.title} goes on from its earlier session, but cannot replay it: the conversation so far is not shown here.`
-            : shown === 0
-              ? `${spec.title} loaded its earlier session and replayed none of it; what you send now goes on from there.`
-              : `Above is ${spec.title}'s earlier conversation, as it replayed it; what you send now goes on from there.`,
-      });
-      live.acpSessionId = previous;
-      return live;
-    }
-
-    if (previous !== undefined && (canResume || canLoad)) {
-      // A loading agent replays the conversation as updates first: the log has it already.
-      connection.setSession(previous);
-      connection.replaying = !canResume;
-      const params = { sessionId: previous, cwd: record.cwd, mcpServers: [] };
-      const what = canResume ? 'session/resume' : 'session/load';
-      const loaded = await step(
-        canResume
-          ? connection.agent.request(methods.agent.session.resume, params)
-          : connection.agent.request(methods.agent.session.load, params),
-      );
-      connection.replaying = false;
-      if (loaded.kind === 'value') {
-        live.acpSessionId = previous;
-        return live;
-      }
-      if (loaded.kind !== 'error') return stop(loaded, what);
-      run.append({
-        type: 'notice',
-        level: 'warning',
-        text: `${spec.title} could not load its earlier session (${errorText(loaded.error)}); it starts a new one without the conversation so far.`,
-      });
-    } else if (previous !== undefined) {
-      run.append({
-        type: 'notice',
-        level: 'warning',
-        text: `${spec.title} was started again and cannot load its earlier session; it starts afresh without the conversation so far.`,
-      });
-    }
-    const created = await step(
-      connection.agent.request(methods.agent.session.new, { cwd: record.cwd, mcpServers: [] }),
-    );
-    if (created.kind !== 'value') return stop(created, 'session/new');
-    live.acpSessionId = created.value.sessionId;
-    connection.setSession(live.acpSessionId);
-    this.deps.sessions.set(run.sessionId, { agent: spec.name, acpSessionId: live.acpSessionId });
-    return live;
   }
 
   /**
@@ -376,16 +220,6 @@ export class AcpBackend implements SessionBackend {
       }
     }
   }
-
-  private reportStderr(run: RunContext, live: LiveAgent): void {
-    const tail = live.connection.stderrText();
-    run.append({
-      type: 'notice',
-      level: 'error',
-      text:
-        tail === '' ? `${live.spec.title} wrote nothing to stderr.` : cut(`${live.spec.title} stderr:\n${tail}`, 4000),
-    });
-  }
 }
 
 const STOP_NOTICES: Partial<Record<StopReason, (agent: string) => string>> = {
@@ -402,8 +236,4 @@ export function promptTexts(events: Iterable<SessionEvent>): string[] {
     else if (event.type === 'message' && event.role === 'user') texts.push(event.text);
   }
   return texts;
-}
-
-function failure(error: string): RunResult {
-  return { status: 'error', error };
 }
