@@ -19,7 +19,11 @@ function setup(seed = 'client') {
   const deviceKeys = generateBoxKeyPair(random);
   const deviceId = generateDeviceId(random);
   host.devices.set(deviceId, deviceKeys.publicKey);
-  const network = { up: true, connects: 0 };
+  const network: { up: boolean; connects: number; holdNext: boolean; fail?: () => void } = {
+    up: true,
+    connects: 0,
+    holdNext: false,
+  };
   const client = new DeviceClient({
     deviceId,
     deviceKeys,
@@ -29,6 +33,11 @@ function setup(seed = 'client') {
     jitter: () => 0.5,
     connect: () => {
       network.connects++;
+      if (network.holdNext) {
+        // An attempt still under way, which fails when the test says.
+        network.holdNext = false;
+        return new Promise((_, reject) => (network.fail = () => reject(new Error('network unreachable'))));
+      }
       if (!network.up) return Promise.reject(new Error('network unreachable'));
       const [device, server] = memoryPipe();
       host.accept(server);
@@ -126,6 +135,35 @@ describe('DeviceClient', () => {
     await settle();
     await settle();
     expect(s.network.connects).toBe(before + 1);
+    expect(s.client.state.name).toBe('open');
+    s.client.stop();
+  });
+
+  it('asked to reconnect while an attempt is under way, dials again as soon as that one fails', async () => {
+    const s = setup();
+    s.network.up = false;
+    s.client.start();
+    await settle();
+    for (let i = 0; i < 8; i++) {
+      const state = s.client.state;
+      if (state.name !== 'waiting') throw new Error(`state ${state.name}`);
+      s.clock.advance(state.retryAt - s.clock.now());
+      await settle();
+    }
+    // An attempt starts while the network is still down; the network comes back meanwhile.
+    s.network.holdNext = true;
+    const state = s.client.state;
+    if (state.name !== 'waiting') throw new Error(`state ${state.name}`);
+    s.clock.advance(state.retryAt - s.clock.now());
+    await settle();
+    expect(s.client.state.name).toBe('connecting');
+    s.network.up = true;
+    s.client.reconnectNow();
+    s.network.fail!();
+    await settle();
+    await settle();
+    await settle();
+    // Not after the backoff (up to 30 s) the failures built up: at once.
     expect(s.client.state.name).toBe('open');
     s.client.stop();
   });

@@ -73,6 +73,11 @@ interface Watch {
 export class DeviceClient {
   private channel: DeviceChannel | undefined;
   private stateValue: ClientState = { name: 'idle' };
+  /**
+   * Asked to reconnect now while an attempt was under way (the network came back as it dialled):
+   * if that attempt fails, the next goes at once, not after the backoff earlier failures built up.
+   */
+  private dialAgainAtOnce = false;
   private readonly clock: Clock;
   private readonly random: RandomBytes;
   private readonly reconnector: Reconnector;
@@ -109,6 +114,7 @@ export class DeviceClient {
   }
 
   stop(): void {
+    this.dialAgainAtOnce = false;
     this.setState({ name: 'stopped' });
     this.reconnector.stop();
     this.clearTimers();
@@ -122,6 +128,8 @@ export class DeviceClient {
   reconnectNow(): void {
     if (this.stateValue.name === 'waiting') {
       this.reconnector.wake();
+    } else if (this.stateValue.name === 'connecting') {
+      this.dialAgainAtOnce = true;
     } else if (this.stateValue.name === 'open') {
       this.sendPing();
     }
@@ -229,6 +237,7 @@ export class DeviceClient {
   }
 
   private opened(channel: DeviceChannel): void {
+    this.dialAgainAtOnce = false;
     this.channel = channel;
     this.reconnector.opened();
     this.setState({ name: 'open' });
@@ -263,7 +272,12 @@ export class DeviceClient {
       return;
     }
     const plan = this.reconnector.retry(() => void this.connect());
-    if (plan) this.setState({ name: 'waiting', attempt: plan.attempt, retryAt: plan.retryAt, error });
+    if (!plan) return;
+    this.setState({ name: 'waiting', attempt: plan.attempt, retryAt: plan.retryAt, error });
+    if (this.dialAgainAtOnce) {
+      this.dialAgainAtOnce = false;
+      this.reconnector.wake();
+    }
   }
 
   private receive(message: ChannelMessage): void {
