@@ -90,6 +90,9 @@ const COLUMNS = {
 type UpdatableField = keyof typeof COLUMNS;
 
 /** Sessions and their queued follow-up messages. */
+/** Message ids kept per session for telling a resent message from a new one. */
+export const MAX_RECEIPTS = 1000;
+
 export class SessionStore {
   /** A `terminal` session's terminal while the host holds it (not stored: terminals end with the host). */
   readonly terminals = new Map<string, string>();
@@ -159,6 +162,36 @@ export class SessionStore {
         .all(sessionId) as { id: number; text: string }[];
       this.db.prepare('DELETE FROM queued_messages WHERE session_id = ?').run(sessionId);
       return rows.map((r) => r.text);
+    })();
+  }
+
+  /** The answer given to the first send of a device's message id, if the host has taken it. */
+  receipt(sessionId: string, clientId: string): { queued: boolean } | undefined {
+    const queued = this.db
+      .prepare('SELECT queued FROM message_receipts WHERE session_id = ? AND client_id = ?')
+      .pluck()
+      .get(sessionId, clientId) as number | undefined;
+    return queued === undefined ? undefined : { queued: queued === 1 };
+  }
+
+  /**
+   * Keeps a device's message id with the answer it got. At most MAX_RECEIPTS per session: past it
+   * the oldest go (a device resends within minutes, not after a thousand newer messages).
+   */
+  keepReceipt(sessionId: string, clientId: string, queued: boolean, at: number): void {
+    this.db.transaction(() => {
+      this.db
+        .prepare(
+          'INSERT OR IGNORE INTO message_receipts (session_id, client_id, queued, received_at) VALUES (?, ?, ?, ?)',
+        )
+        .run(sessionId, clientId, queued ? 1 : 0, at);
+      this.db
+        .prepare(
+          `DELETE FROM message_receipts WHERE session_id = ? AND client_id IN (
+             SELECT client_id FROM message_receipts WHERE session_id = ?
+             ORDER BY received_at DESC, client_id LIMIT -1 OFFSET ?)`,
+        )
+        .run(sessionId, sessionId, MAX_RECEIPTS);
     })();
   }
 
