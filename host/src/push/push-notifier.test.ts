@@ -93,6 +93,18 @@ function event(body: Record<string, unknown> & { type: string }): SessionEvent {
 }
 
 describe('push notifier', () => {
+  it('masks what looks secret on the lock screen and offers no Approve there', async () => {
+    const s = setUp();
+    s.device(['watch', 'approve']);
+    const action = 'curl -H "Authorization: Bearer sk-live-51HxYz0123456789" https://api.example.com/charge';
+    s.notifier.onEvent(event({ type: 'approval.requested', approval: approval(action) }));
+    const [sent] = await s.payloads();
+    const payload = sent!.payload as Extract<PushPayload, { type: 'approval' }>;
+    expect(payload.summary).toBe('curl -H "Authorization: Bearer •••" https://api.example.com/charge');
+    expect(JSON.stringify(payload)).not.toContain('sk-live');
+    expect(payload.lockScreen).toBe('deny-only');
+  });
+
   it('sends an approval to every subscribed device that may answer it, and to no other', async () => {
     const s = setUp();
     s.device(['watch', 'approve']);

@@ -5,6 +5,7 @@ import { oneLine, summariseAction } from './approval-summary.js';
 import type { ForegroundTracker } from './foreground.js';
 import type { LockScreenPolicy } from './lock-screen-policy.js';
 import { lockScreenChoice } from './lock-screen-policy.js';
+import { maskSecrets } from './secret-mask.js';
 import type { PushDelivery } from './push-delivery.js';
 import type { PushMessage } from './push-sender.js';
 import type { PushStore, PushSubscriptionRecord } from './push-store.js';
@@ -68,7 +69,10 @@ export class PushNotifier {
       this.targets((s) => s.preferences.approvals, 'approve'),
     );
     if (targets.length === 0) return;
-    const summary = summariseAction(approval.action);
+    // What looks secret is masked on the lock screen, and such an action is never approved there:
+    // what would be approved is not what is shown. The app shows it whole.
+    const secrets = maskSecrets(approval.action);
+    const summary = summariseAction(secrets.text);
     const payload = encodePushPayload({
       v: PUSH_PAYLOAD_VERSION,
       type: 'approval',
@@ -80,7 +84,9 @@ export class PushNotifier {
       kind: approval.kind,
       tool: oneLine(approval.tool, 128),
       place: oneLine(approval.place, 128),
-      lockScreen: lockScreenChoice(this.deps.policy, approval.action, summary.shownWhole),
+      lockScreen: secrets.masked
+        ? 'deny-only'
+        : lockScreenChoice(this.deps.policy, approval.action, summary.shownWhole),
     });
     if (!payload) return this.count('rejected:payload-too-large'); // bounded fields: a bug
     const told = new Set<string>();
@@ -137,7 +143,7 @@ export class PushNotifier {
       sessionId,
       title: this.title(sessionId),
       status,
-      text: status === 'error' ? summariseAction(error ?? '').text : '',
+      text: status === 'error' ? summariseAction(maskSecrets(error ?? '').text).text : '',
     });
     if (!payload) return this.count('rejected:payload-too-large');
     for (const subscription of targets) {
@@ -163,7 +169,7 @@ export class PushNotifier {
       sessionId,
       title: this.title(sessionId),
       reason,
-      text: summariseAction(text).text,
+      text: summariseAction(maskSecrets(text).text).text,
     });
     if (!payload) return this.count('rejected:payload-too-large');
     for (const subscription of targets) {
