@@ -1,4 +1,11 @@
-import type { Clock, Result, SessionEventBody, SessionKind, SessionSummary } from '@tether/shared-protocol';
+import type {
+  Clock,
+  NotifyLevel,
+  Result,
+  SessionEventBody,
+  SessionKind,
+  SessionSummary,
+} from '@tether/shared-protocol';
 import { fail, ok } from '@tether/shared-protocol';
 import type { ExecutionContext } from '@tether/machine';
 import type { EventLog } from '../store/event-log.js';
@@ -189,6 +196,14 @@ export class SessionManager {
           ? `Runs stop after ${activity.hostLimit} model calls (the computer's default).`
           : `Runs of this session stop after ${limit} model calls.`,
     });
+    this.announce(id);
+    return ok(this.get(id)!);
+  }
+
+  /** Sets when devices are notified of a session (push): needs, done or off. */
+  setNotify(id: string, level: NotifyLevel): Result<SessionSummary> {
+    if (!this.deps.sessions.get(id)) return fail('not-found', `no session ${id}`);
+    this.deps.sessions.update(id, { notify: level });
     this.announce(id);
     return ok(this.get(id)!);
   }

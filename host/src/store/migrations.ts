@@ -159,7 +159,8 @@ export const MIGRATIONS: readonly string[] = [
   UPDATE sessions SET agent = title WHERE kind = 'terminal';
   `,
   // 8: the ids devices give their messages (sessions.send's clientMessageId), so a message sent
-  // again after a dropped connection is taken once; `queued` is the first send's answer.
+  // again after a dropped connection is taken once; `queued` is the first send's answer. And when
+  // a session's devices are notified (needs, done, off).
   `
   CREATE TABLE message_receipts (
     session_id TEXT NOT NULL,
@@ -169,5 +170,6 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (session_id, client_id)
   ) WITHOUT ROWID;
   CREATE INDEX message_receipts_age ON message_receipts (session_id, received_at);
+  ALTER TABLE sessions ADD COLUMN notify TEXT NOT NULL DEFAULT 'needs';
   `,
 ];

@@ -237,6 +237,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
       return device && !device.revoked ? device.scopes : undefined;
     },
     sessionTitle: (id) => sessionStore.get(id)?.title,
+    sessionNotify: (id) => sessionStore.get(id)?.notify,
     clock,
     ...options.push,
   });

@@ -6,6 +6,7 @@ import { useApp } from './app-context.js';
 import { ChangesView } from './changes-view.js';
 import { Composer } from './composer.js';
 import { OutboxList } from './outbox-list.js';
+import { SessionMenu } from './session-menu.js';
 import { formatRoute } from './route.js';
 import { RunGlance } from './run-glance.js';
 import { useMedia } from './use-media.js';
@@ -151,6 +152,12 @@ export function SessionScreen({ hostId, sessionId, back }: { hostId: string; ses
           <button type="button" class="danger" disabled={stopping} onClick={() => void stop()}>
             {stopping ? 'Stopping…' : 'Stop'}
           </button>
+        )}
+        {summary && canChat && (
+          <SessionMenu
+            session={summary}
+            onChange={(notify) => connection.client.call('sessions.configure', { id: sessionId, notify })}
+          />
         )}
         {summary && (
           <TerminalButton

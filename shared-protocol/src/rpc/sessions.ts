@@ -4,6 +4,7 @@ import { MAX_WATCH_TAIL } from './history.js';
 import { SessionActivitySchema } from './activity.js';
 import { AgentName } from './agents.js';
 import { Count, Id, Name, Path, Seq, Timestamp } from './common.js';
+import { NotifyLevelSchema } from './notify-level.js';
 
 /** `sessions.*`: list, create, follow and steer agent sessions. */
 
@@ -49,6 +50,8 @@ export const SessionSummarySchema = v.object({
   activity: v.optional(SessionActivitySchema),
   /** A `terminal` session's terminal (`terminals.attach`), while the host holds it open. */
   terminalId: v.optional(Id),
+  /** When devices are notified of this session (`needs` when absent: a host before the choice). */
+  notify: v.optional(NotifyLevelSchema),
 });
 
 export type SessionSummary = v.InferOutput<typeof SessionSummarySchema>;
