@@ -96,7 +96,8 @@ export function approvalNotification(push: ApprovalPush, hostName: string, platf
     lines.push('Tap to see it whole and answer.');
   }
   return {
-    title: `${verb(push.kind)} on ${hostName}?`,
+    // Where it runs is in the title, the part every lock screen shows: a machine, or this computer.
+    title: `${verb(push.kind)} on ${where}?`,
     options: {
       body: lines.join('\n'),
       tag: push.approvalId,

@@ -133,6 +133,13 @@ describe('the service worker with a push', () => {
     });
   });
 
+  it('names the machine an action runs on in the title the lock screen shows', async () => {
+    const w = world({ actions: false });
+    await w.push.onPush(JSON.stringify({ ...approvalPush(), place: 'build-box' }));
+    expect(w.shown[0]!.title).toBe('Run a command on build-box (via studio⟨U+202E⟩)?');
+    expect(w.shown[0]!.options.body).toContain('Fix the build · build-box (via studio⟨U+202E⟩)');
+  });
+
   it('offers Deny and Open only for what the lock-screen policy forbids, and no buttons where there are none', async () => {
     const w = world();
     await w.push.onPush(JSON.stringify(approvalPush('deny-only')));
