@@ -105,7 +105,9 @@ async function raiseApprovalWhileAway(page: Page) {
   await expect(page.locator('section.approval[data-status="pending"]')).toBeVisible();
   await page.getByLabel('Message', { exact: true }).fill('And once more, please');
   await page.getByRole('button', { name: 'Queue' }).click();
-  await expect(page.getByText('Queued: it goes to the agent when the current turn ends.')).toBeVisible();
+  await expect(page.locator('.outbox-item[data-outbox-mark="delivered"]')).toContainText(
+    'On the computer: it goes to the agent when the current turn ends',
+  );
   const first = (await sessionEvents(host!, sessionId)).find((e) => e.type === 'approval.requested');
   await page.goto(`${host!.url}/#/waiting`);
   await page.locator('section.approval').getByRole('button', { name: 'Allow once' }).click();

@@ -31,7 +31,9 @@ test.describe('sessions on a phone', () => {
     // The run is busy (waiting on the approval): a message now is queued for the turn's end.
     await page.getByLabel('Message', { exact: true }).fill('And once more, please');
     await page.getByRole('button', { name: 'Queue' }).click();
-    await expect(page.getByText('Queued: it goes to the agent when the current turn ends.')).toBeVisible();
+    await expect(page.locator('.outbox-item[data-outbox-mark="delivered"]')).toContainText(
+      'On the computer: it goes to the agent when the current turn ends',
+    );
 
     await card.getByRole('button', { name: 'Allow for session' }).click();
     await expect(page.locator('section.approval[data-status="allowed"]')).toContainText(

@@ -67,6 +67,7 @@ export class Host {
     if (!control.ok) return control;
     this.control = control.value;
     this.stopControlEvents = parts.log.subscribe('control', (event) => this.control?.broadcast(event));
+    parts.keepAwake.start();
     if (this.options.remote) {
       const listening = await this.listen(this.options.remote);
       if (!listening.ok) return listening;
@@ -170,6 +171,7 @@ export class Host {
     this.stopRenewals?.();
     this.stopControlEvents?.();
     parts.unsubscribe();
+    parts.keepAwake.stop();
     parts.terminals.closeAll();
     parts.gateway.close();
     parts.push.close();

@@ -25,6 +25,7 @@ export * from './rpc/common.js';
 export * from './rpc/agents.js';
 export * from './rpc/host.js';
 export * from './rpc/sessions.js';
+export * from './rpc/notify-level.js';
 export * from './rpc/activity.js';
 export * from './rpc/history.js';
 export * from './rpc/approvals.js';

@@ -38,10 +38,18 @@ export function actionBlock(action: string, indent = ''): string {
     .join('\n');
 }
 
-/** The header line: id, kind, session and folder, and the line count when there are several. */
-export function approvalHeader(a: Pick<Approval, 'id' | 'kind' | 'sessionId' | 'cwd' | 'action'>): string {
+/** Where an action runs, in words: this computer, or a machine by its name (escaped). */
+export function placeText(place: string): string {
+  return place === 'local' ? 'this computer' : `machine ${visibleText(place)}`;
+}
+
+/**
+ * The header line: id, kind, where it runs, session and folder, and the line count when there are
+ * several. Where it runs comes before the folder: the same path means another thing on a machine.
+ */
+export function approvalHeader(a: Pick<Approval, 'id' | 'kind' | 'sessionId' | 'cwd' | 'action' | 'place'>): string {
   const note = linesNote(a.action);
-  return `approval ${a.id} (${a.kind}) in session ${a.sessionId}, folder ${visibleText(a.cwd)}${note ? ` — ${note}` : ''}`;
+  return `approval ${a.id} (${a.kind}) on ${placeText(a.place)}, in session ${a.sessionId}, folder ${visibleText(a.cwd)}${note ? ` — ${note}` : ''}`;
 }
 
 /** What `tether start` prints when an approval is raised. */

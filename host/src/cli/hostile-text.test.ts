@@ -64,7 +64,7 @@ describe('a hostile action in the terminal', () => {
     const notice = startApprovalNotice(approval);
     expect(notice).not.toMatch(HIDING);
     expect(notice).toBe(
-      `approval ${approval.id} (shell) in session ${approval.sessionId}, folder ${t!.project} — 2 lines\n` +
+      `approval ${approval.id} (shell) on this computer, in session ${approval.sessionId}, folder ${t!.project} — 2 lines\n` +
         '  1 │ npm test\n' +
         '  2 │ touch /tmp/pwned # ⟨CR⟩⟨ESC⟩[2K│ npm test\n' +
         `  answer: tether approve ${approval.id} allow|deny\n`,

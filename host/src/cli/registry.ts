@@ -17,6 +17,7 @@ import { tokenCreateCommand, tokensListCommand, tokensRevokeCommand } from './co
 import { doctorCommand } from './commands/doctor.js';
 import { pairAllowCommand, pairCommand, pairDenyCommand, pairRequestsCommand } from './commands/pair.js';
 import { sessionsLimitCommand } from './commands/sessions-limit.js';
+import { sessionsNotifyCommand } from './commands/sessions-notify.js';
 import { startCommand } from './commands/start.js';
 import { statusCommand } from './commands/status.js';
 import { terminalsCommand } from './commands/terminals.js';
@@ -34,6 +35,7 @@ export const COMMANDS: Command[] = [
   sessionsArchiveCommand,
   sessionsAutoApproveCommand,
   sessionsLimitCommand,
+  sessionsNotifyCommand,
   agentsCommand,
   agentsSessionsCommand,
   agentsContinueCommand,

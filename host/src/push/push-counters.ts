@@ -22,6 +22,7 @@ export const PUSH_COUNTER_NAMES = [
   'push:cancelled',
   'push:dropped:queue-full',
   'push:skipped:in-front',
+  'push:skipped:session-off',
   'push:rejected:payload-too-large',
   'push:rejected:bad-subscription',
   'push:rejected:too-large',

@@ -1,4 +1,4 @@
-import type { Approval, PushPayload, SessionEvent } from '@tether/shared-protocol';
+import type { Approval, NotifyLevel, PushPayload, SessionEvent } from '@tether/shared-protocol';
 import { decodePushPayload, utf8Decode } from '@tether/shared-protocol';
 import { ManualClock } from '@tether/shared-protocol/testing';
 import { describe, expect, it } from 'vitest';
@@ -28,6 +28,7 @@ function setUp(options: { approvePartial?: boolean } = {}) {
   };
   const delivery = new PushDelivery({ sender, clock, counters, onGone: () => undefined });
   const foreground = new ForegroundTracker();
+  const levels = new Map<string, NotifyLevel>();
   const notifier = new PushNotifier({
     hostId: HOST_ID,
     store,
@@ -36,6 +37,7 @@ function setUp(options: { approvePartial?: boolean } = {}) {
       return d && !d.revoked ? d.scopes : undefined;
     },
     sessionTitle: () => 'Fix the build',
+    sessionNotify: (id) => levels.get(id),
     foreground,
     delivery,
     policy: { denyOnly: DEFAULT_DENY_ONLY_PATTERNS, approvePartial: options.approvePartial ?? false },
@@ -68,7 +70,7 @@ function setUp(options: { approvePartial?: boolean } = {}) {
       m,
     }));
   };
-  return { clock, devices, store, counters, sent, delivery, foreground, notifier, device, payloads };
+  return { clock, devices, store, counters, sent, delivery, foreground, notifier, device, payloads, levels };
 }
 
 let seq = 0;
@@ -93,6 +95,43 @@ function event(body: Record<string, unknown> & { type: string }): SessionEvent {
 }
 
 describe('push notifier', () => {
+  it('follows the session: needs (the default) tells of approvals, done also of finished runs, off of nothing', async () => {
+    const s = setUp();
+    s.device(['watch', 'approve']);
+    const finished = () => s.notifier.onEvent(event({ type: 'run.finished', status: 'done' }));
+    const asks = () => s.notifier.onEvent(event({ type: 'approval.requested', approval: approval('npm test') }));
+    const waits = () =>
+      s.notifier.onEvent(event({ type: 'session.waiting', reason: 'question', text: 'Go on? [y/N]' }));
+
+    asks();
+    finished();
+    expect((await s.payloads()).map((p) => p.payload.type)).toEqual(['approval']);
+
+    s.levels.set('s_session1', 'done');
+    finished();
+    expect((await s.payloads()).map((p) => p.payload.type)).toEqual(['approval', 'run']);
+
+    s.levels.set('s_session1', 'off');
+    asks();
+    waits();
+    finished();
+    s.notifier.onEvent(event({ type: 'run.finished', status: 'error', error: 'boom' }));
+    expect((await s.payloads()).map((p) => p.payload.type)).toEqual(['approval', 'run']);
+    expect(s.counters.snapshot()['push:skipped:session-off']).toBe(4);
+  });
+
+  it('masks what looks secret on the lock screen and offers no Approve there', async () => {
+    const s = setUp();
+    s.device(['watch', 'approve']);
+    const action = 'curl -H "Authorization: Bearer sk-live-51HxYz0123456789" https://api.example.com/charge';
+    s.notifier.onEvent(event({ type: 'approval.requested', approval: approval(action) }));
+    const [sent] = await s.payloads();
+    const payload = sent!.payload as Extract<PushPayload, { type: 'approval' }>;
+    expect(payload.summary).toBe('curl -H "Authorization: Bearer •••" https://api.example.com/charge');
+    expect(JSON.stringify(payload)).not.toContain('sk-live');
+    expect(payload.lockScreen).toBe('deny-only');
+  });
+
   it('sends an approval to every subscribed device that may answer it, and to no other', async () => {
     const s = setUp();
     s.device(['watch', 'approve']);

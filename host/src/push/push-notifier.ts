@@ -1,10 +1,11 @@
-import type { Approval, Clock, Scope, SessionEvent } from '@tether/shared-protocol';
+import type { Approval, Clock, NotifyLevel, Scope, SessionEvent } from '@tether/shared-protocol';
 import { MAX_PUSH_TITLE, PUSH_PAYLOAD_VERSION, encodePushPayload } from '@tether/shared-protocol';
 import type { PushCounters, PushReason } from './push-counters.js';
 import { oneLine, summariseAction } from './approval-summary.js';
 import type { ForegroundTracker } from './foreground.js';
 import type { LockScreenPolicy } from './lock-screen-policy.js';
 import { lockScreenChoice } from './lock-screen-policy.js';
+import { maskSecrets } from './secret-mask.js';
 import type { PushDelivery } from './push-delivery.js';
 import type { PushMessage } from './push-sender.js';
 import type { PushStore, PushSubscriptionRecord } from './push-store.js';
@@ -24,6 +25,8 @@ export interface PushNotifierDeps {
   /** A device's scopes, or undefined when it is unknown or revoked. */
   deviceScopes: (deviceId: string) => readonly Scope[] | undefined;
   sessionTitle: (sessionId: string) => string | undefined;
+  /** When a session's devices are notified (`needs` for a session not known). */
+  sessionNotify: (sessionId: string) => NotifyLevel | undefined;
   foreground: ForegroundTracker;
   delivery: PushDelivery;
   policy: LockScreenPolicy;
@@ -62,13 +65,16 @@ export class PushNotifier {
   }
 
   private requested(approval: Approval): void {
-    if (approval.status !== 'pending') return;
+    if (approval.status !== 'pending' || this.silenced(approval.sessionId)) return;
     const targets = this.unwatched(
       approval.sessionId,
       this.targets((s) => s.preferences.approvals, 'approve'),
     );
     if (targets.length === 0) return;
-    const summary = summariseAction(approval.action);
+    // What looks secret is masked on the lock screen, and such an action is never approved there:
+    // what would be approved is not what is shown. The app shows it whole.
+    const secrets = maskSecrets(approval.action);
+    const summary = summariseAction(secrets.text);
     const payload = encodePushPayload({
       v: PUSH_PAYLOAD_VERSION,
       type: 'approval',
@@ -80,7 +86,9 @@ export class PushNotifier {
       kind: approval.kind,
       tool: oneLine(approval.tool, 128),
       place: oneLine(approval.place, 128),
-      lockScreen: lockScreenChoice(this.deps.policy, approval.action, summary.shownWhole),
+      lockScreen: secrets.masked
+        ? 'deny-only'
+        : lockScreenChoice(this.deps.policy, approval.action, summary.shownWhole),
     });
     if (!payload) return this.count('rejected:payload-too-large'); // bounded fields: a bug
     const told = new Set<string>();
@@ -125,9 +133,18 @@ export class PushNotifier {
     }
   }
 
+  /**
+   * A run ended. A failure goes to the devices that asked for failures; a finished run to those
+   * that asked for every finished run and, when the session is set to `done`, to every device that
+   * hears when it needs the person. Each device's finished runs fold into one notification there.
+   */
   private runEnded(sessionId: string, status: 'done' | 'error', error: string | undefined): void {
+    if (this.silenced(sessionId)) return;
+    const everyFinish = this.deps.sessionNotify(sessionId) === 'done';
     const wanted = (s: PushSubscriptionRecord) =>
-      status === 'done' ? s.preferences.runFinished : s.preferences.runFailed;
+      status === 'done'
+        ? s.preferences.runFinished || (everyFinish && s.preferences.approvals)
+        : s.preferences.runFailed;
     const targets = this.unwatched(sessionId, this.targets(wanted, 'watch'));
     if (targets.length === 0) return;
     const payload = encodePushPayload({
@@ -137,7 +154,7 @@ export class PushNotifier {
       sessionId,
       title: this.title(sessionId),
       status,
-      text: status === 'error' ? summariseAction(error ?? '').text : '',
+      text: status === 'error' ? summariseAction(maskSecrets(error ?? '').text).text : '',
     });
     if (!payload) return this.count('rejected:payload-too-large');
     for (const subscription of targets) {
@@ -151,6 +168,7 @@ export class PushNotifier {
 
   /** A session stopped for the person: heard by those who hear of approvals, since it is one in all but name. */
   private waiting(sessionId: string, reason: 'question' | 'limit', text: string): void {
+    if (this.silenced(sessionId)) return;
     const targets = this.unwatched(
       sessionId,
       this.targets((s) => s.preferences.approvals, 'watch'),
@@ -163,7 +181,7 @@ export class PushNotifier {
       sessionId,
       title: this.title(sessionId),
       reason,
-      text: summariseAction(text).text,
+      text: summariseAction(maskSecrets(text).text).text,
     });
     if (!payload) return this.count('rejected:payload-too-large');
     for (const subscription of targets) {
@@ -194,6 +212,13 @@ export class PushNotifier {
     const left = canAnswer ? [] : targets.filter((s) => !watchers.has(s.deviceId));
     if (left.length === 0) this.count('skipped:in-front');
     return left;
+  }
+
+  /** The session is set to notify no one (counted: a person looking for a missing push finds why). */
+  private silenced(sessionId: string): boolean {
+    if (this.deps.sessionNotify(sessionId) !== 'off') return false;
+    this.count('skipped:session-off');
+    return true;
   }
 
   private title(sessionId: string): string {

@@ -1,4 +1,4 @@
-import type { Clock, Scope, SessionEvent } from '@tether/shared-protocol';
+import type { Clock, NotifyLevel, Scope, SessionEvent } from '@tether/shared-protocol';
 import type { Result } from '@tether/shared-protocol';
 import { ok } from '@tether/shared-protocol';
 import type { Agent } from 'node:https';
@@ -25,6 +25,8 @@ export interface PushServiceOptions {
   configPath: string;
   deviceScopes: (deviceId: string) => readonly Scope[] | undefined;
   sessionTitle: (sessionId: string) => string | undefined;
+  /** When a session's devices are notified (push-notifier.ts). */
+  sessionNotify: (sessionId: string) => NotifyLevel | undefined;
   clock: Clock;
   /** Replaces the real sender (tests); else `WebPushSender`. */
   sender?: PushSender;
@@ -84,6 +86,7 @@ export class PushService {
       store: this.store,
       deviceScopes: options.deviceScopes,
       sessionTitle: options.sessionTitle,
+      sessionNotify: options.sessionNotify,
       foreground: this.foreground,
       delivery: this.delivery,
       policy: config,

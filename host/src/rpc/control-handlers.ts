@@ -10,6 +10,7 @@ import type {
 import { fail, ok } from '@tether/shared-protocol';
 import type { ApprovalBroker } from '../sessions/approval-broker.js';
 import type { SessionManager } from '../sessions/session-manager.js';
+import type { KeepAwakeStatus } from '../power/keep-awake.js';
 import type { DeviceStore } from '../store/device-store.js';
 import type { EventLog } from '../store/event-log.js';
 import type { TerminalManager } from '../terminals/terminal-manager.js';
@@ -77,6 +78,8 @@ export interface ControlDeps {
   agentSessions: Pick<AgentSessions, 'list' | 'continue'>;
   /** Push subscriptions and outcomes by reason, when the host sends push. */
   push?: () => { subscriptions: number; counters: Record<string, number> };
+  /** Whether the host keeps the computer awake now, and why not. */
+  keepAwake?: () => KeepAwakeStatus;
   clock: Pick<Clock, 'now'>;
   /** Machines and their tokens. */
   machines: MachineDeps;
@@ -105,6 +108,7 @@ export function controlHandlers(deps: ControlDeps): Handlers<ControlMethods, Con
         },
         failures: Object.fromEntries([...log.listenerFailures].map(([name, n]) => [`event listener ${name}`, n])),
         ...(deps.push ? { push: deps.push() } : {}),
+        ...(deps.keepAwake ? { keepAwake: deps.keepAwake() } : {}),
       });
     },
     'sessions.list': (p) => ok({ sessions: sessions.list(p.includeArchived ?? false) }),

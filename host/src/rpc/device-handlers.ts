@@ -140,7 +140,8 @@ export function deviceHandlers(deps: DeviceHandlerDeps): DeviceHandlers {
       return ok({});
     },
     // To a wrapped program, a message is keys typed into its terminal: that takes the terminal scope.
-    'sessions.send': ({ id, text }, caller) => terminalGuard(id, caller) ?? deps.sessions.send(id, text),
+    'sessions.send': ({ id, text, clientMessageId }, caller) =>
+      terminalGuard(id, caller) ?? deps.sessions.send(id, text, clientMessageId),
     'sessions.interrupt': ({ id }, caller) => terminalGuard(id, caller) ?? deps.sessions.interrupt(id),
     'sessions.archive': ({ id, archived }) => deps.sessions.archive(id, archived ?? true),
 

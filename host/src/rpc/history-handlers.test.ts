@@ -26,6 +26,7 @@ function setup(count: number, text = (i: number) => `n${i}`) {
   const sessions = {
     get: (id: string) => (id === 's' ? store.summary(store.get('s')!) : undefined),
     setMaxModelCalls: () => ok(store.summary(store.get('s')!)),
+    setNotify: () => ok(store.summary(store.get('s')!)),
   };
   return { log, db, handlers: historyHandlers({ sessions, log }) };
 }

@@ -1,4 +1,4 @@
-import type { SessionEvent } from '@tether/shared-protocol';
+import type { NotifyLevel, SessionEvent } from '@tether/shared-protocol';
 import { MAX_HISTORY_BYTES, MAX_HISTORY_PAGE, fail, ok } from '@tether/shared-protocol';
 import type { SessionManager } from '../sessions/session-manager.js';
 import type { EventLog } from '../store/event-log.js';
@@ -9,7 +9,7 @@ export const DEFAULT_HISTORY_PAGE = 500;
 export const DEFAULT_CHANGES_PAGE = 50;
 
 export interface HistoryDeps {
-  sessions: Pick<SessionManager, 'get' | 'setMaxModelCalls'>;
+  sessions: Pick<SessionManager, 'get' | 'setMaxModelCalls' | 'setNotify'>;
   log: Pick<EventLog, 'pageBefore' | 'ofTypeBefore' | 'lastSeq'>;
 }
 
@@ -73,8 +73,20 @@ export function historyHandlers(deps: HistoryDeps) {
       const kept = newestWithin([...page].reverse(), MAX_HISTORY_BYTES).reverse();
       return ok({ events: kept, more: found.length > kept.length });
     },
-    'sessions.configure': ({ id, maxModelCalls }: { id: string; maxModelCalls?: number | null | undefined }) => {
+    'sessions.configure': ({
+      id,
+      maxModelCalls,
+      notify,
+    }: {
+      id: string;
+      maxModelCalls?: number | null | undefined;
+      notify?: NotifyLevel | undefined;
+    }) => {
       if (!deps.sessions.get(id)) return fail('not-found', `no session ${id}`);
+      if (notify !== undefined) {
+        const changed = deps.sessions.setNotify(id, notify);
+        if (!changed.ok) return changed;
+      }
       if (maxModelCalls === undefined) return ok({ session: deps.sessions.get(id)! });
       const changed = deps.sessions.setMaxModelCalls(id, maxModelCalls);
       return changed.ok ? ok({ session: changed.value }) : changed;

@@ -8,7 +8,7 @@ import { LocalContext } from '@tether/machine';
 import { ApprovalStore } from '../store/approval-store.js';
 import { openDatabase } from '../store/database.js';
 import { EventLog } from '../store/event-log.js';
-import { SessionStore } from '../store/session-store.js';
+import { MAX_RECEIPTS, SessionStore } from '../store/session-store.js';
 import { ApprovalBroker } from './approval-broker.js';
 import type { LiveSessions, RunContext, RunResult, SessionBackend } from './session-backend.js';
 import { SessionManager } from './session-manager.js';
@@ -136,6 +136,59 @@ describe('the session manager', () => {
     await settle();
     expect(taken).toEqual([['second']]);
     expect(t.backend.runs).toHaveLength(1);
+  });
+
+  it('takes a message resent with the same client id once, across a restart, and answers as the first time', async () => {
+    const t = setup();
+    let release!: () => void;
+    t.backend.steps.push(async () => {
+      await new Promise<void>((resolve) => (release = resolve));
+      return DONE;
+    });
+    const created = await t.manager.create({ cwd: t.cwd, text: 'first' });
+    if (!created.ok) throw new Error(created.error.message);
+    const id = created.value.id;
+    expect(t.manager.send(id, 'second', 'phone-msg-0001')).toEqual(ok({ queued: true }));
+    // The connection dropped before the answer: the outbox sends it again, twice.
+    expect(t.manager.send(id, 'second', 'phone-msg-0001')).toEqual(ok({ queued: true, duplicate: true }));
+    expect(t.manager.get(id)?.queued).toBe(1);
+    release();
+    await settle();
+    expect(t.backend.runs).toHaveLength(2);
+    // A new manager over the same database (a restart) still knows the id.
+    const after = new SessionManager({
+      sessions: t.sessions,
+      log: t.log,
+      approvals: t.approvals,
+      backends: { agent: t.backend },
+      contexts: () => new LocalContext(),
+      clock: t.clock,
+      newId: () => 'r-after',
+      defaultModel: 'demo',
+    });
+    expect(after.send(id, 'second', 'phone-msg-0001')).toEqual(ok({ queued: true, duplicate: true }));
+    // Another id is another message, even with the same text.
+    expect(after.send(id, 'second', 'phone-msg-0002')).toEqual(ok({ queued: false }));
+    await settle();
+    expect(t.backend.runs).toHaveLength(3);
+    const messages = [...t.log.readAll(id)].filter((e) => e.type === 'message').length;
+    expect(messages).toBe(3);
+  });
+
+  it('keeps a refused send out of the receipts, so the same id may be sent again', () => {
+    const t = setup();
+    expect(t.manager.send('missing', 'hi', 'phone-msg-0003').ok).toBe(false);
+    expect(t.sessions.receipt('missing', 'phone-msg-0003')).toBeUndefined();
+  });
+
+  it('keeps at most MAX_RECEIPTS ids per session, the newest', () => {
+    const t = setup();
+    for (let i = 0; i < MAX_RECEIPTS + 5; i++)
+      t.sessions.keepReceipt('s', `id-${String(i).padStart(6, '0')}`, false, i);
+    expect(t.sessions.receipt('s', 'id-000000')).toBeUndefined();
+    expect(t.sessions.receipt('s', 'id-000004')).toBeUndefined();
+    expect(t.sessions.receipt('s', 'id-000005')).toEqual({ queued: false });
+    expect(t.sessions.receipt('s', `id-${String(MAX_RECEIPTS + 4).padStart(6, '0')}`)).toEqual({ queued: false });
   });
 
   it('interrupts a run and records how it ended', async () => {

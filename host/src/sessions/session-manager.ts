@@ -1,4 +1,11 @@
-import type { Clock, Result, SessionEventBody, SessionKind, SessionSummary } from '@tether/shared-protocol';
+import type {
+  Clock,
+  NotifyLevel,
+  Result,
+  SessionEventBody,
+  SessionKind,
+  SessionSummary,
+} from '@tether/shared-protocol';
 import { fail, ok } from '@tether/shared-protocol';
 import type { ExecutionContext } from '@tether/machine';
 import type { EventLog } from '../store/event-log.js';
@@ -114,10 +121,24 @@ export class SessionManager {
     return ok(this.get(record.id)!);
   }
 
-  /** Sends a message: starts a run, or queues it for the end of the current run's turn. */
-  send(id: string, text: string): Result<{ queued: boolean }> {
+  /**
+   * Sends a message: starts a run, or queues it for the end of the current run's turn. With a
+   * `clientId` the host takes the message once: a resend of an id already taken (after a dropped
+   * connection) changes nothing and gets the first answer, marked `duplicate`.
+   */
+  send(id: string, text: string, clientId?: string): Result<{ queued: boolean; duplicate?: boolean }> {
     const record = this.deps.sessions.get(id);
     if (!record) return fail('not-found', `no session ${id}`);
+    if (clientId === undefined) return this.take(record, text);
+    const earlier = this.deps.sessions.receipt(id, clientId);
+    if (earlier) return ok({ ...earlier, duplicate: true });
+    const result = this.take(record, text);
+    if (result.ok) this.deps.sessions.keepReceipt(id, clientId, result.value.queued, this.deps.clock.now());
+    return result;
+  }
+
+  private take(record: SessionRecord, text: string): Result<{ queued: boolean }> {
+    const id = record.id;
     // A back-end whose session is a live program takes the message itself.
     const live = this.deps.backends[record.kind]?.live;
     if (live) return live.send(id, text);
@@ -175,6 +196,14 @@ export class SessionManager {
           ? `Runs stop after ${activity.hostLimit} model calls (the computer's default).`
           : `Runs of this session stop after ${limit} model calls.`,
     });
+    this.announce(id);
+    return ok(this.get(id)!);
+  }
+
+  /** Sets when devices are notified of a session (push): needs, done or off. */
+  setNotify(id: string, level: NotifyLevel): Result<SessionSummary> {
+    if (!this.deps.sessions.get(id)) return fail('not-found', `no session ${id}`);
+    this.deps.sessions.update(id, { notify: level });
     this.announce(id);
     return ok(this.get(id)!);
   }

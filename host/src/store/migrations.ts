@@ -158,4 +158,18 @@ export const MIGRATIONS: readonly string[] = [
   UPDATE sessions SET agent = model WHERE kind = 'acp';
   UPDATE sessions SET agent = title WHERE kind = 'terminal';
   `,
+  // 8: the ids devices give their messages (sessions.send's clientMessageId), so a message sent
+  // again after a dropped connection is taken once; `queued` is the first send's answer. And when
+  // a session's devices are notified (needs, done, off).
+  `
+  CREATE TABLE message_receipts (
+    session_id TEXT NOT NULL,
+    client_id TEXT NOT NULL,
+    queued INTEGER NOT NULL,
+    received_at INTEGER NOT NULL,
+    PRIMARY KEY (session_id, client_id)
+  ) WITHOUT ROWID;
+  CREATE INDEX message_receipts_age ON message_receipts (session_id, received_at);
+  ALTER TABLE sessions ADD COLUMN notify TEXT NOT NULL DEFAULT 'needs';
+  `,
 ];

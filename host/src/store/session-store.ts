@@ -1,4 +1,4 @@
-import type { SessionKind, SessionStatus, SessionSummary } from '@tether/shared-protocol';
+import type { NotifyLevel, SessionKind, SessionStatus, SessionSummary } from '@tether/shared-protocol';
 import { isSessionKind } from '@tether/shared-protocol';
 import { ActivityStore } from './activity-store.js';
 import type { Db } from './database.js';
@@ -28,6 +28,8 @@ export interface SessionRecord {
   allowRules: AllowRule[];
   lastSeq: number;
   lastLine: string;
+  /** When devices are notified of it (push). */
+  notify: NotifyLevel;
   createdAt: number;
   updatedAt: number;
 }
@@ -46,8 +48,13 @@ interface Row {
   allow_rules: string;
   last_seq: number;
   last_line: string;
+  notify: string;
   created_at: number;
   updated_at: number;
+}
+
+function isNotifyLevel(value: string): value is NotifyLevel {
+  return value === 'needs' || value === 'done' || value === 'off';
 }
 
 function fromRow(row: Row): SessionRecord | undefined {
@@ -74,6 +81,8 @@ function fromRow(row: Row): SessionRecord | undefined {
     allowRules,
     lastSeq: row.last_seq,
     lastLine: row.last_line,
+    // A level this host does not know (a newer one wrote it) reads as the default.
+    notify: isNotifyLevel(row.notify) ? row.notify : 'needs',
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -86,8 +95,12 @@ const COLUMNS = {
   allowRules: 'allow_rules',
   lastLine: 'last_line',
   title: 'title',
+  notify: 'notify',
 } as const;
 type UpdatableField = keyof typeof COLUMNS;
+
+/** Message ids kept per session for telling a resent message from a new one. */
+export const MAX_RECEIPTS = 1000;
 
 /** Sessions and their queued follow-up messages. */
 export class SessionStore {
@@ -101,7 +114,10 @@ export class SessionStore {
   ) {}
 
   insert(
-    record: Omit<SessionRecord, 'lastSeq' | 'archived' | 'allowRules' | 'lastLine' | 'autoApprove' | 'agent'> & {
+    record: Omit<
+      SessionRecord,
+      'lastSeq' | 'archived' | 'allowRules' | 'lastLine' | 'autoApprove' | 'agent' | 'notify'
+    > & {
       agent?: string;
     },
   ): SessionRecord {
@@ -162,6 +178,36 @@ export class SessionStore {
     })();
   }
 
+  /** The answer given to the first send of a device's message id, if the host has taken it. */
+  receipt(sessionId: string, clientId: string): { queued: boolean } | undefined {
+    const queued = this.db
+      .prepare('SELECT queued FROM message_receipts WHERE session_id = ? AND client_id = ?')
+      .pluck()
+      .get(sessionId, clientId) as number | undefined;
+    return queued === undefined ? undefined : { queued: queued === 1 };
+  }
+
+  /**
+   * Keeps a device's message id with the answer it got. At most MAX_RECEIPTS per session: past it
+   * the oldest go (a device resends within minutes, not after a thousand newer messages).
+   */
+  keepReceipt(sessionId: string, clientId: string, queued: boolean, at: number): void {
+    this.db.transaction(() => {
+      this.db
+        .prepare(
+          'INSERT OR IGNORE INTO message_receipts (session_id, client_id, queued, received_at) VALUES (?, ?, ?, ?)',
+        )
+        .run(sessionId, clientId, queued ? 1 : 0, at);
+      this.db
+        .prepare(
+          `DELETE FROM message_receipts WHERE session_id = ? AND client_id IN (
+             SELECT client_id FROM message_receipts WHERE session_id = ?
+             ORDER BY received_at DESC, client_id LIMIT -1 OFFSET ?)`,
+        )
+        .run(sessionId, sessionId, MAX_RECEIPTS);
+    })();
+  }
+
   queuedCount(sessionId: string): number {
     return this.db
       .prepare('SELECT COUNT(*) FROM queued_messages WHERE session_id = ?')
@@ -197,6 +243,7 @@ export class SessionStore {
       lastLine: record.lastLine,
       activity: this.activity.get(record.id),
       ...(this.terminals.has(record.id) ? { terminalId: this.terminals.get(record.id) } : {}),
+      notify: record.notify,
     };
   }
 }

@@ -50,6 +50,8 @@ import { TerminalManager } from '../terminals/terminal-manager.js';
 import { BUILTIN_TOOLS } from '../tools/builtin-tools.js';
 import { mcpAgentTool } from '../tools/mcp-tool.js';
 import { VERSION } from '../version.js';
+import { KeepAwake } from '../power/keep-awake.js';
+import { inhibitorFor, spawnInhibitor } from '../power/sleep-inhibitor.js';
 import type { HostOptions } from './host-options.js';
 import { HostReach } from './host-reach.js';
 import { Signal } from './signal.js';
@@ -82,6 +84,8 @@ export interface HostParts {
   readonly reach: HostReach;
   /** The control socket's handler table. */
   readonly controlHandlers: ReturnType<typeof controlHandlers>;
+  /** The sleep inhibitor held while a run is active or a terminal attached (started with the host). */
+  readonly keepAwake: KeepAwake;
   /** Stops the subscriptions the wiring made between parts. */
   readonly unsubscribe: () => void;
 }
@@ -237,6 +241,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
       return device && !device.revoked ? device.scopes : undefined;
     },
     sessionTitle: (id) => sessionStore.get(id)?.title,
+    sessionNotify: (id) => sessionStore.get(id)?.notify,
     clock,
     ...options.push,
   });
@@ -290,8 +295,23 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
       ...push.value.handlers(),
     }),
   });
+  const keepAwake = new KeepAwake({
+    enabled: options.keepAwake?.enabled ?? true,
+    command: options.keepAwake?.command ?? inhibitorFor(process.platform, process.pid),
+    spawner: options.keepAwake?.spawner ?? spawnInhibitor,
+    busy: () => ({
+      activeRuns: sessionStore.listInFlight().length,
+      attachedTerminals: terminals.list().filter((t) => t.attached > 0).length,
+    }),
+    clock,
+  });
   const unsubscribers = [
     unsubscribeMcp,
+    // A run that starts is held for at once, and the last one to end let go at once; a terminal
+    // attached or detached is seen at the next look.
+    log.subscribe('keep-awake', (event) => {
+      if (event.type === 'session.updated') keepAwake.sessionStatus(event.session.status);
+    }),
     log.subscribe('devices', (event) => gateway.publish(event)),
     log.subscribe('push', (event) => push.value.onEvent(event)),
     hostEvents.on((event) => gateway.publish(event)),
@@ -348,6 +368,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
     gateway,
     relay,
     reach,
+    keepAwake,
     controlHandlers: controlHandlers({
       facts: {
         hostId: identity.hostId,
@@ -365,6 +386,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
       reach: () => reach.reach(),
       pairLink: () => reach.pairLink(),
       push: () => push.value.status(),
+      keepAwake: () => keepAwake.status(),
       agents: catalog,
       agentSessions,
       clock,

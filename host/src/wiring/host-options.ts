@@ -1,3 +1,4 @@
+import type { InhibitorCommand, InhibitorSpawner } from '../power/sleep-inhibitor.js';
 import type { Clock } from '@tether/shared-protocol';
 import type { Agent } from 'node:https';
 import type { PairRequestInfo } from '../gateway/pairing-service.js';
@@ -51,6 +52,11 @@ export interface HostOptions {
   maxModelCalls?: number;
   /** Milliseconds a session's call waits for an offline machine before its run stops (default 15 min). */
   machineWaitMs?: number;
+  /**
+   * Keeping the computer awake while a run is active or a terminal attached (power/keep-awake.ts):
+   * on unless `enabled` is false (`--no-keep-awake`); tests give their own command or spawner.
+   */
+  keepAwake?: { enabled?: boolean; command?: InhibitorCommand | string; spawner?: InhibitorSpawner };
   /** Milliseconds a terminal with no device attached stays open (default 30 min). */
   terminalIdleMs?: number;
   /** Milliseconds a wrapped program's output is still before its screen is read for a question. */

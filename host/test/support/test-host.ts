@@ -34,6 +34,8 @@ export async function startTestHost(
     dataDir: join(dir, 'data'),
     demoDelayMs: 0,
     retryBaseDelayMs: 10,
+    // No test host keeps the machine running the tests awake, unless the test says how.
+    keepAwake: { enabled: false },
     ...options,
     ...(options.remote
       ? { remote: { ...options.remote, roots: options.remote.roots.length > 0 ? options.remote.roots : [dir] } }

@@ -11,9 +11,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AppDb } from '../data/app-db.js';
 import type { IdbStandIn } from '../data/idb-stand-in.js';
 import { installIdbStandIn } from '../data/idb-stand-in.js';
-import type { HostRecord } from '../data/records.js';
+import type { HostRecord, OutboxRecord } from '../data/records.js';
 import { failedWrites, storageHealth } from '../data/storage-health.js';
 import { MemoryCache } from '../net/cache-port.js';
+import { MemoryOutboxStore } from '../net/outbox.js';
 import { makeDeviceKey } from '../net/device-key.js';
 import type { AppModelDeps } from './app-model.js';
 import { AppModel } from './app-model.js';
@@ -38,6 +39,16 @@ class MemoryDb extends MemoryCache {
   }
   roundTrip(value: unknown) {
     return Promise.resolve(structuredClone(value));
+  }
+  readonly unsent = new MemoryOutboxStore();
+  outbox(hostId: string) {
+    return this.unsent.outbox(hostId);
+  }
+  putOutbox(record: OutboxRecord) {
+    return this.unsent.putOutbox(record);
+  }
+  deleteOutbox(id: string) {
+    return this.unsent.deleteOutbox(id);
   }
 }
 

@@ -6,13 +6,14 @@ import { MAX_RECENT_FOLDERS } from '../data/records.js';
 import type { NotKept, StorageHealth } from '../data/storage-health.js';
 import { Store } from '../lib/store.js';
 import type { CachePort } from '../net/cache-port.js';
+import type { OutboxStore } from '../net/outbox.js';
 import { deviceKeyFor } from '../net/device-key.js';
 import { HostConnection } from '../net/host-connection.js';
 import type { Route } from '../ui/route.js';
 import { renewRelayTicket } from '../net/relay-ticket-renewal.js';
 
 export interface AppModelDeps {
-  db: Pick<AppDb, 'hosts' | 'putHost' | 'deleteHost' | 'roundTrip' | 'health'> & CachePort;
+  db: Pick<AppDb, 'hosts' | 'putHost' | 'deleteHost' | 'roundTrip' | 'health'> & CachePort & OutboxStore;
   /**
    * Opens the sealed channel's transport to a host (a WebSocket to `<apiBase>/rc/ws`); `current`
    * gives the host's record as it is at each dial (a renewed ticket), undefined once forgotten.
@@ -197,6 +198,7 @@ export class AppModel {
     const connection = new HostConnection(host, {
       deviceKey,
       cache: this.deps.db,
+      outbox: this.deps.db,
       connect: this.deps.connectTo(host, () => this.host(host.hostId)),
       saveRecord: (change) => void this.change(host.hostId, (current) => ({ ...current, ...change })),
     });

@@ -191,3 +191,46 @@ describe('keeping hosts', () => {
     expect(await store.hosts()).toEqual([]);
   });
 });
+
+describe('the outbox in IndexedDB', () => {
+  const message = (id: string, createdAt: number, hostId = base.hostId) => ({
+    id,
+    hostId,
+    sessionId: 's1',
+    text: `text of ${id}`,
+    createdAt,
+  });
+
+  it('keeps unsent messages across a restart, per host and oldest first, and skips a damaged row', async () => {
+    const first = db();
+    expect(await first.putOutbox(message('msg-bbbbbbbb', 2))).toBe(true);
+    expect(await first.putOutbox(message('msg-aaaaaaaa', 1))).toBe(true);
+    expect(await first.putOutbox(message('msg-cccccccc', 3, 'HHHHHHHHHHHHHHHHHHHHHB'))).toBe(true);
+    // A row from elsewhere that is not a message (no text) is skipped and counted, not sent.
+    expect(await first.putOutbox({ ...message('msg-dddddddd', 4), text: '' })).toBe(true);
+
+    const second = db();
+    expect((await second.outbox(base.hostId)).map((r) => r.id)).toEqual(['msg-aaaaaaaa', 'msg-bbbbbbbb']);
+    expect(second.health.get().undecodable).toBe(1);
+    expect(await second.deleteOutbox('msg-aaaaaaaa')).toBe(true);
+    expect((await second.outbox(base.hostId)).map((r) => r.id)).toEqual(['msg-bbbbbbbb']);
+  });
+
+  it("forgets a host's unsent messages with the host", async () => {
+    const store = db();
+    await store.putHost({ ...base, keyStorage: 'raw', deviceSecretKey: toBase64Url(random(32)) });
+    await store.putOutbox(message('msg-eeeeeeee', 1));
+    await store.putOutbox(message('msg-ffffffff', 1, 'HHHHHHHHHHHHHHHHHHHHHB'));
+    expect(await store.deleteHost(base.hostId)).toBe(true);
+    expect(await store.outbox(base.hostId)).toEqual([]);
+    expect(await store.outbox('HHHHHHHHHHHHHHHHHHHHHB')).toHaveLength(1);
+  });
+
+  it('counts a failed outbox write, so the banner says the message may be lost', async () => {
+    const store = db();
+    expect(await store.available()).toBe(true);
+    standIn!.mode = 'refuse';
+    expect(await store.putOutbox(message('msg-gggggggg', 1))).toBe(false);
+    expect(store.health.get()).toMatchObject({ failed: { outbox: 1 }, last: 'outbox' });
+  });
+});

@@ -6,8 +6,8 @@ import type * as v from 'valibot';
 import { safeParse } from 'valibot';
 import type { Store } from '../lib/store.js';
 import type { TranscriptState } from '../transcript/transcript.js';
-import type { HostRecord, SessionListCache, TranscriptCache } from './records.js';
-import { HostRecordSchema, SessionListCacheSchema, TranscriptCacheSchema } from './records.js';
+import type { HostRecord, OutboxRecord, SessionListCache, TranscriptCache } from './records.js';
+import { HostRecordSchema, OutboxRecordSchema, SessionListCacheSchema, TranscriptCacheSchema } from './records.js';
 import type { StorageHealth, WriteKind } from './storage-health.js';
 import { countFailedWrite, storageHealth } from './storage-health.js';
 
@@ -37,6 +37,8 @@ interface TetherSchema extends DBSchema {
   transcriptSizes: { key: string; value: TranscriptSize; indexes: { byHost: string } };
   /** One value at a time, written and read back to learn what this browser keeps (roundTrip). */
   scratch: { key: string; value: unknown };
+  /** Messages not yet taken by their computer (net/outbox.ts), by message id. */
+  outbox: { key: string; value: unknown; indexes: { byHost: string } };
 }
 
 export interface TranscriptSize {
@@ -48,7 +50,7 @@ export interface TranscriptSize {
 }
 
 const DB_NAME = 'tether';
-const DB_VERSION = 3;
+const DB_VERSION = 4;
 /** Transcripts cached across all hosts; past it the least recently saved go first. */
 export const MAX_CACHED_TRANSCRIPTS = 40;
 /**
@@ -162,10 +164,26 @@ export class AppDb {
     });
   }
 
-  /** Forgets a host and everything cached for it. */
+  /** A host's messages waiting in the outbox, oldest first. Waited for: they are the person's words. */
+  async outbox(hostId: string): Promise<OutboxRecord[]> {
+    const db = await this.db;
+    if (!db) return [];
+    const rows = await db.getAllFromIndex('outbox', 'byHost', hostId).catch(() => []);
+    return rows.flatMap((row) => this.decode(OutboxRecordSchema, row) ?? []).sort((a, b) => a.createdAt - b.createdAt);
+  }
+
+  putOutbox(record: OutboxRecord): Promise<boolean> {
+    return this.write('outbox', (db) => db.put('outbox', record));
+  }
+
+  deleteOutbox(id: string): Promise<boolean> {
+    return this.write('outbox', (db) => db.delete('outbox', id));
+  }
+
+  /** Forgets a host and everything cached for it, its unsent messages too. */
   async deleteHost(hostId: string): Promise<boolean> {
     return this.write('host', async (db) => {
-      const tx = db.transaction(['hosts', 'sessionLists', 'transcripts', 'transcriptSizes'], 'readwrite');
+      const tx = db.transaction(['hosts', 'sessionLists', 'transcripts', 'transcriptSizes', 'outbox'], 'readwrite');
       await tx.objectStore('hosts').delete(hostId);
       await tx.objectStore('sessionLists').delete(hostId);
       const index = tx.objectStore('transcripts').index('byHost');
@@ -174,6 +192,10 @@ export class AppDb {
       }
       const sizes = tx.objectStore('transcriptSizes').index('byHost');
       for (let cursor = await sizes.openCursor(hostId); cursor; cursor = await cursor.continue()) {
+        await cursor.delete();
+      }
+      const unsent = tx.objectStore('outbox').index('byHost');
+      for (let cursor = await unsent.openCursor(hostId); cursor; cursor = await cursor.continue()) {
         await cursor.delete();
       }
       await tx.done;
@@ -324,6 +346,7 @@ function upgrade(
     if (oldVersion >= 1) void tx.objectStore('transcripts').clear();
   }
   if (oldVersion < 3) db.createObjectStore('scratch');
+  if (oldVersion < 4) db.createObjectStore('outbox', { keyPath: 'id' }).createIndex('byHost', 'hostId');
 }
 
 export function transcriptKey(hostId: string, sessionId: string): string {

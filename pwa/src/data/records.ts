@@ -1,6 +1,8 @@
 import {
   AgentInfoSchema,
+  ClientMessageId,
   ErrorCodeSchema,
+  MAX_MESSAGE_TEXT,
   RelayDetailsSchema,
   ScopeSchema,
   SessionSummarySchema,
@@ -159,3 +161,18 @@ export type TranscriptCache = v.InferOutput<typeof TranscriptCacheSchema>;
 export function hostDisplayName(host: Pick<HostRecord, 'name' | 'customName'>): string {
   return host.customName?.trim() || host.name || 'Computer';
 }
+
+/**
+ * A message typed for a computer and not yet taken by it (the outbox). `id` is the message's own
+ * id (`clientMessageId`), so a resend is taken once; `failed` says why the computer refused it
+ * (it is then kept until the person discards it, and not sent again).
+ */
+export const OutboxRecordSchema = v.object({
+  id: ClientMessageId,
+  hostId: v.pipe(v.string(), v.minLength(1), v.maxLength(256)),
+  sessionId: v.pipe(v.string(), v.minLength(1), v.maxLength(64)),
+  text: v.pipe(v.string(), v.minLength(1), v.maxLength(MAX_MESSAGE_TEXT)),
+  createdAt: Time,
+  failed: v.optional(v.pipe(v.string(), v.maxLength(1000))),
+});
+export type OutboxRecord = v.InferOutput<typeof OutboxRecordSchema>;

@@ -6,7 +6,7 @@ import { Store } from '../lib/store.js';
  */
 
 /** What a write held: a paired computer's record (with this device's key for it), or a cache. */
-export type WriteKind = 'host' | 'session-list' | 'transcript';
+export type WriteKind = 'host' | 'session-list' | 'transcript' | 'outbox';
 
 export interface StorageHealth {
   /** Writes that failed (refused, or not read back as written), by what they held. */
@@ -21,7 +21,7 @@ export interface StorageHealth {
 
 export function storageHealth(): Store<StorageHealth> {
   return new Store<StorageHealth>({
-    failed: { host: 0, 'session-list': 0, transcript: 0 },
+    failed: { host: 0, 'session-list': 0, transcript: 0, outbox: 0 },
     undecodable: 0,
     stalledReads: 0,
     last: null,
@@ -33,7 +33,7 @@ export function countFailedWrite(health: Store<StorageHealth>, kind: WriteKind):
 }
 
 export function failedWrites(health: StorageHealth): number {
-  return health.failed.host + health.failed['session-list'] + health.failed.transcript;
+  return health.failed.host + health.failed['session-list'] + health.failed.transcript + health.failed.outbox;
 }
 
 /**

@@ -15,13 +15,23 @@ import type {
   TetherEvent,
   TimerHandle,
 } from '@tether/shared-protocol';
-import { DeviceClient, fromBase64UrlExact, isSessionEvent, systemClock } from '@tether/shared-protocol';
+import {
+  DeviceClient,
+  fail,
+  fromBase64UrlExact,
+  isSessionEvent,
+  secureRandom,
+  systemClock,
+  toBase64Url,
+} from '@tether/shared-protocol';
 import type { HostRecord } from '../data/records.js';
 import type { FrameScheduler } from '../lib/next-frame.js';
 import { nextFrame } from '../lib/next-frame.js';
 import { Store } from '../lib/store.js';
 import { mergeSummary, replaceList } from '../lib/session-list.js';
 import type { CachePort } from './cache-port.js';
+import type { OutboxStore } from './outbox.js';
+import { MemoryOutboxStore, Outbox } from './outbox.js';
 import type { PathConnect, PathState } from './relay-path-connect.js';
 import { SessionFeed } from './session-feed.js';
 
@@ -38,6 +48,8 @@ export interface HostConnectionDeps {
    * box key, computed at start and kept in memory. */
   deviceKey: DeviceKey;
   cache: CachePort;
+  /** Where messages not yet taken by the host are kept (in memory when absent). */
+  outbox?: OutboxStore;
   connect: Connect;
   /** Persists a change to the host's record (name, info, last seen, refusal). */
   saveRecord: (change: Partial<HostRecord>) => void;
@@ -73,6 +85,8 @@ export class HostConnection {
   readonly machines = new Store<MachineInfo[]>([]);
   /** Which way the connection goes (direct or through a relay), when the Connect can say. */
   readonly path: Store<PathState> | undefined;
+  /** Messages typed for this host, kept until it has taken them. */
+  readonly outbox: Outbox;
   private readonly hostEventListeners = new Set<(event: HostEvent) => void>();
   private readonly feeds = new Map<string, SessionFeed>();
   private readonly clock: Clock;
@@ -107,6 +121,18 @@ export class HostConnection {
       ...(deps.jitter ? { jitter: deps.jitter } : {}),
     });
     this.status = new Store<ClientState>(this.client.state);
+    const random = deps.random ?? secureRandom;
+    this.outbox = new Outbox({
+      hostId: record.hostId,
+      link: {
+        isOpen: () => this.client.state.name === 'open',
+        onOpen: (listener) => this.client.onState((state) => state.name === 'open' && listener()),
+        send: (params) => this.client.call('sessions.send', params),
+      },
+      store: deps.outbox ?? new MemoryOutboxStore(),
+      clock: this.clock,
+      newId: () => toBase64Url(random(16)),
+    });
     this.path = (deps.connect as Partial<PathConnect>).path;
     this.unsubscribe.push(
       this.client.onState((state) => this.stateChanged(state)),
@@ -134,9 +160,11 @@ export class HostConnection {
       loaded: true,
     }));
     if (!this.record.refused) this.client.start();
+    await this.outbox.load();
   }
 
   stop(): void {
+    this.outbox.stop();
     for (const feed of this.feeds.values()) feed.close();
     this.feeds.clear();
     this.client.stop();
@@ -185,7 +213,14 @@ export class HostConnection {
     await this.saveList();
   }
 
+  /**
+   * Answers an approval, now or not at all: an answer is never kept to be sent later (the person
+   * would be deciding about a moment that has passed), so without a connection it fails at once.
+   */
   async answer(approvalId: string, decision: Decision, note?: string): Promise<Result<Approval>> {
+    if (this.client.state.name !== 'open') {
+      return fail('disconnected', 'not connected to the computer: the answer was not sent');
+    }
     const result = await this.client.call('approvals.answer', {
       id: approvalId,
       decision,

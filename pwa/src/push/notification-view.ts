@@ -22,7 +22,25 @@ export interface NotificationData {
   lockScreen?: 'approve' | 'deny-only';
   /** The fragment a tap opens (`#/h/<host>/s/<session>`). */
   open: string;
+  /** On the one "finished" notification: the runs folded into it, newest first. */
+  finished?: FinishedRun[];
 }
+
+/** A finished run folded into the one "finished" notification. */
+export interface FinishedRun {
+  hostId: string;
+  sessionId: string;
+  /** The session's title as the host sent it (already one line, hidden characters shown). */
+  title: string;
+  hostName: string;
+}
+
+/** The one tag every finished run shares: a device shows one notification for all of them. */
+export const FINISHED_TAG = 'runs:finished';
+/** Finished runs remembered on that notification; the oldest beyond it are only counted as gone. */
+export const MAX_FINISHED_SHOWN = 20;
+/** Titles listed in its body; the rest are "and N more". */
+const FINISHED_LISTED = 4;
 
 export interface NotificationSpec {
   title: string;
@@ -78,7 +96,8 @@ export function approvalNotification(push: ApprovalPush, hostName: string, platf
     lines.push('Tap to see it whole and answer.');
   }
   return {
-    title: `${verb(push.kind)} on ${hostName}?`,
+    // Where it runs is in the title, the part every lock screen shows: a machine, or this computer.
+    title: `${verb(push.kind)} on ${where}?`,
     options: {
       body: lines.join('\n'),
       tag: push.approvalId,
@@ -147,10 +166,50 @@ export function outcomeNotification(
   }
 }
 
+/** A run failed: one notification per session, since each may need the person. */
 export function runNotification(push: Extract<PushPayload, { type: 'run' }>, hostName: string, platform: Platform) {
-  const title = push.status === 'done' ? `Finished: ${push.title}` : `Failed: ${push.title}`;
-  const body = push.status === 'done' ? `On ${hostName}.` : `${push.text}\nOn ${hostName}.`;
-  return quiet(`run:${push.sessionId}`, title, body, push.hostId, push.sessionId, platform, false);
+  if (push.status === 'done') return finishedNotification([finishedRun(push, hostName)], platform);
+  const body = `${push.text}\nOn ${hostName}.`;
+  return quiet(`run:${push.sessionId}`, `Failed: ${push.title}`, body, push.hostId, push.sessionId, platform, false);
+}
+
+export function finishedRun(push: Extract<PushPayload, { type: 'run' }>, hostName: string): FinishedRun {
+  return { hostId: push.hostId, sessionId: push.sessionId, title: push.title, hostName };
+}
+
+/**
+ * Finished runs coalesce: every one replaces the single "finished" notification with one that
+ * lists them all (newest first, a session once). One run opens its session; several open the
+ * computer's sessions (or the computers, when on several).
+ */
+export function finishedNotification(runs: readonly FinishedRun[], platform: Platform): NotificationSpec {
+  const kept: FinishedRun[] = [];
+  for (const run of runs) {
+    if (kept.length >= MAX_FINISHED_SHOWN) break;
+    if (!kept.some((k) => k.hostId === run.hostId && k.sessionId === run.sessionId)) kept.push(run);
+  }
+  const first = kept[0]!;
+  const hosts = new Set(kept.map((r) => r.hostId));
+  const open =
+    kept.length === 1
+      ? openHash(first.hostId, first.sessionId)
+      : hosts.size === 1
+        ? formatRoute({ name: 'host', hostId: first.hostId })
+        : formatRoute({ name: 'home' });
+  const where = hosts.size === 1 ? `On ${first.hostName}.` : `On ${hosts.size} computers.`;
+  const listed = kept.slice(0, FINISHED_LISTED).map((r) => r.title);
+  const more = kept.length - listed.length;
+  return {
+    title: kept.length === 1 ? `Finished: ${first.title}` : `${kept.length} runs finished`,
+    options: {
+      body: kept.length === 1 ? where : `${listed.join('\n')}${more > 0 ? `\nand ${more} more` : ''}\n${where}`,
+      tag: FINISHED_TAG,
+      data: { hostId: first.hostId, sessionId: first.sessionId, open, finished: kept },
+      silent: false,
+      renotify: true,
+      ...(platform.icon ? { icon: platform.icon, badge: platform.icon } : {}),
+    },
+  };
 }
 
 /** A session waits for the person: a wrapped program's question, or a run at its limit. A tap opens it. */

@@ -58,7 +58,9 @@ function world(options: { actions?: boolean; windows?: AppWindow[]; answer?: Ans
     showNotification: (spec) => (shown.push(spec), Promise.resolve()),
     getNotifications: (tag) =>
       Promise.resolve(
+        // As a browser does: a notification replaces the one shown before with its tag.
         shown
+          .filter((s, i) => !shown.slice(i + 1).some((later) => later.options.tag === s.options.tag))
           .filter((s) => tag === undefined || s.options.tag === tag)
           .map<ShownNotification>((s) => ({
             tag: s.options.tag,
@@ -87,6 +89,36 @@ function world(options: { actions?: boolean; windows?: AppWindow[]; answer?: Ans
 }
 
 describe('the service worker with a push', () => {
+  it('folds finished runs into one notification, newest first, each session once; a failure stays apart', async () => {
+    const w = world();
+    const finished = (sessionId: string, title: string, status: 'done' | 'error' = 'done') =>
+      w.push.onPush(
+        JSON.stringify({
+          v: 1,
+          type: 'run',
+          hostId: HOST_ID,
+          sessionId,
+          title,
+          status,
+          text: status === 'error' ? 'boom' : '',
+        }),
+      );
+    await finished('s_1', 'Fix the build');
+    expect(w.shown.at(-1)).toMatchObject({
+      title: 'Finished: Fix the build',
+      options: { tag: 'runs:finished', data: { open: `#/h/${HOST_ID}/s/s_1` } },
+    });
+    await finished('s_2', 'Write the docs');
+    await finished('s_1', 'Fix the build');
+    await finished('s_3', 'Bump the deps', 'error');
+    await finished('s_4', 'Tidy up');
+    const last = w.shown.filter((s) => s.options.tag === 'runs:finished').at(-1)!;
+    expect(last.title).toBe('3 runs finished');
+    expect(last.options.body).toBe('Tidy up\nFix the build\nWrite the docs\nOn studio⟨U+202E⟩.');
+    expect(last.options.data.open).toBe(`#/h/${HOST_ID}`);
+    expect(w.shown.filter((s) => s.options.tag === 'run:s_3').map((s) => s.title)).toEqual(['Failed: Bump the deps']);
+  });
+
   it('shows an approval with Approve and Deny, tagged with its id, kept until answered', async () => {
     const w = world();
     await w.push.onPush(JSON.stringify(approvalPush()));
@@ -99,6 +131,13 @@ describe('the service worker with a push', () => {
       requireInteraction: true,
       data: { open: `#/h/${HOST_ID}/s/s_1` },
     });
+  });
+
+  it('names the machine an action runs on in the title the lock screen shows', async () => {
+    const w = world({ actions: false });
+    await w.push.onPush(JSON.stringify({ ...approvalPush(), place: 'build-box' }));
+    expect(w.shown[0]!.title).toBe('Run a command on build-box (via studio⟨U+202E⟩)?');
+    expect(w.shown[0]!.options.body).toContain('Fix the build · build-box (via studio⟨U+202E⟩)');
   });
 
   it('offers Deny and Open only for what the lock-screen policy forbids, and no buttons where there are none', async () => {

@@ -2,9 +2,12 @@ import type { Decision } from '@tether/shared-protocol';
 import { decodePushPayload } from '@tether/shared-protocol';
 import type { HostRecord } from '../data/records.js';
 import { hostDisplayName } from '../data/records.js';
-import type { AnswerOutcome, NotificationData, NotificationSpec, Platform } from './notification-view.js';
+import type { AnswerOutcome, FinishedRun, NotificationData, NotificationSpec, Platform } from './notification-view.js';
 import {
+  FINISHED_TAG,
   approvalNotification,
+  finishedNotification,
+  finishedRun,
   outcomeNotification,
   resolvedNotification,
   runNotification,
@@ -59,8 +62,14 @@ export class SwPush {
     switch (payload.type) {
       case 'approval':
         return this.deps.showNotification(approvalNotification(payload, name, this.deps.platform));
-      case 'run':
-        return this.deps.showNotification(runNotification(payload, name, this.deps.platform));
+      case 'run': {
+        if (payload.status !== 'done')
+          return this.deps.showNotification(runNotification(payload, name, this.deps.platform));
+        // Finished runs fold into the one notification already showing them.
+        const earlier = (await this.deps.getNotifications(FINISHED_TAG)).flatMap((n) => finishedOn(n.data));
+        const runs = [finishedRun(payload, name), ...earlier];
+        return this.deps.showNotification(finishedNotification(runs, this.deps.platform));
+      }
       case 'waiting':
         return this.deps.showNotification(waitingNotification(payload, name, this.deps.platform));
       case 'resolved': {
@@ -134,4 +143,23 @@ export function notificationData(value: unknown): NotificationData | undefined {
     ...(typeof d.approvalId === 'string' ? { approvalId: d.approvalId } : {}),
     ...(d.lockScreen === 'approve' || d.lockScreen === 'deny-only' ? { lockScreen: d.lockScreen } : {}),
   };
+}
+
+/**
+ * The finished runs kept on a shown notification. Read back from the browser, so checked field by
+ * field: anything else is left out (the notification is replaced all the same).
+ */
+function finishedOn(data: unknown): FinishedRun[] {
+  const list = (data as { finished?: unknown } | null)?.finished;
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((item: unknown) => {
+    const r = item as Partial<Record<keyof FinishedRun, unknown>> | null;
+    return r &&
+      typeof r.hostId === 'string' &&
+      typeof r.sessionId === 'string' &&
+      typeof r.title === 'string' &&
+      typeof r.hostName === 'string'
+      ? [{ hostId: r.hostId, sessionId: r.sessionId, title: r.title, hostName: r.hostName }]
+      : [];
+  });
 }

@@ -48,6 +48,7 @@ const LOST: Record<WriteKind, string> = {
   host: "a change to a computer's pairing: it may be gone when the app is opened again",
   'session-list': 'a session list for offline use: what shows without a connection may be out of date',
   transcript: 'a transcript for offline use: what shows without a connection may be out of date',
+  outbox: 'a message waiting to be sent: it is lost if the app is closed before it goes',
 };
 
 /**

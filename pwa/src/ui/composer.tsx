@@ -5,10 +5,14 @@ interface Props {
   /** A run is going: a message waits for its turn to end. */
   busy: boolean;
   disabledReason: string | undefined;
-  onSend: (text: string) => Promise<Result<{ queued: boolean }>>;
+  /** Puts the message in the outbox: `kept` is false when the device's storage did not keep it. */
+  onSend: (text: string) => Promise<Result<{ kept: boolean }>>;
 }
 
-/** The message box. Enter makes a new line; the button (or Ctrl/⌘+Enter on a keyboard) sends. */
+/**
+ * The message box. Enter makes a new line; the button (or Ctrl/⌘+Enter on a keyboard) sends.
+ * Sending puts the message in the outbox, which works offline too: the outbox shows its mark.
+ */
 export function Composer({ busy, disabledReason, onSend }: Props) {
   const [text, setText] = useState('');
   const [sending, setSending] = useState(false);
@@ -27,7 +31,7 @@ export function Composer({ busy, disabledReason, onSend }: Props) {
       return;
     }
     setText('');
-    setHint(result.value.queued ? 'Queued: it goes to the agent when the current turn ends.' : '');
+    setHint(result.value.kept ? '' : 'This device could not save it: it is lost if the app is closed before it goes.');
   };
 
   return (
@@ -41,9 +45,7 @@ export function Composer({ busy, disabledReason, onSend }: Props) {
       <div class="grow">
         {(hint || error) && (
           <p class={error ? 'hint error-text' : 'hint'} role="status">
-            {error
-              ? `Not sent: ${error.code === 'disconnected' ? 'the connection dropped; try again' : error.message}`
-              : hint}
+            {error ? `Not sent: ${error.message}` : hint}
           </p>
         )}
         <label class="visually-hidden" for="composer-text">

@@ -5,6 +5,8 @@ import type { SessionsView } from '../net/host-connection.js';
 import { useApp } from './app-context.js';
 import { ChangesView } from './changes-view.js';
 import { Composer } from './composer.js';
+import { OutboxList } from './outbox-list.js';
+import { SessionMenu } from './session-menu.js';
 import { formatRoute } from './route.js';
 import { RunGlance } from './run-glance.js';
 import { useMedia } from './use-media.js';
@@ -151,6 +153,12 @@ export function SessionScreen({ hostId, sessionId, back }: { hostId: string; ses
             {stopping ? 'Stopping…' : 'Stop'}
           </button>
         )}
+        {summary && canChat && (
+          <SessionMenu
+            session={summary}
+            onChange={(notify) => connection.client.call('sessions.configure', { id: sessionId, notify })}
+          />
+        )}
         {summary && (
           <TerminalButton
             hostId={hostId}
@@ -214,11 +222,14 @@ export function SessionScreen({ hostId, sessionId, back }: { hostId: string; ses
             : 'This device may not use terminals: it sees only what the log says of this program.'}
         </p>
       ) : (
-        <Composer
-          busy={busy}
-          disabledReason={canChat ? undefined : 'This device may only watch'}
-          onSend={(text) => connection.client.call('sessions.send', { id: sessionId, text })}
-        />
+        <>
+          <OutboxList outbox={connection.outbox} sessionId={sessionId} />
+          <Composer
+            busy={busy}
+            disabledReason={canChat ? undefined : 'This device may only watch'}
+            onSend={(text) => connection.outbox.send(sessionId, text)}
+          />
+        </>
       )}
     </div>
   );

@@ -95,6 +95,15 @@ export const HostStatusResult = v.object({
   failures: v.record(v.string(), Count),
   /** Push notifications: subscriptions kept, and every send's outcome by reason. */
   push: v.optional(v.object({ subscriptions: Count, counters: v.record(v.string(), Count) })),
+  /** The sleep inhibitor: held while a run is active or a terminal attached (`--no-keep-awake`: off). */
+  keepAwake: v.optional(
+    v.object({
+      state: v.picklist(['off', 'idle', 'holding', 'unavailable']),
+      tool: v.nullable(Name),
+      since: Timestamp,
+      message: v.pipe(v.string(), v.maxLength(2000)),
+    }),
+  ),
 });
 
 export const PairLinkResult = v.object({

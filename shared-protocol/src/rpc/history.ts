@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { Id, Seq } from './common.js';
 import { ModelCallLimit } from './activity.js';
+import { NotifyLevelSchema } from './notify-level.js';
 
 /**
  * Reading a long session in pages: older events on demand (`sessions.history`), the files it
@@ -52,4 +53,6 @@ export const ConfigureSessionParams = v.object({
   id: Id,
   /** The session's own model-call limit per run; null goes back to the host's default. */
   maxModelCalls: v.optional(v.nullable(ModelCallLimit)),
+  /** When devices are notified of this session (push). */
+  notify: v.optional(NotifyLevelSchema),
 });

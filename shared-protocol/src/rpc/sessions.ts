@@ -4,6 +4,7 @@ import { MAX_WATCH_TAIL } from './history.js';
 import { SessionActivitySchema } from './activity.js';
 import { AgentName } from './agents.js';
 import { Count, Id, Name, Path, Seq, Timestamp } from './common.js';
+import { NotifyLevelSchema } from './notify-level.js';
 
 /** `sessions.*`: list, create, follow and steer agent sessions. */
 
@@ -49,6 +50,8 @@ export const SessionSummarySchema = v.object({
   activity: v.optional(SessionActivitySchema),
   /** A `terminal` session's terminal (`terminals.attach`), while the host holds it open. */
   terminalId: v.optional(Id),
+  /** When devices are notified of this session (`needs` when absent: a host before the choice). */
+  notify: v.optional(NotifyLevelSchema),
 });
 
 export type SessionSummary = v.InferOutput<typeof SessionSummarySchema>;
@@ -83,10 +86,18 @@ export const WatchSessionResult = v.object({ session: SessionSummarySchema });
 
 export const SessionIdParams = v.object({ id: Id });
 
-export const SendParams = v.object({ id: Id, text: MessageText });
+/**
+ * A device's own id for one message, made when it was typed: sent again with the same id after a
+ * dropped connection, the host takes it once (and answers the resend with `duplicate: true`).
+ */
+export const ClientMessageId = v.pipe(v.string(), v.minLength(8), v.maxLength(64), v.regex(/^[A-Za-z0-9_-]+$/));
+
+export const SendParams = v.object({ id: Id, text: MessageText, clientMessageId: v.optional(ClientMessageId) });
 export const SendResult = v.object({
   /** True when a run was busy and the message waits for its turn to end. */
   queued: v.boolean(),
+  /** The host already had this `clientMessageId`: nothing was sent again. */
+  duplicate: v.optional(v.boolean()),
 });
 
 export const ArchiveParams = v.object({ id: Id, archived: v.optional(v.boolean()) });

@@ -43,6 +43,7 @@ export const statusCommand: Command = {
                     .join('')}`,
                 ]
               : []),
+            ...(s.keepAwake ? [`keep awake: ${keepAwakeLine(s.keepAwake)}`] : []),
             ...(Object.keys(s.failures).length > 0
               ? [
                   `failures caught (please report): ${Object.entries(s.failures)
@@ -57,3 +58,18 @@ export const statusCommand: Command = {
       return Exit.Ok;
     }),
 };
+
+/** The sleep inhibitor in a line: what it does now, and since when. */
+export function keepAwakeLine(k: { state: string; tool: string | null; since: number; message: string }): string {
+  const tool = k.tool ? ` (${visibleText(k.tool)})` : '';
+  switch (k.state) {
+    case 'holding':
+      return `holding${tool} since ${ago(k.since)}: ${visibleText(k.message)}`;
+    case 'idle':
+      return `ready${tool}, nothing running`;
+    case 'off':
+      return 'off (--no-keep-awake): the computer may sleep mid-run';
+    default:
+      return `unavailable: ${visibleText(k.message)}`;
+  }
+}

@@ -63,6 +63,16 @@ describe('readStartOptions', () => {
     });
   });
 
+  it('keeps the computer awake unless told --no-keep-awake', () => {
+    const plain = parseArgs([], START_OPTIONS);
+    const off = parseArgs(['--no-keep-awake'], START_OPTIONS);
+    if (!plain.ok || !off.ok) throw new Error('unparsed');
+    const on = readStartOptions(plain.value, {});
+    const notOn = readStartOptions(off.value, {});
+    expect(on.ok && on.value.host.keepAwake).toBeUndefined();
+    expect(notOn.ok && notOn.value.host.keepAwake).toEqual({ enabled: false });
+  });
+
   it('takes the demo delay from the environment only when it is a number', () => {
     const args = parseArgs([], START_OPTIONS);
     if (!args.ok) throw new Error('unparsed');

@@ -96,6 +96,11 @@ export const START_OPTIONS: OptionSpec[] = [
     type: 'boolean',
     description: 'with --relay: listen on no network address at all, only the relay',
   },
+  {
+    name: 'no-keep-awake',
+    type: 'boolean',
+    description: 'let the computer sleep even while a run is active or a terminal attached',
+  },
   JSON_OPTION,
 ];
 
@@ -159,6 +164,7 @@ export function readStartOptions(args: ParsedArgs, env: NodeJS.ProcessEnv): Resu
       ...(demoDelay !== undefined && Number.isFinite(demoDelay) ? { demoDelayMs: demoDelay } : {}),
       ...(maxModelCalls !== undefined ? { maxModelCalls } : {}),
       ...(idleText !== undefined ? { terminalIdleMs: Number(idleText) * 60_000 } : {}),
+      ...(flag(args, 'no-keep-awake') ? { keepAwake: { enabled: false } } : {}),
       roots,
       ...(relayOnly
         ? {}

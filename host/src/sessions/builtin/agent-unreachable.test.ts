@@ -65,6 +65,7 @@ function runOn(context: ExecutionContext, model: OneToolModel) {
     allowRules: [],
     lastSeq: 0,
     lastLine: '',
+    notify: 'needs',
     createdAt: 0,
     updatedAt: 0,
   };
