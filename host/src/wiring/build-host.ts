@@ -199,6 +199,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
         log,
         providers,
         tools: () => [...BUILTIN_TOOLS, ...mcp.tools().map(mcpAgentTool)],
+        hostInstructions: paths.instructions,
       }),
       acp,
       terminal: wrapped,

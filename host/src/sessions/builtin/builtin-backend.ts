@@ -5,6 +5,7 @@ import type { EventLog } from '../../store/event-log.js';
 import type { AnyTool } from '../../tools/tool.js';
 import { runAgent } from './agent-run.js';
 import { buildHistory } from './history.js';
+import { loadInstructions } from './project-instructions.js';
 import type { RunContext, RunResult, SessionBackend } from '../session-backend.js';
 import { systemPrompt } from './system-prompt.js';
 
@@ -18,10 +19,18 @@ export interface BuiltinBackendDeps {
   log: EventLog;
   providers: ProviderFactory;
   tools: () => readonly AnyTool[];
+  /** The host's own instructions file (`<data-dir>/AGENTS.md`), added after the project's. */
+  hostInstructions?: string;
 }
+
+/** Sessions whose last instruction notices are remembered, so an unchanged problem is said once. */
+const NOTICES_KEPT = 1024;
 
 /** Tether's own agent loop: a model over the Anthropic or OpenAI SDKs, with tools. */
 export class BuiltinBackend implements SessionBackend {
+  /** Per session, the instruction notices its last run gave (bounded by NOTICES_KEPT; forgetting repeats one notice). */
+  private readonly lastNotices = new Map<string, string>();
+
   constructor(private readonly deps: BuiltinBackendDeps) {}
 
   check(model: string): Result<void> {
@@ -29,7 +38,7 @@ export class BuiltinBackend implements SessionBackend {
     return provider.ok ? ok(undefined) : provider;
   }
 
-  run(run: RunContext): Promise<RunResult> {
+  async run(run: RunContext): Promise<RunResult> {
     const record = run.record();
     // The model's history is rebuilt from the log for every run: the log is the source of truth.
     const history = buildHistory(this.deps.log.readAll(run.sessionId));
@@ -37,17 +46,30 @@ export class BuiltinBackend implements SessionBackend {
       run.append({ type: 'notice', level: 'warning', text }),
     );
     if (!resolved.ok) {
-      return Promise.resolve({
-        status: 'error',
-        error: resolved.error.message,
-        usage: { inputTokens: 0, outputTokens: 0 },
-      });
+      return { status: 'error', error: resolved.error.message, usage: { inputTokens: 0, outputTokens: 0 } };
     }
+    const instructions = await loadInstructions({
+      context: run.context,
+      cwd: record.cwd,
+      hostFile: this.deps.hostInstructions,
+    });
+    run.progress?.({ instructions: instructions.files });
+    this.notify(run, instructions.notices);
     const system = systemPrompt({
       cwd: record.cwd,
       place: record.place,
       date: new Date(run.clock.now()).toDateString(),
+      instructions: instructions.prompt,
     });
     return runAgent({ ...run, tools: this.deps.tools, system }, resolved.value.provider, resolved.value.model, history);
+  }
+
+  /** Says in the transcript which instruction files were cut or left out, when that changed since the last run. */
+  private notify(run: RunContext, notices: string[]): void {
+    const key = notices.join('\n');
+    if ((this.lastNotices.get(run.sessionId) ?? '') === key) return;
+    if (this.lastNotices.size >= NOTICES_KEPT) this.lastNotices.clear();
+    this.lastNotices.set(run.sessionId, key);
+    for (const text of notices) run.append({ type: 'notice', level: 'warning', text });
   }
 }
