@@ -13,7 +13,12 @@ import { systemPrompt } from './system-prompt.js';
 export type ProviderFactory = (
   spec: string,
   onNotice: (text: string) => void,
-) => Result<{ provider: ModelProvider; model: string }>;
+) => Result<{
+  provider: ModelProvider;
+  model: string;
+  /** Tokens; the default window when absent. */
+  contextWindow?: number;
+}>;
 
 export interface BuiltinBackendDeps {
   log: EventLog;
@@ -61,7 +66,13 @@ export class BuiltinBackend implements SessionBackend {
       date: new Date(run.clock.now()).toDateString(),
       instructions: instructions.prompt,
     });
-    return runAgent({ ...run, tools: this.deps.tools, system }, resolved.value.provider, resolved.value.model, history);
+    const { provider, model, contextWindow } = resolved.value;
+    return runAgent(
+      { ...run, tools: this.deps.tools, system, ...(contextWindow !== undefined ? { contextWindow } : {}) },
+      provider,
+      model,
+      history,
+    );
   }
 
   /** Says in the transcript which instruction files were cut or left out, when that changed since the last run. */

@@ -78,4 +78,27 @@ describe("a session's instructions", () => {
     const shown = await runCommand(sessionsShowCommand, [id, '--data-dir', t.host.paths.dir]);
     expect(shown.out).toContain(`Instructions: ${join(t.project, 'AGENTS.md')} (left out)\n`);
   });
+
+  it('says how full the context is, with the window --context-window gives the default model', async () => {
+    fake = new FakeAnthropicServer();
+    const url = await fake.start();
+    t = await startTestHost({
+      env: { ANTHROPIC_API_KEY: 'test', ANTHROPIC_BASE_URL: url },
+      model: 'anthropic:claude-test',
+      contextWindow: 8192,
+    });
+    fake.enqueue({ text: ['ok'], usage: { input: 1234, output: 5 } });
+    const created = await t.host.sessions.create({ cwd: t.project, text: 'hi' });
+    if (!created.ok) throw new Error(created.error.message);
+    await t.waitFor(created.value.id, finished);
+    expect(t.host.sessions.get(created.value.id)?.activity?.context).toEqual({
+      tokens: 1234,
+      window: 8192,
+      compactions: 0,
+    });
+    // The output room asked for is a quarter of a small window.
+    expect(fake.requests[0]!['max_tokens']).toBe(2048);
+    const shown = await runCommand(sessionsShowCommand, [created.value.id, '--data-dir', t.host.paths.dir]);
+    expect(shown.out).toContain('Context: 1.2k of 8.2k tokens (15%)\n');
+  });
 });
