@@ -5,7 +5,10 @@ import type { EventLog } from '../../store/event-log.js';
 import type { AnyTool } from '../../tools/tool.js';
 import { runAgent } from './agent-run.js';
 import { buildHistory } from './history.js';
-import { loadInstructions } from './project-instructions.js';
+import { loadInstructions, repositoryRoot } from './project-instructions.js';
+import { skillTool } from '../../tools/skill-tool.js';
+import { discoverSkills, skillsPrompt } from '../../tools/skills.js';
+import { asAnyTool } from '../../tools/tool.js';
 import type { RunContext, RunResult, SessionBackend } from '../session-backend.js';
 import { systemPrompt } from './system-prompt.js';
 
@@ -53,22 +56,30 @@ export class BuiltinBackend implements SessionBackend {
     if (!resolved.ok) {
       return { status: 'error', error: resolved.error.message, usage: { inputTokens: 0, outputTokens: 0 } };
     }
+    const root = await repositoryRoot(run.context, record.cwd);
     const instructions = await loadInstructions({
       context: run.context,
       cwd: record.cwd,
+      root,
       hostFile: this.deps.hostInstructions,
     });
+    const skills = await discoverSkills(run.context, root, run.context.home);
     run.progress?.({ instructions: instructions.files });
-    this.notify(run, instructions.notices);
+    this.notify(run, [
+      ...instructions.notices,
+      ...skills.skipped.map((s) => `The skill in ${s.folder} was skipped: ${s.why}.`),
+    ]);
+    const tools =
+      skills.skills.length === 0 ? this.deps.tools : () => [...this.deps.tools(), asAnyTool(skillTool(skills.skills))];
     const system = systemPrompt({
       cwd: record.cwd,
       place: record.place,
       date: new Date(run.clock.now()).toDateString(),
-      instructions: instructions.prompt,
+      instructions: [skillsPrompt(skills.skills), instructions.prompt].filter(Boolean).join('\n\n'),
     });
     const { provider, model, contextWindow } = resolved.value;
     return runAgent(
-      { ...run, tools: this.deps.tools, system, ...(contextWindow !== undefined ? { contextWindow } : {}) },
+      { ...run, tools, system, ...(contextWindow !== undefined ? { contextWindow } : {}) },
       provider,
       model,
       history,

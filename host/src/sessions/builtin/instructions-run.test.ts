@@ -1,5 +1,5 @@
 import type { SessionEvent } from '@tether/shared-protocol';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sessionsShowCommand } from '../../cli/commands/sessions.js';
@@ -100,5 +100,34 @@ describe("a session's instructions", () => {
     expect(fake.requests[0]!['max_tokens']).toBe(2048);
     const shown = await runCommand(sessionsShowCommand, [created.value.id, '--data-dir', t.host.paths.dir]);
     expect(shown.out).toContain('Context: 1.2k of 8.2k tokens (15%)\n');
+  });
+
+  it("lists the project's skills in the system prompt and loads one with the skill tool", async () => {
+    fake = new FakeAnthropicServer();
+    const url = await fake.start();
+    t = await startTestHost({
+      env: { ANTHROPIC_API_KEY: 'test', ANTHROPIC_BASE_URL: url },
+      model: 'anthropic:claude-test',
+    });
+    const folder = join(t.project, '.agents', 'skills', 'release');
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(
+      join(folder, 'SKILL.md'),
+      '---\nname: release\ndescription: Cut a release.\n---\nTag, then push the tag.\n',
+    );
+    fake.enqueue(
+      { toolCalls: [{ name: 'skill', argumentChunks: ['{"name":"release"}'] }] },
+      { text: ['Tagging now.'] },
+    );
+    const created = await t.host.sessions.create({ cwd: t.project, text: 'release it' });
+    if (!created.ok) throw new Error(created.error.message);
+    await t.waitFor(created.value.id, finished);
+    expect(JSON.stringify(fake.requests[0]!['system'])).toContain('- release: Cut a release.');
+    expect(JSON.stringify(fake.requests[0]!['tools'])).toContain('"skill"');
+    expect(t.events(created.value.id).find((e) => e.type === 'tool.finished')).toMatchObject({
+      tool: 'skill',
+      ok: true,
+      output: 'Tag, then push the tag.',
+    });
   });
 });

@@ -50,9 +50,11 @@ export async function loadInstructions(input: {
   cwd: string;
   /** The host's own instructions file (`<data-dir>/AGENTS.md`), read on this computer. */
   hostFile?: string | undefined;
+  /** The repository root when already found (repositoryRoot). */
+  root?: string;
 }): Promise<LoadedInstructions> {
   const { context, cwd } = input;
-  const root = await repositoryRoot(context, cwd);
+  const root = input.root ?? (await repositoryRoot(context, cwd));
   const found: Found[] = [];
   for (const folder of foldersDown(root, cwd)) {
     const file = await readProjectFile(context, root, folder);
@@ -67,7 +69,7 @@ export async function loadInstructions(input: {
 }
 
 /** The nearest folder from `cwd` up holding `.git` (a folder, or a worktree's file); else `cwd`. */
-async function repositoryRoot(context: ExecutionContext, cwd: string): Promise<string> {
+export async function repositoryRoot(context: ExecutionContext, cwd: string): Promise<string> {
   let folder = cwd;
   for (let i = 0; i <= MAX_PARENTS; i++) {
     const git = posix.join(folder, '.git');
