@@ -105,6 +105,15 @@ describe('project instructions', () => {
     expect(loaded.notices[0]).toContain('left out');
   });
 
+  it('reads the host file once when the session folder is the data dir', async () => {
+    const l = layout();
+    const data = join(l.base, 'data');
+    writeFileSync(l.hostFile, 'host rules');
+    const loaded = await loadInstructions({ context, cwd: data, hostFile: l.hostFile });
+    expect(loaded.files).toEqual([{ path: l.hostFile, status: 'read', bytes: 10 }]);
+    expect(loaded.prompt.split('host rules')).toHaveLength(2);
+  });
+
   it('leaves out a host file over the read limit', async () => {
     const l = layout();
     writeFileSync(l.hostFile, 'h'.repeat(300 * 1024));

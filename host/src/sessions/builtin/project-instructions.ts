@@ -61,7 +61,8 @@ export async function loadInstructions(input: {
     if (file === 'unreachable') break;
     if (file) found.push(file);
   }
-  if (input.hostFile !== undefined) {
+  // A session in the data dir itself would read the host's file twice.
+  if (input.hostFile !== undefined && !found.some((f) => f.path === input.hostFile)) {
     const file = await readHostFile(input.hostFile);
     if (file) found.push(file);
   }
