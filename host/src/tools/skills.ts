@@ -78,6 +78,7 @@ export async function discoverSkills(
   if (home !== undefined) locations.push(['user', posix.join(home, '.agents', 'skills')]);
   for (const [scope, root] of locations) {
     const listed = await context.listDir(root, '.', MAX_SKILLS + 1);
+    if (!listed.ok && listed.error.code === 'unreachable') break;
     if (!listed.ok) continue;
     const entries = listed.value.entries.filter((e) => !e.name.startsWith('.'));
     for (const [i, entry] of entries.entries()) {
@@ -91,6 +92,7 @@ export async function discoverSkills(
         continue;
       }
       const read = await context.readFile(folder, 'SKILL.md', MAX_SKILL_BYTES);
+      if (!read.ok && read.error.code === 'unreachable') return set;
       if (!read.ok) {
         set.skipped.push({
           folder,

@@ -73,8 +73,10 @@ export async function loadInstructions(input: {
 export async function repositoryRoot(context: ExecutionContext, cwd: string): Promise<string> {
   let folder = cwd;
   for (let i = 0; i <= MAX_PARENTS; i++) {
-    const git = posix.join(folder, '.git');
-    if ((await context.checkFolder(git)).ok) return folder;
+    const git = await context.checkFolder(posix.join(folder, '.git'));
+    if (git.ok) return folder;
+    // An unreachable place (a machine gone offline) is not asked again for every parent.
+    if (git.error.code === 'unreachable') return cwd;
     if ((await context.readFile(folder, '.git', 4096)).ok) return folder;
     const parent = posix.dirname(folder);
     if (parent === folder) break;
