@@ -14,6 +14,8 @@ const BENCHES = {
   search: 'machine/bench/search.ts',
   push: 'host/bench/push.ts',
   machine: 'host/bench/machine.ts',
+  // Tether's own loop, 1,000 steps against a stand-in model with an 8k window: compaction.
+  context: 'host/bench/context.ts',
   // Each real ACP adapter (Claude Code, Codex) through a real host, against the stand-in model direct.
   agents: 'e2e/bench/agents.ts',
 };

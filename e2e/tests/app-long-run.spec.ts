@@ -25,11 +25,17 @@ test.afterEach(async () => {
 const MAX_DOM_ELEMENTS = 2500;
 const STEPS = 300;
 
-async function startLongRun(steps: number, writes = 0, maxModelCalls = 1000): Promise<AppHost> {
+async function startLongRun(
+  steps: number,
+  writes = 0,
+  maxModelCalls = 1000,
+  more: { files?: Record<string, string>; args?: string[] } = {},
+): Promise<AppHost> {
   model = await startLongRunModel(steps, { writes });
   host = await startAppHost({
     model: `openai-compatible:fake@${model.url}`,
-    args: ['--max-model-calls', String(maxModelCalls)],
+    args: ['--max-model-calls', String(maxModelCalls), ...(more.args ?? [])],
+    ...(more.files ? { files: more.files } : {}),
   });
   return host;
 }
@@ -184,12 +190,19 @@ test.describe('the model-call limit', () => {
 
   test('a run stopped at its limit shows "waiting for you", and Go on finishes it', async ({ page }) => {
     test.setTimeout(120_000);
-    const h = await startLongRun(5, 0, 3);
+    const h = await startLongRun(5, 0, 3, {
+      files: { 'AGENTS.md': 'Keep replies short.' },
+      args: ['--context-window', '8192'],
+    });
     await pairThroughLink(page, h);
     const sessionId = await createSession(page, h, 'Start the long run');
     const glance = page.getByRole('region', { name: 'Run at a glance' });
     await expect(glance).toHaveAttribute('data-paused', 'true');
     await expect(glance).toContainText('3 / 3');
+    // The instruction files the run took in (the session folder is the data dir: the computer's own
+    // file, once), and how full the context is.
+    await expect(glance.locator('.run-instructions dd')).toHaveText('AGENTS.md');
+    await expect(glance.locator('.run-context dd')).toContainText('of 8.2 k');
     await expect(page.locator(`[data-session-id="${sessionId}"] [data-paused="true"]`)).toHaveText('waiting for you');
     // The session's own limit, set from the app.
     await glance.getByText(/Model calls per run: 3 \(the computer's\)/).click();

@@ -50,6 +50,7 @@ export * from './control/control-methods.js';
 export * from './control/machine-control.js';
 export * from './text/visible-text.js';
 export * from './text/prefix-rule.js';
+export * from './text/compaction-line.js';
 export * from './relay/relay-limits.js';
 export * from './relay/relay-frame.js';
 export * from './relay/relay-ticket.js';

@@ -1,4 +1,5 @@
 import type { Command } from './command.js';
+import { skillsCommand } from './commands/skills.js';
 import { agentsCommand, agentsContinueCommand, agentsSessionsCommand } from './commands/agents.js';
 import { approvalsCommand, approveCommand } from './commands/approvals.js';
 import {
@@ -39,6 +40,7 @@ export const COMMANDS: Command[] = [
   agentsCommand,
   agentsSessionsCommand,
   agentsContinueCommand,
+  skillsCommand,
   runCommand,
   attachCommand,
   approvalsCommand,

@@ -1,5 +1,5 @@
 import type { SessionEvent } from '@tether/shared-protocol';
-import { visibleText } from '@tether/shared-protocol';
+import { compactionLine, visibleText } from '@tether/shared-protocol';
 import { actionBlock, approvalOutcome, linesNote } from './approval-lines.js';
 
 /** Lines of a tool's output shown in a transcript; the rest is counted. */
@@ -116,6 +116,10 @@ export class TranscriptPrinter {
       case 'notice':
         this.endStream();
         this.out.write(`\n[${event.level}] ${lines(event.text)}\n`);
+        return;
+      case 'context.compacted':
+        this.endStream();
+        this.out.write(`\n[context] ${compactionLine(event)}\n`);
         return;
       case 'file.changed':
         this.endStream();

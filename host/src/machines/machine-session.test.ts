@@ -71,12 +71,14 @@ function sessionsOn(clock: ManualClock, model: ModelProvider) {
     for (let i = 0; i < 400 && !check(events(id)); i++) await new Promise((r) => setTimeout(r, 10));
     if (!check(events(id))) throw new Error(`never: ${JSON.stringify(events(id).map((e) => e.type))}`);
   };
+  /** Resolves once the run asks for an approval (it has read the folder's instructions and skills by then). */
+  const asked = (id: string) => until(id, () => approvals.pending(id).length > 0);
   /** Answers the session's pending approval, as the person would. */
   const allow = async (id: string) => {
-    await until(id, () => approvals.pending(id).length > 0);
+    await asked(id);
     approvals.answer(approvals.pending(id)[0]!.id, { decision: 'allow-once' }, { kind: 'local', label: 'test' });
   };
-  return { manager, events, until, allow };
+  return { manager, events, until, asked, allow };
 }
 
 const notices = (events: SessionEvent[]) => events.flatMap((e) => (e.type === 'notice' ? [e.text] : []));
@@ -142,6 +144,7 @@ describe('a session on a machine', () => {
     if (!created.ok) throw new Error(created.error.message);
     const id = created.value.id;
     // Offline before the tool call goes out (the approval holds it until then).
+    await s.asked(id);
     await first.stop();
     await s.allow(id);
     await s.until(id, (e) => notices(e).includes('waiting for laptop…'));
@@ -165,8 +168,9 @@ describe('a session on a machine', () => {
     const s = sessionsOn(clock, new OneCommandModel('make'));
     const created = await s.manager.create({ cwd: machine.root, text: 'go', place: 'laptop' });
     if (!created.ok) throw new Error(created.error.message);
-    await machine.stop();
     const id = created.value.id;
+    await s.asked(id);
+    await machine.stop();
     await s.allow(id);
     await s.until(id, (e) => notices(e).includes('waiting for laptop…'));
     clock.advance(15 * 60_000);
@@ -187,6 +191,7 @@ describe('a session on a machine', () => {
     const created = await s.manager.create({ cwd: machine.root, text: 'go', place: 'laptop' });
     if (!created.ok) throw new Error(created.error.message);
     const id = created.value.id;
+    await s.asked(id);
     await machine.stop();
     await s.allow(id);
     await s.until(id, (e) => notices(e).includes('waiting for laptop…'));

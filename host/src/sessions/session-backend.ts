@@ -1,4 +1,4 @@
-import type { Clock, Result, SessionEventBody } from '@tether/shared-protocol';
+import type { Clock, InstructionFile, Result, SessionEventBody } from '@tether/shared-protocol';
 import type { ExecutionContext } from '@tether/machine';
 import type { SessionRecord } from '../store/session-store.js';
 import type { ApprovalGate } from './approval-gate.js';
@@ -29,6 +29,12 @@ export interface RunProgress {
   modelCall?: number;
   /** Tokens (and, where the provider says, the cost) the last model call used. */
   usage?: { inputTokens: number; outputTokens: number; costUsd?: number };
+  /** The instruction files this run's system prompt took in, in order. */
+  instructions?: InstructionFile[];
+  /** How full the model's context was at the last request, in tokens. */
+  context?: { tokens: number; window: number };
+  /** The history was compacted (once per compaction). */
+  compacted?: true;
 }
 
 export interface RunResult {

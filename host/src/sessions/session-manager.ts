@@ -376,8 +376,11 @@ export class SessionManager {
       newId: this.deps.newId,
       signal,
       maxModelCalls: this.deps.sessions.activity.limitFor(id),
-      progress: ({ modelCall, usage }) => {
+      progress: ({ modelCall, usage, instructions, context: fill, compacted }) => {
         const activity = this.deps.sessions.activity;
+        if (instructions) activity.change(id, { instructions });
+        if (fill) activity.change(id, { context: fill });
+        if (compacted) activity.change(id, { addCompactions: 1 });
         if (modelCall !== undefined)
           activity.change(id, { modelCalls: modelCall, now: `thinking (model call ${modelCall})` });
         if (usage) {

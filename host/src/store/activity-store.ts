@@ -1,5 +1,6 @@
-import type { SessionActivity } from '@tether/shared-protocol';
-import { DEFAULT_MAX_MODEL_CALLS } from '@tether/shared-protocol';
+import type { InstructionFile, SessionActivity } from '@tether/shared-protocol';
+import { DEFAULT_MAX_MODEL_CALLS, InstructionFileSchema, MAX_INSTRUCTION_FILES } from '@tether/shared-protocol';
+import * as v from 'valibot';
 import type { Db } from './database.js';
 
 /** Characters of the "now" line kept: one line in a list. */
@@ -17,6 +18,23 @@ interface Row {
   unreported_runs: number;
   now: string;
   paused: number;
+  instructions: string | null;
+  context_tokens: number | null;
+  context_window: number | null;
+  compactions: number;
+}
+
+const StoredInstructions = v.pipe(v.array(InstructionFileSchema), v.maxLength(MAX_INSTRUCTION_FILES));
+
+/** The stored list, decoded (a row that does not decode reads as none rather than failing a summary). */
+function instructionsOf(json: string | null): InstructionFile[] | undefined {
+  if (json === null) return undefined;
+  try {
+    const decoded = v.safeParse(StoredInstructions, JSON.parse(json));
+    return decoded.success ? decoded.output : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A change to a session's activity: counters add, the rest replaces. */
@@ -31,6 +49,11 @@ export interface ActivityChange {
   addUnreportedRuns?: number;
   now?: string;
   paused?: boolean;
+  /** Replaces the instruction files the last run took in. */
+  instructions?: InstructionFile[];
+  /** Replaces how full the context was at the last model call, in tokens. */
+  context?: { tokens: number; window: number };
+  addCompactions?: number;
 }
 
 /**
@@ -72,6 +95,7 @@ export class ActivityStore {
 
   get(sessionId: string): SessionActivity {
     const row = this.select.get(sessionId) as Row | undefined;
+    const instructions = instructionsOf(row?.instructions ?? null);
     return {
       runStartedAt: row?.run_started_at ?? null,
       runEndedAt: row?.run_ended_at ?? null,
@@ -85,6 +109,10 @@ export class ActivityStore {
       ...(row && row.cost_usd !== null ? { costUsd: row.cost_usd } : {}),
       now: row?.now ?? '',
       paused: (row?.paused ?? 0) !== 0,
+      ...(instructions !== undefined ? { instructions } : {}),
+      ...(row && row.context_tokens !== null && row.context_window !== null
+        ? { context: { tokens: row.context_tokens, window: row.context_window, compactions: row.compactions } }
+        : {}),
     };
   }
 
@@ -100,6 +128,16 @@ export class ActivityStore {
     if (change.modelCalls !== undefined) set('model_calls', change.modelCalls);
     if (change.now !== undefined) set('now', change.now.slice(0, NOW_CHARS));
     if (change.paused !== undefined) set('paused', change.paused ? 1 : 0);
+    if (change.instructions !== undefined)
+      set('instructions', JSON.stringify(change.instructions.slice(0, MAX_INSTRUCTION_FILES)));
+    if (change.context !== undefined) {
+      set('context_tokens', change.context.tokens);
+      set('context_window', change.context.window);
+    }
+    if (change.addCompactions !== undefined) {
+      sets.push('compactions = compactions + @addCompactions');
+      values['addCompactions'] = change.addCompactions;
+    }
     if (change.addToolCalls !== undefined) {
       sets.push('tool_calls = tool_calls + @addToolCalls');
       values['addToolCalls'] = change.addToolCalls;

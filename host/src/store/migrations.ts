@@ -172,4 +172,12 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX message_receipts_age ON message_receipts (session_id, received_at);
   ALTER TABLE sessions ADD COLUMN notify TEXT NOT NULL DEFAULT 'needs';
   `,
+  // 9: what Tether's own loop reports of a run: the instruction files its prompt took in (JSON),
+  // how full the model's context was at the last call, and how often the history was compacted.
+  `
+  ALTER TABLE session_activity ADD COLUMN instructions TEXT;
+  ALTER TABLE session_activity ADD COLUMN context_tokens INTEGER;
+  ALTER TABLE session_activity ADD COLUMN context_window INTEGER;
+  ALTER TABLE session_activity ADD COLUMN compactions INTEGER NOT NULL DEFAULT 0;
+  `,
 ];

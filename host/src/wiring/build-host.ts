@@ -34,6 +34,7 @@ import { AgentCatalog } from '../sessions/acp/agent-catalog.js';
 import { agentsConfigPath, loadAgents } from '../sessions/acp/agent-config.js';
 import { AgentSessions } from '../sessions/acp/agent-sessions.js';
 import { ApprovalBroker } from '../sessions/approval-broker.js';
+import { contextWindowFor } from '../models/context-window.js';
 import type { ProviderFactory } from '../sessions/builtin/builtin-backend.js';
 import { BuiltinBackend } from '../sessions/builtin/builtin-backend.js';
 import { hostLocalContext } from '../sessions/host-context.js';
@@ -173,7 +174,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
   });
 
   // Sessions: the three back-ends, then the core that runs them.
-  const providers = providerFactory(options, clock);
+  const providers = providerFactory(options, clock, defaultModel);
   const catalog = new AgentCatalog(agentSpecs.value.agents, options.env);
   const acpSessions = new AcpSessionStore(db);
   const acp = new AcpBackend({
@@ -203,6 +204,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
         log,
         providers,
         tools: () => [...BUILTIN_TOOLS, ...mcp.tools().map(mcpAgentTool)],
+        hostInstructions: paths.instructions,
       }),
       acp,
       terminal: wrapped,
@@ -401,7 +403,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
 }
 
 /** How the built-in loop gets a model provider for a session's model, with retries said as notices. */
-function providerFactory(options: HostOptions, clock: Clock): ProviderFactory {
+function providerFactory(options: HostOptions, clock: Clock, defaultModel: string): ProviderFactory {
   return (spec, onNotice) => {
     const parsed = parseModelSpec(spec);
     if (!parsed.ok) return parsed;
@@ -418,7 +420,12 @@ function providerFactory(options: HostOptions, clock: Clock): ProviderFactory {
       },
     });
     if (!made.ok) return made;
-    return ok({ provider: made.value, model: parsed.value.model });
+    // --context-window names the default model's; every other model's comes from the table.
+    const contextWindow =
+      spec === defaultModel && options.contextWindow !== undefined
+        ? options.contextWindow
+        : contextWindowFor(parsed.value);
+    return ok({ provider: made.value, model: parsed.value.model, contextWindow });
   };
 }
 

@@ -78,6 +78,30 @@ describe('transcript folding', () => {
     expect(state.items[1]).toMatchObject({ text: 'n5' });
   });
 
+  it('marks where the context was compacted', () => {
+    const state = foldEvents(
+      EMPTY_TRANSCRIPT,
+      log([
+        { type: 'message', messageId: 'm1', role: 'user', text: 'go' },
+        {
+          type: 'context.compacted',
+          reason: 'limit',
+          cutOutputs: ['c1'],
+          headChars: 800,
+          tailChars: 400,
+          summarized: 6,
+          summary: 'earlier',
+          tokensBefore: 6000,
+          tokensAfter: 2000,
+          window: 8192,
+        },
+      ]),
+    );
+    expect(state.items[1]).toMatchObject({ kind: 'notice', level: 'info', seq: 2 });
+    expect(state.items[1]).toHaveProperty('text', expect.stringContaining('Context compacted'));
+    expect(v.safeParse(TranscriptStateSchema, state).success).toBe(true);
+  });
+
   it('applies a batch up to a gap and says so', () => {
     const events = log(demoRun);
     const { state, applied, gap } = applyBatch(EMPTY_TRANSCRIPT, [...events.slice(0, 3), ...events.slice(5)]);

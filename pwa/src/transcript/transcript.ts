@@ -1,4 +1,5 @@
 import type { Approval, PlanEntry, SessionEvent, SessionSummary } from '@tether/shared-protocol';
+import { compactionLine } from '@tether/shared-protocol';
 
 /**
  * A session's transcript as the app shows it, folded from the session's event log. Folding is
@@ -299,6 +300,16 @@ function step(draft: Draft, event: SessionEvent): void {
       break;
     case 'notice':
       draft.push({ kind: 'notice', seq: event.seq, id: `notice:${event.seq}`, level: event.level, text: event.text });
+      break;
+    case 'context.compacted':
+      // Marked where it happened, like a notice: the model saw less of what is above it from here on.
+      draft.push({
+        kind: 'notice',
+        seq: event.seq,
+        id: `notice:${event.seq}`,
+        level: 'info',
+        text: compactionLine(event),
+      });
       break;
     default:
       // Other kinds (file changes, kinds added later) have their own views, not transcript items.

@@ -1,6 +1,14 @@
 import type { SessionSummary } from '@tether/shared-protocol';
 import { describe, expect, it } from 'vitest';
-import { formatCount, formatElapsed, modelCallsLine, nowLine, tokensLine } from './run-glance.js';
+import {
+  contextLine,
+  formatCount,
+  formatElapsed,
+  instructionsLine,
+  modelCallsLine,
+  nowLine,
+  tokensLine,
+} from './run-glance.js';
 
 const session = (over: Partial<SessionSummary>, activity: Partial<NonNullable<SessionSummary['activity']>> = {}) =>
   ({
@@ -48,5 +56,31 @@ describe('a run at a glance', () => {
     expect(modelCallsLine(agent)).toBe('not reported');
     // A total short of some runs says so.
     expect(tokensLine({ ...counted, unreportedRuns: 1 })).toBe('12.3 k in · 678 out (1 run not reported)');
+  });
+
+  it('names the instruction files relative to the session folder, with what became of each', () => {
+    const at = (instructions: NonNullable<SessionSummary['activity']>['instructions']) =>
+      instructionsLine(session({ cwd: '/r/app/src' }, { instructions }));
+    expect(at(undefined)).toBeUndefined();
+    expect(at([])).toBe('none');
+    expect(
+      at([
+        { path: '/r/AGENTS.md', status: 'read', bytes: 10 },
+        { path: '/r/app/CLAUDE.md', status: 'cut', bytes: 90_000 },
+        { path: '/r/app/src/AGENTS.md', status: 'read', bytes: 5 },
+        { path: '/home/me/.tether/AGENTS.md', status: 'left-out', bytes: 0 },
+      ]),
+    ).toBe('../../AGENTS.md · ../CLAUDE.md (cut) · AGENTS.md · /home/me/.tether/AGENTS.md (left out)');
+  });
+
+  it('says how full the context is and how often it was compacted', () => {
+    const base = session({}).activity!;
+    expect(contextLine(base)).toBeUndefined();
+    expect(contextLine({ ...base, context: { tokens: 4000, window: 8000, compactions: 0 } })).toBe(
+      '50% (4.0 k of 8.0 k)',
+    );
+    expect(contextLine({ ...base, context: { tokens: 7900, window: 8000, compactions: 3 } })).toBe(
+      '99% (7.9 k of 8.0 k) · compacted 3 times',
+    );
   });
 });

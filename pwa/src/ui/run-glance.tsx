@@ -37,6 +37,39 @@ export function modelCallsLine(activity: Activity): string {
   return `${activity.modelCalls} / ${activity.maxModelCalls}`;
 }
 
+/**
+ * The instruction files the last run took in, as names relative to the session's folder where
+ * they lie inside it ("AGENTS.md", "../AGENTS.md" for a parent, else the whole path), each
+ * marked when it was cut or left out.
+ */
+export function instructionsLine(session: SessionSummary): string | undefined {
+  const files = session.activity?.instructions;
+  if (files === undefined) return undefined;
+  if (files.length === 0) return 'none';
+  const cwd = session.cwd.endsWith('/') ? session.cwd : `${session.cwd}/`;
+  const name = (path: string) => {
+    if (path.startsWith(cwd)) return path.slice(cwd.length);
+    // A parent of the session folder: as many `../` as folders between them.
+    const slash = path.lastIndexOf('/');
+    const folder = `${path.slice(0, slash)}/`;
+    if (!cwd.startsWith(folder)) return path;
+    const depth = cwd.slice(folder.length).split('/').filter(Boolean).length;
+    return `${'../'.repeat(depth)}${path.slice(slash + 1)}`;
+  };
+  const mark = { read: '', cut: ' (cut)', 'left-out': ' (left out)' } as const;
+  return files.map((f) => `${name(f.path)}${mark[f.status]}`).join(' · ');
+}
+
+/** How full the model's context is: "45% (12.3 k of 200.0 k)", and how often it was compacted. */
+export function contextLine(activity: Activity): string | undefined {
+  const context = activity.context;
+  if (!context || context.window === 0) return undefined;
+  const percent = Math.min(100, Math.round((context.tokens / context.window) * 100));
+  const compacted =
+    context.compactions === 0 ? '' : ` · compacted ${context.compactions} time${context.compactions === 1 ? '' : 's'}`;
+  return `${percent}% (${formatCount(context.tokens)} of ${formatCount(context.window)})${compacted}`;
+}
+
 /** The session's one-line "now" for lists: what the run does, or that it waits for the person. */
 export function nowLine(session: SessionSummary): string {
   const activity = session.activity;
@@ -88,6 +121,18 @@ export function RunGlance({
           <dt>Tokens</dt>
           <dd>{tokensLine(activity)}</dd>
         </div>
+        {contextLine(activity) !== undefined && (
+          <div class="run-context">
+            <dt>Context</dt>
+            <dd>{contextLine(activity)}</dd>
+          </div>
+        )}
+        {instructionsLine(session) !== undefined && (
+          <div class="run-instructions">
+            <dt>Instructions</dt>
+            <dd title={activity.instructions?.map((f) => f.path).join('\n')}>{instructionsLine(session)}</dd>
+          </div>
+        )}
         {activity.costUsd !== undefined && (
           <div>
             <dt>Cost</dt>

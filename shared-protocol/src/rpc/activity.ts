@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { Count, Timestamp } from './common.js';
+import { Count, Path, Timestamp } from './common.js';
 
 /**
  * A run at a glance: what a session's summary says about its current (or last) run and its
@@ -13,6 +13,33 @@ export const DEFAULT_MAX_MODEL_CALLS = 100;
 export const MAX_MODEL_CALLS_LIMIT = 100_000;
 
 export const ModelCallLimit = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_MODEL_CALLS_LIMIT));
+
+/** Instruction files one run's system prompt may name: the repository's folders, then the host's own. */
+export const MAX_INSTRUCTION_FILES = 64;
+
+/**
+ * An instructions file a run looked at (`AGENTS.md`, else `CLAUDE.md`, from the session folder up
+ * to the repository root, then the host's own): `read` whole, `cut` to the prompt's cap, or
+ * `left-out` (too large, unreadable, outside the repository, no room left). Paths are hostile text.
+ */
+export const InstructionFileSchema = v.object({
+  path: Path,
+  status: v.picklist(['read', 'cut', 'left-out']),
+  /** The file's size in bytes, as read (0 when it could not be read). */
+  bytes: Count,
+});
+export type InstructionFile = v.InferOutput<typeof InstructionFileSchema>;
+
+/** How full the model's context was at the last model call (Tether's own loop only). */
+export const ContextFillSchema = v.object({
+  /** Tokens the last request took in (the provider's count where it gave one, else an estimate). */
+  tokens: Count,
+  /** The model's context window in tokens. */
+  window: Count,
+  /** Times the history was compacted over the whole session. */
+  compactions: Count,
+});
+export type ContextFill = v.InferOutput<typeof ContextFillSchema>;
 
 export const SessionActivitySchema = v.object({
   /** When the current (or last) run started, and when it ended (null while it runs). ms. */
@@ -38,6 +65,10 @@ export const SessionActivitySchema = v.object({
   now: v.pipe(v.string(), v.maxLength(200)),
   /** The last run stopped at its model-call limit: the session waits for someone to say go on. */
   paused: v.boolean(),
+  /** The instruction files the last run of Tether's own loop took in, in prompt order. */
+  instructions: v.optional(v.pipe(v.array(InstructionFileSchema), v.maxLength(MAX_INSTRUCTION_FILES))),
+  /** How full the model's context is (Tether's own loop only). */
+  context: v.optional(ContextFillSchema),
 });
 
 export type SessionActivity = v.InferOutput<typeof SessionActivitySchema>;

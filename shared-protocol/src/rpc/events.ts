@@ -22,6 +22,11 @@ const sessionBase = { sessionId: Id, seq: Seq, at: Timestamp };
 
 const Text = v.pipe(v.string(), v.maxLength(1024 * 1024));
 
+/** Tool results one compaction may cut (the oldest first; a later compaction takes the rest). */
+export const MAX_COMPACTION_CUTS = 2000;
+/** Characters of a compaction's summary of the oldest turns. */
+export const MAX_COMPACTION_SUMMARY = 32 * 1024;
+
 /** A file a tool reads or changes, and the line when known. */
 export const ToolLocationSchema = v.object({ path: Path, line: v.optional(Count) });
 export type ToolLocation = v.InferOutput<typeof ToolLocationSchema>;
@@ -131,6 +136,28 @@ export const SESSION_EVENT_SCHEMAS = {
     type: v.literal('session.waiting'),
     reason: v.picklist(['question', 'limit']),
     text: v.pipe(v.string(), v.maxLength(1000)),
+  }),
+  /**
+   * Tether's own loop compacted the model's history to stay inside its context window (`reason`
+   * `limit`: before a request would pass it; `overflow`: the provider refused one as too long).
+   * It says exactly what changed, so the history rebuilt from the log is the one the model saw:
+   * the results of `cutOutputs` are cut to their first `headChars` and last `tailChars`
+   * characters, then the first `summarized` messages of the history are replaced by one user
+   * message holding `summary`, written by the same model.
+   */
+  'context.compacted': v.object({
+    ...sessionBase,
+    type: v.literal('context.compacted'),
+    reason: v.picklist(['limit', 'overflow']),
+    cutOutputs: v.pipe(v.array(Id), v.maxLength(MAX_COMPACTION_CUTS)),
+    headChars: Count,
+    tailChars: Count,
+    summarized: Count,
+    summary: v.optional(v.pipe(v.string(), v.maxLength(MAX_COMPACTION_SUMMARY))),
+    /** Tokens of the request before and after, as counted (provider usage and an estimate). */
+    tokensBefore: Count,
+    tokensAfter: Count,
+    window: Count,
   }),
   /** A file the session wrote or edited, with the diff of what changed (for the Changes view). */
   'file.changed': v.object({

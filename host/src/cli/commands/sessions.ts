@@ -5,6 +5,7 @@ import { flag, stringOption } from '../args.js';
 import type { Command } from '../command.js';
 import { Exit } from '../command.js';
 import { DATA_DIR_OPTION, JSON_OPTION, ago, failed, jsonForTerminal, printJson, table, withClient } from '../common.js';
+import { sessionHeaderLines } from '../session-header.js';
 import { TranscriptPrinter } from '../transcript-printer.js';
 
 const STATUS_MARK: Record<SessionSummary['status'], string> = {
@@ -117,12 +118,15 @@ export const sessionsShowCommand: Command = {
         client.onEvent(print);
         const result = await client.call('sessions.follow', { id, after: 0 });
         if (failed(context, result)) return Exit.Error;
+        if (!json) for (const line of sessionHeaderLines(result.value.session)) context.stdout.write(`${line}\n`);
         await new Promise<void>((done) => {
           client.onClose(done);
           process.once('SIGINT', done);
         });
         return Exit.Ok;
       }
+      const session = await client.call('sessions.get', { id });
+      if (failed(context, session)) return Exit.Error;
       const events: SessionEvent[] = [];
       let after = 0;
       for (;;) {
@@ -136,7 +140,12 @@ export const sessionsShowCommand: Command = {
         after = events[events.length - 1]?.seq ?? after;
       }
       if (json) printJson(context, events);
-      else for (const event of events) printer.print(event);
+      else {
+        const header = sessionHeaderLines(session.value.session);
+        for (const line of header) context.stdout.write(`${line}\n`);
+        if (header.length > 0) context.stdout.write('\n');
+        for (const event of events) printer.print(event);
+      }
       return Exit.Ok;
     }),
 };

@@ -1,4 +1,10 @@
 import { DEFAULT_MACHINE_WAIT_MINUTES, DEFAULT_MAX_MODEL_CALLS, fail, ok } from '@tether/shared-protocol';
+import {
+  DEFAULT_CONTEXT_WINDOW,
+  MAX_CONTEXT_WINDOW,
+  MIN_CONTEXT_WINDOW,
+  parseContextWindow,
+} from '../../models/context-window.js';
 import type { Result } from '@tether/shared-protocol';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
@@ -86,6 +92,12 @@ export const START_OPTIONS: OptionSpec[] = [
     description: `model calls a run may make before it waits for "go on" (default ${DEFAULT_MAX_MODEL_CALLS}; sessions may set their own)`,
   },
   {
+    name: 'context-window',
+    type: 'string',
+    value: 'TOKENS',
+    description: `the default model's context window (built in for Anthropic and OpenAI models; else ${DEFAULT_CONTEXT_WINDOW})`,
+  },
+  {
     name: 'relay',
     type: 'string',
     value: 'URL',
@@ -127,6 +139,14 @@ export function readStartOptions(args: ParsedArgs, env: NodeJS.ProcessEnv): Resu
   const limitText = stringOption(args, 'max-model-calls');
   const maxModelCalls = limitText === undefined ? undefined : parseModelCallLimit(limitText);
   if (maxModelCalls === null) return fail('invalid-params', '--max-model-calls takes a whole number from 1 to 100000');
+  const windowText = stringOption(args, 'context-window');
+  const contextWindow = windowText === undefined ? undefined : parseContextWindow(windowText);
+  if (contextWindow === null) {
+    return fail(
+      'invalid-params',
+      `--context-window takes a whole number of tokens from ${MIN_CONTEXT_WINDOW} to ${MAX_CONTEXT_WINDOW}`,
+    );
+  }
   const waitText = stringOption(args, 'machine-wait');
   if (waitText !== undefined && !(/^\d+(\.\d+)?$/.test(waitText) && Number(waitText) <= MAX_MACHINE_WAIT_MINUTES)) {
     return fail('invalid-params', `--machine-wait takes minutes, from 0 to ${MAX_MACHINE_WAIT_MINUTES}`);
@@ -163,6 +183,7 @@ export function readStartOptions(args: ParsedArgs, env: NodeJS.ProcessEnv): Resu
       ...(agentsConfig !== undefined ? { agentsConfig } : {}),
       ...(demoDelay !== undefined && Number.isFinite(demoDelay) ? { demoDelayMs: demoDelay } : {}),
       ...(maxModelCalls !== undefined ? { maxModelCalls } : {}),
+      ...(contextWindow !== undefined ? { contextWindow } : {}),
       ...(idleText !== undefined ? { terminalIdleMs: Number(idleText) * 60_000 } : {}),
       ...(flag(args, 'no-keep-awake') ? { keepAwake: { enabled: false } } : {}),
       roots,

@@ -1,6 +1,10 @@
 import { DEFAULT_MAX_MODEL_CALLS, MAX_TOOL_OUTPUT_EVENT, fail } from '@tether/shared-protocol';
 import { fileChangedEvent } from './file-changes.js';
-import type { ChatMessage, ModelProvider, ToolCall, ToolResultMessage } from '../../models/types.js';
+import { DEFAULT_CONTEXT_WINDOW, isContextOverflow } from '../../models/context-window.js';
+import type { ChatMessage, ModelProvider, ToolCall, ToolResultMessage, ToolSpec } from '../../models/types.js';
+import type { CompactionEvent } from './compaction.js';
+import { compactHistory } from './compaction.js';
+import { ContextBudget } from './context-budget.js';
 import { ProviderError } from '../../models/types.js';
 import type { AnyTool, ApprovalNeed, ToolOutcome } from '../../tools/tool.js';
 import { DeltaCoalescer } from './delta-coalescer.js';
@@ -9,13 +13,13 @@ import type { RunContext, RunResult } from '../session-backend.js';
 /** Model calls in one run before it stops and says so, unless the run says otherwise: a guard
  * against a model that never ends. */
 export const MAX_MODEL_CALLS_PER_RUN = DEFAULT_MAX_MODEL_CALLS;
-/** Output tokens a model may produce per call. */
-const MAX_TOKENS = 8192;
 
 /** A run of the built-in loop: the session's run context, its tools and its system prompt. */
 export interface RunHost extends RunContext {
   tools: () => readonly AnyTool[];
   system: string;
+  /** The model's context window in tokens (DEFAULT_CONTEXT_WINDOW when not said). */
+  contextWindow?: number;
 }
 
 /**
@@ -32,16 +36,57 @@ export async function runAgent(
   const { signal } = host;
   const usage = { inputTokens: 0, outputTokens: 0 };
   const limit = host.maxModelCalls ?? MAX_MODEL_CALLS_PER_RUN;
+  const budget = new ContextBudget(host.contextWindow ?? DEFAULT_CONTEXT_WINDOW);
+  const compact = async (tools: ToolSpec[], reason: CompactionEvent['reason']) => {
+    const event = await compactHistory({
+      provider,
+      model,
+      budget,
+      system: host.system,
+      tools,
+      history,
+      reason,
+      signal,
+      onUsage: (inputTokens, outputTokens) => {
+        usage.inputTokens += inputTokens;
+        usage.outputTokens += outputTokens;
+        host.progress?.({ usage: { inputTokens, outputTokens } });
+      },
+    });
+    if (event) {
+      host.append(event);
+      host.progress?.({ compacted: true, context: { tokens: event.tokensAfter, window: budget.window } });
+    }
+    return event;
+  };
   try {
     for (let call = 0; call < limit; call++) {
       host.progress?.({ modelCall: call + 1 });
-      const before = { ...usage };
-      const turn = await modelTurn(host, provider, model, history, signal, usage);
+      const tools = host.tools().map((t) => t.spec);
+      const shape = () => ({ system: host.system, tools, messages: history });
+      // Before the limit, not at it: a request the provider would refuse is never sent.
+      if (budget.needsCompaction(budget.measure(shape()))) await compact(tools, 'limit');
+      let before = { ...usage };
+      let turn;
+      try {
+        turn = await modelTurn(host, provider, model, history, tools, budget.maxOutput, usage);
+      } catch (error) {
+        // The count was short of the provider's: one compaction and one retry, never a lost run.
+        if (!isContextOverflow(error) || signal.aborted) throw error;
+        budget.refused(shape());
+        if (!(await compact(tools, 'overflow'))) throw error;
+        before = { ...usage };
+        turn = await modelTurn(host, provider, model, history, tools, budget.maxOutput, usage);
+      }
+      const callInput = usage.inputTokens - before.inputTokens;
+      // The history as sent (the assistant turn is pushed below): the provider's count scales the estimate.
+      budget.calibrate(shape(), callInput);
       host.progress?.({
         usage: {
           inputTokens: usage.inputTokens - before.inputTokens,
           outputTokens: usage.outputTokens - before.outputTokens,
         },
+        context: { tokens: callInput > 0 ? callInput : budget.measure(shape()), window: budget.window },
       });
       history.push({ role: 'assistant', text: turn.text, toolCalls: turn.toolCalls });
       if (turn.toolCalls.length > 0) {
@@ -86,9 +131,11 @@ async function modelTurn(
   provider: ModelProvider,
   model: string,
   history: ChatMessage[],
-  signal: AbortSignal,
+  tools: ToolSpec[],
+  maxTokens: number,
   usage: NonNullable<RunResult['usage']>,
 ): Promise<{ text: string; toolCalls: ToolCall[] }> {
+  const { signal } = host;
   const messageId = host.newId('m');
   let text = '';
   const toolCalls: ToolCall[] = [];
@@ -105,8 +152,8 @@ async function modelTurn(
       model,
       system: host.system,
       messages: history,
-      tools: host.tools().map((t) => t.spec),
-      maxTokens: MAX_TOKENS,
+      tools,
+      maxTokens,
       signal,
     });
     for await (const event of stream) {

@@ -5,6 +5,10 @@ import type { EventLog } from '../../store/event-log.js';
 import type { AnyTool } from '../../tools/tool.js';
 import { runAgent } from './agent-run.js';
 import { buildHistory } from './history.js';
+import { loadInstructions, repositoryRoot } from './project-instructions.js';
+import { skillTool } from '../../tools/skill-tool.js';
+import { discoverSkills, skillsPrompt } from '../../tools/skills.js';
+import { asAnyTool } from '../../tools/tool.js';
 import type { RunContext, RunResult, SessionBackend } from '../session-backend.js';
 import { systemPrompt } from './system-prompt.js';
 
@@ -12,16 +16,29 @@ import { systemPrompt } from './system-prompt.js';
 export type ProviderFactory = (
   spec: string,
   onNotice: (text: string) => void,
-) => Result<{ provider: ModelProvider; model: string }>;
+) => Result<{
+  provider: ModelProvider;
+  model: string;
+  /** Tokens; the default window when absent. */
+  contextWindow?: number;
+}>;
 
 export interface BuiltinBackendDeps {
   log: EventLog;
   providers: ProviderFactory;
   tools: () => readonly AnyTool[];
+  /** The host's own instructions file (`<data-dir>/AGENTS.md`), added after the project's. */
+  hostInstructions?: string;
 }
+
+/** Sessions whose last instruction notices are remembered, so an unchanged problem is said once. */
+const NOTICES_KEPT = 1024;
 
 /** Tether's own agent loop: a model over the Anthropic or OpenAI SDKs, with tools. */
 export class BuiltinBackend implements SessionBackend {
+  /** Per session, the instruction notices its last run gave (bounded by NOTICES_KEPT; forgetting repeats one notice). */
+  private readonly lastNotices = new Map<string, string>();
+
   constructor(private readonly deps: BuiltinBackendDeps) {}
 
   check(model: string): Result<void> {
@@ -29,7 +46,7 @@ export class BuiltinBackend implements SessionBackend {
     return provider.ok ? ok(undefined) : provider;
   }
 
-  run(run: RunContext): Promise<RunResult> {
+  async run(run: RunContext): Promise<RunResult> {
     const record = run.record();
     // The model's history is rebuilt from the log for every run: the log is the source of truth.
     const history = buildHistory(this.deps.log.readAll(run.sessionId));
@@ -37,17 +54,44 @@ export class BuiltinBackend implements SessionBackend {
       run.append({ type: 'notice', level: 'warning', text }),
     );
     if (!resolved.ok) {
-      return Promise.resolve({
-        status: 'error',
-        error: resolved.error.message,
-        usage: { inputTokens: 0, outputTokens: 0 },
-      });
+      return { status: 'error', error: resolved.error.message, usage: { inputTokens: 0, outputTokens: 0 } };
     }
+    const root = await repositoryRoot(run.context, record.cwd);
+    const instructions = await loadInstructions({
+      context: run.context,
+      cwd: record.cwd,
+      root,
+      hostFile: this.deps.hostInstructions,
+    });
+    const skills = await discoverSkills(run.context, root, run.context.home);
+    run.progress?.({ instructions: instructions.files });
+    this.notify(run, [
+      ...instructions.notices,
+      ...skills.skipped.map((s) => `The skill in ${s.folder} was skipped: ${s.why}.`),
+    ]);
+    const tools =
+      skills.skills.length === 0 ? this.deps.tools : () => [...this.deps.tools(), asAnyTool(skillTool(skills.skills))];
     const system = systemPrompt({
       cwd: record.cwd,
       place: record.place,
       date: new Date(run.clock.now()).toDateString(),
+      instructions: [skillsPrompt(skills.skills), instructions.prompt].filter(Boolean).join('\n\n'),
     });
-    return runAgent({ ...run, tools: this.deps.tools, system }, resolved.value.provider, resolved.value.model, history);
+    const { provider, model, contextWindow } = resolved.value;
+    return runAgent(
+      { ...run, tools, system, ...(contextWindow !== undefined ? { contextWindow } : {}) },
+      provider,
+      model,
+      history,
+    );
+  }
+
+  /** Says in the transcript which instruction files were cut or left out, when that changed since the last run. */
+  private notify(run: RunContext, notices: string[]): void {
+    const key = notices.join('\n');
+    if ((this.lastNotices.get(run.sessionId) ?? '') === key) return;
+    if (this.lastNotices.size >= NOTICES_KEPT) this.lastNotices.clear();
+    this.lastNotices.set(run.sessionId, key);
+    for (const text of notices) run.append({ type: 'notice', level: 'warning', text });
   }
 }

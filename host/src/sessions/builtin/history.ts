@@ -1,5 +1,6 @@
 import type { SessionEvent } from '@tether/shared-protocol';
 import type { ChatMessage, ToolCall, ToolResultMessage } from '../../models/types.js';
+import { applyCompaction } from './compaction.js';
 
 /** What the model is told about a tool call that never finished (the host stopped meanwhile). */
 export const UNFINISHED_TOOL_OUTPUT = 'This tool call did not finish: the run was interrupted before it completed.';
@@ -13,7 +14,8 @@ export function argumentsText(input: unknown): string {
  * Rebuilds the conversation the model sees from a session's event log, which is the source of
  * truth: user and assistant messages, each assistant turn's tool calls, and their results.
  * A tool call with no recorded result gets one saying it did not finish, because both APIs
- * require every call to be answered.
+ * require every call to be answered. A `context.compacted` event applies the very compaction the
+ * loop made at that point (compaction.ts), so the rebuilt history is the one the model saw.
  */
 export function buildHistory(events: Iterable<SessionEvent>): ChatMessage[] {
   const messages: ChatMessage[] = [];
@@ -64,6 +66,10 @@ export function buildHistory(events: Iterable<SessionEvent>): ChatMessage[] {
         break;
       case 'run.finished':
         closeTurn();
+        break;
+      case 'context.compacted':
+        closeTurn();
+        applyCompaction(messages, event);
         break;
       default:
         break;

@@ -1,0 +1,131 @@
+import type { ExecutionContext } from '@tether/machine';
+import { posix } from 'node:path';
+
+/**
+ * Agent Skills: folders holding a `SKILL.md` whose front matter names the skill and says when it
+ * applies. Found in `<project>/.agents/skills/` and `~/.agents/skills/` (immediate children only),
+ * read through the session's execution context. Only names and descriptions go into the system
+ * prompt; the `skill` tool (skill-tool.ts) loads a body and its files when the model asks.
+ */
+
+/** Skill folders looked at per location; more are skipped with a reason. */
+export const MAX_SKILLS = 100;
+/** Bytes of a SKILL.md read at most (front matter and body). */
+export const MAX_SKILL_BYTES = 128 * 1024;
+/** Characters of a description kept (the Agent Skills format's own limit). */
+const MAX_DESCRIPTION = 1024;
+/** A skill's name, as the format has it: lower-case letters, digits and hyphens. */
+const NAME = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
+
+export type SkillScope = 'project' | 'user';
+
+export interface Skill {
+  name: string;
+  description: string;
+  scope: SkillScope;
+  /** The skill's folder (every file it loads is confined to it by real path). */
+  folder: string;
+}
+
+export interface SkippedSkill {
+  folder: string;
+  scope: SkillScope;
+  why: string;
+}
+
+export interface SkillSet {
+  skills: Skill[];
+  skipped: SkippedSkill[];
+}
+
+/** The front matter's `name` and `description`, or why it has none usable. */
+export function parseSkillFile(text: string): { name: string; description: string; body: string } | { why: string } {
+  const match = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*)$/.exec(text);
+  if (!match) return { why: 'SKILL.md does not start with front matter (--- … ---)' };
+  const fields = new Map<string, string>();
+  for (const line of match[1]!.split(/\r?\n/)) {
+    const field = /^([A-Za-z][\w-]*):\s*(.*)$/.exec(line);
+    if (!field) continue;
+    fields.set(field[1]!, unquote(field[2]!.trim()));
+  }
+  const name = fields.get('name') ?? '';
+  const description = fields.get('description') ?? '';
+  if (!NAME.test(name))
+    return { why: `its name ${JSON.stringify(name.slice(0, 80))} is not lower-case letters, digits and hyphens` };
+  if (description === '') return { why: 'it has no description' };
+  if (description.length > MAX_DESCRIPTION) return { why: `its description is over ${MAX_DESCRIPTION} characters` };
+  return { name, description, body: match[2]! };
+}
+
+function unquote(value: string): string {
+  if (value.length >= 2 && (value[0] === '"' || value[0] === "'") && value.at(-1) === value[0])
+    return value.slice(1, -1);
+  return value;
+}
+
+/**
+ * The skills a session may use: the project's (`<project>/.agents/skills/`) and the person's
+ * (`<home>/.agents/skills/`), the project's copy winning a name both have. A skill that cannot be
+ * used is skipped with the reason, and the others go on.
+ */
+export async function discoverSkills(
+  context: ExecutionContext,
+  project: string,
+  home: string | undefined,
+): Promise<SkillSet> {
+  const set: SkillSet = { skills: [], skipped: [] };
+  const locations: [SkillScope, string][] = [['project', posix.join(project, '.agents', 'skills')]];
+  if (home !== undefined) locations.push(['user', posix.join(home, '.agents', 'skills')]);
+  for (const [scope, root] of locations) {
+    const listed = await context.listDir(root, '.', MAX_SKILLS + 1);
+    if (!listed.ok && listed.error.code === 'unreachable') break;
+    if (!listed.ok) continue;
+    const entries = listed.value.entries.filter((e) => !e.name.startsWith('.'));
+    for (const [i, entry] of entries.entries()) {
+      const folder = posix.join(root, entry.name);
+      if (i >= MAX_SKILLS) {
+        set.skipped.push({ folder, scope, why: `only the first ${MAX_SKILLS} skill folders are read` });
+        continue;
+      }
+      if (entry.type !== 'dir') {
+        if (entry.type === 'symlink') set.skipped.push({ folder, scope, why: 'it is a link, not a folder' });
+        continue;
+      }
+      const read = await context.readFile(folder, 'SKILL.md', MAX_SKILL_BYTES);
+      if (!read.ok && read.error.code === 'unreachable') return set;
+      if (!read.ok) {
+        set.skipped.push({
+          folder,
+          scope,
+          why: read.error.code === 'not-found' ? 'it has no SKILL.md' : read.error.message,
+        });
+        continue;
+      }
+      const parsed = parseSkillFile(read.value.text);
+      if ('why' in parsed) {
+        set.skipped.push({ folder, scope, why: parsed.why });
+        continue;
+      }
+      if (parsed.name !== entry.name) {
+        set.skipped.push({ folder, scope, why: `its name ${parsed.name} is not its folder's name` });
+        continue;
+      }
+      if (set.skills.some((s) => s.name === parsed.name)) {
+        set.skipped.push({ folder, scope, why: `the project's skill of the same name is used` });
+        continue;
+      }
+      set.skills.push({ name: parsed.name, description: parsed.description, scope, folder });
+    }
+  }
+  return set;
+}
+
+/** The system prompt's list of skills ('' with none). Descriptions are the skills' own text. */
+export function skillsPrompt(skills: readonly Skill[]): string {
+  if (skills.length === 0) return '';
+  return [
+    'Skills: instructions and files for particular tasks. When one applies, load it with the `skill` tool',
+    '(its name; then any of its files it names) before you start on the task.',
+    ...skills.map((s) => `- ${s.name}: ${s.description.replace(/\s+/g, ' ')}`),
+  ].join('\n');
+}
