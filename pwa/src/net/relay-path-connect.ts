@@ -71,13 +71,15 @@ export function pathConnect(deps: PathConnectDeps): PathConnect {
     const plan = planPaths(host, deps.pageOrigin);
     path.update((state) => ({ ...state, plan }));
     if (plan.paths.length === 0) throw new Error(unreachableText(plan.unreachable!, host.apiBase));
-    // Paths that worked, or were not tried lately, in the plan's order; then those that failed
-    // lately, the one that failed longest ago first, so that every path gets its turn.
+    // Paths that worked, or were not tried lately, in the plan's order; then the relays that
+    // failed lately, the one that failed longest ago first, so that each gets its turn; then a
+    // direct path that failed lately (the phone is away from home: the relays are its way in).
     const now = deps.clock.now();
     const lately = (target: HostPath) => now - (failedAt.get(keyOf(target)) ?? -Infinity) < DIRECT_RETRY_MS;
+    const rank = (target: HostPath) => (target.kind === 'direct' ? Infinity : failedAt.get(keyOf(target))!);
     const order = [
       ...plan.paths.filter((p) => !lately(p)),
-      ...plan.paths.filter(lately).sort((a, b) => failedAt.get(keyOf(a))! - failedAt.get(keyOf(b))!),
+      ...plan.paths.filter(lately).sort((a, b) => rank(a) - rank(b)),
     ];
     let lastError: unknown;
     for (const target of order) {
