@@ -30,6 +30,11 @@ if v == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 if not v then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end
 return 0`;
 
+/** Gives a claim that is still ours to the node that took the link, with a full TTL. */
+const HAND_OVER = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) end
+return 0`;
+
 /** Deletes a claim only if it is still ours. */
 const RELEASE = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
@@ -132,6 +137,17 @@ export class RedisBackplane implements Backplane {
     this.claims.add(hostId);
     await this.command(() =>
       this.pub.set(hostKey(hostId), this.nodeId, { expiration: { type: 'PX', value: this.limits.presenceTtlMs } }),
+    );
+  }
+
+  async handOver(hostId: string, node: string): Promise<void> {
+    this.claims.delete(hostId);
+    // On the same connection as this node's own claim, so it runs after that claim however late.
+    await this.command(() =>
+      this.pub.eval(HAND_OVER, {
+        keys: [hostKey(hostId)],
+        arguments: [this.nodeId, node, String(this.limits.presenceTtlMs)],
+      }),
     );
   }
 
