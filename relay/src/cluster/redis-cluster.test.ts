@@ -141,13 +141,32 @@ describe('relay cluster over Redis', () => {
     await roundTrip(h, d, Uint8Array.of(1));
     await a.crash();
     nodes.splice(nodes.indexOf(a), 1);
-    // Noticed through a's heartbeat expiring (2.5 s here, 15 s by default).
+    // Noticed through a's heartbeat expiring (2.5 s here, 3 s by default).
     expect(await d.done).toEqual({ code: RelayCloseCode.HostGone, reason: 'host-gone' });
     expect(b.metrics.drops('node-gone')).toBe(1);
     // Its presence expires too: a new device is told the host is offline.
     const late = await device(b, identity);
     expect((await late.done).code).toBe(RelayCloseCode.HostOffline);
   });
+
+  it('notices a node that dies within 5 s with the default heartbeat, and closes its streams then', async () => {
+    const a = await node();
+    const b = await node();
+    const identity = generateHostIdentity();
+    const h = await host(a, identity);
+    const d = await device(b, identity);
+    await roundTrip(h, d, Uint8Array.of(1));
+    const diedAt = Date.now();
+    await a.crash();
+    nodes.splice(nodes.indexOf(a), 1);
+    expect(await d.done).toEqual({ code: RelayCloseCode.HostGone, reason: 'host-gone' });
+    const noticedMs = Date.now() - diedAt;
+    expect(noticedMs).toBeLessThan(5_000);
+    expect(b.metrics.drops('node-gone')).toBe(1);
+    // Its hosts' presence no longer counts at once, though the key lives on.
+    const late = await device(b, identity);
+    expect((await late.done).code).toBe(RelayCloseCode.HostOffline);
+  }, 10_000);
 
   it('releases presence when a node shuts down cleanly, and the newest link wins across nodes', async () => {
     const a = await node();
