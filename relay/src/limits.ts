@@ -122,6 +122,12 @@ export const REQUEST_TIMEOUT_MS = 70_000;
 export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 export const MAX_HEADERS = 64;
 
+/** Milliseconds a node that is asked to stop (SIGTERM) waits for its hosts to link elsewhere after
+ * telling them to (`drain`) before it closes what is left: hosts relink in well under a second,
+ * so this only bounds a host that does not know the message (an older one) or cannot leave; far
+ * under systemd's default 90 s stop timeout. */
+export const DRAIN_GRACE_MS = 10_000;
+
 /** Cluster (Redis). A host's presence lives 30 s unless refreshed every 10 s; a node's own heartbeat
  * lives 3 s, refreshed every second (three tries before it lapses, so a pause of a second or two
  * does not make a live node look dead), and other nodes check it every second for the streams

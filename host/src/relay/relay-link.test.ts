@@ -381,6 +381,20 @@ describe('a link with several relays', () => {
     expect(link.url).toBe('https://b.test');
   });
 
+  it('links again at once, to the next relay, when its relay says it is draining', async () => {
+    const { h, a, link } = twoRelays();
+    link.start();
+    await settle();
+    const socket = a.current;
+    socket.fromRelay({ type: 'drain' });
+    await settle();
+    // No backoff: the next relay is dialled before any time passes.
+    expect(socket.closedWith).toEqual({ code: 1001, reason: 'relay-draining' });
+    expect(link.state.name).toBe('linked');
+    expect(link.url).toBe('https://b.test');
+    expect(h.gateway.stats.get('relay:drain')).toBe(1);
+  });
+
   it('stops for good, on every relay, when one says a newer link for this host took over', async () => {
     const { h, a, b, link } = twoRelays();
     link.start();

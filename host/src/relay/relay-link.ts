@@ -278,6 +278,8 @@ export class RelayLink implements ConnLink {
         return this.control(session, { type: 'pong', nonce: frame.nonce });
       case 'pong':
         return;
+      case 'drain':
+        return this.drained(session);
       default:
         this.options.gateway.stats.add('relay:unexpected-frame');
         return this.drop(
@@ -402,6 +404,22 @@ export class RelayLink implements ConnLink {
       return;
     }
     session.socket.send(bytes.value, () => undefined);
+  }
+
+  /**
+   * The relay node is stopping and asks the host to link again now. The message can come only from
+   * the relay this link proved itself to: it arrives on the link's own socket, after `ready`, and
+   * device bytes reach the host only inside `data` frames. So nothing but that relay can move the
+   * host. It dials at once, without a backoff: the next relay in the list, or the same URL, which
+   * a load balancer sends to another node (the stopping one refuses new links).
+   */
+  private drained(session: Session): void {
+    this.options.gateway.stats.add('relay:drain');
+    session.socket.close(CloseCode.GoingAway, 'relay-draining');
+    this.endSession(session, { code: RelayCloseCode.HostGone, reason: 'host-gone' });
+    this.reconnector.reset();
+    this.index = (this.index + 1) % this.options.urls.length;
+    this.dial();
   }
 
   /** Ends the session from this side and dials again after a backoff. */
