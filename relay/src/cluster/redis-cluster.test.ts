@@ -45,7 +45,7 @@ async function spawnRedis(port: number): Promise<ChildProcess> {
   );
   await new Promise<void>((resolve, reject) => {
     let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       if (out.includes('Ready to accept connections')) resolve();
     });
