@@ -73,6 +73,8 @@ describe('relay server', () => {
     // Nobody new is let in while it drains.
     const late = await fetch(`${relay.url}/relay/call/${h.identity.hostId}`, { method: 'POST', body: 'x' });
     expect(late.status).toBe(503);
+    const health = await fetch(`${relay.url}/healthz`);
+    expect([health.status, await health.json()]).toEqual([503, { status: 'shutting-down' }]);
     // The host leaves; the node closes the rest at once rather than waiting out the grace.
     const leftAt = Date.now();
     h.ws.close(1001, 'relay-draining');
