@@ -42,6 +42,11 @@ return 0`;
 
 /** Commands the Redis client may hold unanswered: beyond it a command fails rather than queueing. */
 const MAX_REDIS_COMMANDS = 100_000;
+/** Milliseconds a command may wait for Redis's answer before it counts as failed: a Redis that
+ * takes connections and never answers (stopped, swapping, a half-open link) must not hold a
+ * device's connect, a publish or a heartbeat for ever. Under the 3 s node TTL, so a node whose
+ * Redis stalls is not the last to know. */
+const COMMAND_TIMEOUT_MS = 2_000;
 /** Milliseconds to reach Redis when connecting: 5 s. */
 const CONNECT_TIMEOUT_MS = 5_000;
 /**
@@ -237,12 +242,18 @@ export class RedisBackplane implements Backplane {
     }
   }
 
-  /** Runs a command; undefined when Redis cannot answer (the caller treats it as unknown). */
+  /** Runs a command; undefined when Redis cannot answer, or not within COMMAND_TIMEOUT_MS (the
+   * caller treats it as unknown). A late answer is dropped. */
   private async command<T>(run: () => Promise<T>): Promise<T | undefined> {
+    let timer: TimerHandle | undefined;
+    const late = new Promise<undefined>((resolve) => {
+      timer = this.clock.setTimeout(() => resolve(undefined), COMMAND_TIMEOUT_MS);
+    });
+    const answer = run().catch(() => undefined);
     try {
-      return await run();
-    } catch {
-      return undefined;
+      return await Promise.race([answer, late]);
+    } finally {
+      if (timer !== undefined) this.clock.clearTimeout(timer);
     }
   }
 }

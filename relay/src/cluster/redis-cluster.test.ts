@@ -235,4 +235,46 @@ describe('relay cluster over Redis', () => {
       await stopRedis(own);
     }
   }, 20_000);
+
+  it('refuses cross-node traffic within seconds when Redis stops answering, serves its own, and recovers', async () => {
+    const port = await freePort();
+    const own = await spawnRedis(port);
+    try {
+      const url = `redis://127.0.0.1:${port}`;
+      const a = await node(FAST, url);
+      const b = await node(FAST, url);
+      const identity = generateHostIdentity();
+      const h = await host(a, identity);
+      /** A device whose connection the host has opened: the host's newest, for `roundTrip`. */
+      const opened = async (relay: RelayServer) => {
+        const before = h.conns.size;
+        const d = await device(relay, identity);
+        await until(() => h.conns.size > before, 'the open at the host');
+        return d;
+      };
+      await roundTrip(h, await opened(b), Uint8Array.of(1));
+
+      // Redis takes connections and answers nothing.
+      own.kill('SIGSTOP');
+      const askedAt = Date.now();
+      const refused = await device(b, identity);
+      expect((await refused.done).code).toBe(RelayCloseCode.HostOffline);
+      expect(Date.now() - askedAt).toBeLessThan(5_000);
+      await roundTrip(h, await opened(a), Uint8Array.of(2));
+
+      own.kill('SIGCONT');
+      let again: FakeDevice | undefined;
+      for (let i = 0; i < 40 && !again; i++) {
+        const before = h.conns.size;
+        const d = await device(b, identity);
+        await new Promise((r) => setTimeout(r, 100));
+        if (d.closed === undefined && h.conns.size > before) again = d;
+      }
+      if (!again) throw new Error('no cross-node device after Redis answered again');
+      await roundTrip(h, again, Uint8Array.of(3));
+    } finally {
+      own.kill('SIGCONT');
+      await stopRedis(own);
+    }
+  }, 20_000);
 });
