@@ -107,7 +107,8 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
   io.onListening?.(relay);
 
   await (io.stop ?? untilSignal());
-  await relay.close();
+  // Hosts are told to link elsewhere first, so a rolling restart of the nodes loses nothing.
+  await relay.drain();
   if (!o.json) io.stdout('tether-relay stopped');
   return 0;
 }

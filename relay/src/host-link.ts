@@ -243,6 +243,11 @@ export class HostLink implements HostEndpoint {
   }
 
   /** A control frame (open, close, request, ping, pong): bounded by the link's total only. */
+  /** This node is stopping: the host is to link again, elsewhere, now (once it is authenticated). */
+  drain(): void {
+    if (this.id !== undefined) this.control({ type: 'drain' });
+  }
+
   private control(frame: RelayFrame): void {
     const bytes = encodeRelayFrame(frame);
     if (!bytes.ok) return this.peer.close(CloseCode.ProtocolError, 'internal');

@@ -247,7 +247,8 @@ export function createRelayApp(deps: RelayAppDeps): Hono {
 
   // Whether this node answers, and nothing else: anyone may ask (load balancers, `tether doctor`),
   // so how many hosts and devices it carries is said only on /metrics, for the operator.
-  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  // 503 while draining, so a load balancer's health check stops sending anyone here.
+  app.get('/healthz', (c) => (deps.isClosing() ? c.json({ status: 'shutting-down' }, 503) : c.json({ status: 'ok' })));
   app.get('/metrics', (c) => c.text(deps.metrics.render(), 200, { 'Content-Type': 'text/plain; version=0.0.4' }));
 
   app.get('*', (c) => {

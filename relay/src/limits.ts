@@ -122,14 +122,22 @@ export const REQUEST_TIMEOUT_MS = 70_000;
 export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 export const MAX_HEADERS = 64;
 
-/** Cluster (Redis). A host's presence lives 30 s unless refreshed every 10 s, so a dead node's hosts
- * are forgotten within 30 s; a node's own heartbeat lives 15 s, refreshed every 5 s, and other
- * nodes check it every 5 s for the streams they hold with it, so a node that dies is noticed
- * within 20 s. */
+/** Milliseconds a node that is asked to stop (SIGTERM) waits for its hosts to link elsewhere after
+ * telling them to (`drain`) before it closes what is left: hosts relink in well under a second,
+ * so this only bounds a host that does not know the message (an older one) or cannot leave; far
+ * under systemd's default 90 s stop timeout. */
+export const DRAIN_GRACE_MS = 10_000;
+
+/** Cluster (Redis). A host's presence lives 30 s unless refreshed every 10 s; a node's own heartbeat
+ * lives 3 s, refreshed every second (three tries before it lapses, so a pause of a second or two
+ * does not make a live node look dead), and other nodes check it every second for the streams
+ * they hold with it: a node that dies is noticed within 4 s (TTL plus one check), its streams
+ * closed then, and its hosts' presence no longer counts (a lookup checks the holder's heartbeat
+ * too). One SET and a few EXISTS a second per node: nothing to Redis. */
 export const PRESENCE_TTL_MS = 30_000;
 export const PRESENCE_REFRESH_MS = 10_000;
-export const NODE_TTL_MS = 15_000;
-export const NODE_HEARTBEAT_MS = 5_000;
+export const NODE_TTL_MS = 3_000;
+export const NODE_HEARTBEAT_MS = 1_000;
 
 /** Milliseconds a node waits for another to acknowledge a device connection it forwarded: 5 s. No
  * answer means that node is gone or overloaded; the device is told the host is offline. */

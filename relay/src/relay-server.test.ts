@@ -62,6 +62,38 @@ async function scrape(relay: RelayServer, series: string): Promise<number> {
 }
 
 describe('relay server', () => {
+  it('drains: refuses newcomers, tells its hosts to move, and closes as soon as they have gone', async () => {
+    const relay = await start();
+    running.splice(running.indexOf(relay), 1);
+    const h = await host(relay);
+    const d = await device(relay, h.identity);
+    await until(() => h.conns.size === 1, 'the open');
+    const drained = relay.drain(10_000);
+    await until(() => h.frames.some((f) => f.type === 'drain'), 'the drain message');
+    // Nobody new is let in while it drains.
+    const late = await fetch(`${relay.url}/relay/call/${h.identity.hostId}`, { method: 'POST', body: 'x' });
+    expect(late.status).toBe(503);
+    const health = await fetch(`${relay.url}/healthz`);
+    expect([health.status, await health.json()]).toEqual([503, { status: 'shutting-down' }]);
+    // The host leaves; the node closes the rest at once rather than waiting out the grace.
+    const leftAt = Date.now();
+    h.ws.close(1001, 'relay-draining');
+    await drained;
+    expect(Date.now() - leftAt).toBeLessThan(2_000);
+    expect((await d.done).code).toBe(RelayCloseCode.HostGone);
+  });
+
+  it('drains for a bounded time only: a host that stays is closed when the grace ends', async () => {
+    const relay = await start();
+    running.splice(running.indexOf(relay), 1);
+    const h = await host(relay);
+    const startedAt = Date.now();
+    await relay.drain(300);
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(300);
+    await until(() => h.closed !== undefined, 'the host closed');
+    expect(h.closed).toEqual({ code: RelayCloseCode.GoingAway, reason: 'shutting-down' });
+  });
+
   it("carries a device's bytes to its host and the host's back, unchanged, up to the largest frame", async () => {
     const relay = await start();
     const h = await host(relay);

@@ -17,6 +17,7 @@ import type { AppFiles } from './app-files.js';
 import type { RedisCluster } from './cluster/redis-cluster.js';
 import { createRelayApp } from './http-app.js';
 import type { RelayLimits } from './limits.js';
+import { DRAIN_GRACE_MS } from './limits.js';
 import {
   DEFAULT_LIMITS,
   HEADERS_TIMEOUT_MS,
@@ -53,6 +54,9 @@ const NODE_ID_BYTES = 16;
 
 /** Milliseconds a clean shutdown waits for sockets to finish closing before it destroys them. */
 const SHUTDOWN_GRACE_MS = 2_000;
+
+/** Milliseconds between looks at whether every host has left a draining node. */
+const DRAIN_POLL_MS = 50;
 
 /**
  * A relay node: the HTTP(S) server, its WebSocket endpoints and, with `redisUrl`, its place in a
@@ -174,6 +178,28 @@ export class RelayServer {
   async close(): Promise<void> {
     if (this.state.closing) return;
     this.state.closing = true;
+    await this.shutdown();
+  }
+
+  /**
+   * Drains, then shuts down (SIGTERM): no new sockets or requests from now on (503
+   * `shutting-down`, so a load balancer's next try goes to another node), every host linked here
+   * told to link again elsewhere (`drain`), and once they have all gone, or `graceMs` has passed,
+   * the rest closed as `close` does. Devices of a host that moved are closed with it when its new
+   * link wins, and reconnect to wherever it is; a rolling restart loses nothing.
+   */
+  async drain(graceMs: number = DRAIN_GRACE_MS): Promise<void> {
+    if (this.state.closing) return;
+    this.state.closing = true;
+    this.switchboard.drainHosts();
+    const until = Date.now() + graceMs;
+    while (this.switchboard.linkedHosts > 0 && Date.now() < until) {
+      await new Promise<void>((resolve) => setTimeout(resolve, DRAIN_POLL_MS).unref());
+    }
+    await this.shutdown();
+  }
+
+  private async shutdown(): Promise<void> {
     this.switchboard.closeAll(false);
     await this.cluster?.leave();
     const server = this.server as Server;

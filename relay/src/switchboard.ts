@@ -127,6 +127,16 @@ export class Switchboard {
     this.hosts.get(hostId)?.peer.close(RelayCloseCode.Replaced, 'replaced', 'replaced');
   }
 
+  /** Tells every host linked here to link again elsewhere (the node is draining). */
+  drainHosts(): void {
+    for (const link of this.hosts.values()) link.drain();
+  }
+
+  /** Hosts linked here now. */
+  get linkedHosts(): number {
+    return this.hosts.size;
+  }
+
   /** Closes every connection: cleanly (`GoingAway`) on shutdown, or at once to simulate a crash. */
   closeAll(hard: boolean): void {
     for (const conn of [...this.devices]) {

@@ -57,6 +57,7 @@ export * from './relay/relay-ticket.js';
 export * from './relay/host-auth.js';
 export * from './relay/relay-close-codes.js';
 export * from './relay/relay-urls.js';
+export * from './relay/relay-list.js';
 export * from './machine/index.js';
 export * from './relay/relay-connect.js';
 export * from './relay/relay-answers.js';

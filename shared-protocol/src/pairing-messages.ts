@@ -9,6 +9,7 @@ import { MAX_DEVICE_LABEL } from './limits.js';
 import { PAIRING_COMMITMENT_BYTES, PAIRING_NONCE_BYTES } from './pairing-code.js';
 import { PAIRING_ID_BYTES } from './pairing-link.js';
 import type { RandomBytes } from './random.js';
+import { MAX_RELAY_URL, RelayUrlListSchema } from './relay/relay-list.js';
 import { secureRandom } from './random.js';
 import { ScopeSchema } from './scopes.js';
 import { PROTOCOL_VERSION } from './version.js';
@@ -73,8 +74,11 @@ const PairChallengePlainSchema = v.object({
 });
 
 export const RelayDetailsSchema = v.object({
-  url: v.pipe(v.string(), v.maxLength(2048)),
+  /** The relay the device is to try first. */
+  url: v.pipe(v.string(), v.maxLength(MAX_RELAY_URL)),
   ticket: v.pipe(v.string(), v.maxLength(4096)),
+  /** Every relay the host keeps, `url` among them (absent from hosts with one relay). */
+  urls: v.optional(RelayUrlListSchema),
 });
 
 const PairReplyPlainSchema = v.object({

@@ -10,7 +10,7 @@ function relayFor(url: string) {
   const fake = new FakeRelay(h.clock, h.random);
   fake.origin = new URL(url).origin;
   const made = HostRelay.create({
-    url,
+    urls: [url],
     identity: h.identity,
     gateway: h.gateway,
     clock: h.clock,

@@ -1,5 +1,6 @@
 import type { Clock, HostIdentity, RandomBytes, RelayLinkStatus, Result } from '@tether/shared-protocol';
 import {
+  MAX_RELAYS,
   fail,
   formatPairingLink,
   isRelayUrl,
@@ -15,15 +16,15 @@ import { RelayLink } from './relay-link.js';
 import { RelayTickets } from './relay-tickets.js';
 
 export interface HostRelayOptions {
-  /** `--relay URL`: the relay's public URL. */
-  url: string;
+  /** `--relay URL`, each time it was given: the relays' public URLs, most preferred first. */
+  urls: readonly string[];
   identity: HostIdentity;
   gateway: LinkGateway;
   clock: Clock;
   random: RandomBytes;
   dial?: DialRelay;
   onState?: (state: RelayLinkState) => void;
-  /** The tickets for `url` (`relayTickets`), when the devices' handlers were given them first. */
+  /** The tickets for `urls` (`relayTickets`), when the devices' handlers were given them first. */
   tickets?: RelayTickets;
 }
 
@@ -39,9 +40,32 @@ export function relayUrl(url: string): Result<string> {
   return ok(trimmed);
 }
 
-/** The tickets a host's devices get for its relay at `url` (checked by `relayUrl`). */
-export function relayTickets(url: string, identity: HostIdentity, clock: Clock): RelayTickets {
-  return new RelayTickets(url, identity.sign, clock);
+/**
+ * Checks every `--relay` (each may be a comma-separated list) before anything is dialled: each a
+ * relay URL (`relayUrl`), none given twice, at most MAX_RELAYS. A duplicate is an error rather than
+ * dropped: it is a typo for another relay more often than not.
+ */
+export function relayUrls(given: readonly string[]): Result<string[]> {
+  const urls: string[] = [];
+  for (const part of given.flatMap((g) => g.split(','))) {
+    const text = part.trim();
+    if (text === '') return fail('invalid-params', '--relay: an empty URL in the list');
+    const url = relayUrl(text);
+    if (!url.ok) return url;
+    const same = urls.find(
+      (u) => relayOrigin(u) === relayOrigin(url.value) && u.toLowerCase() === url.value.toLowerCase(),
+    );
+    if (same) return fail('invalid-params', `--relay ${text}: given twice (${same})`);
+    urls.push(url.value);
+  }
+  if (urls.length === 0) return fail('invalid-params', '--relay needs a URL');
+  if (urls.length > MAX_RELAYS) return fail('invalid-params', `--relay: at most ${MAX_RELAYS} relays`);
+  return ok(urls);
+}
+
+/** The tickets a host's devices get for its relays at `urls` (checked by `relayUrls`). */
+export function relayTickets(urls: readonly string[], identity: HostIdentity, clock: Clock): RelayTickets {
+  return new RelayTickets(urls, identity.sign, clock);
 }
 
 /**
@@ -54,13 +78,13 @@ export class HostRelay {
   readonly tickets: RelayTickets;
 
   private constructor(
-    readonly url: string,
+    readonly urls: readonly string[],
     private readonly identity: HostIdentity,
     options: HostRelayOptions,
   ) {
-    this.tickets = options.tickets ?? relayTickets(url, identity, options.clock);
+    this.tickets = options.tickets ?? relayTickets(urls, identity, options.clock);
     this.link = new RelayLink({
-      url,
+      urls,
       identity,
       gateway: options.gateway,
       clock: options.clock,
@@ -70,11 +94,16 @@ export class HostRelay {
     });
   }
 
-  /** Checks the URL (`relayUrl`) before anything is dialled. */
+  /** Checks the URLs (`relayUrls`) before anything is dialled. */
   static create(options: HostRelayOptions): Result<HostRelay> {
-    const url = relayUrl(options.url);
-    if (!url.ok) return url;
-    return ok(new HostRelay(url.value, options.identity, options));
+    const urls = relayUrls(options.urls);
+    if (!urls.ok) return urls;
+    return ok(new HostRelay(urls.value, options.identity, options));
+  }
+
+  /** The relay the link is on now (or dialling): where a pairing link sends the phone. */
+  get url(): string {
+    return this.link.url;
   }
 
   start(): void {
@@ -103,16 +132,19 @@ export class HostRelay {
     return formatPairingLink({ ...parsed.value, relay: { hostId: this.identity.hostId, url: this.url } });
   }
 
-  /** What the host's own pages may connect to besides themselves: this relay, over HTTP and WS. */
+  /** What the host's own pages may connect to besides themselves: every relay, over HTTP and WS. */
   connectSources(): string[] {
-    const origin = relayOrigin(this.url);
-    return origin ? [origin, origin.replace(/^http/, 'ws')] : [];
+    return this.urls.flatMap((url) => {
+      const origin = relayOrigin(url);
+      return origin ? [origin, origin.replace(/^http/, 'ws')] : [];
+    });
   }
 
   status(): RelayLinkStatus {
     const state = this.link.state;
     return {
       url: this.url,
+      ...(this.urls.length > 1 ? { urls: [...this.urls] } : {}),
       state: state.name === 'idle' ? 'connecting' : state.name,
       message: this.message(),
       since: this.link.since,

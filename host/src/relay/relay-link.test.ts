@@ -53,7 +53,7 @@ function setup() {
   const relay = new FakeRelay(h.clock, h.random);
   const states: RelayLinkState[] = [];
   const link = new RelayLink({
-    url: 'https://relay.test',
+    urls: ['https://relay.test'],
     identity: h.identity,
     gateway: h.gateway,
     clock: h.clock,
@@ -304,6 +304,106 @@ describe('the relay link', () => {
     expect(h.gateway.pairing.requests()).toHaveLength(0);
     // The commit was answered with a challenge; the revealed request never gets a reply.
     expect(socket.frames.filter((f: RelayFrame) => f.type === 'reply')).toHaveLength(1);
+  });
+});
+
+describe('a link with several relays', () => {
+  function twoRelays() {
+    const h = gatewayHarness();
+    const a = new FakeRelay(h.clock, h.random);
+    const b = new FakeRelay(h.clock, h.random);
+    a.origin = 'https://a.test';
+    b.origin = 'https://b.test';
+    const states: RelayLinkState[] = [];
+    /** Which relay each dial went to, and when (ms on the manual clock). */
+    const dials: { to: string; at: number }[] = [];
+    const link = new RelayLink({
+      urls: ['https://a.test', 'https://b.test'],
+      identity: h.identity,
+      gateway: h.gateway,
+      clock: h.clock,
+      random: h.random,
+      dial: (url) => {
+        const to = url.startsWith('wss://a.test/') ? 'a' : 'b';
+        dials.push({ to, at: h.clock.now() });
+        return (to === 'a' ? a : b).dial(url);
+      },
+      onState: (s) => states.push(s),
+    });
+    return { h, a, b, link, states, dials };
+  }
+
+  it('moves to the next relay within 2 s when its link drops, and proves itself to that one', async () => {
+    const { h, a, b, link } = twoRelays();
+    link.start();
+    await settle();
+    expect(link.state.name).toBe('linked');
+    expect(link.url).toBe('https://a.test');
+    expect(b.sockets).toHaveLength(0);
+
+    // Relay A dies; it stays dead.
+    a.down = true;
+    a.current.relayCloses(1006, '');
+    await settle();
+    expect(link.state.name).toBe('waiting');
+    h.clock.advance(2000);
+    await settle();
+    expect(link.state.name).toBe('linked');
+    expect(link.url).toBe('https://b.test');
+    expect(b.current.hostId).toBe(h.identity.hostId);
+    // The link names the relay it is on, and the challenge it signed was B's: a relay that names
+    // another origin than the URL being dialled is still refused.
+    expect(b.current.url).toBe('wss://b.test/relay/host');
+    expect(a.sockets).toHaveLength(1);
+  });
+
+  it('tries the relays in turn while none answers, with the usual backoff, and links to the first that does', async () => {
+    const { h, a, b, link, dials } = twoRelays();
+    a.down = true;
+    b.down = true;
+    link.start();
+    await settle();
+    for (let i = 0; i < 6; i++) {
+      h.clock.advance(1000 * 2 ** i);
+      await settle();
+    }
+    // A, then B, then A again: each failed dial moves on, and the waits between them grow.
+    expect(dials.map((d) => d.to).slice(0, 6)).toEqual(['a', 'b', 'a', 'b', 'a', 'b']);
+    const gaps = dials.slice(1).map((d, i) => d.at - dials[i]!.at);
+    expect(gaps[4]!).toBeGreaterThan(gaps[0]!);
+    expect(link.state.name).toBe('waiting');
+    b.down = false;
+    h.clock.advance(30_000);
+    await settle();
+    h.clock.advance(30_000);
+    await settle();
+    expect(link.state.name).toBe('linked');
+    expect(link.url).toBe('https://b.test');
+  });
+
+  it('links again at once, to the next relay, when its relay says it is draining', async () => {
+    const { h, a, link } = twoRelays();
+    link.start();
+    await settle();
+    const socket = a.current;
+    socket.fromRelay({ type: 'drain' });
+    await settle();
+    // No backoff: the next relay is dialled before any time passes.
+    expect(socket.closedWith).toEqual({ code: 1001, reason: 'relay-draining' });
+    expect(link.state.name).toBe('linked');
+    expect(link.url).toBe('https://b.test');
+    expect(h.gateway.stats.get('relay:drain')).toBe(1);
+  });
+
+  it('stops for good, on every relay, when one says a newer link for this host took over', async () => {
+    const { h, a, b, link } = twoRelays();
+    link.start();
+    await settle();
+    a.current.relayCloses(RelayCloseCode.Replaced, 'replaced');
+    h.clock.advance(60_000);
+    await settle();
+    expect(link.state).toMatchObject({ name: 'stopped', error: { code: 'conflict' } });
+    expect(b.sockets).toHaveLength(0);
   });
 });
 

@@ -54,8 +54,9 @@ export interface LinkGateway extends RequestGateway {
 }
 
 export interface RelayLinkOptions {
-  /** The relay's public URL (`https://relay.example.com`). */
-  url: string;
+  /** The relays' public URLs (`https://relay.example.com`), most preferred first: the link is to
+   * one at a time, and moves to the next in turn when it drops or a dial fails. */
+  urls: readonly string[];
   identity: HostIdentity;
   gateway: LinkGateway;
   clock: Clock;
@@ -87,7 +88,10 @@ interface Session {
  * It keeps the link: a drop is dialled again with jittered exponential backoff on the injected
  * clock, a link that stays silent for LINK_DEAD_MS is taken for dead, and a relay that refuses the
  * host for good (a newer link took over, the signature did not hold, another version, a relay
- * that names another origin) stops it with the reason.
+ * that names another origin) stops it with the reason. With several relays, every drop and every
+ * failed dial moves to the next relay in the list (round and round): a link that had been up is
+ * dialled again at the backoff's first step (at most 500 ms), so a host whose relay dies is on
+ * another one well within 2 s, and its devices find it there (they know the list).
  */
 export class RelayLink implements ConnLink {
   private stateValue: RelayLinkState = { name: 'idle' };
@@ -98,6 +102,8 @@ export class RelayLink implements ConnLink {
   /** The relay's clock minus this one, from the last challenge (ms). */
   skewMs: number | undefined;
   private readonly pingNonce: Uint8Array;
+  /** Which of `options.urls` the link is dialling or on. */
+  private index = 0;
   /**
    * How every pair request this link carries reached the host. A relay is reached over HTTPS (or
    * loopback), so nobody on the network changed the page; but the page was the relay's: a browser
@@ -106,7 +112,6 @@ export class RelayLink implements ConnLink {
    * whoever runs this relay, which the host names by the URL it was given and checked the relay's
    * challenge against.
    */
-  private readonly pairChannel: PairChannel;
 
   constructor(private readonly options: RelayLinkOptions) {
     this.sinceValue = options.clock.now();
@@ -116,10 +121,10 @@ export class RelayLink implements ConnLink {
       jitter: jitterFrom(options.random),
       ...(options.backoff ? { backoff: options.backoff } : {}),
     });
-    this.pairChannel = {
-      secure: true,
-      page: { from: 'relay', origin: relayOrigin(options.url) ?? options.url },
-    };
+  }
+
+  private get pairChannel(): PairChannel {
+    return { secure: true, page: { from: 'relay', origin: relayOrigin(this.url) ?? this.url } };
   }
 
   get state(): RelayLinkState {
@@ -131,8 +136,14 @@ export class RelayLink implements ConnLink {
     return this.sinceValue;
   }
 
+  /** The relay the link is on, or dialling. */
   get url(): string {
-    return this.options.url;
+    return this.options.urls[this.index]!;
+  }
+
+  /** Every relay the link may use, most preferred first. */
+  get urls(): readonly string[] {
+    return this.options.urls;
   }
 
   /** Device connections open through the relay now. */
@@ -194,12 +205,12 @@ export class RelayLink implements ConnLink {
   }
 
   private dial(): void {
-    const url = relayHostLinkUrl(this.options.url);
+    const url = relayHostLinkUrl(this.url);
     if (!url) {
       this.reconnector.stop();
       return this.setState({
         name: 'stopped',
-        error: protocolError('invalid-params', `${this.options.url} is not a relay URL`),
+        error: protocolError('invalid-params', `${this.url} is not a relay URL`),
       });
     }
     this.setState({ name: 'connecting', attempt: this.reconnector.dialling() });
@@ -267,6 +278,8 @@ export class RelayLink implements ConnLink {
         return this.control(session, { type: 'pong', nonce: frame.nonce });
       case 'pong':
         return;
+      case 'drain':
+        return this.drained(session);
       default:
         this.options.gateway.stats.add('relay:unexpected-frame');
         return this.drop(
@@ -284,7 +297,7 @@ export class RelayLink implements ConnLink {
     if (frame.type === 'challenge' && session.phase === 'opening') {
       this.skewMs = frame.time - this.options.clock.now();
       const answer = answerRelayChallenge(bytes, this.options.identity.sign, {
-        relayUrl: this.options.url,
+        relayUrl: this.url,
         clock: this.options.clock,
       });
       if (!answer.ok) {
@@ -295,7 +308,7 @@ export class RelayLink implements ConnLink {
             session,
             protocolError(
               'handshake-failed',
-              `the relay at ${this.options.url} names itself ${frame.origin}, not ${relayOrigin(this.options.url) ?? '?'}: check the URL, or the relay's --public-url`,
+              `the relay at ${this.url} names itself ${frame.origin}, not ${relayOrigin(this.url) ?? '?'}: check the URL, or the relay's --public-url`,
             ),
           );
         }
@@ -393,6 +406,22 @@ export class RelayLink implements ConnLink {
     session.socket.send(bytes.value, () => undefined);
   }
 
+  /**
+   * The relay node is stopping and asks the host to link again now. The message can come only from
+   * the relay this link proved itself to: it arrives on the link's own socket, after `ready`, and
+   * device bytes reach the host only inside `data` frames. So nothing but that relay can move the
+   * host. It dials at once, without a backoff: the next relay in the list, or the same URL, which
+   * a load balancer sends to another node (the stopping one refuses new links).
+   */
+  private drained(session: Session): void {
+    this.options.gateway.stats.add('relay:drain');
+    session.socket.close(CloseCode.GoingAway, 'relay-draining');
+    this.endSession(session, { code: RelayCloseCode.HostGone, reason: 'host-gone' });
+    this.reconnector.reset();
+    this.index = (this.index + 1) % this.options.urls.length;
+    this.dial();
+  }
+
   /** Ends the session from this side and dials again after a backoff. */
   private drop(session: Session, error: ProtocolError, code: number = CloseCode.Normal, reason = 'relinking'): void {
     session.socket.close(code, reason);
@@ -413,7 +442,7 @@ export class RelayLink implements ConnLink {
     const wasLinked = session.phase === 'linked';
     this.endSession(session, { code: RelayCloseCode.HostGone, reason: 'host-gone' });
     if (this.stateValue.name === 'stopped') return;
-    const error = protocolError(relayCloseToError(code, reason), closeMessage(this.options.url, code, reason));
+    const error = protocolError(relayCloseToError(code, reason), closeMessage(this.url, code, reason));
     if (relayRefusesForGood(code)) {
       this.reconnector.stop();
       this.setState({ name: 'stopped', error });
@@ -438,8 +467,10 @@ export class RelayLink implements ConnLink {
     session.socket.onClose = null;
   }
 
+  /** After a drop or a failed dial: waits out the backoff, then dials the next relay in turn. */
   private retry(error: ProtocolError): void {
     if (this.stateValue.name === 'stopped') return;
+    this.index = (this.index + 1) % this.options.urls.length;
     const plan = this.reconnector.retry(() => {
       if (this.stateValue.name === 'waiting') this.dial();
     });

@@ -16,7 +16,7 @@ const host = generateHostIdentity(random);
 describe('relay tickets', () => {
   it('are signed for one device, valid for the default lifetime, and checked by the relay against the host key', () => {
     const clock = new ManualClock();
-    const tickets = new RelayTickets('https://relay.example.com', host.sign, clock);
+    const tickets = new RelayTickets(['https://relay.example.com'], host.sign, clock);
     const deviceId = generateDeviceId(random);
     const issued = tickets.issue(deviceId);
     expect(issued).toMatchObject({ url: 'https://relay.example.com', expiresAt: clock.now() + RELAY_TICKET_TTL_MS });
@@ -38,6 +38,18 @@ describe('relay tickets', () => {
       verifyRelayTicket(issued.ticket, { hostId: other.hostId, hostSignPublicKey: other.sign.publicKey, clock }),
     ).toMatchObject({ ok: false, error: { code: 'ticket-wrong-host' } });
     expect(tickets.details(deviceId)).toMatchObject({ url: 'https://relay.example.com' });
+    // One relay: nothing an older app does not know.
+    expect('urls' in tickets.details(deviceId)).toBe(false);
+  });
+
+  it('name every relay the host keeps, and one ticket serves them all', () => {
+    const tickets = new RelayTickets(['https://a.example', 'https://b.example'], host.sign, new ManualClock());
+    const deviceId = generateDeviceId(random);
+    expect(tickets.details(deviceId)).toMatchObject({
+      url: 'https://a.example',
+      urls: ['https://a.example', 'https://b.example'],
+    });
+    expect(tickets.issue(deviceId)).toMatchObject({ urls: ['https://a.example', 'https://b.example'] });
   });
 
   it('renew over the sealed channel for the calling device alone, or are unsupported without a relay', async () => {
@@ -47,7 +59,7 @@ describe('relay tickets', () => {
     const phone = await h.connect(['watch']);
     const none = await phone.request('relay.ticket', {});
     expect(none).toMatchObject({ t: 'res', error: { code: 'unsupported' } });
-    issuer.tickets = new RelayTickets('https://relay.example.com', h.identity.sign, clock);
+    issuer.tickets = new RelayTickets(['https://relay.example.com'], h.identity.sign, clock);
     const answer = await phone.request('relay.ticket', {});
     if (answer.t !== 'res' || !('result' in answer)) throw new Error('expected a result');
     const result = answer.result as { ticket: string };

@@ -68,7 +68,7 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-function setup() {
+function setup(relays?: string[]) {
   const clock = new ManualClock(1_000);
   const db = openDatabase(':memory:');
   const log = new EventLog(db, clock);
@@ -95,6 +95,7 @@ function setup() {
     roots: [root],
     models: ['demo', 'anthropic:claude'],
     features: () => ['terminals'],
+    relays: () => relays,
     clock,
   });
   let n = 0;
@@ -131,6 +132,14 @@ describe('device handlers', () => {
         }),
       ),
     );
+  });
+
+  it('host.info names the relays the host keeps, on every connect, and nothing when it has none', async () => {
+    const none = await setup().handlers['host.info']!({}, setup().device(['watch']));
+    expect(none.ok && 'relays' in none.value).toBe(false);
+    const t = setup(['https://a.example', 'https://b.example']);
+    const info = await t.handlers['host.info']!({}, t.device(['watch']));
+    expect(info.ok && info.value.relays).toEqual(['https://a.example', 'https://b.example']);
   });
 
   it('a message or interrupt to a wrapped program takes the terminal scope; other sessions do not', async () => {

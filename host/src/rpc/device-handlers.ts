@@ -41,6 +41,8 @@ export interface DeviceHandlerDeps {
   agentSessions?: Pick<AgentSessions, 'list' | 'continue'>;
   /** Method families this host offers beyond the base set. */
   features: () => readonly string[];
+  /** The relays the host keeps, most preferred first; undefined without one. */
+  relays?: () => readonly string[] | undefined;
   clock: Clock;
   /** Machines that lend themselves to this host, when it serves them. */
   machines?: MachineRegistry;
@@ -75,6 +77,7 @@ export function deviceHandlers(deps: DeviceHandlerDeps): DeviceHandlers {
         defaultModel: deps.models[0]!,
         roots: [...deps.roots],
         agents: deps.agents?.available() ?? [],
+        ...relayList(deps.relays?.()),
       }),
     'fs.listDirs': (params) => listDirs(deps.roots, params.path, deps.privates),
 
@@ -178,4 +181,9 @@ async function sessionFolder(
   return folder
     ? ok({ place: 'local', cwd: folder })
     : fail('forbidden', `${cwd} is not under a folder this host shares with devices`);
+}
+
+/** `host.info`'s relays: said on every connect, so a device learns of a relay added since it paired. */
+function relayList(relays: readonly string[] | undefined): { relays?: string[] } {
+  return relays && relays.length > 0 ? { relays: [...relays] } : {};
 }

@@ -59,6 +59,7 @@ export const HOST_COUNTER_NAMES = [
   ...prefixed('machine:', ERROR_CODES),
   'relay:open',
   'relay:dead',
+  'relay:drain',
   'relay:ready-timeout',
   'relay:frame-too-large',
   'relay:frame-malformed',

@@ -23,7 +23,7 @@ import {
 } from '../models/model-spec.js';
 import { createProvider } from '../models/registry.js';
 import { PushService } from '../push/push-service.js';
-import { HostRelay, relayTickets, relayUrl } from '../relay/host-relay.js';
+import { HostRelay, relayTickets, relayUrls } from '../relay/host-relay.js';
 import { relayHandlers } from '../relay/relay-handlers.js';
 import type { RelayTickets } from '../relay/relay-tickets.js';
 import { controlHandlers } from '../rpc/control-handlers.js';
@@ -124,11 +124,11 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
     required: options.agentsConfig !== undefined,
   });
   if (!agentSpecs.ok) return agentSpecs;
-  let tickets: { url: string; tickets: RelayTickets } | undefined;
+  let tickets: { urls: string[]; tickets: RelayTickets } | undefined;
   if (options.relay) {
-    const url = relayUrl(options.relay.url);
-    if (!url.ok) return url;
-    tickets = { url: url.value, tickets: relayTickets(url.value, identity, clock) };
+    const urls = relayUrls(options.relay.urls);
+    if (!urls.ok) return urls;
+    tickets = { urls: urls.value, tickets: relayTickets(urls.value, identity, clock) };
   }
 
   // The store and what is kept in it.
@@ -290,6 +290,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
         agents: catalog,
         agentSessions,
         features: () => ['machines', 'terminals', 'push', ...(tickets ? ['relay'] : [])],
+        relays: () => tickets?.urls,
         clock,
         machines: machines.registry,
         terminals,
@@ -323,7 +324,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
   let relay: HostRelay | undefined;
   if (tickets) {
     const made = HostRelay.create({
-      url: tickets.url,
+      urls: tickets.urls,
       identity,
       gateway,
       clock,

@@ -63,8 +63,9 @@ export interface HostOptions {
   terminalIdleMs?: number;
   /** Milliseconds a wrapped program's output is still before its screen is read for a question. */
   promptQuietMs?: number;
-  /** `--relay URL`: keep a link to this relay, so phones anywhere reach the host through it. */
-  relay?: { url: string };
+  /** `--relay URL`, once or more: keep a link to one of these relays (the next when it drops), so
+   * phones anywhere reach the host through it. */
+  relay?: { urls: string[] };
   /** The relay link changed state (linked, waiting, stopped). */
   onRelayState?: (state: RelayLinkState) => void;
 }

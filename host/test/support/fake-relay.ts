@@ -19,6 +19,8 @@ export class FakeRelay {
   origin = 'https://relay.test';
   /** Added to the clock for the challenge's time (a relay whose clock is off). */
   skewMs = 0;
+  /** A relay that is not there: every dial closes at once (1006), as a refused connection does. */
+  down = false;
 
   constructor(
     private readonly clock: Clock,
@@ -28,6 +30,10 @@ export class FakeRelay {
   readonly dial: DialRelay = (url) => {
     const socket = new FakeLinkSocket(url);
     this.sockets.push(socket);
+    if (this.down) {
+      queueMicrotask(() => socket.relayCloses(1006, ''));
+      return socket;
+    }
     const challenge = makeRelayChallenge({
       origin: this.origin,
       clock: { now: () => this.clock.now() + this.skewMs },

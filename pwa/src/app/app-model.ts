@@ -10,7 +10,7 @@ import type { OutboxStore } from '../net/outbox.js';
 import { deviceKeyFor } from '../net/device-key.js';
 import { HostConnection } from '../net/host-connection.js';
 import type { Route } from '../ui/route.js';
-import { renewRelayTicket } from '../net/relay-ticket-renewal.js';
+import { relaysFromInfo, renewRelayTicket } from '../net/relay-ticket-renewal.js';
 
 export interface AppModelDeps {
   db: Pick<AppDb, 'hosts' | 'putHost' | 'deleteHost' | 'roundTrip' | 'health'> & CachePort & OutboxStore;
@@ -204,10 +204,18 @@ export class AppModel {
     });
     this.connections.set(host.hostId, connection);
     this.connectionsVersion.update((n) => n + 1);
-    // Each time the host answers host.info (every connection), the relay ticket is renewed if due.
+    // Each time the host answers host.info (every connection), the phone keeps the host's list of
+    // relays, and renews the relay ticket if due.
     connection.info.subscribe((info) => {
       const current = this.host(host.hostId);
       if (!info || !current) return;
+      const relays = relaysFromInfo(current, info);
+      if (relays) {
+        void this.change(host.hostId, (record) => ({
+          ...record,
+          relay: record.relay ? { ...record.relay, urls: relays.urls } : relays,
+        }));
+      }
       void renewRelayTicket(connection.client, current, info, this.deps.now()).then((relay) => {
         if (relay) void this.change(host.hostId, (record) => ({ ...record, relay }));
       });

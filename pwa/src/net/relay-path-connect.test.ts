@@ -25,7 +25,13 @@ const settle = async () => {
  * and the relay passes a device through to the host once it has sent its connect request.
  */
 function network(host: FakeHost, hostSignPublicKey: Uint8Array) {
-  const net = { directUp: true, opened: [] as string[], connectRequests: 0 };
+  const net = {
+    directUp: true,
+    opened: [] as string[],
+    connectRequests: 0,
+    /** The relay the host is linked to (its wss:// origin); any relay when unset. */
+    hostAt: undefined as string | undefined,
+  };
   class NetSocket implements WebSocketLike {
     binaryType = 'blob';
     readyState = 0;
@@ -36,6 +42,7 @@ function network(host: FakeHost, hostSignPublicKey: Uint8Array) {
     private readonly peer;
     private readonly viaRelay: boolean;
     private connected = false;
+    private hostHere = true;
     constructor(readonly url: string) {
       this.viaRelay = url.includes('/relay/connect/');
       const [mine, theirs] = memoryPipe();
@@ -64,9 +71,15 @@ function network(host: FakeHost, hostSignPublicKey: Uint8Array) {
         expect(frame.value.hostSignPublicKey).toEqual(hostSignPublicKey);
         net.connectRequests++;
         this.connected = true;
+        // A relay the host is not linked to takes the connection and closes it: host-offline.
+        // (A task later, as from across a network: after the page has taken the socket.)
+        if (net.hostAt !== undefined && !this.url.startsWith(`${net.hostAt}/`)) {
+          this.hostHere = false;
+          setTimeout(() => this.peer.close(4102, 'host-offline'), 0);
+        }
         return;
       }
-      this.peer.send(data);
+      if (this.hostHere) this.peer.send(data);
     }
     close(code?: number, reason?: string): void {
       this.peer.close(code, reason);
@@ -75,7 +88,7 @@ function network(host: FakeHost, hostSignPublicKey: Uint8Array) {
   return { net, NetSocket };
 }
 
-function setup() {
+function setup(relays?: string[]) {
   const clock = new ManualClock();
   const identity = generateHostIdentity(random);
   const host = new FakeHost(identity.box, clock, random);
@@ -89,6 +102,7 @@ function setup() {
     relay: {
       url: 'https://relay.example.com',
       ticket: encodeRelayTicket(signRelayTicket({ deviceId, expiresAt: clock.now() + 60_000 }, identity.sign)),
+      ...(relays ? { urls: relays } : {}),
     },
     deviceId,
     keyStorage: 'raw',
@@ -190,6 +204,31 @@ describe('reaching a host by the first path that works', () => {
     }
     expect(connect.path.get().current).toBe('relay');
     expect(client.state.name).toBe('open');
+    client.stop();
+  });
+
+  it('tries the host’s relays in turn, and passes over one the host has left for the next', async () => {
+    const { clock, host, net, connect, client } = setup(['https://relay.example.com', 'https://spare.example.net']);
+    net.directUp = false;
+    net.hostAt = 'wss://relay.example.com';
+    client.start();
+    await settle();
+    clock.advance(DIRECT_OPEN_TIMEOUT_MS);
+    await settle();
+    expect(client.state.name).toBe('open');
+    expect(net.opened.at(-1)).toMatch(/^wss:\/\/relay\.example\.com\/relay\/connect\//);
+
+    // The host's relay goes down and the host moves to the spare: the first relay, still up,
+    // takes the device and says host-offline; the next attempt goes to the spare first.
+    net.hostAt = 'wss://spare.example.net';
+    host.dropAll();
+    for (let i = 0; i < 6 && !(client.state.name === 'open' && net.opened.at(-1)?.startsWith(net.hostAt)); i++) {
+      clock.advance(1000);
+      await settle();
+    }
+    expect(client.state.name).toBe('open');
+    expect(net.opened.at(-1)).toMatch(/^wss:\/\/spare\.example\.net\/relay\/connect\//);
+    expect(connect.path.get().current).toBe('relay');
     client.stop();
   });
 

@@ -10,9 +10,10 @@ import { planPaths, unreachableText } from './relay-paths.js';
 export const DIRECT_OPEN_TIMEOUT_MS = 4000;
 /** Milliseconds any connection may take to open. */
 export const OPEN_TIMEOUT_MS = 15_000;
-/** Milliseconds after a direct attempt failed during which the relay is tried first: a phone away
- * from home does not pay the direct timeout on every reconnect, and comes back to direct soon
- * after it is home. */
+/** Milliseconds after a path failed during which the others are tried first: a phone away from
+ * home does not pay the direct timeout on every reconnect, and comes back to direct soon after it
+ * is home; a relay that is down, or that no longer has the host (it moved to another relay), is
+ * passed over for the next. */
 export const DIRECT_RETRY_MS = 2 * 60_000;
 
 export interface PathState {
@@ -43,7 +44,10 @@ export function pathConnect(deps: PathConnectDeps): PathConnect {
     current: null,
     plan: initial ? planPaths(initial, deps.pageOrigin) : { paths: [], unreachable: 'other-origin' },
   });
-  let directFailedAt = Number.NEGATIVE_INFINITY;
+  /** When each path (by its URL) last failed: to open, or closed before its first message. */
+  const failedAt = new Map<string, number>();
+  const keyOf = (target: HostPath) => (target.kind === 'direct' ? target.url : target.relayUrl);
+  const failed = (target: HostPath) => failedAt.set(keyOf(target), deps.clock.now());
 
   const open = (host: HostRecord, target: HostPath, timeoutMs: number): Promise<Transport> => {
     let connect: Connect;
@@ -67,23 +71,28 @@ export function pathConnect(deps: PathConnectDeps): PathConnect {
     const plan = planPaths(host, deps.pageOrigin);
     path.update((state) => ({ ...state, plan }));
     if (plan.paths.length === 0) throw new Error(unreachableText(plan.unreachable!, host.apiBase));
-    const recentlyFailed = deps.clock.now() - directFailedAt < DIRECT_RETRY_MS;
-    const order = recentlyFailed
-      ? [...plan.paths.filter((p) => p.kind === 'relay'), ...plan.paths.filter((p) => p.kind === 'direct')]
-      : plan.paths;
+    // Paths that worked, or were not tried lately, in the plan's order; then the relays that
+    // failed lately, the one that failed longest ago first, so that each gets its turn; then a
+    // direct path that failed lately (the phone is away from home: the relays are its way in).
+    const now = deps.clock.now();
+    const lately = (target: HostPath) => now - (failedAt.get(keyOf(target)) ?? -Infinity) < DIRECT_RETRY_MS;
+    const rank = (target: HostPath) => (target.kind === 'direct' ? Infinity : failedAt.get(keyOf(target))!);
+    const order = [
+      ...plan.paths.filter((p) => !lately(p)),
+      ...plan.paths.filter(lately).sort((a, b) => rank(a) - rank(b)),
+    ];
     let lastError: unknown;
     for (const target of order) {
-      const quick = target.kind === 'direct' && target !== order.at(-1);
+      const quick = target !== order.at(-1);
       try {
         const transport = await open(host, target, quick ? DIRECT_OPEN_TIMEOUT_MS : OPEN_TIMEOUT_MS);
         path.set({ current: target.kind, plan });
         // Something that takes the connection and closes it before a word (a captive portal, an
-        // address now held by another machine) is no better than no answer: relay first next time.
-        return target.kind === 'direct'
-          ? closedBeforeAnswer(transport, () => (directFailedAt = deps.clock.now()))
-          : transport;
+        // address now held by another machine, a relay the host is no longer linked to) is no
+        // better than no answer: the others first next time.
+        return closedBeforeAnswer(transport, () => failed(target));
       } catch (error) {
-        if (target.kind === 'direct') directFailedAt = deps.clock.now();
+        failed(target);
         lastError = error;
       }
     }

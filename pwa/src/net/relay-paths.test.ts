@@ -12,7 +12,7 @@ import { seededRandom } from '@tether/shared-protocol/testing';
 import { describe, expect, it } from 'vitest';
 import { pairingElsewhereText, pairingRoute } from './relay-pairing.js';
 import { planPaths } from './relay-paths.js';
-import { needsRelayTicket, renewRelayTicket } from './relay-ticket-renewal.js';
+import { needsRelayTicket, relaysFromInfo, renewRelayTicket } from './relay-ticket-renewal.js';
 
 const random = seededRandom('relay paths');
 const identity = generateHostIdentity(random);
@@ -41,6 +41,20 @@ describe('the paths from this page to a host', () => {
     // Paired directly on the LAN, then opened on the relay's page (the link named the relay).
     expect(planPaths({ apiBase: 'http://192.168.1.5:7420', relay }, 'https://relay.example.com').paths).toEqual([
       { kind: 'relay', relayUrl: 'https://relay.example.com' },
+    ]);
+  });
+
+  it('on the host’s own page try every relay the host keeps, in its order; on a relay’s page, that relay alone', () => {
+    const lan = 'http://192.168.1.5:7420';
+    const two = { ...relay, urls: ['https://relay.example.com', 'https://spare.example.net'] };
+    expect(planPaths({ apiBase: lan, relay: two }, lan).paths).toEqual([
+      { kind: 'direct', url: 'ws://192.168.1.5:7420/rc/ws' },
+      { kind: 'relay', relayUrl: 'https://relay.example.com' },
+      { kind: 'relay', relayUrl: 'https://spare.example.net' },
+    ]);
+    // Paired on the spare's page: nothing direct there, and that page reaches its own origin only.
+    expect(planPaths({ apiBase: 'https://spare.example.net', relay: two }, 'https://spare.example.net').paths).toEqual([
+      { kind: 'relay', relayUrl: 'https://spare.example.net' },
     ]);
   });
 
@@ -138,5 +152,20 @@ describe('relay ticket renewal', () => {
     ).toBeUndefined();
     expect(await renewRelayTicket(answering as never, { relay: fresh }, { features: ['relay'] }, now)).toBeUndefined();
     expect(calls).toHaveLength(1);
+  });
+});
+
+describe('the host’s relays, on every connect', () => {
+  it('are kept when host.info names another list, and left alone when it names the same or none', () => {
+    const paired = { relay };
+    expect(relaysFromInfo(paired, {})).toBeUndefined();
+    expect(relaysFromInfo(paired, { relays: ['https://relay.example.com'] })).toBeUndefined();
+    expect(relaysFromInfo({}, { relays: ['https://relay.example.com'] })).toBeUndefined();
+    const added = relaysFromInfo(paired, { relays: ['https://relay.example.com', 'https://spare.example.net'] });
+    expect(added).toEqual({ ...relay, urls: ['https://relay.example.com', 'https://spare.example.net'] });
+    expect(relaysFromInfo({ relay: added }, { relays: ['https://spare.example.net'] })).toEqual({
+      ...relay,
+      urls: ['https://spare.example.net'],
+    });
   });
 });

@@ -1,4 +1,4 @@
-import { relayOrigin } from '@tether/shared-protocol';
+import { relayOrigin, relayUrlsOf } from '@tether/shared-protocol';
 import type { HostRecord } from '../data/records.js';
 import { sameOrigin, webSocketUrl } from '../lib/api-urls.js';
 
@@ -9,7 +9,7 @@ import { sameOrigin, webSocketUrl } from '../lib/api-urls.js';
  * - **direct** when the page was loaded from the host itself (its `/rc/ws`);
  * - **relay** when the host gave this device a relay ticket: through the relay the page was
  *   loaded from (a relay origin is the relay, so a load-balanced name just works), or, on the
- *   host's own page, through the relay the host named;
+ *   host's own page, through each relay the host keeps, in its order;
  * - **none** otherwise, with the reason, so the app can say it rather than fail silently: an
  *   `http://` host from an HTTPS page is mixed content, which browsers block outright.
  */
@@ -18,7 +18,7 @@ export type PathKind = HostPath['kind'];
 export type Unreachable = 'mixed-content' | 'other-origin';
 
 export interface PathPlan {
-  /** In the order to try them: direct first (one hop fewer), then the relay. */
+  /** In the order to try them: direct first (one hop fewer), then the relays. */
   paths: HostPath[];
   /** Why there is no path at all. */
   unreachable?: Unreachable;
@@ -26,14 +26,19 @@ export interface PathPlan {
 
 export function planPaths(host: Pick<HostRecord, 'apiBase' | 'relay'>, pageOrigin: string): PathPlan {
   const paths: HostPath[] = [];
+  const relays = host.relay ? relayUrlsOf(host.relay) : [];
   // A host paired through a relay has the relay's origin as its base: nothing direct is there.
-  const pairedViaRelay = host.relay !== undefined && relayOrigin(host.relay.url) === relayOrigin(host.apiBase);
+  const pairedViaRelay = relays.some((url) => relayOrigin(url) === relayOrigin(host.apiBase));
   const onHost = !pairedViaRelay && sameOrigin(host.apiBase, pageOrigin);
-  if (onHost) paths.push({ kind: 'direct', url: webSocketUrl(host.apiBase) });
-  if (host.relay) {
-    const named = relayOrigin(host.relay.url);
-    // On a relay's page the page's own origin is the relay; on the host's page, the one it named.
-    const relayUrl = onHost || named === pageOrigin ? host.relay.url : pageOrigin;
+  if (onHost) {
+    // The host's page may connect to every relay the host keeps (its policy lists them): each in
+    // turn, as the host gave them, so a relay that is down is passed over for the next.
+    paths.push({ kind: 'direct', url: webSocketUrl(host.apiBase) });
+    for (const relayUrl of relays) paths.push({ kind: 'relay', relayUrl });
+  } else if (relays.length > 0) {
+    // A relay's page may connect to its own origin only: the relay, under the name the page was
+    // loaded from (a load-balanced name just works), or the URL the host gave for it.
+    const relayUrl = relays.find((url) => relayOrigin(url) === pageOrigin) ?? pageOrigin;
     paths.push({ kind: 'relay', relayUrl });
   }
   if (paths.length > 0) return { paths };

@@ -30,5 +30,21 @@ export async function renewRelayTicket(
   if (!needsRelayTicket(record, info, now)) return undefined;
   const result = await client.call('relay.ticket', {});
   if (!result.ok) return undefined;
-  return { url: result.value.url, ticket: result.value.ticket };
+  const { url, ticket, urls } = result.value;
+  return { url, ticket, ...(urls ? { urls } : {}) };
+}
+
+/**
+ * The relay details with the host's list of relays as `host.info` gives it on this connect, or
+ * undefined when nothing changed (no ticket yet, an older host that says nothing, the same list).
+ * A relay added or removed at the computer since pairing reaches the phone this way.
+ */
+export function relaysFromInfo(
+  record: Pick<HostRecord, 'relay'>,
+  info: Pick<HostInfo, 'relays'>,
+): RelayDetails | undefined {
+  if (!record.relay || !info.relays) return undefined;
+  const known = record.relay.urls ?? [record.relay.url];
+  if (known.length === info.relays.length && known.every((url, i) => url === info.relays![i])) return undefined;
+  return { ...record.relay, urls: [...info.relays] };
 }

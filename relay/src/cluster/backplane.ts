@@ -11,6 +11,12 @@ export interface Backplane {
   broadcast(bytes: Uint8Array): Promise<boolean>;
   /** Records that this node now holds `hostId`'s link (newest wins), and keeps it fresh. */
   claim(hostId: string): Promise<void>;
+  /**
+   * Gives the claim, if it is still this node's, to `node`, which took the link: a claim of this
+   * node's that reached the store after the newer one (both are sent at about the same time from
+   * two nodes) must not leave the host's presence pointing here, or deleted by `release`.
+   */
+  handOver(hostId: string, node: string): Promise<void>;
   /** Forgets the claim, if it is still this node's. */
   release(hostId: string): Promise<void>;
   /** The live node holding `hostId`'s link, if any. */

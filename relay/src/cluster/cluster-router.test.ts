@@ -85,6 +85,27 @@ describe('cluster router', () => {
     expect(dev.port.closedWith).toEqual({ code: RelayCloseCode.HostOffline, reason: 'host-offline' });
   });
 
+  it('keeps the newest link found when the older node’s claim reaches the store after the newer one', async () => {
+    const { net, a, b } = cluster();
+    const first = a.host();
+    await settle();
+    // The host relinks to b; b's claim is stored, and a's own (sent when its link came up) lands
+    // only now, after it, before b's announcement reaches a.
+    b.backplane.hold = true;
+    const second = b.host(first.identity);
+    await settle();
+    net.presence.set(first.identity.hostId, 'node-a');
+    b.backplane.hold = false;
+    b.backplane.flush();
+    await settle();
+    expect(first.port.closedWith).toEqual({ code: RelayCloseCode.Replaced, reason: 'replaced' });
+    expect(net.presence.get(first.identity.hostId)).toBe('node-b');
+    // A device on a finds the host on b.
+    const dev = await a.device(first.identity);
+    expect(dev.port.closedWith).toBeUndefined();
+    expect(second.port.framesOf('open')).toHaveLength(1);
+  });
+
   it('moves with the host: when its link lands on another node, the old link and its streams close', async () => {
     const { a, b } = cluster();
     const first = a.host();

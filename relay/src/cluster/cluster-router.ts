@@ -225,6 +225,9 @@ export class ClusterRouter implements ClusterLink {
       }
       case 'claim':
         if (from === this.deps.backplane.nodeId) return;
+        // Before the local link closes (and releases): a claim of ours that Redis got after the
+        // newer one would otherwise stand, or be deleted, and the host would look offline.
+        void this.deps.backplane.handOver(m.hostId, from);
         this.deps.local.replacedElsewhere(m.hostId);
         for (const [streamId, stream] of this.out) {
           if (stream.hostId === m.hostId && stream.node !== from) {

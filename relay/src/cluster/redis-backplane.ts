@@ -30,6 +30,11 @@ if v == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 if not v then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end
 return 0`;
 
+/** Gives a claim that is still ours to the node that took the link, with a full TTL. */
+const HAND_OVER = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) end
+return 0`;
+
 /** Deletes a claim only if it is still ours. */
 const RELEASE = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
@@ -37,6 +42,11 @@ return 0`;
 
 /** Commands the Redis client may hold unanswered: beyond it a command fails rather than queueing. */
 const MAX_REDIS_COMMANDS = 100_000;
+/** Milliseconds a command may wait for Redis's answer before it counts as failed: a Redis that
+ * takes connections and never answers (stopped, swapping, a half-open link) must not hold a
+ * device's connect, a publish or a heartbeat for ever. Under the 3 s node TTL, so a node whose
+ * Redis stalls is not the last to know. */
+const COMMAND_TIMEOUT_MS = 2_000;
 /** Milliseconds to reach Redis when connecting: 5 s. */
 const CONNECT_TIMEOUT_MS = 5_000;
 /**
@@ -135,6 +145,17 @@ export class RedisBackplane implements Backplane {
     );
   }
 
+  async handOver(hostId: string, node: string): Promise<void> {
+    this.claims.delete(hostId);
+    // On the same connection as this node's own claim, so it runs after that claim however late.
+    await this.command(() =>
+      this.pub.eval(HAND_OVER, {
+        keys: [hostKey(hostId)],
+        arguments: [this.nodeId, node, String(this.limits.presenceTtlMs)],
+      }),
+    );
+  }
+
   async release(hostId: string): Promise<void> {
     this.claims.delete(hostId);
     await this.command(() => this.pub.eval(RELEASE, { keys: [hostKey(hostId)], arguments: [this.nodeId] }));
@@ -221,12 +242,18 @@ export class RedisBackplane implements Backplane {
     }
   }
 
-  /** Runs a command; undefined when Redis cannot answer (the caller treats it as unknown). */
+  /** Runs a command; undefined when Redis cannot answer, or not within COMMAND_TIMEOUT_MS (the
+   * caller treats it as unknown). A late answer is dropped. */
   private async command<T>(run: () => Promise<T>): Promise<T | undefined> {
+    let timer: TimerHandle | undefined;
+    const late = new Promise<undefined>((resolve) => {
+      timer = this.clock.setTimeout(() => resolve(undefined), COMMAND_TIMEOUT_MS);
+    });
+    const answer = run().catch(() => undefined);
     try {
-      return await run();
-    } catch {
-      return undefined;
+      return await Promise.race([answer, late]);
+    } finally {
+      if (timer !== undefined) this.clock.clearTimeout(timer);
     }
   }
 }

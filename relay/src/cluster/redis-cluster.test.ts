@@ -36,38 +36,45 @@ async function freePort(): Promise<number> {
   });
 }
 
-beforeAll(async () => {
-  const port = await freePort();
-  redis = spawn(
+/** A redis-server on 127.0.0.1:`port` keeping nothing on disk, once it accepts connections. */
+async function spawnRedis(port: number): Promise<ChildProcess> {
+  const child = spawn(
     '/usr/bin/redis-server',
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
+    { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   await new Promise<void>((resolve, reject) => {
     let out = '';
-    redis!.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       if (out.includes('Ready to accept connections')) resolve();
     });
-    redis!.once('exit', (code) => reject(new Error(`redis-server exited (${code}): ${out}`)));
+    child.once('exit', (code) => reject(new Error(`redis-server exited (${code}): ${out}`)));
   });
+  return child;
+}
+
+async function stopRedis(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+beforeAll(async () => {
+  const port = await freePort();
+  redis = await spawnRedis(port);
   redisUrl = `redis://127.0.0.1:${port}`;
 });
 
 afterAll(async () => {
   for (const s of sockets.splice(0)) s.close();
   for (const n of nodes.splice(0)) await n.close();
-  if (redis && redis.exitCode === null) {
-    const exited = new Promise((resolve) => redis!.once('exit', resolve));
-    redis.kill('SIGTERM');
-    await exited;
-  }
+  await stopRedis(redis);
 });
 
-async function node(limits: Partial<RelayLimits> = {}): Promise<RelayServer> {
-  const r = await RelayServer.start({ bind: '127.0.0.1', port: 0, redisUrl, limits });
+async function node(limits: Partial<RelayLimits> = {}, url = redisUrl): Promise<RelayServer> {
+  const r = await RelayServer.start({ bind: '127.0.0.1', port: 0, redisUrl: url, limits });
   if (!r.ok) throw new Error(r.error.message);
   nodes.push(r.value);
   return r.value;
@@ -141,13 +148,32 @@ describe('relay cluster over Redis', () => {
     await roundTrip(h, d, Uint8Array.of(1));
     await a.crash();
     nodes.splice(nodes.indexOf(a), 1);
-    // Noticed through a's heartbeat expiring (2.5 s here, 15 s by default).
+    // Noticed through a's heartbeat expiring (2.5 s here, 3 s by default).
     expect(await d.done).toEqual({ code: RelayCloseCode.HostGone, reason: 'host-gone' });
     expect(b.metrics.drops('node-gone')).toBe(1);
     // Its presence expires too: a new device is told the host is offline.
     const late = await device(b, identity);
     expect((await late.done).code).toBe(RelayCloseCode.HostOffline);
   });
+
+  it('notices a node that dies within 5 s with the default heartbeat, and closes its streams then', async () => {
+    const a = await node();
+    const b = await node();
+    const identity = generateHostIdentity();
+    const h = await host(a, identity);
+    const d = await device(b, identity);
+    await roundTrip(h, d, Uint8Array.of(1));
+    const diedAt = Date.now();
+    await a.crash();
+    nodes.splice(nodes.indexOf(a), 1);
+    expect(await d.done).toEqual({ code: RelayCloseCode.HostGone, reason: 'host-gone' });
+    const noticedMs = Date.now() - diedAt;
+    expect(noticedMs).toBeLessThan(5_000);
+    expect(b.metrics.drops('node-gone')).toBe(1);
+    // Its hosts' presence no longer counts at once, though the key lives on.
+    const late = await device(b, identity);
+    expect((await late.done).code).toBe(RelayCloseCode.HostOffline);
+  }, 10_000);
 
   it('releases presence when a node shuts down cleanly, and the newest link wins across nodes', async () => {
     const a = await node();
@@ -169,4 +195,86 @@ describe('relay cluster over Redis', () => {
     const late = await device(a, identity);
     expect((await late.done).code).toBe(RelayCloseCode.HostOffline);
   });
+
+  it('goes on serving what it holds while Redis restarts, refuses cross-node traffic meanwhile, and recovers without a restart', async () => {
+    const port = await freePort();
+    let own: ChildProcess | undefined = await spawnRedis(port);
+    try {
+      const url = `redis://127.0.0.1:${port}`;
+      const a = await node(FAST, url);
+      const b = await node(FAST, url);
+      const identity = generateHostIdentity();
+      const h = await host(a, identity);
+      const across = await device(b, identity);
+      await roundTrip(h, across, Uint8Array.of(1));
+
+      // Redis dies. The stream between the nodes is closed: messages may have been lost.
+      await stopRedis(own);
+      own = undefined;
+      expect((await across.done).code).toBe(RelayCloseCode.HostGone);
+      await until(() => b.cluster?.isUp === false, 'b to see Redis gone');
+      // A device on the host's own node is served as ever; one on the other is told host-offline.
+      const direct = await device(a, identity);
+      await roundTrip(h, direct, Uint8Array.of(2));
+      const refused = await device(b, identity);
+      expect((await refused.done).code).toBe(RelayCloseCode.HostOffline);
+
+      // Redis is back (empty): the clients reconnect on their own, presence is re-established at
+      // the next refresh, and cross-node traffic flows again.
+      own = await spawnRedis(port);
+      await until(() => a.cluster?.isUp === true && b.cluster?.isUp === true, 'both nodes to reconnect');
+      let again: FakeDevice | undefined;
+      for (let i = 0; i < 40 && !again; i++) {
+        const d = await device(b, identity);
+        await new Promise((r) => setTimeout(r, 100));
+        if (d.closed === undefined) again = d;
+      }
+      if (!again) throw new Error('no cross-node device after Redis came back');
+      await roundTrip(h, again, Uint8Array.of(3));
+    } finally {
+      await stopRedis(own);
+    }
+  }, 20_000);
+
+  it('refuses cross-node traffic within seconds when Redis stops answering, serves its own, and recovers', async () => {
+    const port = await freePort();
+    const own = await spawnRedis(port);
+    try {
+      const url = `redis://127.0.0.1:${port}`;
+      const a = await node(FAST, url);
+      const b = await node(FAST, url);
+      const identity = generateHostIdentity();
+      const h = await host(a, identity);
+      /** A device whose connection the host has opened: the host's newest, for `roundTrip`. */
+      const opened = async (relay: RelayServer) => {
+        const before = h.conns.size;
+        const d = await device(relay, identity);
+        await until(() => h.conns.size > before, 'the open at the host');
+        return d;
+      };
+      await roundTrip(h, await opened(b), Uint8Array.of(1));
+
+      // Redis takes connections and answers nothing.
+      own.kill('SIGSTOP');
+      const askedAt = Date.now();
+      const refused = await device(b, identity);
+      expect((await refused.done).code).toBe(RelayCloseCode.HostOffline);
+      expect(Date.now() - askedAt).toBeLessThan(5_000);
+      await roundTrip(h, await opened(a), Uint8Array.of(2));
+
+      own.kill('SIGCONT');
+      let again: FakeDevice | undefined;
+      for (let i = 0; i < 40 && !again; i++) {
+        const before = h.conns.size;
+        const d = await device(b, identity);
+        await new Promise((r) => setTimeout(r, 100));
+        if (d.closed === undefined && h.conns.size > before) again = d;
+      }
+      if (!again) throw new Error('no cross-node device after Redis answered again');
+      await roundTrip(h, again, Uint8Array.of(3));
+    } finally {
+      own.kill('SIGCONT');
+      await stopRedis(own);
+    }
+  }, 20_000);
 });

@@ -48,6 +48,11 @@ export class MemoryBackplane implements Backplane {
     return Promise.resolve();
   }
 
+  handOver(hostId: string, node: string): Promise<void> {
+    if (this.net.presence.get(hostId) === this.nodeId) this.net.presence.set(hostId, node);
+    return Promise.resolve();
+  }
+
   release(hostId: string): Promise<void> {
     if (this.net.presence.get(hostId) === this.nodeId) this.net.presence.delete(hostId);
     return Promise.resolve();

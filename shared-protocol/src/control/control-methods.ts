@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { MAX_MESSAGE_TEXT } from '../limits.js';
+import { RelayUrlListSchema } from '../relay/relay-list.js';
 import {
   AnswerApprovalParams,
   AnswerApprovalResult,
@@ -54,7 +55,10 @@ import {
 
 /** The host's link to a relay (`tether start --relay URL`), as `tether status` shows it. */
 export const RelayLinkStatusSchema = v.object({
+  /** The relay the link is on now, or dialling. */
   url: v.pipe(v.string(), v.maxLength(2048)),
+  /** Every relay the host keeps, in order, when it was given more than one. */
+  urls: v.optional(RelayUrlListSchema),
   /** `linked`: devices reach the host through the relay now; `waiting`: relinking after a drop;
    * `stopped`: the relay refused this host for good (see `message`). */
   state: v.picklist(['connecting', 'linked', 'waiting', 'stopped']),

@@ -73,6 +73,7 @@ const relayFrameArb: fc.Arbitrary<RelayFrame> = fc.oneof(
     body: fc.uint8Array({ maxLength: 300 }),
   }),
   fc.record({ type: fc.constantFrom('ping' as const, 'pong' as const), nonce: bytes(8) }),
+  fc.constant({ type: 'drain' as const }),
 );
 
 const encode = (frame: RelayFrame) => {

@@ -49,6 +49,8 @@ export const RelayFrameType = {
   Reply: 0x22,
   Ping: 0x30,
   Pong: 0x31,
+  /** relay → host: this node is shutting down: link again now (elsewhere), its devices follow. */
+  Drain: 0x32,
 } as const;
 
 /** What a connection the relay opens on a host link is. Only devices, for now. */
@@ -67,7 +69,8 @@ export type RelayFrame =
   | { type: 'call-request'; reqId: number; source: string; body: Uint8Array }
   | { type: 'reply'; reqId: number; status: number; body: Uint8Array }
   | { type: 'ping'; nonce: Uint8Array }
-  | { type: 'pong'; nonce: Uint8Array };
+  | { type: 'pong'; nonce: Uint8Array }
+  | { type: 'drain' };
 
 export type RelayFrameName = RelayFrame['type'];
 
@@ -85,6 +88,7 @@ export const RELAY_FRAME_SENDER: Record<RelayFrameName, 'relay' | 'host' | 'devi
   reply: 'host',
   ping: 'relay-or-host',
   pong: 'relay-or-host',
+  drain: 'relay',
 };
 
 export const RELAY_CHALLENGE_NONCE_BYTES = 32;
@@ -198,6 +202,8 @@ export function encodeRelayFrame(frame: RelayFrame): Result<Uint8Array> {
       const w = new ByteWriter(2 + RELAY_PING_BYTES);
       return ok(header(w, frame.type === 'ping' ? RelayFrameType.Ping : RelayFrameType.Pong).put(frame.nonce).bytes);
     }
+    case 'drain':
+      return ok(header(new ByteWriter(2), RelayFrameType.Drain).bytes);
   }
 }
 
@@ -331,6 +337,8 @@ function decodeBody(type: number, r: ByteReader): Result<RelayFrame> {
       if (!nonce) return malformed('ping');
       return ok({ type: type === RelayFrameType.Ping ? 'ping' : 'pong', nonce });
     }
+    case RelayFrameType.Drain:
+      return ok({ type: 'drain' });
     default:
       return fail('unsupported', `relay frame type 0x${type.toString(16).padStart(2, '0')} is not known`);
   }

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { RelayUrlListSchema } from '../relay/relay-list.js';
 import { ScopeSchema } from '../scopes.js';
 import { AgentInfoSchema } from './agents.js';
 import { Id, Name, Path } from './common.js';
@@ -19,6 +20,9 @@ export const HostInfoResult = v.object({
   roots: v.array(Path),
   /** ACP agents configured on the host, each saying whether it can be started now (absent from older hosts). */
   agents: v.optional(v.array(AgentInfoSchema)),
+  /** The relays the host keeps, most preferred first (absent when it has none, and from older
+   * hosts): a device learns of a relay added or removed since it paired on every connect. */
+  relays: v.optional(RelayUrlListSchema),
 });
 
 export const DirEntry = v.object({ name: Name, path: Path });

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { RelayUrlListSchema } from '../relay/relay-list.js';
 import { Timestamp } from './common.js';
 
 /**
@@ -14,6 +15,8 @@ export const RelayTicketResult = v.object({
   ticket: v.pipe(v.string(), v.maxLength(4096)),
   /** Milliseconds since the Unix epoch; the same time the ticket carries. */
   expiresAt: Timestamp,
+  /** Every relay the host keeps, `url` among them (absent from hosts with one relay). */
+  urls: v.optional(RelayUrlListSchema),
 });
 
 export type RelayTicketInfo = v.InferOutput<typeof RelayTicketResult>;

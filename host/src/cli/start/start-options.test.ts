@@ -88,8 +88,35 @@ describe('readStartOptions', () => {
   it('with --relay-only, starts no listener', () => {
     const result = read(['--relay', 'https://relay.example', '--relay-only']);
     expect(result.ok && result.value.relayOnly).toBe(true);
-    expect(result.ok && result.value.host.relay).toEqual({ url: 'https://relay.example' });
+    expect(result.ok && result.value.host.relay).toEqual({ urls: ['https://relay.example'] });
     expect(result.ok && 'remote' in result.value.host).toBe(false);
+  });
+
+  it('takes several relays, repeated or as a comma list, in the order given', () => {
+    const result = read(['--relay', 'https://a.example', '--relay', 'https://b.example/,http://127.0.0.1:7430']);
+    expect(result.ok && result.value.host.relay).toEqual({
+      urls: ['https://a.example', 'https://b.example', 'http://127.0.0.1:7430'],
+    });
+  });
+
+  it.each([
+    [
+      ['--relay', 'https://a.example', '--relay', 'https://A.example/'],
+      '--relay https://A.example/: given twice (https://a.example)',
+    ],
+    [['--relay', 'https://a.example,https://a.example'], '--relay https://a.example: given twice (https://a.example)'],
+    [['--relay', 'https://a.example,'], '--relay: an empty URL in the list'],
+    [
+      ['--relay', 'https://a.example', '--relay', 'relay.example'],
+      "--relay relay.example: give the relay's https:// URL (plain http:// only for a relay on this computer's loopback address)",
+    ],
+    [
+      ['--relay', 'http://192.168.1.9:7430'],
+      "--relay http://192.168.1.9:7430: give the relay's https:// URL (plain http:// only for a relay on this computer's loopback address)",
+    ],
+    [['--relay', Array.from({ length: 9 }, (_, i) => `https://r${i}.example`).join(',')], '--relay: at most 8 relays'],
+  ])('refuses relays %j with a reason', (argv, message) => {
+    expect(refusal(argv)).toBe(message);
   });
 
   it.each([

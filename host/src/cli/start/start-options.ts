@@ -10,6 +10,7 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { resolveDataDir } from '../../config/data-dir.js';
 import type { HostOptions } from '../../host.js';
+import { relayUrls } from '../../relay/host-relay.js';
 import { DEFAULT_PORT } from '../../remote/start-remote.js';
 import type { OptionSpec, ParsedArgs } from '../args.js';
 import { flag, listOption, stringOption } from '../args.js';
@@ -99,9 +100,10 @@ export const START_OPTIONS: OptionSpec[] = [
   },
   {
     name: 'relay',
-    type: 'string',
+    type: 'list',
     value: 'URL',
-    description: 'keep a link to this relay (its https:// URL): phones anywhere reach this host through it',
+    description:
+      'keep a link to this relay (its https:// URL): phones anywhere reach this host through it; give it again (or a comma list) for spares, tried in turn',
   },
   {
     name: 'relay-only',
@@ -155,9 +157,11 @@ export function readStartOptions(args: ParsedArgs, env: NodeJS.ProcessEnv): Resu
   if (idleText !== undefined && !/^\d+$/.test(idleText)) {
     return fail('invalid-params', '--terminal-idle takes a whole number of minutes');
   }
-  const relayUrl = stringOption(args, 'relay');
+  const relayGiven = listOption(args, 'relay');
+  const relays = relayGiven.length > 0 ? relayUrls(relayGiven) : undefined;
+  if (relays && !relays.ok) return relays;
   const relayOnly = flag(args, 'relay-only');
-  if (relayOnly && relayUrl === undefined) return fail('invalid-params', '--relay-only needs --relay URL');
+  if (relayOnly && relays === undefined) return fail('invalid-params', '--relay-only needs --relay URL');
   const listening = LISTEN_OPTIONS.find((name) => args.options[name] !== undefined);
   if (relayOnly && listening !== undefined) {
     return fail('invalid-params', `--relay-only listens on no address, so --${listening} does not apply`);
@@ -200,7 +204,7 @@ export function readStartOptions(args: ParsedArgs, env: NodeJS.ProcessEnv): Resu
               ...(appDir !== undefined ? { appDir: resolve(appDir) } : {}),
             },
           }),
-      ...(relayUrl !== undefined ? { relay: { url: relayUrl } } : {}),
+      ...(relays !== undefined ? { relay: { urls: relays.value } } : {}),
     },
   });
 }
