@@ -180,6 +180,11 @@ describe('relay cluster over Redis', () => {
     const b = await node();
     const identity = generateHostIdentity();
     const first = await host(a, identity);
+    // The older link known across the cluster before the newer comes (as when a host reconnects):
+    // a device on b reaches it through a, so a's claim has been taken and heard by b.
+    const probe = await device(b, identity);
+    await until(() => first.conns.size === 1, 'the older link to be known on b');
+    probe.close();
     const second = await host(b, identity);
     await until(() => first.closed !== undefined, 'the older link to be replaced');
     expect(first.closed).toEqual({ code: RelayCloseCode.Replaced, reason: 'replaced' });
