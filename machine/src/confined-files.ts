@@ -1,4 +1,5 @@
 import { constants } from 'node:fs';
+import type { Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { open, readlink, realpath, stat } from 'node:fs/promises';
 import type { ExecError, FsErrorCode, Result } from '@tether/shared-protocol';
@@ -84,6 +85,23 @@ function ioError(shown: string, error: unknown): { ok: false; error: ExecError<F
   return execFail('io', `${shown}: ${error instanceof Error ? error.message : String(error)}`);
 }
 
+/**
+ * What every confined operation checks of the file it opened: it is still where the path says and
+ * inside what is allowed, and it is no credential file by another name. Its stat, when it passes.
+ */
+async function openedStat(
+  handle: FileHandle,
+  path: string,
+  shown: string,
+  guard: OpenGuard,
+): Promise<Result<Stats, ExecError<FsErrorCode>>> {
+  const checked = await checkOpened(handle, path, shown, guard.allowed);
+  if (!checked.ok) return checked;
+  const info = await handle.stat();
+  const same = await checkIdentity(info, shown, guard.privateFiles);
+  return same.ok ? ok(info) : same;
+}
+
 /** Reads the text file at `path` (already confined), at most `maxBytes`. */
 export async function readConfined(
   path: string,
@@ -99,12 +117,10 @@ export async function readConfined(
     return ioError(shown, error);
   }
   try {
-    const checked = await checkOpened(handle, path, shown, guard.allowed);
-    if (!checked.ok) return checked;
-    const info = await handle.stat();
+    const opened = await openedStat(handle, path, shown, guard);
+    if (!opened.ok) return opened;
+    const info = opened.value;
     if (!info.isFile()) return execFail('not-a-file', `${shown} is not a file`);
-    const same = await checkIdentity(info, shown, guard.privateFiles);
-    if (!same.ok) return same;
     if (info.size > maxBytes) return execFail('too-large', `${shown} is ${info.size} bytes; the limit is ${maxBytes}`);
     const bytes = Buffer.alloc(info.size);
     const { bytesRead } = await handle.read(bytes, 0, info.size, 0);
@@ -142,12 +158,10 @@ export async function writeConfined(
     }
   }
   try {
-    const checked = await checkOpened(handle, path, shown, guard.allowed);
-    if (!checked.ok) return checked;
-    const info = await handle.stat();
+    const opened = await openedStat(handle, path, shown, guard);
+    if (!opened.ok) return opened;
+    const info = opened.value;
     if (!info.isFile()) return execFail('not-a-file', `${shown} is not a file`);
-    const same = await checkIdentity(info, shown, guard.privateFiles);
-    if (!same.ok) return same;
     await handle.truncate(0);
     await handle.write(text, 0, 'utf8');
     return ok({ created, path });
@@ -186,11 +200,9 @@ export async function statConfined(
     return ioError(shown, error);
   }
   try {
-    const checked = await checkOpened(handle, path, shown, guard.allowed);
-    if (!checked.ok) return checked;
-    const info = await handle.stat();
-    const same = await checkIdentity(info, shown, guard.privateFiles);
-    if (!same.ok) return same;
+    const opened = await openedStat(handle, path, shown, guard);
+    if (!opened.ok) return opened;
+    const info = opened.value;
     const type = info.isFile() ? 'file' : info.isDirectory() ? 'dir' : 'other';
     return ok({ type, size: info.size, modifiedAt: Math.floor(info.mtimeMs) });
   } catch (error) {
