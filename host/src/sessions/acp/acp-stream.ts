@@ -21,10 +21,11 @@ export interface ProcessStreams {
  */
 export function processStreams(handle: ProcessHandle, onStderr: (chunk: Uint8Array) => void): ProcessStreams {
   let paused = false;
+  /** The process's output ended, or the reader cancelled: nothing more is queued. */
+  let ended = false;
   const readable = new ReadableStream<Uint8Array>(
     {
       start(controller) {
-        let ended = false;
         const stop = handle.onOutput((stream, chunk) => {
           if (stream === 'stderr') return onStderr(chunk);
           if (ended) return;
@@ -50,7 +51,9 @@ export function processStreams(handle: ProcessHandle, onStderr: (chunk: Uint8Arr
         handle.resume();
       },
       cancel() {
-        // The connection is done with the agent: nothing more is read, and nothing should hold it.
+        // The connection is done with the agent: nothing more is read (output still on its way
+        // is dropped), and nothing should hold it.
+        ended = true;
         handle.kill();
       },
     },
