@@ -1,3 +1,6 @@
+import type { Clock } from '../clock.js';
+import { systemClock } from '../clock.js';
+
 /**
  * A message transport the client runs over: a WebSocket in a browser or Node, an in-memory pipe
  * in tests, or a relay link. Binary messages only; the transport does no framing of its own.
@@ -32,13 +35,31 @@ export interface WebSocketLike {
 
 export type WebSocketConstructor = new (url: string) => WebSocketLike;
 
+/**
+ * How long (ms) a dial may stay unopened. A socket whose connection neither opens nor fails (a
+ * network that drops packets, an engine holding the dial back) would otherwise keep the client
+ * from ever trying again until the system gives up, minutes later.
+ */
+export const OPEN_TIMEOUT_MS = 10_000;
+
 /** A Connect that opens a WebSocket to `url` with the given constructor. */
-export function webSocketConnect(url: string, WebSocketImpl: WebSocketConstructor): Connect {
+export function webSocketConnect(
+  url: string,
+  WebSocketImpl: WebSocketConstructor,
+  options: { clock?: Clock; openTimeoutMs?: number } = {},
+): Connect {
+  const clock = options.clock ?? systemClock;
   return () =>
     new Promise<Transport>((resolve, reject) => {
       const socket = new WebSocketImpl(url);
       socket.binaryType = 'arraybuffer';
       let opened = false;
+      let failed = false;
+      const deadline = clock.setTimeout(() => {
+        failed = true;
+        socket.close();
+        reject(new Error('the connection did not open in time'));
+      }, options.openTimeoutMs ?? OPEN_TIMEOUT_MS);
       const transport: Transport = {
         send: (data) => socket.send(data),
         close: (code, reason) => socket.close(code, reason),
@@ -46,6 +67,8 @@ export function webSocketConnect(url: string, WebSocketImpl: WebSocketConstructo
         onClose: null,
       };
       socket.onopen = () => {
+        clock.clearTimeout(deadline);
+        if (failed) return;
         opened = true;
         resolve(transport);
       };
@@ -56,6 +79,8 @@ export function webSocketConnect(url: string, WebSocketImpl: WebSocketConstructo
         // Text messages are not part of the protocol: ignored.
       };
       socket.onclose = (event) => {
+        clock.clearTimeout(deadline);
+        if (failed) return;
         if (!opened) reject(new Error(`connection failed (${event.code})`));
         else transport.onClose?.({ code: event.code, reason: event.reason });
       };
