@@ -234,3 +234,59 @@ describe('the outbox in IndexedDB', () => {
     expect(store.health.get()).toMatchObject({ failed: { outbox: 1 }, last: 'outbox' });
   });
 });
+
+describe('no transaction waits on the page', () => {
+  it('commits every transaction in the task that makes its requests, so a page frozen after it holds nothing', async () => {
+    const store = db();
+    const { IDBDatabase: FakeDatabase } = await import('fake-indexeddb');
+    const made = FakeDatabase.prototype.transaction;
+    const left: string[] = [];
+    let count = 0;
+    FakeDatabase.prototype.transaction = function (this: IDBDatabase, ...args: Parameters<typeof made>) {
+      const tx = made.apply(this, args);
+      // The database's own upgrade transaction (no stores named) is not the page's.
+      const names = typeof args[0] === 'string' ? [args[0]] : [...args[0]];
+      if (names.length === 0) return tx;
+      const commit = tx.commit.bind(tx);
+      let committed = false;
+      tx.commit = () => {
+        committed = true;
+        commit();
+      };
+      count++;
+      // The next task: a page frozen there never commits a transaction left to commit itself.
+      setImmediate(() => committed || left.push(names.join()));
+      return tx;
+    } as typeof made;
+    try {
+      const other = 'HHHHHHHHHHHHHHHHHHHHHB';
+      expect(await store.roundTrip({ probe: 1 })).toEqual({ probe: 1 });
+      expect(await store.putHost(await webCryptoHost())).toBe(true);
+      expect(await store.hosts()).toHaveLength(1);
+      expect(await store.putSessionList({ hostId: base.hostId, sessions: [], savedAt: 1 })).toBe(true);
+      expect(await store.sessionList(base.hostId)).toBeDefined();
+      for (const [hostId, sessionId] of [
+        [base.hostId, 's1'],
+        [base.hostId, 's2'],
+        [other, 's1'],
+      ] as const)
+        expect(await store.putTranscript(hostId, sessionId, EMPTY_TRANSCRIPT, 1)).toBe(true);
+      expect(await store.transcript(base.hostId, 's1')).toBeDefined();
+      const message = { id: 'msg-hhhhhhhh', hostId: base.hostId, sessionId: 's1', text: 'hi', createdAt: 1 };
+      expect(await store.putOutbox(message)).toBe(true);
+      expect(await store.outbox(base.hostId)).toHaveLength(1);
+      expect(await store.deleteHost(base.hostId)).toBe(true);
+      // Forgotten with everything cached for it; another host's transcript stays.
+      expect(await store.hosts()).toEqual([]);
+      expect(await store.sessionList(base.hostId)).toBeUndefined();
+      expect(await store.transcript(base.hostId, 's2')).toBeUndefined();
+      expect(await store.transcript(other, 's1')).toBeDefined();
+      expect(await store.outbox(base.hostId)).toEqual([]);
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      FakeDatabase.prototype.transaction = made;
+    }
+    expect(count).toBeGreaterThan(10);
+    expect(left).toEqual([]);
+  });
+});

@@ -27,6 +27,13 @@ import { countFailedWrite, storageHealth } from './storage-health.js';
  * the cache: the computer has it all), and a write that has not finished after WRITE_TIMEOUT_MS
  * counts as failed (it may still land later). The hosts are the exception: the app cannot say
  * which computers are paired without them, so their read is waited for.
+ *
+ * So that this app's own pages never hold a store like that, every transaction here makes all of
+ * its requests and commits in the same task (`committed`): the database finishes it without
+ * waiting for the page, which may be frozen by then (WebKit freezes a page it keeps in its
+ * back-forward cache, and a transaction left to commit itself waited for that page for good, with
+ * every later page of the app stuck on the hosts). A decision that needs what a read gave (which
+ * transcripts to evict, which unsent messages a forgotten host had) is a second transaction.
  */
 
 interface TetherSchema extends DBSchema {
@@ -134,10 +141,10 @@ export class AppDb {
     if (!db) return undefined;
     const back = await this.bounded(
       (async () => {
-        await db.put('scratch', value, 'probe');
-        const read: unknown = await db.get('scratch', 'probe');
-        await db.delete('scratch', 'probe');
-        return read;
+        const tx = db.transaction('scratch', 'readwrite');
+        const put = tx.store.put(value, 'probe');
+        const read = tx.store.get('probe');
+        return committed(tx, read, put, tx.store.delete('probe'));
       })(),
       WRITE_TIMEOUT_MS,
     ).catch(() => undefined);
@@ -147,7 +154,8 @@ export class AppDb {
   async hosts(): Promise<HostRecord[]> {
     const db = await this.db;
     if (!db) return [];
-    const rows = await db.getAll('hosts').catch(() => []);
+    const tx = db.transaction('hosts');
+    const rows = await committed(tx, tx.store.getAll()).catch(() => []);
     return rows.flatMap((row) => this.decode(HostRecordSchema, row) ?? []);
   }
 
@@ -157,8 +165,9 @@ export class AppDb {
    */
   async putHost(host: HostRecord): Promise<boolean> {
     return this.write('host', async (db) => {
-      await db.put('hosts', host);
-      const back = safeParse(HostRecordSchema, await db.get('hosts', host.hostId));
+      const tx = db.transaction('hosts', 'readwrite');
+      const put = tx.store.put(host);
+      const back = safeParse(HostRecordSchema, await committed(tx, tx.store.get(host.hostId), put));
       if (!back.success || back.output.deviceId !== host.deviceId)
         throw new Error('the record was not kept as written');
     });
@@ -168,48 +177,55 @@ export class AppDb {
   async outbox(hostId: string): Promise<OutboxRecord[]> {
     const db = await this.db;
     if (!db) return [];
-    const rows = await db.getAllFromIndex('outbox', 'byHost', hostId).catch(() => []);
+    const tx = db.transaction('outbox');
+    const rows = await committed(tx, tx.store.index('byHost').getAll(hostId)).catch(() => []);
     return rows.flatMap((row) => this.decode(OutboxRecordSchema, row) ?? []).sort((a, b) => a.createdAt - b.createdAt);
   }
 
   putOutbox(record: OutboxRecord): Promise<boolean> {
-    return this.write('outbox', (db) => db.put('outbox', record));
+    return this.write('outbox', (db) => {
+      const tx = db.transaction('outbox', 'readwrite');
+      return committed(tx, tx.store.put(record));
+    });
   }
 
   deleteOutbox(id: string): Promise<boolean> {
-    return this.write('outbox', (db) => db.delete('outbox', id));
+    return this.write('outbox', (db) => {
+      const tx = db.transaction('outbox', 'readwrite');
+      return committed(tx, tx.store.delete(id));
+    });
   }
 
   /** Forgets a host and everything cached for it, its unsent messages too. */
   async deleteHost(hostId: string): Promise<boolean> {
     return this.write('host', async (db) => {
+      const find = db.transaction('outbox');
+      const unsent = await committed(find, find.store.index('byHost').getAllKeys(hostId));
       const tx = db.transaction(['hosts', 'sessionLists', 'transcripts', 'transcriptSizes', 'outbox'], 'readwrite');
-      await tx.objectStore('hosts').delete(hostId);
-      await tx.objectStore('sessionLists').delete(hostId);
-      const index = tx.objectStore('transcripts').index('byHost');
-      for (let cursor = await index.openCursor(hostId); cursor; cursor = await cursor.continue()) {
-        await cursor.delete();
-      }
-      const sizes = tx.objectStore('transcriptSizes').index('byHost');
-      for (let cursor = await sizes.openCursor(hostId); cursor; cursor = await cursor.continue()) {
-        await cursor.delete();
-      }
-      const unsent = tx.objectStore('outbox').index('byHost');
-      for (let cursor = await unsent.openCursor(hostId); cursor; cursor = await cursor.continue()) {
-        await cursor.delete();
-      }
-      await tx.done;
+      // A transcript's key is `<hostId>/<sessionId>`, and a host id holds no "/": one range each.
+      const cached = IDBKeyRange.bound(`${hostId}/`, `${hostId}/\uffff`);
+      await committed(
+        tx,
+        tx.objectStore('hosts').delete(hostId),
+        tx.objectStore('sessionLists').delete(hostId),
+        tx.objectStore('transcripts').delete(cached),
+        tx.objectStore('transcriptSizes').delete(cached),
+        ...unsent.map((id) => tx.objectStore('outbox').delete(id)),
+      );
     });
   }
 
   async sessionList(hostId: string): Promise<SessionListCache | undefined> {
     const db = await this.db;
-    const row = db ? await this.read(db.get('sessionLists', hostId)) : undefined;
+    const row = db ? await this.read(getCommitted(db, 'sessionLists', hostId)) : undefined;
     return row === undefined ? undefined : this.decode(SessionListCacheSchema, row);
   }
 
   async putSessionList(cache: SessionListCache): Promise<boolean> {
-    return this.write('session-list', (db) => db.put('sessionLists', cache));
+    return this.write('session-list', (db) => {
+      const tx = db.transaction('sessionLists', 'readwrite');
+      return committed(tx, tx.store.put(cache));
+    });
   }
 
   /**
@@ -230,7 +246,7 @@ export class AppDb {
 
   private async readTranscript(key: string): Promise<TranscriptCache | undefined> {
     const db = await this.db;
-    const row = db ? await this.read(db.get('transcripts', key)) : undefined;
+    const row = db ? await this.read(getCommitted(db, 'transcripts', key)) : undefined;
     return row === undefined ? undefined : this.decode(TranscriptCacheSchema, row);
   }
 
@@ -266,18 +282,23 @@ export class AppDb {
     return this.write('transcript', async (db) => {
       const tx = db.transaction(['transcripts', 'transcriptSizes'], 'readwrite');
       const sizes = tx.objectStore('transcriptSizes');
-      await tx.objectStore('transcripts').put(row);
-      await sizes.put({ key: row.key, hostId, bytes, savedAt });
+      const puts = [tx.objectStore('transcripts').put(row), sizes.put({ key: row.key, hostId, bytes, savedAt })];
       // Sizes are decoded like everything read back: a damaged row counts as large, so it goes first.
-      const rows = (await sizes.getAll()).map((r) => ({
+      const rows = (await committed(tx, sizes.getAll(), ...puts)).map((r) => ({
         ...r,
         bytes: Number.isFinite(r.bytes) ? r.bytes : MAX_CACHE_BYTES,
       }));
-      for (const key of evictions(rows, row.key)) {
-        await tx.objectStore('transcripts').delete(key);
-        await sizes.delete(key);
-      }
-      await tx.done;
+      const evicted = evictions(rows, row.key);
+      if (evicted.length === 0) return;
+      const evict = db.transaction(['transcripts', 'transcriptSizes'], 'readwrite');
+      await committed(
+        evict,
+        Promise.resolve(),
+        ...evicted.flatMap((key) => [
+          evict.objectStore('transcripts').delete(key),
+          evict.objectStore('transcriptSizes').delete(key),
+        ]),
+      );
     });
   }
 
@@ -303,6 +324,25 @@ export class AppDb {
       return false;
     }
   }
+}
+
+/**
+ * Commits `tx` now, every request of it made already, and gives `result` once the transaction is
+ * done: the database finishes it whatever the page does next (see AppDb).
+ */
+function committed<T>(
+  tx: { commit(): void; done: Promise<void> },
+  result: Promise<T>,
+  ...others: Promise<unknown>[]
+): Promise<T> {
+  tx.commit();
+  return Promise.all([result, tx.done, ...others]).then(([value]) => value);
+}
+
+/** One value of a store, read in a transaction committed at once. */
+function getCommitted(db: IDBPDatabase<TetherSchema>, store: 'sessionLists' | 'transcripts', key: string) {
+  const tx = db.transaction(store);
+  return committed(tx, tx.store.get(key));
 }
 
 /**
