@@ -17,7 +17,7 @@ import { MemoryCache } from '../net/cache-port.js';
 import { MemoryOutboxStore } from '../net/outbox.js';
 import { makeDeviceKey } from '../net/device-key.js';
 import type { AppModelDeps } from './app-model.js';
-import { AppModel } from './app-model.js';
+import { AppModel, HOSTS_STALL_MS } from './app-model.js';
 
 const settle = async () => {
   for (let i = 0; i < 5; i++) await new Promise<void>((resolve) => setTimeout(resolve, 0));
@@ -121,6 +121,24 @@ function model(db: AppModelDeps['db'], hosts: Map<string, FakeHost>, clock?: Man
 }
 
 describe('AppModel', () => {
+  it('says the storage is held when the paired hosts are not read in time, and stops saying so once they are', async () => {
+    const db = new MemoryDb();
+    let answer: (hosts: HostRecord[]) => void = () => undefined;
+    db.hosts = () => new Promise((resolve) => (answer = resolve));
+    const clock = new ManualClock();
+    const app = model(db, new Map(), clock);
+    const starting = app.init();
+    clock.advance(HOSTS_STALL_MS - 1);
+    expect(app.storageStalled.get()).toBe(false);
+    clock.advance(1);
+    expect(app.storageStalled.get()).toBe(true);
+    expect(app.ready.get()).toBe(false);
+    answer([]);
+    await starting;
+    expect(app.storageStalled.get()).toBe(false);
+    expect(app.ready.get()).toBe(true);
+  });
+
   it('keeps several hosts, each with its own connection, across restarts', async () => {
     const db = new MemoryDb();
     const a = pairedHost('laptop', 1);

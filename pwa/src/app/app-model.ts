@@ -1,5 +1,5 @@
 import type { Clock, Connect, PairingLink, Result } from '@tether/shared-protocol';
-import { DeviceClient, fail, fromBase64UrlExact, ok } from '@tether/shared-protocol';
+import { DeviceClient, fail, fromBase64UrlExact, ok, systemClock } from '@tether/shared-protocol';
 import type { AppDb } from '../data/app-db.js';
 import type { HostRecord } from '../data/records.js';
 import { MAX_RECENT_FOLDERS } from '../data/records.js';
@@ -28,6 +28,8 @@ export interface AppModelDeps {
 
 /** How long (ms) unpairing waits for the host to confirm before forgetting the host anyway. */
 const UNPAIR_TIMEOUT_MS = 5000;
+/** How long (ms) reading the paired hosts may take before the screen says the storage is held. */
+export const HOSTS_STALL_MS = 5000;
 
 /**
  * The app's state outside any screen: the paired hosts (records in IndexedDB), one connection to
@@ -37,6 +39,8 @@ export class AppModel {
   readonly hosts = new Store<HostRecord[]>([]);
   /** False until the hosts have been read from IndexedDB. */
   readonly ready = new Store(false);
+  /** True while the paired hosts have not been read after HOSTS_STALL_MS: the storage is held. */
+  readonly storageStalled = new Store(false);
   /** Bumped whenever a connection is made or dropped, for screens that list them. */
   readonly connectionsVersion = new Store(0);
   /** The pairing link taken from the address, a scan or a paste (or why it did not parse). */
@@ -57,7 +61,11 @@ export class AppModel {
   }
 
   async init(): Promise<void> {
+    const clock = this.deps.clock ?? systemClock;
+    const stall = clock.setTimeout(() => this.storageStalled.set(true), HOSTS_STALL_MS);
     const hosts = await this.deps.db.hosts();
+    clock.clearTimeout(stall);
+    this.storageStalled.set(false);
     this.hosts.set(sortHosts(hosts));
     await Promise.all(hosts.map((host) => this.connect(host)));
     this.ready.set(true);

@@ -1,5 +1,6 @@
 import { useApp } from './app-context.js';
 import { HostRow } from './host-row.js';
+import { HostsLoading } from './hosts-loading.js';
 import { formatRoute } from './route.js';
 import { TopBar } from './top-bar.js';
 import { useNow } from './use-now.js';
@@ -16,7 +17,9 @@ export function HostsScreen({ currentHostId }: { currentHostId?: string }) {
     <div class="screen" data-screen="hosts">
       <TopBar title="Tether">{hosts.length > 0 && <WaitingLink />}</TopBar>
       <div class="scroll">
-        {!ready ? null : hosts.length === 0 ? (
+        {!ready ? (
+          <HostsLoading />
+        ) : hosts.length === 0 ? (
           <div class="center">
             <h2>Follow your coding agents from here</h2>
             <p>

@@ -2,6 +2,7 @@ import type { MachineInfo, ProtocolError } from '@tether/shared-protocol';
 import { useState } from 'preact/hooks';
 import { AgentSessions } from './agent-sessions.js';
 import { useApp } from './app-context.js';
+import { HostsLoading } from './hosts-loading.js';
 import { FolderPicker } from './folder-picker.js';
 import { formatRoute } from './route.js';
 import { TopBar } from './top-bar.js';
@@ -37,7 +38,7 @@ export function NewSessionScreen({ hostId, back }: { hostId: string; back?: stri
     return (
       <div class="screen">
         <TopBar title="New session" back={back} />
-        <p class="placeholder">{ready ? 'This computer is not paired with this device.' : 'Loading…'}</p>
+        {ready ? <p class="placeholder">This computer is not paired with this device.</p> : <HostsLoading />}
       </div>
     );
   }

@@ -3,6 +3,7 @@ import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import { NO_FEED } from '../net/session-feed.js';
 import type { SessionsView } from '../net/host-connection.js';
 import { useApp } from './app-context.js';
+import { HostsLoading } from './hosts-loading.js';
 import { ChangesView } from './changes-view.js';
 import { Composer } from './composer.js';
 import { OutboxList } from './outbox-list.js';
@@ -89,7 +90,7 @@ export function SessionScreen({ hostId, sessionId, back }: { hostId: string; ses
     return (
       <div class="screen">
         <TopBar title="Session" back={back} />
-        <p class="placeholder">{ready ? 'This computer is not paired with this device.' : 'Loading…'}</p>
+        {ready ? <p class="placeholder">This computer is not paired with this device.</p> : <HostsLoading />}
       </div>
     );
   }

@@ -2,6 +2,7 @@ import type { ClientState, MachineInfo } from '@tether/shared-protocol';
 import { hostDisplayName } from '../data/records.js';
 import type { SessionsView } from '../net/host-connection.js';
 import { useApp } from './app-context.js';
+import { HostsLoading } from './hosts-loading.js';
 import { HostPathLabel } from './host-path.js';
 import { hostStatus } from './host-status.js';
 import { MachinesList } from './machines-list.js';
@@ -43,7 +44,7 @@ export function SessionsScreen({
     return (
       <div class="screen">
         <TopBar title="Computer" back={back ?? formatRoute({ name: 'home' })} />
-        <p class="placeholder">{ready ? 'This computer is not paired with this device.' : 'Loading…'}</p>
+        {ready ? <p class="placeholder">This computer is not paired with this device.</p> : <HostsLoading />}
       </div>
     );
   }
