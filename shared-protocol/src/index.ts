@@ -45,6 +45,7 @@ export * from './client/memory-transport.js';
 export * from './link/backoff.js';
 export * from './client/device-channel.js';
 export * from './client/device-client.js';
+export * from './client/attachment-upload.js';
 export * from './client/pairing-flow.js';
 export * from './server/host-channel.js';
 export * from './control/control-methods.js';
