@@ -1,3 +1,4 @@
+import type { UploadManager } from './blobs/upload-manager.js';
 import type { BlobStore } from './store/blob-store.js';
 import type { Clock, HostIdentity, Result } from '@tether/shared-protocol';
 import { CONTROL_METHODS, every, ok } from '@tether/shared-protocol';
@@ -113,6 +114,11 @@ export class Host {
   /** Attachments kept by this host. */
   get blobs(): BlobStore {
     return this.parts.blobs;
+  }
+
+  /** Attachments on their way in. */
+  get uploads(): UploadManager {
+    return this.parts.uploads;
   }
 
   get sessions(): SessionManager {
