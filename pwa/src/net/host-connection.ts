@@ -23,6 +23,7 @@ import {
   secureRandom,
   systemClock,
   toBase64Url,
+  toHex,
   uploadAttachment,
 } from '@tether/shared-protocol';
 import type { HostRecord } from '../data/records.js';
@@ -133,7 +134,11 @@ export class HostConnection {
         onOpen: (listener) => this.client.onState((state) => state.name === 'open' && listener()),
         send: (params) => this.client.call('sessions.send', params),
         upload: (sessionId, file) =>
-          uploadAttachment((method, params) => this.client.call(method, params), { sessionId, ...file }),
+          uploadAttachment((method, params) => this.client.call(method, params), {
+            sessionId,
+            ...file,
+            ...(globalThis.crypto?.subtle ? { digest: subtleSha256 } : {}),
+          }),
       },
       store: deps.outbox ?? new MemoryOutboxStore(),
       clock: this.clock,
@@ -364,4 +369,9 @@ export class HostConnection {
 
 function refusal(error: ProtocolError, at: number): NonNullable<HostRecord['refused']> {
   return { code: error.code, message: error.message, at };
+}
+
+/** SHA-256 by WebCrypto (a secure context only; a plain-HTTP page uses the protocol's own). */
+async function subtleSha256(bytes: Uint8Array): Promise<string> {
+  return toHex(new Uint8Array(await crypto.subtle.digest('SHA-256', new Uint8Array(bytes))));
 }

@@ -24,15 +24,24 @@ const CHUNKS_IN_FLIGHT = 4;
  */
 export async function uploadAttachment(
   call: UploadCall,
-  input: { sessionId: string; name: string; type: string; bytes: Uint8Array; onProgress?: (sent: number) => void },
+  input: {
+    sessionId: string;
+    name: string;
+    type: string;
+    bytes: Uint8Array;
+    onProgress?: (sent: number) => void;
+    /** A faster SHA-256 where the platform has one (WebCrypto, node:crypto), as lowercase hex. */
+    digest?: (bytes: Uint8Array) => Promise<string>;
+  },
 ): Promise<Result<Attachment>> {
   const { bytes } = input;
+  const hash = input.digest ? await input.digest(bytes) : toHex(sha256(bytes));
   const begun = await call('blobs.begin', {
     sessionId: input.sessionId,
     name: input.name,
     type: input.type,
     size: bytes.length,
-    sha256: toHex(sha256(bytes)),
+    sha256: hash,
   });
   if (!begun.ok) return begun;
   if (begun.value.attachment) return ok(begun.value.attachment);

@@ -1,5 +1,6 @@
 import type { SessionEvent, SessionSummary } from '@tether/shared-protocol';
 import { decodeEvent, isSessionEvent, uploadAttachment, visibleText } from '@tether/shared-protocol';
+import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import { flag, listOption, stringOption } from '../args.js';
 import { readFileToAttach } from '../attach-file.js';
@@ -180,6 +181,7 @@ export const sessionsSendCommand: Command = {
         const uploaded = await uploadAttachment((method, params) => client.call(method, params), {
           sessionId: id,
           ...file.value,
+          digest: (bytes) => Promise.resolve(createHash('sha256').update(bytes).digest('hex')),
         });
         if (failed(context, uploaded)) return Exit.Error;
         attachments.push(uploaded.value.id);
