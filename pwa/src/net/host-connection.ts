@@ -23,8 +23,6 @@ import {
   secureRandom,
   systemClock,
   toBase64Url,
-  toHex,
-  uploadAttachment,
 } from '@tether/shared-protocol';
 import type { HostRecord } from '../data/records.js';
 import type { FrameScheduler } from '../lib/next-frame.js';
@@ -133,12 +131,8 @@ export class HostConnection {
         isOpen: () => this.client.state.name === 'open',
         onOpen: (listener) => this.client.onState((state) => state.name === 'open' && listener()),
         send: (params) => this.client.call('sessions.send', params),
-        upload: (sessionId, file) =>
-          uploadAttachment((method, params) => this.client.call(method, params), {
-            sessionId,
-            ...file,
-            ...(globalThis.crypto?.subtle ? { digest: subtleSha256 } : {}),
-          }),
+        // The upload code (and the protocol's SHA-256) loads with the first file sent.
+        upload: async (sessionId, file) => (await import('../attach/upload.js')).upload(this.client, sessionId, file),
       },
       store: deps.outbox ?? new MemoryOutboxStore(),
       clock: this.clock,
@@ -369,9 +363,4 @@ export class HostConnection {
 
 function refusal(error: ProtocolError, at: number): NonNullable<HostRecord['refused']> {
   return { code: error.code, message: error.message, at };
-}
-
-/** SHA-256 by WebCrypto (a secure context only; a plain-HTTP page uses the protocol's own). */
-async function subtleSha256(bytes: Uint8Array): Promise<string> {
-  return toHex(new Uint8Array(await crypto.subtle.digest('SHA-256', new Uint8Array(bytes))));
 }
