@@ -76,17 +76,15 @@ describe('attachments refuse bad input with a stable code and keep nothing half-
     const sent = await phone.client.call('sessions.send', { id, text: 'all of them', attachments: ids });
     expect(sent.ok || sent.error.code).toBe('invalid-params');
     const begins = await Promise.all(
-      ids
-        .slice(0, 1000)
-        .map((sha, i) =>
-          phone.client.call('blobs.begin', {
-            sessionId: id,
-            name: `${i}.png`,
-            type: 'image/png',
-            size: 100,
-            sha256: sha,
-          }),
-        ),
+      ids.slice(0, 1000).map((sha, i) =>
+        phone.client.call('blobs.begin', {
+          sessionId: id,
+          name: `${i}.png`,
+          type: 'image/png',
+          size: 100,
+          sha256: sha,
+        }),
+      ),
     );
     expect(begins.filter((r) => r.ok)).toHaveLength(MAX_OPEN_UPLOADS);
     expect(new Set(begins.filter((r) => !r.ok).map((r) => !r.ok && r.error.code))).toEqual(new Set(['busy']));
