@@ -68,6 +68,13 @@ export function Composer({ busy, disabledReason, onSend }: Props) {
         void send();
       }}
     >
+      {/* Before the text, so Tab goes from the text straight to Send. */}
+      <AttachPicker
+        files={files}
+        disabled={disabledReason !== undefined}
+        onPick={(picked) => void pick(picked)}
+        onRemove={(index) => setFiles((current) => current.filter((_, i) => i !== index))}
+      />
       <div class="grow">
         {(hint || error) && (
           <p class={error ? 'hint error-text' : 'hint'} role="status">
@@ -99,12 +106,6 @@ export function Composer({ busy, disabledReason, onSend }: Props) {
           }}
         />
       </div>
-      <AttachPicker
-        files={files}
-        disabled={disabledReason !== undefined}
-        onPick={(picked) => void pick(picked)}
-        onRemove={(index) => setFiles((current) => current.filter((_, i) => i !== index))}
-      />
       <button
         type="submit"
         class="primary"
