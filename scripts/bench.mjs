@@ -16,6 +16,8 @@ const BENCHES = {
   machine: 'host/bench/machine.ts',
   // Tether's own loop, 1,000 steps against a stand-in model with an 8k window: compaction.
   context: 'host/bench/context.ts',
+  // A 5 MB photo through the sealed path against a bare WebSocket; an outbox of 100 drained.
+  attach: 'host/bench/attach.ts',
   // Each real ACP adapter (Claude Code, Codex) through a real host, against the stand-in model direct.
   agents: 'e2e/bench/agents.ts',
 };

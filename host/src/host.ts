@@ -1,3 +1,5 @@
+import type { UploadManager } from './blobs/upload-manager.js';
+import type { BlobStore } from './store/blob-store.js';
 import type { Clock, HostIdentity, Result } from '@tether/shared-protocol';
 import { CONTROL_METHODS, every, ok } from '@tether/shared-protocol';
 import type { DataPaths } from './config/data-dir.js';
@@ -109,6 +111,16 @@ export class Host {
   get sessionStore(): SessionStore {
     return this.parts.sessionStore;
   }
+  /** Attachments kept by this host. */
+  get blobs(): BlobStore {
+    return this.parts.blobs;
+  }
+
+  /** Attachments on their way in. */
+  get uploads(): UploadManager {
+    return this.parts.uploads;
+  }
+
   get sessions(): SessionManager {
     return this.parts.sessions;
   }
@@ -175,6 +187,7 @@ export class Host {
     parts.terminals.closeAll();
     parts.gateway.close();
     parts.push.close();
+    parts.uploads.close();
     // Calls waiting for an offline machine fail now, so no run holds the shutdown.
     parts.machines.close();
     if (this.relayStarted) parts.relay?.stop();

@@ -7,22 +7,34 @@ const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 const DECODE = new Int16Array(128).fill(-1);
 for (let i = 0; i < ALPHABET.length; i++) DECODE[ALPHABET.charCodeAt(i)] = i;
 
+/** Alphabet character codes: encoding writes bytes of ASCII and decodes them once, because
+ * building a string a character at a time costs ~160 ns a byte (a 5 MB photo: most of a second). */
+const CODES = Uint8Array.from(ALPHABET, (c) => c.charCodeAt(0));
+const ascii = new TextDecoder();
+
 export function toBase64Url(bytes: Uint8Array): string {
-  let out = '';
+  const out = new Uint8Array(Math.ceil((bytes.length * 4) / 3));
+  let o = 0;
   let i = 0;
   for (; i + 2 < bytes.length; i += 3) {
     const n = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!;
-    out += ALPHABET[n >> 18]! + ALPHABET[(n >> 12) & 63]! + ALPHABET[(n >> 6) & 63]! + ALPHABET[n & 63]!;
+    out[o++] = CODES[n >> 18]!;
+    out[o++] = CODES[(n >> 12) & 63]!;
+    out[o++] = CODES[(n >> 6) & 63]!;
+    out[o++] = CODES[n & 63]!;
   }
   const rest = bytes.length - i;
   if (rest === 1) {
     const n = bytes[i]! << 16;
-    out += ALPHABET[n >> 18]! + ALPHABET[(n >> 12) & 63]!;
+    out[o++] = CODES[n >> 18]!;
+    out[o++] = CODES[(n >> 12) & 63]!;
   } else if (rest === 2) {
     const n = (bytes[i]! << 16) | (bytes[i + 1]! << 8);
-    out += ALPHABET[n >> 18]! + ALPHABET[(n >> 12) & 63]! + ALPHABET[(n >> 6) & 63]!;
+    out[o++] = CODES[n >> 18]!;
+    out[o++] = CODES[(n >> 12) & 63]!;
+    out[o++] = CODES[(n >> 6) & 63]!;
   }
-  return out;
+  return ascii.decode(out.subarray(0, o));
 }
 
 /**

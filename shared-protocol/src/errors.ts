@@ -57,6 +57,9 @@ export const ERROR_CODES = [
   'slow-consumer',
   'unavailable',
   'internal',
+  // Attachments: the host's blob store is full; an upload's bytes do not match its hash
+  'quota-exceeded',
+  'hash-mismatch',
   // Execution: files, commands and processes on a computer (the host's own or a machine's)
   'outside-root',
   'not-a-file',

@@ -5,6 +5,7 @@ import { HTTP_STATUS, httpStatusFor } from './http-status.js';
 /** Every code that is not a plain 400, pinned: a change here changes what proxies and clients see. */
 const NOT_400: Record<string, number> = {
   'too-large': 413,
+  'quota-exceeded': 413,
   'pair-denied': 403,
   'pair-limit': 403,
   forbidden: 403,

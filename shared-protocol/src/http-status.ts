@@ -56,6 +56,8 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, HttpErrorStatus>> = {
   'slow-consumer': 400,
   unavailable: 503,
   internal: 500,
+  'quota-exceeded': 413,
+  'hash-mismatch': 400,
   'outside-root': 400,
   'not-a-file': 400,
   'not-a-folder': 400,

@@ -19,6 +19,13 @@ function diffBlock(diff: string, truncated: boolean): string {
   return shown.join('\n');
 }
 
+/** A byte count as a person reads it: 812 B, 45 KB, 1.3 MB. */
+function sizeText(bytes: number): string {
+  if (bytes < 1000) return `${bytes} B`;
+  if (bytes < 1_000_000) return `${Math.round(bytes / 1000)} KB`;
+  return `${(bytes / 1_000_000).toFixed(1)} MB`;
+}
+
 /** Multi-line text (messages, output) with every hidden character shown as a mark. */
 const lines = (text: string) => visibleText(text, { multiline: true });
 /** One-line text (titles, names, labels, errors): a newline is shown as a mark too. */
@@ -59,6 +66,8 @@ export class TranscriptPrinter {
         }
         this.endStream();
         this.out.write(event.role === 'user' ? `\n› ${lines(event.text)}\n` : `\n${lines(event.text)}\n`);
+        for (const a of event.attachments ?? [])
+          this.out.write(`  📎 ${line(a.name)} (${a.type}, ${sizeText(a.size)})\n`);
         return;
       case 'tool.started':
         this.endStream();

@@ -48,6 +48,8 @@ export function dataPaths(dir: string) {
     vapidKeys: join(dir, 'vapid-key.json'),
     notificationsConfig: join(dir, 'notifications.json'),
     lock: join(dir, 'host.lock'),
+    /** Attachments, one file per SHA-256 (owner-only, like the rest of the data dir). */
+    blobs: join(dir, 'blobs'),
   };
 }
 

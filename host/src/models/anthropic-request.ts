@@ -1,12 +1,15 @@
 import type {
   ContentBlockParam,
+  ImageBlockParam,
   MessageCreateParamsStreaming,
+  TextBlockParam,
   Tool,
   ToolResultBlockParam,
   ToolUseBlockParam,
 } from '@anthropic-ai/sdk/resources/messages';
 import { parseToolInput } from './tool-arguments.js';
-import type { ChatMessage, ModelRequest } from './types.js';
+import { attachedText } from './attached-text.js';
+import type { ChatAttachment, ChatMessage, ModelRequest } from './types.js';
 
 /** A Messages API turn as we build it: only user and assistant roles, content always as blocks. */
 export interface AnthropicMessage {
@@ -51,7 +54,8 @@ export function toAnthropicMessages(messages: readonly ChatMessage[]): Anthropic
   for (const message of messages) {
     switch (message.role) {
       case 'user':
-        append('user', textBlocks(message.text));
+        // Images before the words about them, as the Messages API guide advises.
+        append('user', [...(message.attachments ?? []).map(attachmentBlock), ...textBlocks(message.text)]);
         break;
       case 'assistant':
         append('assistant', [
@@ -81,6 +85,11 @@ export function toAnthropicMessages(messages: readonly ChatMessage[]): Anthropic
     }
   }
   return turns;
+}
+
+function attachmentBlock(attachment: ChatAttachment): ImageBlockParam | TextBlockParam {
+  if (attachment.kind === 'text') return { type: 'text', text: attachedText(attachment) };
+  return { type: 'image', source: { type: 'base64', media_type: attachment.mediaType, data: attachment.base64 } };
 }
 
 function textBlocks(text: string): ContentBlockParam[] {

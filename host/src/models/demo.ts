@@ -1,6 +1,6 @@
 import { systemClock, type Clock } from '@tether/shared-protocol';
 import { abortedFailure } from './provider-failure.js';
-import type { ChatMessage, ModelEvent, ModelProvider, ModelRequest, ToolCall } from './types.js';
+import type { ChatAttachment, ChatMessage, ModelEvent, ModelProvider, ModelRequest, ToolCall } from './types.js';
 
 /** Pause between streamed chunks, in milliseconds: slow enough to watch text arrive. */
 export const DEMO_DEFAULT_DELAY_MS = 40;
@@ -96,6 +96,12 @@ export function demoReply(request: Pick<ModelRequest, 'messages' | 'tools'>): De
       text: `The command finished; it printed ${lines} ${lines === 1 ? 'line' : 'lines'}. ${HOW_TO_USE_A_REAL_MODEL}`,
     };
   }
+  // What was attached is said back, so a person (and a test) sees it reached the model.
+  if (last?.role === 'user' && last.attachments?.length) {
+    return {
+      text: `${INTRO} I received ${last.attachments.map(describeAttachment).join(', ')}. ${HOW_TO_USE_A_REAL_MODEL}`,
+    };
+  }
   if (!hasShell) return { text: `${INTRO} ${HOW_TO_USE_A_REAL_MODEL}` };
   return {
     text: `${INTRO} I'll list the files in this session's folder so you can see how approvals work.`,
@@ -106,6 +112,13 @@ export function demoReply(request: Pick<ModelRequest, 'messages' | 'tools'>): De
       arguments: JSON.stringify({ command: DEMO_COMMAND }),
     },
   };
+}
+
+function describeAttachment(attachment: ChatAttachment): string {
+  if (attachment.kind === 'text') return `the text file ${attachment.name} (${countLines(attachment.text)} lines)`;
+  // base64 holds 3 bytes in every 4 characters, less its padding.
+  const bytes = (attachment.base64.length * 3) / 4 - (attachment.base64.match(/=*$/)?.[0].length ?? 0);
+  return `an image, ${attachment.name} (${attachment.mediaType}, ${bytes} bytes)`;
 }
 
 /** Splits text into chunks of a couple of words, keeping the spaces, so joining them gives it back. */

@@ -1,10 +1,12 @@
 import type {
+  ChatCompletionContentPart,
   ChatCompletionCreateParamsStreaming,
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
 import { toolArgumentsText } from './tool-arguments.js';
-import type { ChatMessage, ModelRequest } from './types.js';
+import { attachedText } from './attached-text.js';
+import type { ChatAttachment, ChatMessage, ModelRequest } from './types.js';
 
 /**
  * Which field caps the output. OpenAI's reasoning models (gpt-5, o-series) reject `max_tokens`
@@ -45,7 +47,7 @@ export function toOpenAIMessages(system: string, messages: readonly ChatMessage[
   for (const message of messages) {
     switch (message.role) {
       case 'user':
-        out.push({ role: 'user', content: message.text });
+        out.push({ role: 'user', content: userContent(message.text, message.attachments ?? []) });
         break;
       case 'assistant':
         out.push({
@@ -75,6 +77,18 @@ export function toOpenAIMessages(system: string, messages: readonly ChatMessage[
     }
   }
   return out;
+}
+
+/** A person's words alone as a string; with attachments, parts: the images and files, then the words. */
+function userContent(text: string, attachments: readonly ChatAttachment[]): string | ChatCompletionContentPart[] {
+  if (attachments.length === 0) return text;
+  const parts = attachments.map((a): ChatCompletionContentPart =>
+    a.kind === 'text'
+      ? { type: 'text', text: attachedText(a) }
+      : { type: 'image_url', image_url: { url: `data:${a.mediaType};base64,${a.base64}` } },
+  );
+  if (text !== '') parts.push({ type: 'text', text });
+  return parts;
 }
 
 /**

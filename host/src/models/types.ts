@@ -25,8 +25,16 @@ export interface ToolResultMessage {
   isError: boolean;
 }
 
+/**
+ * A photo or a text file sent with a person's message. An image goes to the model as an image
+ * block (base64, standard alphabet); a text file as text under its name.
+ */
+export type ChatAttachment =
+  | { kind: 'image'; name: string; mediaType: 'image/jpeg' | 'image/png' | 'image/webp' | 'image/gif'; base64: string }
+  | { kind: 'text'; name: string; text: string };
+
 export type ChatMessage =
-  | { role: 'user'; text: string }
+  | { role: 'user'; text: string; attachments?: ChatAttachment[] }
   | { role: 'assistant'; text: string; toolCalls: ToolCall[] }
   /** The results of the previous assistant message's tool calls, one per call, in its order. */
   | { role: 'tool'; results: ToolResultMessage[] };

@@ -1,3 +1,5 @@
+import type { BlobHandlerDeps } from './blob-handlers.js';
+import { uploadHandlers } from './blob-handlers.js';
 import type {
   Clock,
   ControlMethods,
@@ -86,7 +88,17 @@ export interface ControlDeps {
   terminals: TerminalManager;
   /** `tether run`: a program in a terminal, followed as a session. */
   run: (params: ControlParams<'terminals.run'>) => Promise<Result<ControlResult<'terminals.run'>>>;
+  /** Attachments: uploads (`tether sessions send --attach`) and the store they end in. */
+  blobs?: BlobHandlerDeps;
 }
+
+const noAttachments = () => fail('unsupported', 'this host keeps no attachments');
+const noUploads = {
+  'blobs.begin': noAttachments,
+  'blobs.chunk': noAttachments,
+  'blobs.finish': noAttachments,
+  'blobs.cancel': noAttachments,
+};
 
 /** Every control-socket method: the person at the computer, through `tether …`. */
 export function controlHandlers(deps: ControlDeps): Handlers<ControlMethods, ControlCaller> {
@@ -149,7 +161,8 @@ export function controlHandlers(deps: ControlDeps): Handlers<ControlMethods, Con
       );
       return ok({ session });
     },
-    'sessions.send': (p) => sessions.send(p.id, p.text),
+    'sessions.send': (p) => sessions.send(p.id, p.text, undefined, p.attachments),
+    ...(deps.blobs ? uploadHandlers<ControlCaller>(deps.blobs, () => 'control') : noUploads),
     'sessions.interrupt': (p) => sessions.interrupt(p.id),
     'sessions.archive': (p) => sessions.archive(p.id, p.archived ?? true),
     'sessions.autoApprove': (p) => sessions.setAutoApprove(p.id, p.enabled),

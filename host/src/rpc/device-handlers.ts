@@ -1,4 +1,6 @@
-import type { Clock, Methods, Result } from '@tether/shared-protocol';
+import type { Clock, MethodParams, Methods, Result } from '@tether/shared-protocol';
+import type { BlobHandlerDeps } from './blob-handlers.js';
+import { readBlob, uploadHandlers } from './blob-handlers.js';
 import { PROTOCOL_VERSION, fail, ok } from '@tether/shared-protocol';
 import type { ApprovalBroker } from '../sessions/approval-broker.js';
 import type { SessionManager } from '../sessions/session-manager.js';
@@ -48,6 +50,8 @@ export interface DeviceHandlerDeps {
   machines?: MachineRegistry;
   /** Terminals on this host (and its machines); `terminals.*` answer `unsupported` without. */
   terminals?: TerminalManager;
+  /** Attachments; `blobs.*` answer `unsupported` without. */
+  blobs?: BlobHandlerDeps;
 }
 
 /**
@@ -143,8 +147,14 @@ export function deviceHandlers(deps: DeviceHandlerDeps): DeviceHandlers {
       return ok({});
     },
     // To a wrapped program, a message is keys typed into its terminal: that takes the terminal scope.
-    'sessions.send': ({ id, text, clientMessageId }, caller) =>
-      terminalGuard(id, caller) ?? deps.sessions.send(id, text, clientMessageId),
+    'sessions.send': ({ id, text, clientMessageId, attachments }, caller) =>
+      terminalGuard(id, caller) ?? deps.sessions.send(id, text, clientMessageId, attachments),
+    ...(deps.blobs
+      ? {
+          ...uploadHandlers<Caller>(deps.blobs, (caller) => `device:${caller.device.id}`),
+          'blobs.read': (p: MethodParams<'blobs.read'>) => readBlob(deps.blobs!.store, p),
+        }
+      : {}),
     'sessions.interrupt': ({ id }, caller) => terminalGuard(id, caller) ?? deps.sessions.interrupt(id),
     'sessions.archive': ({ id, archived }) => deps.sessions.archive(id, archived ?? true),
 

@@ -1,6 +1,6 @@
 import type { Clock, InstructionFile, Result, SessionEventBody } from '@tether/shared-protocol';
 import type { ExecutionContext } from '@tether/machine';
-import type { SessionRecord } from '../store/session-store.js';
+import type { SessionRecord, UserMessage } from '../store/session-store.js';
 import type { ApprovalGate } from './approval-gate.js';
 
 /** What one run of a session may use: its log, its approval gate, its place, and the time. */
@@ -10,7 +10,7 @@ export interface RunContext {
   record(): SessionRecord;
   append(body: SessionEventBody): void;
   /** Follow-up messages sent while the run was busy, oldest first (taken, so delivered once). */
-  takeQueued(): string[];
+  takeQueued(): UserMessage[];
   /** Every action that changes the world goes through it. */
   gate: ApprovalGate;
   /** Where the session's tools act: this computer or a machine. */
@@ -20,6 +20,8 @@ export interface RunContext {
   signal: AbortSignal;
   /** Model calls this run may make before it stops and waits for a "go on" (a back-end default otherwise). */
   readonly maxModelCalls?: number;
+  /** The bytes of an attachment the session holds (blob-store.ts); undefined when they are gone. */
+  attachmentBytes?(blobId: string): Uint8Array | undefined;
   /** How the run goes, for the session's "at a glance" (model calls, tokens). */
   progress?(progress: RunProgress): void;
 }

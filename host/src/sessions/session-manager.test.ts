@@ -125,7 +125,7 @@ describe('the session manager', () => {
     const taken: string[][] = [];
     t.backend.steps.push(async (run) => {
       await new Promise<void>((resolve) => (release = resolve));
-      taken.push(run.takeQueued());
+      taken.push(run.takeQueued().map((m) => m.text));
       return DONE;
     });
     const created = await t.manager.create({ cwd: t.cwd, text: 'first' });

@@ -1,4 +1,5 @@
 import type {
+  Attachment,
   Clock,
   NotifyLevel,
   Result,
@@ -9,11 +10,12 @@ import type {
 import { fail, ok } from '@tether/shared-protocol';
 import type { ExecutionContext } from '@tether/machine';
 import type { EventLog } from '../store/event-log.js';
-import type { SessionRecord, SessionStore } from '../store/session-store.js';
+import type { SessionRecord, SessionStore, UserMessage } from '../store/session-store.js';
 import type { ApprovalBroker } from './approval-broker.js';
 import { ApprovalGate } from './approval-gate.js';
 import type { RunResult, SessionBackend } from './session-backend.js';
 import { SessionJournal } from './session-journal.js';
+import { userMessageEvent } from './user-message.js';
 
 export interface SessionManagerDeps {
   sessions: SessionStore;
@@ -34,6 +36,10 @@ export interface SessionManagerDeps {
   startNotices?: () => readonly string[];
   /** Where sessions are written; one over `sessions` and `log` when absent. */
   journal?: SessionJournal;
+  /** The attachment `blobId` is in `sessionId` (blob-store.ts); without, messages take none. */
+  attachments?: (sessionId: string, blobId: string) => Attachment | undefined;
+  /** The bytes of a blob, for a run that gives an attachment to its model or agent. */
+  attachmentBytes?: (blobId: string) => Uint8Array | undefined;
 }
 
 /** What a run lends the context it runs in. */
@@ -117,7 +123,7 @@ export class SessionManager {
       updatedAt: now,
     });
     input.prepare?.(record.id);
-    this.startRun(record.id, input.text === undefined ? [] : [input.text]);
+    this.startRun(record.id, input.text === undefined ? [] : [{ text: input.text }]);
     return ok(this.get(record.id)!);
   }
 
@@ -126,29 +132,55 @@ export class SessionManager {
    * `clientId` the host takes the message once: a resend of an id already taken (after a dropped
    * connection) changes nothing and gets the first answer, marked `duplicate`.
    */
-  send(id: string, text: string, clientId?: string): Result<{ queued: boolean; duplicate?: boolean }> {
+  send(
+    id: string,
+    text: string,
+    clientId?: string,
+    attachmentIds: readonly string[] = [],
+  ): Result<{ queued: boolean; duplicate?: boolean }> {
     const record = this.deps.sessions.get(id);
     if (!record) return fail('not-found', `no session ${id}`);
-    if (clientId === undefined) return this.take(record, text);
-    const earlier = this.deps.sessions.receipt(id, clientId);
+    const earlier = clientId === undefined ? undefined : this.deps.sessions.receipt(id, clientId);
     if (earlier) return ok({ ...earlier, duplicate: true });
-    const result = this.take(record, text);
+    const message = this.message(record, text, attachmentIds);
+    if (!message.ok) return message;
+    const result = this.take(record, message.value);
+    if (clientId === undefined) return result;
     if (result.ok) this.deps.sessions.keepReceipt(id, clientId, result.value.queued, this.deps.clock.now());
     return result;
   }
 
-  private take(record: SessionRecord, text: string): Result<{ queued: boolean }> {
+  /**
+   * The message as the session will keep it: each attachment id must name a blob sent to this
+   * very session (another session's blob is as unknown as none), and the back-end must take
+   * attachments at all (a program in a terminal takes typed text only).
+   */
+  private message(record: SessionRecord, text: string, ids: readonly string[]): Result<UserMessage> {
+    if (ids.length === 0) return ok({ text });
+    if (this.deps.backends[record.kind]?.live) {
+      return fail('unsupported', 'a program in a terminal takes typed text only; it cannot be sent a photo or a file');
+    }
+    const attachments: Attachment[] = [];
+    for (const blobId of new Set(ids)) {
+      const attachment = this.deps.attachments?.(record.id, blobId);
+      if (!attachment) return fail('not-found', `no attachment ${blobId.slice(0, 12)}… in this session`);
+      attachments.push(attachment);
+    }
+    return ok({ text, attachments });
+  }
+
+  private take(record: SessionRecord, message: UserMessage): Result<{ queued: boolean }> {
     const id = record.id;
     // A back-end whose session is a live program takes the message itself.
     const live = this.deps.backends[record.kind]?.live;
-    if (live) return live.send(id, text);
+    if (live) return live.send(id, message.text);
     if (this.runs.has(id)) {
-      this.deps.sessions.enqueue(id, text, this.deps.clock.now());
+      this.deps.sessions.enqueue(id, message, this.deps.clock.now());
       this.announce(id);
       return ok({ queued: true });
     }
     // Messages still queued from an interrupted run go first, in the order they were sent.
-    this.startRun(id, [...this.deps.sessions.takeQueued(id), text]);
+    this.startRun(id, [...this.deps.sessions.takeQueued(id), message]);
     return ok({ queued: false });
   }
 
@@ -258,12 +290,11 @@ export class SessionManager {
     if (timer !== undefined) this.deps.clock.clearTimeout(timer);
   }
 
-  private startRun(id: string, texts: readonly string[]): void {
+  private startRun(id: string, messages: readonly UserMessage[]): void {
     const { sessions } = this.deps;
     const record = sessions.get(id)!;
     const runId = this.deps.newId('r');
-    for (const text of texts)
-      this.appendEvent(id, { type: 'message', messageId: this.deps.newId('m'), role: 'user', text });
+    for (const message of messages) this.appendEvent(id, userMessageEvent(this.deps.newId('m'), message));
     const notices = this.deps.startNotices?.() ?? [];
     for (const notice of notices.slice(this.noticesShown.get(id) ?? 0)) {
       this.appendEvent(id, { type: 'notice', level: 'warning', text: notice });
@@ -372,6 +403,7 @@ export class SessionManager {
       },
       gate,
       context,
+      attachmentBytes: (blobId) => this.deps.attachmentBytes?.(blobId),
       clock: this.deps.clock,
       newId: this.deps.newId,
       signal,

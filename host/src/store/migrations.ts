@@ -180,4 +180,24 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE session_activity ADD COLUMN context_window INTEGER;
   ALTER TABLE session_activity ADD COLUMN compactions INTEGER NOT NULL DEFAULT 0;
   `,
+  // 10: attachments. A blob is kept once by the SHA-256 of its bytes (the file is in the data
+  // dir's blobs/ folder); a session holds the blobs sent to it, each under the name it was sent
+  // with; a message queued behind a busy run keeps its attachments (JSON list, NULL: none).
+  `
+  CREATE TABLE blobs (
+    id TEXT PRIMARY KEY,
+    type TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    created_at INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  CREATE TABLE session_blobs (
+    session_id TEXT NOT NULL REFERENCES sessions (id),
+    blob_id TEXT NOT NULL REFERENCES blobs (id),
+    name TEXT NOT NULL,
+    added_at INTEGER NOT NULL,
+    PRIMARY KEY (session_id, blob_id)
+  ) WITHOUT ROWID;
+  CREATE INDEX session_blobs_blob ON session_blobs (blob_id);
+  ALTER TABLE queued_messages ADD COLUMN attachments TEXT;
+  `,
 ];

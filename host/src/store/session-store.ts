@@ -1,5 +1,6 @@
-import type { NotifyLevel, SessionKind, SessionStatus, SessionSummary } from '@tether/shared-protocol';
-import { isSessionKind } from '@tether/shared-protocol';
+import type { Attachment, NotifyLevel, SessionKind, SessionStatus, SessionSummary } from '@tether/shared-protocol';
+import { AttachmentListSchema, isSessionKind } from '@tether/shared-protocol';
+import * as v from 'valibot';
 import { ActivityStore } from './activity-store.js';
 import type { Db } from './database.js';
 
@@ -161,20 +162,21 @@ export class SessionStore {
     this.db.prepare(`UPDATE sessions SET ${sets.join(', ')} WHERE id = @id`).run(values);
   }
 
-  enqueue(sessionId: string, text: string, at: number): void {
+  enqueue(sessionId: string, message: UserMessage, at: number): void {
+    const attachments = message.attachments?.length ? JSON.stringify(message.attachments) : null;
     this.db
-      .prepare('INSERT INTO queued_messages (session_id, text, created_at) VALUES (?, ?, ?)')
-      .run(sessionId, text, at);
+      .prepare('INSERT INTO queued_messages (session_id, text, created_at, attachments) VALUES (?, ?, ?, ?)')
+      .run(sessionId, message.text, at, attachments);
   }
 
   /** Takes every queued message of a session, oldest first. */
-  takeQueued(sessionId: string): string[] {
+  takeQueued(sessionId: string): UserMessage[] {
     return this.db.transaction(() => {
       const rows = this.db
-        .prepare('SELECT id, text FROM queued_messages WHERE session_id = ? ORDER BY id')
-        .all(sessionId) as { id: number; text: string }[];
+        .prepare('SELECT id, text, attachments FROM queued_messages WHERE session_id = ? ORDER BY id')
+        .all(sessionId) as { id: number; text: string; attachments: string | null }[];
       this.db.prepare('DELETE FROM queued_messages WHERE session_id = ?').run(sessionId);
-      return rows.map((r) => r.text);
+      return rows.map((r) => userMessage(r.text, r.attachments));
     })();
   }
 
@@ -246,4 +248,23 @@ export class SessionStore {
       notify: record.notify,
     };
   }
+}
+
+/** A message a person sent: its text and what was attached (by reference). */
+export interface UserMessage {
+  text: string;
+  attachments?: Attachment[];
+}
+
+/** A queued row as a message; attachments that no longer decode (a hand-edited row) are dropped. */
+function userMessage(text: string, attachments: string | null): UserMessage {
+  if (attachments === null) return { text };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(attachments);
+  } catch {
+    return { text };
+  }
+  const checked = v.safeParse(AttachmentListSchema, parsed);
+  return checked.success ? { text, attachments: checked.output } : { text };
 }

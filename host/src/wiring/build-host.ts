@@ -42,6 +42,8 @@ import { SessionJournal } from '../sessions/session-journal.js';
 import { SessionManager } from '../sessions/session-manager.js';
 import { WrappedPrograms } from '../sessions/wrapped/wrapped-programs.js';
 import { ApprovalStore } from '../store/approval-store.js';
+import { BlobStore } from '../store/blob-store.js';
+import { UploadManager } from '../blobs/upload-manager.js';
 import type { Db } from '../store/database.js';
 import { openDatabase } from '../store/database.js';
 import { DeviceStore } from '../store/device-store.js';
@@ -76,6 +78,9 @@ export interface HostParts {
   /** Programs run with `tether run`, followed as `terminal` sessions. */
   readonly wrapped: WrappedPrograms;
   readonly sessions: SessionManager;
+  /** Attachments kept, and those on their way in. */
+  readonly blobs: BlobStore;
+  readonly uploads: UploadManager;
   readonly agents: { backend: AcpBackend; catalog: AgentCatalog; sessions: AgentSessions };
   readonly push: PushService;
   readonly gateway: DeviceGateway;
@@ -139,6 +144,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
   const journal = new SessionJournal({ sessions: sessionStore, log, clock });
   const devices = new DeviceStore(db);
   const approvals = new ApprovalBroker(new ApprovalStore(db), log, clock, () => newId('a'));
+  const blobs = new BlobStore(db, paths.blobs, options.blobCap);
 
   // MCP servers: their failures are said in every session (at once in running ones, below).
   const mcpFailures: string[] = [];
@@ -214,6 +220,14 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
     newId,
     defaultModel,
     startNotices: () => mcpFailures,
+    attachments: (sessionId, blobId) => blobs.forSession(sessionId, blobId),
+    attachmentBytes: (blobId) => blobs.readAll(blobId),
+  });
+  const uploads = new UploadManager({
+    store: blobs,
+    sessionExists: (id) => sessionStore.get(id) !== undefined,
+    clock,
+    newId,
   });
   const unsubscribeMcp = mcpProblems.on((notice) => {
     // Sessions running now hear of it at once; others when their next run starts.
@@ -294,6 +308,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
         clock,
         machines: machines.registry,
         terminals,
+        blobs: { store: blobs, uploads },
       }),
       ...push.value.handlers(),
     }),
@@ -366,6 +381,8 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
     terminals,
     wrapped,
     sessions,
+    blobs,
+    uploads,
     agents: { backend: acp, catalog, sessions: agentSessions },
     push: push.value,
     gateway,
@@ -396,6 +413,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
       machines: machines.handlerDeps(),
       terminals,
       run: (params) => wrapped.start(params),
+      blobs: { store: blobs, uploads },
     }),
     unsubscribe: () => {
       for (const stop of unsubscribers) stop();

@@ -50,6 +50,8 @@ export interface HostOptions {
   /** Model calls a run may make before it waits for a go-on (`--max-model-calls`), unless a
    * session sets its own. */
   maxModelCalls?: number;
+  /** Bytes all attachments may hold together (DEFAULT_BLOB_CAP, 1 GiB, when absent). */
+  blobCap?: number;
   /** The default model's context window in tokens (`--context-window`); else the built-in table's. */
   contextWindow?: number;
   /** Milliseconds a session's call waits for an offline machine before its run stops (default 15 min). */

@@ -1,4 +1,7 @@
 import {
+  AttachmentName,
+  MAX_ATTACHMENT_BYTES,
+  MAX_ATTACHMENTS_PER_MESSAGE,
   AgentInfoSchema,
   ClientMessageId,
   ErrorCodeSchema,
@@ -162,17 +165,33 @@ export function hostDisplayName(host: Pick<HostRecord, 'name' | 'customName'>): 
   return host.customName?.trim() || host.name || 'Computer';
 }
 
+/** A file waiting in the outbox with its message: its name, type and bytes. */
+export const OutboxFileSchema = v.object({
+  name: AttachmentName,
+  type: v.pipe(v.string(), v.maxLength(100)),
+  bytes: v.pipe(
+    v.instance(Uint8Array),
+    v.check((b) => b.length <= MAX_ATTACHMENT_BYTES, 'too large'),
+  ),
+});
+export type OutboxFile = v.InferOutput<typeof OutboxFileSchema>;
+
 /**
  * A message typed for a computer and not yet taken by it (the outbox). `id` is the message's own
  * id (`clientMessageId`), so a resend is taken once; `failed` says why the computer refused it
  * (it is then kept until the person discards it, and not sent again).
  */
-export const OutboxRecordSchema = v.object({
-  id: ClientMessageId,
-  hostId: v.pipe(v.string(), v.minLength(1), v.maxLength(256)),
-  sessionId: v.pipe(v.string(), v.minLength(1), v.maxLength(64)),
-  text: v.pipe(v.string(), v.minLength(1), v.maxLength(MAX_MESSAGE_TEXT)),
-  createdAt: Time,
-  failed: v.optional(v.pipe(v.string(), v.maxLength(1000))),
-});
+export const OutboxRecordSchema = v.pipe(
+  v.object({
+    id: ClientMessageId,
+    hostId: v.pipe(v.string(), v.minLength(1), v.maxLength(256)),
+    sessionId: v.pipe(v.string(), v.minLength(1), v.maxLength(64)),
+    text: v.pipe(v.string(), v.maxLength(MAX_MESSAGE_TEXT)),
+    createdAt: Time,
+    failed: v.optional(v.pipe(v.string(), v.maxLength(1000))),
+    /** Photos and files, as bytes until the computer has them (downscaled, so small). */
+    attachments: v.optional(v.pipe(v.array(OutboxFileSchema), v.maxLength(MAX_ATTACHMENTS_PER_MESSAGE))),
+  }),
+  v.check((r) => r.text !== '' || (r.attachments?.length ?? 0) > 0, 'a message has text or an attachment'),
+);
 export type OutboxRecord = v.InferOutput<typeof OutboxRecordSchema>;

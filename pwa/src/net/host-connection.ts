@@ -30,6 +30,7 @@ import { nextFrame } from '../lib/next-frame.js';
 import { Store } from '../lib/store.js';
 import { mergeSummary, replaceList } from '../lib/session-list.js';
 import type { CachePort } from './cache-port.js';
+import { BlobReader } from '../attach/blob-reader.js';
 import type { OutboxStore } from './outbox.js';
 import { MemoryOutboxStore, Outbox } from './outbox.js';
 import type { PathConnect, PathState } from './relay-path-connect.js';
@@ -87,6 +88,8 @@ export class HostConnection {
   readonly path: Store<PathState> | undefined;
   /** Messages typed for this host, kept until it has taken them. */
   readonly outbox: Outbox;
+  /** Attachments' bytes, read over this connection for thumbnails. */
+  readonly blobs: BlobReader;
   private readonly hostEventListeners = new Set<(event: HostEvent) => void>();
   private readonly feeds = new Map<string, SessionFeed>();
   private readonly clock: Clock;
@@ -128,11 +131,14 @@ export class HostConnection {
         isOpen: () => this.client.state.name === 'open',
         onOpen: (listener) => this.client.onState((state) => state.name === 'open' && listener()),
         send: (params) => this.client.call('sessions.send', params),
+        // The upload code (and the protocol's SHA-256) loads with the first file sent.
+        upload: async (sessionId, file) => (await import('../attach/upload.js')).upload(this.client, sessionId, file),
       },
       store: deps.outbox ?? new MemoryOutboxStore(),
       clock: this.clock,
       newId: () => toBase64Url(random(16)),
     });
+    this.blobs = new BlobReader(this.client);
     this.path = (deps.connect as Partial<PathConnect>).path;
     this.unsubscribe.push(
       this.client.onState((state) => this.stateChanged(state)),

@@ -1,4 +1,5 @@
-import type { MethodParams, MethodResult, Result } from '@tether/shared-protocol';
+import type { Attachment, MethodParams, MethodResult, Result } from '@tether/shared-protocol';
+import type { OutboxFile } from '../data/records.js';
 import { fail, ok } from '@tether/shared-protocol';
 import { ManualClock } from '@tether/shared-protocol/testing';
 import { describe, expect, it } from 'vitest';
@@ -51,6 +52,20 @@ class FakeLink implements OutboxLink {
       return Promise.resolve(fail('disconnected', 'connection lost before sessions.send was answered'));
     }
     return Promise.resolve(ok({ queued: false, ...(duplicate ? { duplicate: true } : {}) }));
+  }
+
+  /** Files uploaded, by name; `refuseUpload` answers the next upload with that code. */
+  readonly uploads: string[] = [];
+  refuseUpload: 'too-large' | 'disconnected' | undefined;
+
+  upload(sessionId: string, file: OutboxFile): Promise<Result<Attachment>> {
+    const refused = this.refuseUpload;
+    this.refuseUpload = undefined;
+    if (refused === 'disconnected') this.open = false;
+    if (refused) return Promise.resolve(fail(refused, `refused ${file.name}`));
+    this.uploads.push(`${sessionId}/${file.name}`);
+    const id = String(file.bytes.length).padStart(64, '0');
+    return Promise.resolve(ok({ id, type: 'image/png', size: file.bytes.length, name: file.name }));
   }
 }
 
@@ -184,5 +199,35 @@ describe('the outbox', () => {
     await sending;
     await settle();
     expect(t.link.calls.map((c) => c.text)).toEqual(['careful']);
+  });
+
+  it("uploads a message's photos before the message, and again after a drop (the computer keeps what it has)", async () => {
+    const { link, outbox, store } = setup();
+    const photo: OutboxFile = { name: 'p.jpg', type: 'image/jpeg', bytes: new Uint8Array(1234) };
+    await outbox.send('s1', '', [photo]);
+    expect(store.rows.size).toBe(1);
+    expect([...store.rows.values()][0]!.attachments?.[0]?.bytes.length).toBe(1234);
+    link.refuseUpload = 'disconnected';
+    link.setOpen(true);
+    await settle();
+    expect(outbox.items.get()[0]?.mark).toBe('waiting');
+    expect(link.calls).toHaveLength(0);
+    link.setOpen(true);
+    await settle();
+    expect(link.uploads).toEqual(['s1/p.jpg']);
+    expect(link.calls).toEqual([
+      { id: 's1', text: '', clientMessageId: 'msg-id-0001', attachments: ['1234'.padStart(64, '0')] },
+    ]);
+    expect(outbox.items.get()[0]?.mark).toBe('delivered');
+  });
+
+  it('a photo the computer refuses for good marks the message failed, kept for the person to read why', async () => {
+    const { link, outbox } = setup();
+    link.setOpen(true);
+    link.refuseUpload = 'too-large';
+    await outbox.send('s1', 'look', [{ name: 'big.jpg', type: 'image/jpeg', bytes: new Uint8Array(10) }]);
+    await settle();
+    expect(outbox.items.get()[0]).toMatchObject({ mark: 'failed', error: 'refused big.jpg' });
+    expect(link.calls).toHaveLength(0);
   });
 });

@@ -1,5 +1,13 @@
-import type { Clock, MethodParams, MethodResult, ProtocolError, Result, TimerHandle } from '@tether/shared-protocol';
-import type { OutboxRecord } from '../data/records.js';
+import type {
+  Attachment,
+  Clock,
+  MethodParams,
+  MethodResult,
+  ProtocolError,
+  Result,
+  TimerHandle,
+} from '@tether/shared-protocol';
+import type { OutboxFile, OutboxRecord } from '../data/records.js';
 import { Store } from '../lib/store.js';
 
 /**
@@ -28,6 +36,8 @@ export interface OutboxItem {
   queued?: boolean;
   /** Failed: what the computer said. */
   error?: string;
+  /** Photos and files sent with it: uploaded first, then named by the message. */
+  attachments?: OutboxFile[];
 }
 
 /** Where the outbox is kept: AppDb (IndexedDB) in the app, a map in tests. */
@@ -43,6 +53,8 @@ export interface OutboxLink {
   /** Called each time the connection opens. */
   onOpen(listener: () => void): () => void;
   send(params: MethodParams<'sessions.send'>): Promise<Result<MethodResult<'sessions.send'>>>;
+  /** Uploads a file for a session (a file the session holds already is not sent again). */
+  upload(sessionId: string, file: OutboxFile): Promise<Result<Attachment>>;
 }
 
 export interface OutboxDeps {
@@ -102,7 +114,7 @@ export class Outbox {
    * outbox is full; `kept` is false when the device's storage did not keep it (it still goes
    * while the page stays open).
    */
-  async send(sessionId: string, text: string): Promise<Result<{ kept: boolean }>> {
+  async send(sessionId: string, text: string, attachments: OutboxFile[] = []): Promise<Result<{ kept: boolean }>> {
     if (this.items.get().filter((i) => i.mark !== 'delivered').length >= MAX_OUTBOX) {
       return { ok: false, error: { code: 'busy', message: `${MAX_OUTBOX} messages are already waiting` } };
     }
@@ -112,6 +124,7 @@ export class Outbox {
       sessionId,
       text,
       createdAt: this.deps.clock.now(),
+      ...(attachments.length > 0 ? { attachments } : {}),
     };
     // Shown at once; sent only once it is kept, so a message never reaches the computer and is
     // then lost from the device's view of it.
@@ -159,7 +172,7 @@ export class Outbox {
       if (next && this.keeping.has(next.id)) return;
       if (!next || !this.deps.link.isOpen()) return;
       this.mark(next.id, { mark: 'sent' });
-      const result = await this.deps.link.send({ id: next.sessionId, text: next.text, clientMessageId: next.id });
+      const result = await this.deliver(next);
       if (result.ok) {
         this.mark(next.id, { mark: 'delivered', queued: result.value.queued });
         await this.deps.store.deleteOutbox(next.id);
@@ -173,6 +186,22 @@ export class Outbox {
         await this.deps.store.putOutbox({ ...recordOf(this.deps.hostId, next), failed: result.error.message });
       }
     }
+  }
+
+  /** Uploads a message's files (again after a drop: the computer keeps what it has), then sends it. */
+  private async deliver(item: OutboxItem): Promise<Result<MethodResult<'sessions.send'>>> {
+    const ids: string[] = [];
+    for (const file of item.attachments ?? []) {
+      const uploaded = await this.deps.link.upload(item.sessionId, file);
+      if (!uploaded.ok) return uploaded;
+      ids.push(uploaded.value.id);
+    }
+    return this.deps.link.send({
+      id: item.sessionId,
+      text: item.text,
+      clientMessageId: item.id,
+      ...(ids.length > 0 ? { attachments: ids } : {}),
+    });
   }
 
   private mark(id: string, change: Partial<OutboxItem>): void {
@@ -195,11 +224,19 @@ function itemOf(record: OutboxRecord): Omit<OutboxItem, 'mark'> {
     text: record.text,
     createdAt: record.createdAt,
     ...(record.failed !== undefined ? { error: record.failed } : {}),
+    ...(record.attachments ? { attachments: record.attachments } : {}),
   };
 }
 
 function recordOf(hostId: string, item: OutboxItem): OutboxRecord {
-  return { id: item.id, hostId, sessionId: item.sessionId, text: item.text, createdAt: item.createdAt };
+  return {
+    id: item.id,
+    hostId,
+    sessionId: item.sessionId,
+    text: item.text,
+    createdAt: item.createdAt,
+    ...(item.attachments ? { attachments: item.attachments } : {}),
+  };
 }
 
 /** An in-memory OutboxStore, for tests and for when IndexedDB is unavailable. */

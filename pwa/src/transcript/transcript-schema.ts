@@ -1,4 +1,4 @@
-import { ApprovalSchema, PlanEntrySchema, SessionSummarySchema } from '@tether/shared-protocol';
+import { ApprovalSchema, AttachmentListSchema, PlanEntrySchema, SessionSummarySchema } from '@tether/shared-protocol';
 import * as v from 'valibot';
 import type { TranscriptState } from './transcript.js';
 
@@ -21,6 +21,7 @@ const ItemSchema = v.variant('kind', [
     role: v.picklist(['user', 'assistant']),
     text: Text,
     streaming: v.boolean(),
+    attachments: v.optional(AttachmentListSchema),
   }),
   v.object({
     kind: v.literal('tool'),

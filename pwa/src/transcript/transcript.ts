@@ -1,4 +1,4 @@
-import type { Approval, PlanEntry, SessionEvent, SessionSummary } from '@tether/shared-protocol';
+import type { Approval, Attachment, PlanEntry, SessionEvent, SessionSummary } from '@tether/shared-protocol';
 import { compactionLine } from '@tether/shared-protocol';
 
 /**
@@ -17,6 +17,8 @@ export interface MessageItem {
   text: string;
   /** True while only deltas have arrived: the whole message has not come yet. */
   streaming: boolean;
+  /** Photos and files sent with a person's message, by reference. */
+  attachments?: Attachment[];
 }
 
 export interface ToolItem {
@@ -221,6 +223,7 @@ function step(draft: Draft, event: SessionEvent): void {
         role: event.role,
         text: event.text,
         streaming: false,
+        ...(event.attachments?.length ? { attachments: event.attachments } : {}),
       }));
       break;
     case 'tool.started':

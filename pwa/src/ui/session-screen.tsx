@@ -4,6 +4,7 @@ import { NO_FEED } from '../net/session-feed.js';
 import type { SessionsView } from '../net/host-connection.js';
 import { useApp } from './app-context.js';
 import { HostsLoading } from './hosts-loading.js';
+import { AttachmentSource } from '../attach/attachment-context.js';
 import { ChangesView } from './changes-view.js';
 import { Composer } from './composer.js';
 import { OutboxList } from './outbox-list.js';
@@ -33,6 +34,10 @@ export function SessionScreen({ hostId, sessionId, back }: { hostId: string; ses
   const record = hosts.find((h) => h.hostId === hostId);
   const connection = app.connection(hostId);
   const feed = useMemo(() => connection?.feed(sessionId), [connection, sessionId]);
+  const attachments = useMemo(
+    () => (connection ? { reader: connection.blobs, sessionId } : null),
+    [connection, sessionId],
+  );
   const view = useStore(feed?.view, NO_FEED);
   const status = useStore(connection?.status, IDLE);
   const sessions = useStore(connection?.sessions, NO_SESSIONS);
@@ -191,18 +196,20 @@ export function SessionScreen({ hostId, sessionId, back }: { hostId: string; ses
       )}
       <div class={`session-body${changesOpen && sideBySide ? ' side-by-side' : ''}`}>
         {changesOpen && !sideBySide ? null : view.loaded ? (
-          <TranscriptView
-            transcript={view.transcript}
-            live={live}
-            savedSeq={view.savedSeq}
-            deviceId={record.deviceId}
-            onAnswer={canApprove ? answer : undefined}
-            onLoadOlder={feed && loadOlder}
-            loadingOlder={view.loadingOlder}
-            olderError={view.olderError?.message}
-            findOpen={findOpen}
-            onFind={setFindOpen}
-          />
+          <AttachmentSource.Provider value={attachments}>
+            <TranscriptView
+              transcript={view.transcript}
+              live={live}
+              savedSeq={view.savedSeq}
+              deviceId={record.deviceId}
+              onAnswer={canApprove ? answer : undefined}
+              onLoadOlder={feed && loadOlder}
+              loadingOlder={view.loadingOlder}
+              olderError={view.olderError?.message}
+              findOpen={findOpen}
+              onFind={setFindOpen}
+            />
+          </AttachmentSource.Provider>
         ) : (
           <p class="placeholder">Loading…</p>
         )}
@@ -228,7 +235,7 @@ export function SessionScreen({ hostId, sessionId, back }: { hostId: string; ses
           <Composer
             busy={busy}
             disabledReason={canChat ? undefined : 'This device may only watch'}
-            onSend={(text) => connection.outbox.send(sessionId, text)}
+            onSend={(text, files) => connection.outbox.send(sessionId, text, files)}
           />
         </>
       )}

@@ -1,5 +1,6 @@
 import type { Approval, Decision, Result } from '@tether/shared-protocol';
 import type { GapItem, PlanItem, TranscriptItem } from '../transcript/transcript.js';
+import { AttachmentList } from '../attach/attachment-list.js';
 import { ApprovalCard } from './approval-card.js';
 import { MarkdownView } from './markdown-view.js';
 import { memo } from './memo.js';
@@ -55,6 +56,7 @@ export const Item = memo(function Item({
         <div class="msg user" data-message-id={item.id}>
           <span class="visually-hidden">You: </span>
           {item.text}
+          {item.attachments && <AttachmentList items={item.attachments} />}
         </div>
       ) : (
         <div

@@ -23,6 +23,14 @@ import {
   TerminalInputParams,
 } from '../rpc/terminals.js';
 import { ScopeSchema } from '../scopes.js';
+import {
+  BeginUploadParams,
+  BeginUploadResult,
+  FinishUploadResult,
+  UploadChunkParams,
+  UploadChunkResult,
+  UploadIdParams,
+} from '../rpc/blobs.js';
 import { ConfigureSessionParams } from '../rpc/history.js';
 import {
   ArchiveParams,
@@ -236,6 +244,11 @@ export const CONTROL_METHODS = {
   /** Replays events after `after`, then streams live ones as `{t:"evt"}` lines. */
   'sessions.follow': control(WatchSessionParams, SessionResult),
   'sessions.send': control(SendParams, SendResult),
+  /** `tether sessions send --attach FILE`: the same chunked upload a device makes. */
+  'blobs.begin': control(BeginUploadParams, BeginUploadResult),
+  'blobs.chunk': control(UploadChunkParams, UploadChunkResult),
+  'blobs.finish': control(UploadIdParams, FinishUploadResult),
+  'blobs.cancel': control(UploadIdParams, Empty),
   'sessions.interrupt': control(SessionIdParams, Empty),
   'sessions.archive': control(ArchiveParams, Empty),
   'sessions.autoApprove': control(AutoApproveParams, Empty),

@@ -8,6 +8,7 @@ import {
   MAX_TOOL_OUTPUT_EVENT,
 } from '../limits.js';
 import { ApprovalSchema } from './approvals.js';
+import { AttachmentListSchema } from './blobs.js';
 import { Count, Id, Name, Path, Seq, Timestamp } from './common.js';
 import { MachineInfoSchema } from './machines.js';
 import { SessionSummarySchema } from './sessions.js';
@@ -61,6 +62,8 @@ export const SESSION_EVENT_SCHEMAS = {
     messageId: Id,
     role: v.picklist(['user', 'assistant']),
     text: Text,
+    /** Photos and files sent with a user message, by reference (`blobs.read` fetches the bytes). */
+    attachments: v.optional(AttachmentListSchema),
   }),
   'tool.started': v.object({
     ...sessionBase,

@@ -2,6 +2,16 @@ import type * as v from 'valibot';
 import type { Scope } from '../scopes.js';
 import { ContinueSessionParams, ListAgentSessionsParams, ListAgentSessionsResult } from './agents.js';
 import { AnswerApprovalParams, AnswerApprovalResult, ListApprovalsParams, ListApprovalsResult } from './approvals.js';
+import {
+  BeginUploadParams,
+  BeginUploadResult,
+  FinishUploadResult,
+  ReadBlobParams,
+  ReadBlobResult,
+  UploadChunkParams,
+  UploadChunkResult,
+  UploadIdParams,
+} from './blobs.js';
 import { Empty } from './common.js';
 import { ListDevicesResult, RevokeDeviceParams } from './devices.js';
 import { ChangesParams, ChangesResult, ConfigureSessionParams, HistoryParams, HistoryResult } from './history.js';
@@ -72,6 +82,14 @@ export const METHODS = {
   'sessions.configure': method('chat', ConfigureSessionParams, SessionResult, true),
   // Continuing the same agent session again answers the Tether session that continues it already.
   'sessions.continue': method('chat', ContinueSessionParams, SessionResult, true),
+
+  // Attachments: uploaded in chunks for one session, then named by a `sessions.send`. A chunk sent
+  // again after a drop is refused as `conflict` (the upload is dropped and begun again).
+  'blobs.begin': method('chat', BeginUploadParams, BeginUploadResult, false),
+  'blobs.chunk': method('chat', UploadChunkParams, UploadChunkResult, false),
+  'blobs.finish': method('chat', UploadIdParams, FinishUploadResult, false),
+  'blobs.cancel': method('chat', UploadIdParams, Empty, true),
+  'blobs.read': method('watch', ReadBlobParams, ReadBlobResult, true),
 
   // An agent's own sessions name the work done at the computer: as much as browsing its folders.
   'agents.sessions': method('chat', ListAgentSessionsParams, ListAgentSessionsResult, true),

@@ -3,6 +3,7 @@ import { MAX_MESSAGE_TEXT } from '../limits.js';
 import { MAX_WATCH_TAIL } from './history.js';
 import { SessionActivitySchema } from './activity.js';
 import { AgentName } from './agents.js';
+import { BlobId, MAX_ATTACHMENTS_PER_MESSAGE } from './blobs.js';
 import { Count, Id, Name, Path, Seq, Timestamp } from './common.js';
 import { NotifyLevelSchema } from './notify-level.js';
 
@@ -92,7 +93,19 @@ export const SessionIdParams = v.object({ id: Id });
  */
 export const ClientMessageId = v.pipe(v.string(), v.minLength(8), v.maxLength(64), v.regex(/^[A-Za-z0-9_-]+$/));
 
-export const SendParams = v.object({ id: Id, text: MessageText, clientMessageId: v.optional(ClientMessageId) });
+/**
+ * A message: text, attachments uploaded for this session beforehand (`blobs.*`, named by their
+ * hash), or both; never neither.
+ */
+export const SendParams = v.pipe(
+  v.object({
+    id: Id,
+    text: v.pipe(v.string(), v.maxLength(MAX_MESSAGE_TEXT)),
+    clientMessageId: v.optional(ClientMessageId),
+    attachments: v.optional(v.pipe(v.array(BlobId), v.maxLength(MAX_ATTACHMENTS_PER_MESSAGE))),
+  }),
+  v.check((p) => p.text.length > 0 || (p.attachments?.length ?? 0) > 0, 'a message needs text or an attachment'),
+);
 export const SendResult = v.object({
   /** True when a run was busy and the message waits for its turn to end. */
   queued: v.boolean(),

@@ -1,7 +1,9 @@
 import type { SessionEvent, SessionSummary } from '@tether/shared-protocol';
-import { decodeEvent, isSessionEvent, visibleText } from '@tether/shared-protocol';
+import { decodeEvent, isSessionEvent, uploadAttachment, visibleText } from '@tether/shared-protocol';
+import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
-import { flag, stringOption } from '../args.js';
+import { flag, listOption, stringOption } from '../args.js';
+import { readFileToAttach } from '../attach-file.js';
 import type { Command } from '../command.js';
 import { Exit } from '../command.js';
 import { DATA_DIR_OPTION, JSON_OPTION, ago, failed, jsonForTerminal, printJson, table, withClient } from '../common.js';
@@ -152,14 +154,43 @@ export const sessionsShowCommand: Command = {
 
 export const sessionsSendCommand: Command = {
   path: ['sessions', 'send'],
-  usage: 'ID "text"',
-  summary: 'send a message (queued until the current turn ends if a run is busy)',
-  options: [DATA_DIR_OPTION],
-  arity: [2, 2],
+  usage: 'ID ["text"] [--attach FILE]…',
+  summary: 'send a message, with photos or text files (queued until the current turn ends if a run is busy)',
+  options: [
+    DATA_DIR_OPTION,
+    {
+      name: 'attach',
+      type: 'list',
+      value: 'FILE',
+      description: 'a photo (JPEG, PNG, WebP, GIF) or text file; repeatable',
+    },
+  ],
+  arity: [1, 2],
   run: (context) =>
     withClient(context, async (client) => {
-      const [id, text] = context.args.positionals as [string, string];
-      const result = await client.call('sessions.send', { id, text });
+      const [id, text = ''] = context.args.positionals as [string, string | undefined];
+      const files = listOption(context.args, 'attach');
+      if (text === '' && files.length === 0) {
+        context.stderr.write('tether: say something, or attach a file with --attach FILE\n');
+        return Exit.Usage;
+      }
+      const attachments: string[] = [];
+      for (const path of files) {
+        const file = readFileToAttach(path);
+        if (failed(context, file)) return Exit.Error;
+        const uploaded = await uploadAttachment((method, params) => client.call(method, params), {
+          sessionId: id,
+          ...file.value,
+          digest: (bytes) => Promise.resolve(createHash('sha256').update(bytes).digest('hex')),
+        });
+        if (failed(context, uploaded)) return Exit.Error;
+        attachments.push(uploaded.value.id);
+      }
+      const result = await client.call('sessions.send', {
+        id,
+        text,
+        ...(attachments.length > 0 ? { attachments } : {}),
+      });
       if (failed(context, result)) return Exit.Error;
       context.stdout.write(result.value.queued ? 'Queued: it goes in when the current turn ends.\n' : 'Sent.\n');
       return Exit.Ok;

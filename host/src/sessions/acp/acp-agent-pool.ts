@@ -10,6 +10,8 @@ export interface LiveAgent {
   cwd: string;
   connection: AcpConnection;
   acpSessionId: string;
+  /** The agent takes image content in a prompt (its initialize answer's promptCapabilities.image). */
+  takesImages?: boolean;
   busy: boolean;
   idleTimer: TimerHandle | undefined;
 }

@@ -4,6 +4,9 @@ import type { Clock, Result, SessionEvent } from '@tether/shared-protocol';
 import { ok } from '@tether/shared-protocol';
 import type { RunContext, RunResult, SessionBackend } from '../session-backend.js';
 import type { EventLog } from '../../store/event-log.js';
+import type { UserMessage } from '../../store/session-store.js';
+import { userMessageEvent } from '../user-message.js';
+import { promptBlocks } from './acp-prompt.js';
 import type { AgentCatalog } from './agent-catalog.js';
 import type { LiveAgent } from './acp-agent-pool.js';
 import { AcpAgentPool } from './acp-agent-pool.js';
@@ -79,7 +82,7 @@ export class AcpBackend implements SessionBackend {
     const agent = record.agent ?? record.model;
     const spec = this.deps.catalog.get(agent);
     if (!spec) return failure(`no agent named ${agent} is configured on this host`);
-    const texts = promptTexts(this.deps.log.readAll(run.sessionId));
+    const texts = promptMessages(this.deps.log.readAll(run.sessionId));
     // A session continued from elsewhere starts with a run of no message: it loads the conversation.
     const continuing = this.deps.sessions.get(run.sessionId)?.history === 'pending';
     if (texts.length === 0 && !continuing) return { status: 'done' };
@@ -141,7 +144,7 @@ export class AcpBackend implements SessionBackend {
         const queued = run.takeQueued();
         if (queued.length === 0) return { status: 'done' };
         turn.log.endMessage();
-        for (const text of queued) run.append({ type: 'message', messageId: run.newId('m'), role: 'user', text });
+        for (const message of queued) run.append(userMessageEvent(run.newId('m'), message));
         prompt = queued;
       }
     } finally {
@@ -169,11 +172,11 @@ export class AcpBackend implements SessionBackend {
   private async prompt(
     live: LiveAgent,
     turn: AcpTurn,
-    texts: readonly string[],
+    messages: readonly UserMessage[],
     run: RunContext,
   ): Promise<PromptOutcome> {
     const { connection } = live;
-    const prompt: ContentBlock[] = texts.map((text) => ({ type: 'text', text }));
+    const prompt: ContentBlock[] = promptBlocks(messages, live, run);
     const request = connection.agent.request(methods.agent.session.prompt, { sessionId: live.acpSessionId, prompt });
     let cancelDeadline: number | undefined;
     for (;;) {
@@ -229,11 +232,12 @@ const STOP_NOTICES: Partial<Record<StopReason, (agent: string) => string>> = {
 };
 
 /** The user messages of the run about to start: every one after the last run ended. */
-export function promptTexts(events: Iterable<SessionEvent>): string[] {
-  let texts: string[] = [];
+export function promptMessages(events: Iterable<SessionEvent>): UserMessage[] {
+  let messages: UserMessage[] = [];
   for (const event of events) {
-    if (event.type === 'run.finished') texts = [];
-    else if (event.type === 'message' && event.role === 'user') texts.push(event.text);
+    if (event.type === 'run.finished') messages = [];
+    else if (event.type === 'message' && event.role === 'user')
+      messages.push(event.attachments ? { text: event.text, attachments: event.attachments } : { text: event.text });
   }
-  return texts;
+  return messages;
 }

@@ -106,6 +106,7 @@ export async function startAgent(deps: AcpStartDeps, run: RunContext, spec: Agen
     return failure(`${spec.title} speaks ACP version ${String(init.value.protocolVersion)}; Tether speaks version 1`);
   }
   const capabilities = init.value.agentCapabilities;
+  live.takesImages = capabilities?.promptCapabilities?.image === true;
   const resume = capabilities?.sessionCapabilities?.resume;
   const canResume = typeof resume === 'object' && resume !== null;
   const canLoad = capabilities?.loadSession === true;

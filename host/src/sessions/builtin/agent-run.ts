@@ -9,6 +9,8 @@ import { ProviderError } from '../../models/types.js';
 import type { AnyTool, ApprovalNeed, ToolOutcome } from '../../tools/tool.js';
 import { DeltaCoalescer } from './delta-coalescer.js';
 import type { RunContext, RunResult } from '../session-backend.js';
+import { userMessageEvent } from '../user-message.js';
+import { chatAttachments, userChatMessage } from './chat-attachments.js';
 
 /** Model calls in one run before it stops and says so, unless the run says otherwise: a guard
  * against a model that never ends. */
@@ -107,9 +109,9 @@ export async function runAgent(
       }
       const queued = host.takeQueued();
       if (queued.length === 0) return { status: 'done', usage };
-      for (const text of queued) {
-        host.append({ type: 'message', messageId: host.newId('m'), role: 'user', text });
-        history.push({ role: 'user', text });
+      for (const message of queued) {
+        host.append(userMessageEvent(host.newId('m'), message));
+        history.push(userChatMessage(message.text, message.attachments ?? [], chatAttachments(host)));
       }
     }
     host.append({

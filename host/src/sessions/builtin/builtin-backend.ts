@@ -4,6 +4,7 @@ import type { ModelProvider } from '../../models/types.js';
 import type { EventLog } from '../../store/event-log.js';
 import type { AnyTool } from '../../tools/tool.js';
 import { runAgent } from './agent-run.js';
+import { chatAttachments } from './chat-attachments.js';
 import { buildHistory } from './history.js';
 import { loadInstructions, repositoryRoot } from './project-instructions.js';
 import { skillTool } from '../../tools/skill-tool.js';
@@ -49,7 +50,7 @@ export class BuiltinBackend implements SessionBackend {
   async run(run: RunContext): Promise<RunResult> {
     const record = run.record();
     // The model's history is rebuilt from the log for every run: the log is the source of truth.
-    const history = buildHistory(this.deps.log.readAll(run.sessionId));
+    const history = buildHistory(this.deps.log.readAll(run.sessionId), chatAttachments(run));
     const resolved = this.deps.providers(record.model, (text) =>
       run.append({ type: 'notice', level: 'warning', text }),
     );

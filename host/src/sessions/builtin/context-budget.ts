@@ -2,6 +2,9 @@ import type { ChatMessage, ToolSpec } from '../../models/types.js';
 
 /** Characters per token assumed before the provider has counted any (English and code run 3.5–4.5). */
 const CHARS_PER_TOKEN = 4;
+/** Tokens an image costs: about what both APIs charge for a photo downscaled to 1,600 px
+ * (Anthropic counts width × height / 750, capped near 1,600 for its own downscale). */
+const IMAGE_TOKENS = 1600;
 /** Tokens a message costs beyond its text (role, separators), as both APIs count roughly. */
 const MESSAGE_OVERHEAD = 4;
 /** Bounds on how far the provider's counts may scale the estimate: a misreport cannot make it absurd. */
@@ -27,8 +30,11 @@ export function estimateTokens(request: RequestShape): number {
   let messages = 0;
   for (const message of request.messages) {
     messages++;
-    if (message.role === 'user') chars += message.text.length;
-    else if (message.role === 'assistant') {
+    if (message.role === 'user') {
+      chars += message.text.length;
+      for (const a of message.attachments ?? [])
+        chars += a.kind === 'text' ? a.text.length : IMAGE_TOKENS * CHARS_PER_TOKEN;
+    } else if (message.role === 'assistant') {
       chars += message.text.length;
       for (const call of message.toolCalls) chars += call.name.length + call.arguments.length + call.id.length;
     } else {

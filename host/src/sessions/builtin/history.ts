@@ -1,5 +1,6 @@
-import type { SessionEvent } from '@tether/shared-protocol';
-import type { ChatMessage, ToolCall, ToolResultMessage } from '../../models/types.js';
+import type { Attachment, SessionEvent } from '@tether/shared-protocol';
+import type { ChatAttachment, ChatMessage, ToolCall, ToolResultMessage } from '../../models/types.js';
+import { userChatMessage } from './chat-attachments.js';
 import { applyCompaction } from './compaction.js';
 
 /** What the model is told about a tool call that never finished (the host stopped meanwhile). */
@@ -17,7 +18,10 @@ export function argumentsText(input: unknown): string {
  * require every call to be answered. A `context.compacted` event applies the very compaction the
  * loop made at that point (compaction.ts), so the rebuilt history is the one the model saw.
  */
-export function buildHistory(events: Iterable<SessionEvent>): ChatMessage[] {
+export function buildHistory(
+  events: Iterable<SessionEvent>,
+  attach: (attachments: readonly Attachment[]) => ChatAttachment[] = () => [],
+): ChatMessage[] {
   const messages: ChatMessage[] = [];
   let assistant: { text: string; toolCalls: ToolCall[] } | undefined;
   let results: ToolResultMessage[] = [];
@@ -49,7 +53,7 @@ export function buildHistory(events: Iterable<SessionEvent>): ChatMessage[] {
       case 'message':
         if (event.role === 'user') {
           closeTurn();
-          messages.push({ role: 'user', text: event.text });
+          messages.push(userChatMessage(event.text, event.attachments ?? [], attach));
         } else {
           // A new assistant message after tool results starts the next turn.
           if (assistant && (assistant.toolCalls.length > 0 || assistant.text !== '')) closeTurn();
