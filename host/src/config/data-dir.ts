@@ -43,6 +43,8 @@ export function dataPaths(dir: string) {
     database: join(dir, 'tether.db'),
     controlSocket: join(dir, 'control.sock'),
     mcpConfig: join(dir, 'mcp.json'),
+    /** Plugins disabled, and project plugin servers allowed to start (plugin-state.ts). */
+    plugins: join(dir, 'plugins.json'),
     /** This computer's own instructions for Tether's agent loop, after the project's. */
     instructions: join(dir, 'AGENTS.md'),
     vapidKeys: join(dir, 'vapid-key.json'),

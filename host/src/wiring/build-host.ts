@@ -12,6 +12,7 @@ import { HostMachines } from '../machines/host-machines.js';
 import { loadMcpConfig } from '../mcp/mcp-config.js';
 import { McpManager } from '../mcp/mcp-manager.js';
 import type { McpNotice } from '../mcp/types.js';
+import { PluginRuntime } from '../plugins/plugin-runtime.js';
 import type { ModelSpec } from '../models/model-spec.js';
 import {
   DEFAULT_ANTHROPIC_MODEL,
@@ -71,6 +72,8 @@ export interface HostParts {
   readonly devices: DeviceStore;
   readonly approvals: ApprovalBroker;
   readonly mcp: McpManager;
+  /** The MCP servers of Agent Plugins, started per set a run needs. */
+  readonly plugins: PluginRuntime;
   readonly machines: HostMachines;
   readonly terminals: TerminalManager;
   /** Programs run with `tether run`, followed as `terminal` sessions. */
@@ -153,6 +156,12 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
     clientVersion: VERSION,
   });
 
+  const plugins = new PluginRuntime({
+    statePath: paths.plugins,
+    clientVersion: VERSION,
+    ...(options.onNotice ? { onNotice: options.onNotice } : {}),
+  });
+
   // Execution: this computer, machines, terminals.
   const hostEvents = new Signal<HostEvent>();
   const machines = new HostMachines({
@@ -205,6 +214,10 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
         providers,
         tools: () => [...BUILTIN_TOOLS, ...mcp.tools().map(mcpAgentTool)],
         hostInstructions: paths.instructions,
+        plugins: async (input) => {
+          const setup = await plugins.forRun(input);
+          return { ...setup, tools: setup.tools.map(mcpAgentTool) };
+        },
       }),
       acp,
       terminal: wrapped,
@@ -251,6 +264,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
     unsubscribeMcp();
     await sessions.shutdown();
     await mcp.close();
+    await plugins.close();
     db.close();
     return push;
   }
@@ -340,6 +354,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
       machines.close();
       await sessions.shutdown();
       await mcp.close();
+      await plugins.close();
       db.close();
       return made;
     }
@@ -362,6 +377,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
     devices,
     approvals,
     mcp,
+    plugins,
     machines,
     terminals,
     wrapped,
