@@ -55,7 +55,10 @@ export async function discoverPlugins(
     const listed = await context.listDir(root, '.', MAX_PLUGINS + 1);
     if (!listed.ok && listed.error.code === 'unreachable') break;
     if (!listed.ok) continue;
-    const entries = listed.value.entries.filter((e) => !e.name.startsWith('.') && e.type !== 'file');
+    // In name order, so which of two same-named plugins wins never depends on the file system.
+    const entries = listed.value.entries
+      .filter((e) => !e.name.startsWith('.') && e.type !== 'file')
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const [i, entry] of entries.entries()) {
       const folder = posix.join(root, entry.name);
       const failed = (why: string): Plugin => ({ ...empty(entry.name, scope, folder), status: 'failed', why });
