@@ -36,6 +36,8 @@ import { agentsConfigPath, loadAgents } from '../sessions/acp/agent-config.js';
 import { AgentSessions } from '../sessions/acp/agent-sessions.js';
 import { ApprovalBroker } from '../sessions/approval-broker.js';
 import { contextWindowFor } from '../models/context-window.js';
+import type { ModelConfig } from '../models/model-config.js';
+import { configuredWindow, loadModelConfig } from '../models/model-config.js';
 import type { ProviderFactory } from '../sessions/builtin/builtin-backend.js';
 import { BuiltinBackend } from '../sessions/builtin/builtin-backend.js';
 import { hostLocalContext } from '../sessions/host-context.js';
@@ -123,6 +125,8 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
     required: options.mcpConfig !== undefined,
   });
   if (!mcpConfig.ok) return mcpConfig;
+  const modelConfig = loadModelConfig(paths.models);
+  if (!modelConfig.ok) return modelConfig;
   const agentSpecs = loadAgents(options.agentsConfig ?? agentsConfigPath(paths.dir), {
     required: options.agentsConfig !== undefined,
   });
@@ -183,7 +187,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
   });
 
   // Sessions: the three back-ends, then the core that runs them.
-  const providers = providerFactory(options, clock, defaultModel);
+  const providers = providerFactory(options, clock, defaultModel, modelConfig.value);
   const catalog = new AgentCatalog(agentSpecs.value.agents, options.env);
   const acpSessions = new AcpSessionStore(db);
   const acp = new AcpBackend({
@@ -420,7 +424,12 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
 }
 
 /** How the built-in loop gets a model provider for a session's model, with retries said as notices. */
-function providerFactory(options: HostOptions, clock: Clock, defaultModel: string): ProviderFactory {
+function providerFactory(
+  options: HostOptions,
+  clock: Clock,
+  defaultModel: string,
+  modelConfig: ModelConfig,
+): ProviderFactory {
   return (spec, onNotice) => {
     const parsed = parseModelSpec(spec);
     if (!parsed.ok) return parsed;
@@ -437,11 +446,11 @@ function providerFactory(options: HostOptions, clock: Clock, defaultModel: strin
       },
     });
     if (!made.ok) return made;
-    // --context-window names the default model's; every other model's comes from the table.
+    // --context-window names the default model's; then models.json; then the built-in table.
     const contextWindow =
       spec === defaultModel && options.contextWindow !== undefined
         ? options.contextWindow
-        : contextWindowFor(parsed.value);
+        : (configuredWindow(modelConfig, parsed.value) ?? contextWindowFor(parsed.value));
     return ok({ provider: made.value, model: parsed.value.model, contextWindow });
   };
 }
