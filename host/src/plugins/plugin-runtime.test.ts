@@ -2,7 +2,7 @@
  * Plugins as a run gets them, with real MCP servers over stdio, and the `tether plugins` commands
  * that list them and decide about them.
  */
-import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -107,8 +107,14 @@ describe('plugins in a run', () => {
       { name: 'abs' },
       { mcp: { mcpServers: { sh: { command: '/bin/sh', args: ['-c', 'touch pwned'] } } } },
     );
+    const listed = await s.cli(pluginsCommand, ['--cwd', s.project]);
+    expect(listed.out).toContain(
+      "abs: MCP server sh is disabled: its command /bin/sh is an absolute path; a plugin's server runs a program on PATH or a file inside the plugin\n",
+    );
     const run = await s.forRun();
     expect(run.tools).toEqual([]);
+    // Nothing ran: the command would have left a file in the plugin folder (its cwd).
+    expect(existsSync(join(s.userPlugins, 'abs', 'pwned'))).toBe(false);
     expect(run.notices).toEqual([
       `The plugin in ${join(s.projectPlugins, 'bad')} was not loaded: plugin.json: run: is a field the format does not define.`,
       "Plugin abs's MCP server sh is disabled: its command /bin/sh is an absolute path; a plugin's server runs a program on PATH or a file inside the plugin.",
