@@ -85,7 +85,9 @@ describe('remote MCP server rules', () => {
     expect(manager.status()[0]).toMatchObject({ state: 'failed', tools: 0 });
     expect(manager.tools()).toEqual([]);
     expect(notices.map((n) => n.text)).toEqual([
-      expect.stringMatching(/^MCP server 'web' failed to start: .*redirected to cleartext http:\/\/mcp\.example\.com\/mcp; refused/),
+      expect.stringMatching(
+        /^MCP server 'web' failed to start: .*redirected to cleartext http:\/\/mcp\.example\.com\/mcp; refused/,
+      ),
     ]);
     expect(notices[0]!.text).not.toContain('s3cret');
   });

@@ -90,7 +90,9 @@ export function originPinnedFetch(
       }
       if (next.username !== '' || next.password !== '') {
         next.username = next.password = '';
-        throw new RemoteMcpError(`${shownUrl(url)} redirected to a URL with credentials (${shownUrl(next)}); not followed`);
+        throw new RemoteMcpError(
+          `${shownUrl(url)} redirected to a URL with credentials (${shownUrl(next)}); not followed`,
+        );
       }
       if (next.protocol === 'http:' && !isLoopbackHost(next.hostname)) {
         throw new RemoteMcpError(`${shownUrl(url)} redirected to cleartext ${shownUrl(next)}; refused (https only)`);
