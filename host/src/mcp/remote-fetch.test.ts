@@ -2,7 +2,11 @@
  * Remote MCP servers through the real SDK client transport, against real servers on 127.0.0.1:
  * two servers on different ports are two origins.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { startTestHost } from '../../test/support/test-host.js';
 import { startMcpHttpServer } from '../../test/fixtures/mcp-http-server.js';
 import type { McpHttpTestServer } from '../../test/fixtures/mcp-http-server.js';
 import { decodeMcpConfig } from './mcp-config.js';
@@ -101,5 +105,33 @@ describe('remote MCP server rules', () => {
     ]);
     // The first request and MAX_REDIRECTS hops; nothing more.
     expect(origin.seen.length).toBe(MAX_REDIRECTS + 1);
+  });
+});
+
+describe('a redirect loop, where the person looks', () => {
+  it("is a notice in the session's transcript; no tool of it is offered and the session goes on", async () => {
+    const origin = await serve({ redirects: { '/mcp': '/mcp' } });
+    const base = mkdtempSync(join(tmpdir(), 'tether-loop-'));
+    cleanups.push(() => Promise.resolve(rmSync(base, { recursive: true, force: true })));
+    const config = join(base, 'mcp.json');
+    writeFileSync(config, JSON.stringify({ mcpServers: { looping: { url: origin.url } } }));
+    const printed: McpNotice[] = [];
+    const t = await startTestHost({ model: 'demo', mcpConfig: config, onNotice: (n) => printed.push(n) });
+    cleanups.push(() => t.close());
+    // The terminal running tether start says it.
+    expect(printed.map((n) => n.text)).toEqual([
+      expect.stringMatching(/^MCP server 'looping' failed to start: .*redirect loop/),
+    ]);
+    expect(t.host.mcp.tools()).toEqual([]);
+    const created = await t.host.sessions.create({ cwd: t.project, text: 'hi' });
+    if (!created.ok) throw new Error(created.error.message);
+    // The demo model answers and proposes its command: the run went on without the server.
+    await t.waitFor(created.value.id, (e) => e.type === 'approval.requested');
+    const notices = t.events(created.value.id).flatMap((e) => (e.type === 'notice' ? [e.text] : []));
+    expect(notices).toEqual([
+      expect.stringMatching(
+        new RegExp(`^MCP server 'looping' failed to start: .*redirected more than ${MAX_REDIRECTS} times`),
+      ),
+    ]);
   });
 });
