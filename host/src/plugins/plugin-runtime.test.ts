@@ -147,4 +147,17 @@ describe('plugins in a run', () => {
     expect((await s.forRun()).skills.map((k) => k.name)).toEqual(['release']);
     expect((await s.cli(pluginsDisableCommand, ['Not A Name'])).code).toBe(2);
   });
+
+  it('never prints a remote server header value, in text or JSON', async () => {
+    const s = setup();
+    const web = { type: 'http', url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer t0ps3cret' } };
+    plugin(s.userPlugins, 'web', { name: 'web' }, { mcp: { mcpServers: { web } } });
+    const text = await s.cli(pluginsCommand, ['--cwd', s.project]);
+    const json = await s.cli(pluginsCommand, ['--cwd', s.project, '--json']);
+    expect(text.out).toContain('web: MCP server web: https://mcp.example.com/mcp (headers: Authorization; values ');
+    expect(JSON.parse(json.out)).toMatchObject({
+      plugins: [{ name: 'web', servers: [{ name: 'web', transport: 'http' }] }],
+    });
+    expect(text.out + json.out).not.toContain('t0ps3cret');
+  });
 });

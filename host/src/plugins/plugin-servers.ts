@@ -13,6 +13,7 @@
  * - `url` follows the remote rules (https unless loopback, no credentials in it).
  */
 import type { ExecutionContext } from '@tether/machine';
+import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
 import type { McpServerConfig } from '../mcp/mcp-config.js';
 import { decodeMcpConfig, MCP_SERVER_NAME } from '../mcp/mcp-config.js';
@@ -111,11 +112,17 @@ async function decodeServer(
   return { name, config: { ...config, command: program, cwd: cwd.value, trusted: false } };
 }
 
-/** The exact command line (or URL) a server runs, as a person is shown it before allowing it. */
+/**
+ * The exact command line a server runs, as a person is shown it before allowing it and as the
+ * allowance keeps it. For a remote server: its URL and header names, with a short digest of the
+ * header values (a changed value is a changed server, and the values, maybe tokens, are not shown).
+ */
 export function serverCommandLine(config: McpServerConfig): string {
   if (config.transport === 'http') {
     const headers = Object.keys(config.headers);
-    return `${config.url}${headers.length > 0 ? ` (headers: ${headers.join(', ')})` : ''}`;
+    if (headers.length === 0) return config.url;
+    const digest = createHash('sha256').update(JSON.stringify(config.headers)).digest('hex').slice(0, 8);
+    return `${config.url} (headers: ${headers.join(', ')}; values ${digest})`;
   }
   const env = Object.keys(config.env).map((k) => `${k}=${shellQuote(config.env[k]!)}`);
   const line = [...env, shellQuote(config.command), ...config.args.map(shellQuote)].join(' ');

@@ -131,7 +131,9 @@ describe('discovering plugins', () => {
       trusting: 'trusted is a field the format does not define',
       typo: 'arg is a field the format does not define',
       cleartext: expect.stringMatching(/^url: must be https:\/\//) as unknown,
-      web: 'https://mcp.example.com/mcp (headers: Authorization)',
+      web: expect.stringMatching(
+        /^https:\/\/mcp\.example\.com\/mcp \(headers: Authorization; values [0-9a-f]{8}\)$/,
+      ) as unknown,
       mismatch: 'its type "http" does not match its command',
       outcwd: expect.stringMatching(/^its cwd \.\.\/\.\. is not inside the plugin: /) as unknown,
     });

@@ -72,7 +72,16 @@ export const pluginsCommand: Command = {
     const here = await pluginsHere(context, 'plugins');
     if (!here) return Exit.Error;
     if (flag(context.args, 'json')) {
-      printJson(context, { root: here.root, plugins: here.plugins });
+      // Each server as its command line: a config's header values may be tokens.
+      const plugins = here.plugins.map((p) => ({
+        ...p,
+        servers: p.servers.map((s) => ({
+          name: s.name,
+          ...(s.config ? { transport: s.config.transport, command: serverCommandLine(s.config) } : {}),
+          ...(s.why !== undefined ? { why: s.why } : {}),
+        })),
+      }));
+      printJson(context, { root: here.root, plugins });
       return Exit.Ok;
     }
     if (here.plugins.length === 0) {
