@@ -58,6 +58,11 @@ const HOST_NEVER: readonly { from: readonly string[]; to: readonly string[]; why
     why: 'the ground uses nothing above it',
   },
   { from: ['tools'], to: ['sessions'], why: 'tools are called by the loop, never call it' },
+  {
+    from: ['plugins'],
+    to: ['sessions', 'gateway', 'rpc'],
+    why: 'plugins are what a run is given (skills, MCP tools); the loop reads them, never the other way',
+  },
 ];
 
 function hostNever(rel: string, target: string): string | undefined {

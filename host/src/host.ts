@@ -196,6 +196,7 @@ export class Host {
     await parts.agents.backend.close();
     await this.control?.close();
     await parts.mcp.close();
+    await parts.plugins.close();
     parts.db.close();
   }
 

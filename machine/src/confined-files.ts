@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
 import type { Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
+import { StringDecoder } from 'node:string_decoder';
 import { open, readlink, realpath, stat } from 'node:fs/promises';
 import type { ExecError, FsErrorCode, Result } from '@tether/shared-protocol';
 import { execFail, ok } from '@tether/shared-protocol';
@@ -102,12 +103,16 @@ async function openedStat(
   return same.ok ? ok(info) : same;
 }
 
-/** Reads the text file at `path` (already confined), at most `maxBytes`. */
+/**
+ * Reads the text file at `path` (already confined), at most `maxBytes`; with `head`, the first
+ * `maxBytes` of a larger file (never more is read into memory), cut at a whole character.
+ */
 export async function readConfined(
   path: string,
   shown: string,
   maxBytes: number,
   guard: OpenGuard,
+  head = false,
 ): Promise<Result<{ text: string; size: number }, ExecError<FsErrorCode>>> {
   await guard.beforeOpen?.(path);
   let handle: FileHandle;
@@ -121,12 +126,16 @@ export async function readConfined(
     if (!opened.ok) return opened;
     const info = opened.value;
     if (!info.isFile()) return execFail('not-a-file', `${shown} is not a file`);
-    if (info.size > maxBytes) return execFail('too-large', `${shown} is ${info.size} bytes; the limit is ${maxBytes}`);
-    const bytes = Buffer.alloc(info.size);
-    const { bytesRead } = await handle.read(bytes, 0, info.size, 0);
+    const cut = info.size > maxBytes;
+    if (cut && !head) return execFail('too-large', `${shown} is ${info.size} bytes; the limit is ${maxBytes}`);
+    const length = Math.min(info.size, maxBytes);
+    const bytes = Buffer.alloc(length);
+    const { bytesRead } = await handle.read(bytes, 0, length, 0);
     const read = bytes.subarray(0, bytesRead);
     if (read.subarray(0, 8192).includes(0)) return execFail('binary', `${shown} looks like a binary file`);
-    return ok({ text: read.toString('utf8'), size: bytesRead });
+    // A cut may end inside a character: the decoder keeps back an incomplete one.
+    const text = cut ? new StringDecoder('utf8').write(read) : read.toString('utf8');
+    return ok({ text, size: cut ? info.size : bytesRead });
   } catch (error) {
     return ioError(shown, error);
   } finally {

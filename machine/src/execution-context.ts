@@ -30,7 +30,11 @@ export interface ExecutionContext {
    * resolved). An approval shows it when a write would land elsewhere than its name says.
    */
   realPath(root: string, path: string): Promise<Result<string, FsError>>;
-  readFile(root: string, path: string, maxBytes: number): Promise<Result<FileText, FsError>>;
+  /**
+   * The text file at `path`, at most `maxBytes`: a larger one is `too-large`, or with `head` its
+   * first `maxBytes` (cut at a character), `size` then telling the whole file's bytes.
+   */
+  readFile(root: string, path: string, maxBytes: number, options?: ReadOptions): Promise<Result<FileText, FsError>>;
   writeFile(root: string, path: string, text: string): Promise<Result<FileWritten, FsError>>;
   listDir(root: string, path: string, maxEntries: number): Promise<Result<DirListing, FsError>>;
   search(root: string, query: SearchQuery): Promise<Result<SearchFound, SearchError>>;
@@ -126,7 +130,13 @@ export interface ProcessHandle {
 
 export interface FileText {
   text: string;
+  /** The file's bytes; more than the text holds when a `head` read cut it. */
   size: number;
+}
+
+export interface ReadOptions {
+  /** Read the beginning of a file larger than the limit, rather than refuse it. */
+  head?: boolean;
 }
 
 export interface FileWritten {

@@ -7,6 +7,7 @@ export type {
   ExecRunError,
   ExecutionContext,
   FileText,
+  ReadOptions,
   FileWritten,
   FsError,
   InputError,

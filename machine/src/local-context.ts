@@ -10,6 +10,7 @@ import type {
   ExecRunError,
   ExecutionContext,
   FileText,
+  ReadOptions,
   FileWritten,
   FsError,
   ProcessHandle,
@@ -134,10 +135,15 @@ export class LocalContext implements ExecutionContext {
     return folder.ok ? this.folderIn(folder.value, path) : folder;
   }
 
-  async readFile(root: string, path: string, maxBytes: number): Promise<Result<FileText, FsError>> {
+  async readFile(
+    root: string,
+    path: string,
+    maxBytes: number,
+    options: ReadOptions = {},
+  ): Promise<Result<FileText, FsError>> {
     const resolved = await this.inside(root, path);
     if (!resolved.ok) return resolved;
-    return readConfined(resolved.value, path, maxBytes, await this.guard(root));
+    return readConfined(resolved.value, path, maxBytes, await this.guard(root), options.head === true);
   }
 
   /** What the file or folder is, from the very one opened (see statConfined). */

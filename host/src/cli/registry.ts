@@ -1,5 +1,11 @@
 import type { Command } from './command.js';
 import { skillsCommand } from './commands/skills.js';
+import {
+  pluginsAllowCommand,
+  pluginsCommand,
+  pluginsDisableCommand,
+  pluginsEnableCommand,
+} from './commands/plugins.js';
 import { agentsCommand, agentsContinueCommand, agentsSessionsCommand } from './commands/agents.js';
 import { approvalsCommand, approveCommand } from './commands/approvals.js';
 import {
@@ -41,6 +47,10 @@ export const COMMANDS: Command[] = [
   agentsSessionsCommand,
   agentsContinueCommand,
   skillsCommand,
+  pluginsCommand,
+  pluginsEnableCommand,
+  pluginsDisableCommand,
+  pluginsAllowCommand,
   runCommand,
   attachCommand,
   approvalsCommand,

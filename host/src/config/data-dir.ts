@@ -43,6 +43,10 @@ export function dataPaths(dir: string) {
     database: join(dir, 'tether.db'),
     controlSocket: join(dir, 'control.sock'),
     mcpConfig: join(dir, 'mcp.json'),
+    /** What the host knows of a model beyond its name: its context window (model-config.ts). */
+    models: join(dir, 'models.json'),
+    /** Plugins disabled, and project plugin servers allowed to start (plugin-state.ts). */
+    plugins: join(dir, 'plugins.json'),
     /** This computer's own instructions for Tether's agent loop, after the project's. */
     instructions: join(dir, 'AGENTS.md'),
     vapidKeys: join(dir, 'vapid-key.json'),

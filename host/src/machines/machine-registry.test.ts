@@ -34,6 +34,16 @@ describe('machine registration', () => {
       ok: true,
       value: { text: 'machine file' },
     });
+    // A file over the limit is refused, or with `head` its beginning is read and its size told.
+    writeFileSync(join(machine.root, 'large.md'), `Start.${'x'.repeat(5000)}`);
+    expect(await context.readFile(machine.root, 'large.md', 100)).toMatchObject({
+      ok: false,
+      error: { code: 'too-large' },
+    });
+    expect(await context.readFile(machine.root, 'large.md', 10, { head: true })).toEqual({
+      ok: true,
+      value: { text: 'Start.xxxx', size: 5006 },
+    });
     await machine.stop();
     await new Promise((r) => setTimeout(r, 20));
     expect(kit.events.at(-1)).toMatchObject({ type: 'machine.status', machine: { status: 'offline' } });

@@ -16,6 +16,7 @@ import type {
   ExecRunError,
   ExecutionContext,
   FileText,
+  ReadOptions,
   FileWritten,
   FsError,
   ProcessHandle,
@@ -126,8 +127,19 @@ export class RemoteMachineContext implements ExecutionContext {
     return result.ok ? ok(result.value.path) : fsFail(result.error);
   }
 
-  async readFile(root: string, path: string, maxBytes: number): Promise<Result<FileText, FsError>> {
-    const result = await this.call('fs.read', { root, path, maxBytes });
+  async readFile(
+    root: string,
+    path: string,
+    maxBytes: number,
+    options: ReadOptions = {},
+  ): Promise<Result<FileText, FsError>> {
+    // A machine from before `head` drops the field and refuses a large file as too large.
+    const result = await this.call('fs.read', {
+      root,
+      path,
+      maxBytes,
+      ...(options.head === true ? { head: true } : {}),
+    });
     return result.ok ? result : fsFail(result.error);
   }
 

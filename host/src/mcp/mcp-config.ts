@@ -10,6 +10,7 @@ import type { Result } from '@tether/shared-protocol';
 import { fail } from '@tether/shared-protocol';
 import * as v from 'valibot';
 import { describeIssues } from '../schema-issues.js';
+import { remoteUrlProblem } from './remote-fetch.js';
 
 /** Server names become part of tool names (`mcp__<name>__<tool>`, at most 64 characters). */
 export const MCP_SERVER_NAME = /^[A-Za-z0-9_-]{1,40}$/;
@@ -54,9 +55,14 @@ function notArray<TSchema extends v.GenericSchema>(schema: TSchema, message: str
 
 const StringMap = v.record(v.string(), v.string('must be a string'));
 
+/** The rules of remote-fetch.ts: https unless loopback, no credentials in the URL. */
 const HttpUrl = v.pipe(
   v.string('must be a string'),
-  v.check((s) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol), 'must be an http:// or https:// URL'),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const problem = remoteUrlProblem(dataset.value);
+    if (problem !== undefined) addIssue({ message: problem });
+  }),
 );
 
 /** Unknown keys (`type`, `disabled`, `autoApprove`, … from other tools) are dropped, not errors. */

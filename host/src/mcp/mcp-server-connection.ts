@@ -11,6 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { toMcpCallResult } from './mcp-call-result.js';
 import type { McpServerConfig } from './mcp-config.js';
+import { originPinnedFetch } from './remote-fetch.js';
 import { StderrTail } from './stderr-tail.js';
 import type { McpCallResult, McpNotice, McpServerState } from './types.js';
 
@@ -267,7 +268,12 @@ function createTransport(config: McpServerConfig): PidKeepingStdioTransport | St
         ...(config.cwd !== undefined ? { cwd: config.cwd } : {}),
       });
     case 'http':
-      return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
+      // The headers are added by the fetch, to the server's own origin only, and redirects are
+      // followed there by hand (redirectPolicy 'follow' hands every redirect to it).
+      return new StreamableHTTPClientTransport(new URL(config.url), {
+        fetch: originPinnedFetch(new URL(config.url), config.headers),
+        redirectPolicy: 'follow',
+      });
   }
 }
 

@@ -87,6 +87,12 @@ describe('Agent Skills', () => {
     const set = await discoverSkills(hostLocalContext({}), l.project, undefined);
     expect(set.skills).toEqual([]);
     expect(set.skipped.map((s) => s.folder.split('/').pop())).toEqual(expect.arrayContaining(['sneaky', 'linked']));
+    // Where the person looks: tether skills says which and why.
+    const r = await runCommand(skillsCommand, ['--cwd', l.project], { HOME: l.home });
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toContain('No skills.\n');
+    expect(r.out).toMatch(new RegExp(`skipped ${join(l.projectSkills, 'sneaky')}: .*outside`));
+    expect(r.out).toContain(`skipped ${join(l.projectSkills, 'linked')}: it is a link, not a folder`);
   });
 
   it('the skill tool loads the body and its files, confined to the skill folder by real path', async () => {

@@ -25,6 +25,8 @@ export interface Skill {
   scope: SkillScope;
   /** The skill's folder (every file it loads is confined to it by real path). */
   folder: string;
+  /** The plugin it comes with, for a plugin's skill. */
+  plugin?: string;
 }
 
 export interface SkippedSkill {
@@ -77,47 +79,73 @@ export async function discoverSkills(
   const locations: [SkillScope, string][] = [['project', posix.join(project, '.agents', 'skills')]];
   if (home !== undefined) locations.push(['user', posix.join(home, '.agents', 'skills')]);
   for (const [scope, root] of locations) {
-    const listed = await context.listDir(root, '.', MAX_SKILLS + 1);
-    if (!listed.ok && listed.error.code === 'unreachable') break;
-    if (!listed.ok) continue;
-    const entries = listed.value.entries.filter((e) => !e.name.startsWith('.'));
-    for (const [i, entry] of entries.entries()) {
-      const folder = posix.join(root, entry.name);
-      if (i >= MAX_SKILLS) {
-        set.skipped.push({ folder, scope, why: `only the first ${MAX_SKILLS} skill folders are read` });
-        continue;
-      }
-      if (entry.type !== 'dir') {
-        if (entry.type === 'symlink') set.skipped.push({ folder, scope, why: 'it is a link, not a folder' });
-        continue;
-      }
-      const read = await context.readFile(folder, 'SKILL.md', MAX_SKILL_BYTES);
-      if (!read.ok && read.error.code === 'unreachable') return set;
-      if (!read.ok) {
-        set.skipped.push({
-          folder,
-          scope,
-          why: read.error.code === 'not-found' ? 'it has no SKILL.md' : read.error.message,
-        });
-        continue;
-      }
-      const parsed = parseSkillFile(read.value.text);
-      if ('why' in parsed) {
-        set.skipped.push({ folder, scope, why: parsed.why });
-        continue;
-      }
-      if (parsed.name !== entry.name) {
-        set.skipped.push({ folder, scope, why: `its name ${parsed.name} is not its folder's name` });
-        continue;
-      }
-      if (set.skills.some((s) => s.name === parsed.name)) {
-        set.skipped.push({ folder, scope, why: `the project's skill of the same name is used` });
-        continue;
-      }
-      set.skills.push({ name: parsed.name, description: parsed.description, scope, folder });
-    }
+    if ((await readSkillsFolder(context, root, { scope }, set)) === 'unreachable') break;
   }
   return set;
+}
+
+/**
+ * Adds the skills in one skills folder (its immediate children) to `set`; a name already in it
+ * keeps the first. A plugin's skills (`<plugin>/skills/`) are read the same way, under its name.
+ */
+export async function readSkillsFolder(
+  context: ExecutionContext,
+  root: string,
+  from: { scope: SkillScope; plugin?: string },
+  set: SkillSet,
+): Promise<'unreachable' | undefined> {
+  const { scope } = from;
+  const listed = await context.listDir(root, '.', MAX_SKILLS + 1);
+  if (!listed.ok && listed.error.code === 'unreachable') return 'unreachable';
+  if (!listed.ok) return undefined;
+  const entries = listed.value.entries.filter((e) => !e.name.startsWith('.'));
+  for (const [i, entry] of entries.entries()) {
+    const folder = posix.join(root, entry.name);
+    if (i >= MAX_SKILLS) {
+      set.skipped.push({ folder, scope, why: `only the first ${MAX_SKILLS} skill folders are read` });
+      continue;
+    }
+    if (entry.type !== 'dir') {
+      if (entry.type === 'symlink') set.skipped.push({ folder, scope, why: 'it is a link, not a folder' });
+      continue;
+    }
+    const read = await context.readFile(folder, 'SKILL.md', MAX_SKILL_BYTES);
+    if (!read.ok && read.error.code === 'unreachable') return 'unreachable';
+    if (!read.ok) {
+      set.skipped.push({
+        folder,
+        scope,
+        why: read.error.code === 'not-found' ? 'it has no SKILL.md' : read.error.message,
+      });
+      continue;
+    }
+    const parsed = parseSkillFile(read.value.text);
+    if ('why' in parsed) {
+      set.skipped.push({ folder, scope, why: parsed.why });
+      continue;
+    }
+    if (parsed.name !== entry.name) {
+      set.skipped.push({ folder, scope, why: `its name ${parsed.name} is not its folder's name` });
+      continue;
+    }
+    const taken = set.skills.find((s) => s.name === parsed.name);
+    if (taken) {
+      const winner =
+        taken.plugin !== undefined
+          ? `plugin ${taken.plugin}'s`
+          : `the ${taken.scope === 'project' ? "project's" : "person's"}`;
+      set.skipped.push({ folder, scope, why: `${winner} skill of the same name is used` });
+      continue;
+    }
+    set.skills.push({
+      name: parsed.name,
+      description: parsed.description,
+      scope,
+      folder,
+      ...(from.plugin !== undefined ? { plugin: from.plugin } : {}),
+    });
+  }
+  return undefined;
 }
 
 /** The system prompt's list of skills ('' with none). Descriptions are the skills' own text. */

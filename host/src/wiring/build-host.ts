@@ -12,6 +12,7 @@ import { HostMachines } from '../machines/host-machines.js';
 import { loadMcpConfig } from '../mcp/mcp-config.js';
 import { McpManager } from '../mcp/mcp-manager.js';
 import type { McpNotice } from '../mcp/types.js';
+import { PluginRuntime } from '../plugins/plugin-runtime.js';
 import type { ModelSpec } from '../models/model-spec.js';
 import {
   DEFAULT_ANTHROPIC_MODEL,
@@ -35,6 +36,8 @@ import { agentsConfigPath, loadAgents } from '../sessions/acp/agent-config.js';
 import { AgentSessions } from '../sessions/acp/agent-sessions.js';
 import { ApprovalBroker } from '../sessions/approval-broker.js';
 import { contextWindowFor } from '../models/context-window.js';
+import type { ModelConfig } from '../models/model-config.js';
+import { configuredWindow, loadModelConfig } from '../models/model-config.js';
 import type { ProviderFactory } from '../sessions/builtin/builtin-backend.js';
 import { BuiltinBackend } from '../sessions/builtin/builtin-backend.js';
 import { hostLocalContext } from '../sessions/host-context.js';
@@ -73,6 +76,8 @@ export interface HostParts {
   readonly devices: DeviceStore;
   readonly approvals: ApprovalBroker;
   readonly mcp: McpManager;
+  /** The MCP servers of Agent Plugins, started per set a run needs. */
+  readonly plugins: PluginRuntime;
   readonly machines: HostMachines;
   readonly terminals: TerminalManager;
   /** Programs run with `tether run`, followed as `terminal` sessions. */
@@ -125,6 +130,8 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
     required: options.mcpConfig !== undefined,
   });
   if (!mcpConfig.ok) return mcpConfig;
+  const modelConfig = loadModelConfig(paths.models);
+  if (!modelConfig.ok) return modelConfig;
   const agentSpecs = loadAgents(options.agentsConfig ?? agentsConfigPath(paths.dir), {
     required: options.agentsConfig !== undefined,
   });
@@ -159,6 +166,12 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
     clientVersion: VERSION,
   });
 
+  const plugins = new PluginRuntime({
+    statePath: paths.plugins,
+    clientVersion: VERSION,
+    ...(options.onNotice ? { onNotice: options.onNotice } : {}),
+  });
+
   // Execution: this computer, machines, terminals.
   const hostEvents = new Signal<HostEvent>();
   const machines = new HostMachines({
@@ -180,7 +193,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
   });
 
   // Sessions: the three back-ends, then the core that runs them.
-  const providers = providerFactory(options, clock, defaultModel);
+  const providers = providerFactory(options, clock, defaultModel, modelConfig.value);
   const catalog = new AgentCatalog(agentSpecs.value.agents, options.env);
   const acpSessions = new AcpSessionStore(db);
   const acp = new AcpBackend({
@@ -211,6 +224,10 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
         providers,
         tools: () => [...BUILTIN_TOOLS, ...mcp.tools().map(mcpAgentTool)],
         hostInstructions: paths.instructions,
+        plugins: async (input) => {
+          const setup = await plugins.forRun(input);
+          return { ...setup, tools: setup.tools.map(mcpAgentTool) };
+        },
       }),
       acp,
       terminal: wrapped,
@@ -265,6 +282,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
     unsubscribeMcp();
     await sessions.shutdown();
     await mcp.close();
+    await plugins.close();
     db.close();
     return push;
   }
@@ -355,6 +373,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
       machines.close();
       await sessions.shutdown();
       await mcp.close();
+      await plugins.close();
       db.close();
       return made;
     }
@@ -377,6 +396,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
     devices,
     approvals,
     mcp,
+    plugins,
     machines,
     terminals,
     wrapped,
@@ -422,7 +442,12 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
 }
 
 /** How the built-in loop gets a model provider for a session's model, with retries said as notices. */
-function providerFactory(options: HostOptions, clock: Clock, defaultModel: string): ProviderFactory {
+function providerFactory(
+  options: HostOptions,
+  clock: Clock,
+  defaultModel: string,
+  modelConfig: ModelConfig,
+): ProviderFactory {
   return (spec, onNotice) => {
     const parsed = parseModelSpec(spec);
     if (!parsed.ok) return parsed;
@@ -439,11 +464,11 @@ function providerFactory(options: HostOptions, clock: Clock, defaultModel: strin
       },
     });
     if (!made.ok) return made;
-    // --context-window names the default model's; every other model's comes from the table.
+    // --context-window names the default model's; then models.json; then the built-in table.
     const contextWindow =
       spec === defaultModel && options.contextWindow !== undefined
         ? options.contextWindow
-        : contextWindowFor(parsed.value);
+        : (configuredWindow(modelConfig, parsed.value) ?? contextWindowFor(parsed.value));
     return ok({ provider: made.value, model: parsed.value.model, contextWindow });
   };
 }

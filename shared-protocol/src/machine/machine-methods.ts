@@ -154,6 +154,8 @@ export const MACHINE_METHODS = {
     v.object({
       ...RootPath,
       maxBytes: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(MAX_MACHINE_FILE_BYTES)),
+      /** The first `maxBytes` of a larger file rather than `too-large`; `size` is then the whole file's. */
+      head: v.optional(v.boolean()),
     }),
     FileTextSchema,
     true,

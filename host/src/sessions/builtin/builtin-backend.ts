@@ -8,6 +8,7 @@ import { chatAttachments } from './chat-attachments.js';
 import { buildHistory } from './history.js';
 import { loadInstructions, repositoryRoot } from './project-instructions.js';
 import { skillTool } from '../../tools/skill-tool.js';
+import type { Skill } from '../../tools/skills.js';
 import { discoverSkills, skillsPrompt } from '../../tools/skills.js';
 import { asAnyTool } from '../../tools/tool.js';
 import type { RunContext, RunResult, SessionBackend } from '../session-backend.js';
@@ -30,6 +31,13 @@ export interface BuiltinBackendDeps {
   tools: () => readonly AnyTool[];
   /** The host's own instructions file (`<data-dir>/AGENTS.md`), added after the project's. */
   hostInstructions?: string;
+  /** What the session's plugins add to a run (plugin-runtime.ts): skills, tools, notices. */
+  plugins?: (input: {
+    context: RunContext['context'];
+    root: string;
+    place: string;
+    skillNames: readonly string[];
+  }) => Promise<{ skills: readonly Skill[]; tools: readonly AnyTool[]; notices: readonly string[] }>;
 }
 
 /** Sessions whose last instruction notices are remembered, so an unchanged problem is said once. */
@@ -65,18 +73,33 @@ export class BuiltinBackend implements SessionBackend {
       hostFile: this.deps.hostInstructions,
     });
     const skills = await discoverSkills(run.context, root, run.context.home);
+    const plugins = await this.deps.plugins?.({
+      context: run.context,
+      root,
+      place: record.place,
+      skillNames: skills.skills.map((s) => s.name),
+    });
+    const allSkills = [...skills.skills, ...(plugins?.skills ?? [])];
+    const pluginTools = plugins?.tools ?? [];
     run.progress?.({ instructions: instructions.files });
     this.notify(run, [
       ...instructions.notices,
       ...skills.skipped.map((s) => `The skill in ${s.folder} was skipped: ${s.why}.`),
+      ...(plugins?.notices ?? []),
     ]);
     const tools =
-      skills.skills.length === 0 ? this.deps.tools : () => [...this.deps.tools(), asAnyTool(skillTool(skills.skills))];
+      allSkills.length === 0 && pluginTools.length === 0
+        ? this.deps.tools
+        : () => [
+            ...this.deps.tools(),
+            ...pluginTools,
+            ...(allSkills.length === 0 ? [] : [asAnyTool(skillTool(allSkills))]),
+          ];
     const system = systemPrompt({
       cwd: record.cwd,
       place: record.place,
       date: new Date(run.clock.now()).toDateString(),
-      instructions: [skillsPrompt(skills.skills), instructions.prompt].filter(Boolean).join('\n\n'),
+      instructions: [skillsPrompt(allSkills), instructions.prompt].filter(Boolean).join('\n\n'),
     });
     const { provider, model, contextWindow } = resolved.value;
     return runAgent(

@@ -7,6 +7,7 @@ import { runCommand } from '../../../test/support/run-command.js';
 import { FakeAnthropicServer } from '../../../test/fakes/fake-anthropic-server.js';
 import type { TestHost } from '../../../test/support/test-host.js';
 import { startTestHost } from '../../../test/support/test-host.js';
+import { INSTRUCTIONS_PROMPT_CHARS } from './project-instructions.js';
 
 let t: TestHost | undefined;
 let fake: FakeAnthropicServer | undefined;
@@ -48,7 +49,7 @@ describe("a session's instructions", () => {
     );
   });
 
-  it('says in the transcript that a 10 MB AGENTS.md was left out, once, and the session goes on', async () => {
+  it('says in the transcript that a 10 MB AGENTS.md was cut, once, and the session goes on', async () => {
     fake = new FakeAnthropicServer();
     const url = await fake.start();
     t = await startTestHost({
@@ -66,17 +67,19 @@ describe("a session's instructions", () => {
     const notices = t.events(id).filter((e) => e.type === 'notice');
     expect(notices).toHaveLength(1);
     expect(notices[0]).toMatchObject({ level: 'warning' });
-    expect(JSON.stringify(notices[0])).toContain('AGENTS.md were left out');
-    expect(JSON.stringify(fake.requests[0]!['system'])).not.toContain('yyyy');
+    expect(JSON.stringify(notices[0])).toContain('AGENTS.md were cut');
+    const system = JSON.stringify(fake.requests[0]!['system']);
+    expect(system).toContain('yyyy');
+    expect(system.length).toBeLessThan(INSTRUCTIONS_PROMPT_CHARS + 16 * 1024);
     expect(
       t
         .events(id)
         .filter(finished)
         .map((e) => e.type === 'run.finished' && e.status),
     ).toEqual(['done', 'done']);
-    expect(t.host.sessions.get(id)?.activity?.instructions?.[0]).toMatchObject({ status: 'left-out' });
+    expect(t.host.sessions.get(id)?.activity?.instructions?.[0]).toMatchObject({ status: 'cut' });
     const shown = await runCommand(sessionsShowCommand, [id, '--data-dir', t.host.paths.dir]);
-    expect(shown.out).toContain(`Instructions: ${join(t.project, 'AGENTS.md')} (left out)\n`);
+    expect(shown.out).toContain(`Instructions: ${join(t.project, 'AGENTS.md')} (cut)\n`);
   });
 
   it('says how full the context is, with the window --context-window gives the default model', async () => {

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hostLocalContext } from '../host-context.js';
-import { INSTRUCTIONS_PROMPT_CHARS, loadInstructions } from './project-instructions.js';
+import type { ExecutionContext } from '@tether/machine';
+import { INSTRUCTIONS_PROMPT_CHARS, INSTRUCTIONS_READ_BYTES, loadInstructions } from './project-instructions.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -69,17 +70,39 @@ describe('project instructions', () => {
     ]);
   });
 
-  it('leaves out a 10 MB AGENTS.md with a notice, and still reads the others', async () => {
+  it('cuts a 10 MB AGENTS.md to the cap with a notice, reading only its beginning', async () => {
     const l = layout();
-    writeFileSync(join(l.repo, 'AGENTS.md'), 'x'.repeat(10 * 1024 * 1024));
+    writeFileSync(join(l.repo, 'AGENTS.md'), `Start here.\n${'x'.repeat(10 * 1024 * 1024)}`);
     writeFileSync(join(l.cwd, 'AGENTS.md'), 'src rules');
-    const loaded = await loadInstructions({ context, cwd: l.cwd });
-    expect(loaded.files[0]).toEqual({ path: join(l.repo, 'AGENTS.md'), status: 'left-out', bytes: 0 });
-    expect(loaded.files[1]).toMatchObject({ status: 'read' });
-    expect(loaded.notices).toHaveLength(1);
-    expect(loaded.notices[0]).toContain(`${join(l.repo, 'AGENTS.md')} were left out`);
-    expect(loaded.prompt).toContain('src rules');
-    expect(loaded.prompt.length).toBeLessThan(INSTRUCTIONS_PROMPT_CHARS);
+    // What the execution context hands back is all that is held of the file.
+    const held: number[] = [];
+    const counting: ExecutionContext = Object.assign(Object.create(context) as ExecutionContext, {
+      readFile: async (...args: Parameters<ExecutionContext['readFile']>) => {
+        const read = await context.readFile(...args);
+        if (read.ok) held.push(read.value.text.length);
+        return read;
+      },
+    });
+    const loaded = await loadInstructions({ context: counting, cwd: l.cwd });
+    expect(loaded.files[0]).toEqual({ path: join(l.repo, 'AGENTS.md'), status: 'cut', bytes: 10 * 1024 * 1024 + 12 });
+    expect(loaded.prompt).toContain('Start here.');
+    expect(loaded.prompt).toContain('[… cut: the rest of this file was left out]');
+    expect(loaded.notices[0]).toBe(
+      `Instructions in ${join(l.repo, 'AGENTS.md')} were cut: the instructions take at most ${INSTRUCTIONS_PROMPT_CHARS} characters.`,
+    );
+    // The cap is over all files: the nearer one has no room left, and says so.
+    expect(loaded.files[1]).toMatchObject({ status: 'left-out' });
+    expect(loaded.prompt.length).toBeLessThan(INSTRUCTIONS_PROMPT_CHARS + 1024);
+    expect(Math.max(...held)).toBeLessThanOrEqual(INSTRUCTIONS_READ_BYTES);
+  });
+
+  it('cuts a file inside a character without a broken one', async () => {
+    const l = layout();
+    // 'é' is two bytes: the read limit falls in the middle of one.
+    writeFileSync(join(l.repo, 'AGENTS.md'), `x${'é'.repeat(INSTRUCTIONS_READ_BYTES)}`);
+    const loaded = await loadInstructions({ context, cwd: l.repo });
+    expect(loaded.files[0]).toMatchObject({ status: 'cut' });
+    expect(loaded.prompt).not.toContain('\uFFFD');
   });
 
   it('cuts what passes the cap over all files, with a notice, and leaves out what has no room', async () => {
@@ -114,11 +137,12 @@ describe('project instructions', () => {
     expect(loaded.prompt.split('host rules')).toHaveLength(2);
   });
 
-  it('leaves out a host file over the read limit', async () => {
+  it('cuts a host file over the read limit', async () => {
     const l = layout();
     writeFileSync(l.hostFile, 'h'.repeat(300 * 1024));
     const loaded = await loadInstructions({ context, cwd: l.cwd, hostFile: l.hostFile });
-    expect(loaded.files).toEqual([{ path: l.hostFile, status: 'left-out', bytes: 300 * 1024 }]);
-    expect(loaded.prompt).toBe('');
+    expect(loaded.files).toEqual([{ path: l.hostFile, status: 'cut', bytes: 300 * 1024 }]);
+    expect(loaded.prompt).toContain('hhhh');
+    expect(loaded.notices).toEqual([expect.stringContaining('were cut') as unknown]);
   });
 });

@@ -3,11 +3,11 @@ import { MAX_INSTRUCTION_FILES } from '@tether/shared-protocol';
 import type { ExecutionContext } from '@tether/machine';
 import { open } from 'node:fs/promises';
 import { posix } from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
 
 /**
- * Bytes of one instructions file read at most. A larger file is left out whole, with a notice:
- * a 10 MB `AGENTS.md` is not prompt material, and reading it to cut it would cost the link to a
- * machine 10 MB for nothing.
+ * Bytes of one instructions file read at most: of a larger file only its beginning is read (never
+ * the whole into memory, nor over the link to a machine), and it is cut with a notice.
  */
 export const INSTRUCTIONS_READ_BYTES = 256 * 1024;
 /**
@@ -35,6 +35,8 @@ interface Found {
   path: string;
   text: string | undefined;
   bytes: number;
+  /** Only its beginning was read: it is larger than INSTRUCTIONS_READ_BYTES. */
+  cut?: boolean;
   /** Why it was left out, when it could not be read. */
   why?: string;
 }
@@ -99,8 +101,11 @@ async function readProjectFile(
 ): Promise<Found | 'unreachable' | undefined> {
   for (const name of NAMES) {
     const path = posix.join(folder, name);
-    const read = await context.readFile(root, posix.relative(root, path), INSTRUCTIONS_READ_BYTES);
-    if (read.ok) return { path, text: read.value.text, bytes: read.value.size };
+    const read = await context.readFile(root, posix.relative(root, path), INSTRUCTIONS_READ_BYTES, { head: true });
+    if (read.ok) {
+      const cut = read.value.size > INSTRUCTIONS_READ_BYTES;
+      return { path, text: read.value.text, bytes: read.value.size, ...(cut ? { cut } : {}) };
+    }
     if (read.error.code === 'not-found') continue;
     if (read.error.code === 'unreachable') return 'unreachable';
     return { path, text: undefined, bytes: 0, why: read.error.message };
@@ -118,17 +123,13 @@ async function readHostFile(path: string): Promise<Found | undefined> {
   try {
     const info = await handle.stat();
     if (!info.isFile()) return { path, text: undefined, bytes: 0, why: 'it is not a file' };
-    if (info.size > INSTRUCTIONS_READ_BYTES) {
-      return {
-        path,
-        text: undefined,
-        bytes: info.size,
-        why: `it is ${info.size} bytes; the limit is ${INSTRUCTIONS_READ_BYTES}`,
-      };
-    }
-    const buffer = Buffer.alloc(info.size);
-    const { bytesRead } = await handle.read(buffer, 0, info.size, 0);
-    return { path, text: buffer.subarray(0, bytesRead).toString('utf8'), bytes: bytesRead };
+    const cut = info.size > INSTRUCTIONS_READ_BYTES;
+    const length = Math.min(info.size, INSTRUCTIONS_READ_BYTES);
+    const buffer = Buffer.alloc(length);
+    const { bytesRead } = await handle.read(buffer, 0, length, 0);
+    // A cut may end inside a character: the decoder keeps back an incomplete one.
+    const text = new StringDecoder('utf8').write(buffer.subarray(0, bytesRead));
+    return { path, text, bytes: cut ? info.size : bytesRead, ...(cut ? { cut } : {}) };
   } catch (error) {
     return { path, text: undefined, bytes: 0, why: error instanceof Error ? error.message : String(error) };
   } finally {
@@ -155,7 +156,7 @@ function assemble(found: Found[]): LoadedInstructions {
       );
       continue;
     }
-    const cut = file.text.length > room;
+    const cut = file.cut === true || file.text.length > room;
     const text = cut ? `${file.text.slice(0, room)}\n[… cut: the rest of this file was left out]` : file.text;
     room -= Math.min(file.text.length, room);
     files.push({ path: file.path, status: cut ? 'cut' : 'read', bytes: file.bytes });

@@ -1,0 +1,205 @@
+import { visibleText } from '@tether/shared-protocol';
+import { resolve } from 'node:path';
+import { flag, stringOption } from '../args.js';
+import type { Command, CommandContext } from '../command.js';
+import { Exit } from '../command.js';
+import { DATA_DIR_OPTION, JSON_OPTION, printJson, table } from '../common.js';
+import { dataPaths, prepareDataDir, resolveDataDir } from '../../config/data-dir.js';
+import { PLUGIN_NAME } from '../../plugins/plugin-manifest.js';
+import { serverCommandLine } from '../../plugins/plugin-servers.js';
+import type { PluginState } from '../../plugins/plugin-state.js';
+import {
+  allow,
+  isAllowed,
+  loadPluginState,
+  revokeRoot,
+  savePluginState,
+  setDisabled,
+} from '../../plugins/plugin-state.js';
+import type { Plugin } from '../../plugins/plugins.js';
+import { discoverPlugins } from '../../plugins/plugins.js';
+import { repositoryRoot } from '../../sessions/builtin/project-instructions.js';
+import { hostLocalContext } from '../../sessions/host-context.js';
+
+const CWD_OPTION = {
+  name: 'cwd',
+  type: 'string',
+  value: 'DIR',
+  description: 'the session folder (default: the current folder)',
+} as const;
+
+/** The plugins a session in the folder gets, read on this computer as a session here reads them. */
+async function pluginsHere(
+  context: CommandContext,
+  name: string,
+): Promise<{ root: string; plugins: Plugin[]; state: PluginState; statePath: string } | undefined> {
+  const statePath = dataPaths(resolveDataDir(stringOption(context.args, 'data-dir'), context.env)).plugins;
+  const state = loadPluginState(statePath);
+  if (!state.ok) {
+    context.stderr.write(`tether ${name}: ${visibleText(state.error.message)}\n`);
+    return undefined;
+  }
+  const exec = hostLocalContext(context.env);
+  const folder = await exec.checkFolder(resolve(stringOption(context.args, 'cwd') ?? process.cwd()));
+  if (!folder.ok) {
+    context.stderr.write(`tether ${name}: ${visibleText(folder.error.message)}\n`);
+    return undefined;
+  }
+  const root = await repositoryRoot(exec, folder.value);
+  const plugins = await discoverPlugins(exec, root, exec.home, state.value.disabled);
+  return { root, plugins, state: state.value, statePath };
+}
+
+/** Servers of the folder's enabled project plugins that need allowing: [plugin, server, command line]. */
+function projectServers(plugins: readonly Plugin[]) {
+  return plugins.flatMap((p) =>
+    p.scope === 'project' && p.status === 'enabled'
+      ? p.servers.flatMap((s) =>
+          s.config ? [{ plugin: p.name, server: s.name, command: serverCommandLine(s.config) }] : [],
+        )
+      : [],
+  );
+}
+
+export const pluginsCommand: Command = {
+  path: ['plugins'],
+  summary: "list the Agent Plugins a session of Tether's own loop in a folder gets, with their status and why",
+  details:
+    "Plugins are folders with a plugin.json in <repository>/.agents/plugins/ and ~/.agents/plugins/ (the project wins a name both have). A project plugin's MCP servers start only once allowed with `tether plugins allow`.",
+  options: [CWD_OPTION, DATA_DIR_OPTION, JSON_OPTION],
+  arity: [0, 0],
+  run: async (context) => {
+    const here = await pluginsHere(context, 'plugins');
+    if (!here) return Exit.Error;
+    if (flag(context.args, 'json')) {
+      // Each server as its command line: a config's header values may be tokens.
+      const plugins = here.plugins.map((p) => ({
+        ...p,
+        servers: p.servers.map((s) => ({
+          name: s.name,
+          ...(s.config ? { transport: s.config.transport, command: serverCommandLine(s.config) } : {}),
+          ...(s.why !== undefined ? { why: s.why } : {}),
+        })),
+      }));
+      printJson(context, { root: here.root, plugins });
+      return Exit.Ok;
+    }
+    if (here.plugins.length === 0) {
+      context.stdout.write('No plugins.\n');
+      return Exit.Ok;
+    }
+    const rows = here.plugins.map((p) => [
+      visibleText(p.name),
+      p.scope,
+      p.status,
+      String(p.skills.length),
+      String(p.servers.filter((s) => s.config).length),
+      visibleText(p.why ?? p.description ?? '', { maxLength: 80 }),
+    ]);
+    context.stdout.write(table([['NAME', 'FROM', 'STATUS', 'SKILLS', 'SERVERS', 'WHY / DESCRIPTION'], ...rows]));
+    for (const p of here.plugins) {
+      for (const problem of p.problems) context.stdout.write(`${visibleText(p.name)}: ${visibleText(problem)}\n`);
+      for (const s of p.servers) {
+        const label = `${visibleText(p.name)}: MCP server ${visibleText(s.name)}`;
+        if (!s.config) {
+          context.stdout.write(`${label} is disabled: ${visibleText(s.why ?? '')}\n`);
+          continue;
+        }
+        if (p.status !== 'enabled') continue;
+        const command = serverCommandLine(s.config);
+        const waiting =
+          p.scope === 'project' && !isAllowed(here.state, { root: here.root, plugin: p.name, server: s.name, command });
+        context.stdout.write(`${label}${waiting ? ' (not allowed yet)' : ''}: ${visibleText(command)}\n`);
+      }
+    }
+    return Exit.Ok;
+  },
+};
+
+function toggle(disabled: boolean): Command {
+  const word = disabled ? 'disable' : 'enable';
+  return {
+    path: ['plugins', word],
+    usage: 'NAME',
+    summary: disabled
+      ? 'turn a plugin off: its skills and MCP servers are left out of new runs'
+      : 'turn a plugin disabled with `tether plugins disable` back on',
+    details: 'By the name in its plugin.json, wherever it is found. Kept in <data-dir>/plugins.json.',
+    options: [DATA_DIR_OPTION],
+    arity: [1, 1],
+    run: (context) => {
+      const name = context.args.positionals[0]!;
+      if (!PLUGIN_NAME.test(name)) {
+        context.stderr.write(`tether plugins ${word}: ${visibleText(name)} is not a plugin name\n`);
+        return Promise.resolve(Exit.Usage);
+      }
+      const dir = resolveDataDir(stringOption(context.args, 'data-dir'), context.env);
+      const prepared = prepareDataDir(dir);
+      const state = prepared.ok ? loadPluginState(dataPaths(dir).plugins) : prepared;
+      if (!state.ok) {
+        context.stderr.write(`tether plugins ${word}: ${visibleText(state.error.message)}\n`);
+        return Promise.resolve(Exit.Error);
+      }
+      savePluginState(dataPaths(dir).plugins, setDisabled(state.value, name, disabled));
+      context.stdout.write(
+        `Plugin ${name} ${disabled ? 'disabled' : 'enabled'}; new runs ${disabled ? 'leave it out' : 'use it'}.\n`,
+      );
+      return Promise.resolve(Exit.Ok);
+    },
+  };
+}
+
+export const pluginsEnableCommand = toggle(false);
+export const pluginsDisableCommand = toggle(true);
+
+export const pluginsAllowCommand: Command = {
+  path: ['plugins', 'allow'],
+  summary: "allow the MCP servers of a repository's plugins to start in its sessions, showing each exact command",
+  details:
+    'Without --yes, shows what would be allowed. Allowed by exact command line: a changed command, argument, environment value or URL must be allowed again. --revoke forgets every server allowed for the repository.',
+  options: [
+    CWD_OPTION,
+    DATA_DIR_OPTION,
+    { name: 'yes', type: 'boolean', description: 'allow the servers shown' },
+    { name: 'revoke', type: 'boolean', description: 'forget the servers allowed for this repository' },
+  ],
+  arity: [0, 0],
+  run: async (context) => {
+    const here = await pluginsHere(context, 'plugins allow');
+    if (!here) return Exit.Error;
+    const prepared = prepareDataDir(resolveDataDir(stringOption(context.args, 'data-dir'), context.env));
+    if (!prepared.ok) {
+      context.stderr.write(`tether plugins allow: ${visibleText(prepared.error.message)}\n`);
+      return Exit.Error;
+    }
+    if (flag(context.args, 'revoke')) {
+      savePluginState(here.statePath, revokeRoot(here.state, here.root));
+      context.stdout.write(`No plugin server is allowed for ${visibleText(here.root)} any more.\n`);
+      return Exit.Ok;
+    }
+    const servers = projectServers(here.plugins);
+    if (servers.length === 0) {
+      context.stdout.write(`The plugins of ${visibleText(here.root)} have no MCP servers to allow.\n`);
+      return Exit.Ok;
+    }
+    const yes = flag(context.args, 'yes');
+    context.stdout.write(
+      `${yes ? 'Allowed' : 'These would be allowed'} to start in sessions in ${visibleText(here.root)}, on this computer, as you:\n`,
+    );
+    for (const s of servers) {
+      context.stdout.write(`  ${visibleText(s.plugin)} / ${visibleText(s.server)}: ${visibleText(s.command)}\n`);
+    }
+    if (!yes) {
+      context.stdout.write(`Read them; to allow exactly these, run: tether plugins allow --cwd ${here.root} --yes\n`);
+      return Exit.Ok;
+    }
+    savePluginState(
+      here.statePath,
+      allow(
+        here.state,
+        servers.map((s) => ({ root: here.root, ...s })),
+      ),
+    );
+    return Exit.Ok;
+  },
+};

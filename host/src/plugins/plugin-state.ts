@@ -1,0 +1,92 @@
+/**
+ * What the person decided about plugins, kept in `<data-dir>/plugins.json` (owner-only): which
+ * plugins are disabled (by name, wherever found), and which project plugin servers were allowed
+ * to start, per repository, by their exact command line: a changed command, argument,
+ * environment value or URL is a different server and must be allowed again.
+ *
+ * Written only at the computer (`tether plugins …`); a session only reads it.
+ */
+import type { Result } from '@tether/shared-protocol';
+import { fail, ok } from '@tether/shared-protocol';
+import { chmodSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import * as v from 'valibot';
+import { describeIssues } from '../schema-issues.js';
+
+/** Allowed servers kept; past it the oldest are forgotten (and must be allowed again). */
+export const MAX_ALLOWED = 1000;
+/** Disabled names kept. */
+export const MAX_DISABLED = 1000;
+const MAX_STATE_BYTES = 1024 * 1024;
+
+const Allowed = v.strictObject({
+  root: v.string(),
+  plugin: v.string(),
+  server: v.string(),
+  command: v.string(),
+});
+
+const StateSchema = v.strictObject({
+  disabled: v.pipe(v.array(v.string()), v.maxLength(MAX_DISABLED)),
+  allowed: v.pipe(v.array(Allowed), v.maxLength(MAX_ALLOWED)),
+});
+
+export type PluginState = v.InferOutput<typeof StateSchema>;
+export type AllowedServer = v.InferOutput<typeof Allowed>;
+
+export const EMPTY_STATE: PluginState = { disabled: [], allowed: [] };
+
+/** The state; a missing file is the empty state, a bad one an error naming the file. */
+export function loadPluginState(path: string): Result<PluginState> {
+  let text: string;
+  try {
+    if (statSync(path).size > MAX_STATE_BYTES) return fail('invalid-params', `${path} is too large`);
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return ok(EMPTY_STATE);
+    return fail('invalid-params', `${path} cannot be read: ${(error as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    return fail('invalid-params', `${path} is not valid JSON: ${(error as Error).message}`);
+  }
+  const parsed = v.safeParse(StateSchema, json);
+  return parsed.success ? ok(parsed.output) : fail('invalid-params', `${path}: ${describeIssues(parsed.issues)}`);
+}
+
+/** Writes the state whole (a temporary file renamed over it), owner-only. */
+export function savePluginState(path: string, state: PluginState): void {
+  const temporary = `${path}.${process.pid}.tmp`;
+  writeFileSync(temporary, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
+  chmodSync(temporary, 0o600);
+  renameSync(temporary, path);
+}
+
+export function setDisabled(state: PluginState, name: string, disabled: boolean): PluginState {
+  const others = state.disabled.filter((n) => n !== name);
+  return { ...state, disabled: disabled ? [...others, name].slice(-MAX_DISABLED) : others };
+}
+
+/** Adds the servers (replacing an earlier entry for the same root, plugin and server). */
+export function allow(state: PluginState, servers: readonly AllowedServer[]): PluginState {
+  const same = (a: AllowedServer, b: AllowedServer) =>
+    a.root === b.root && a.plugin === b.plugin && a.server === b.server;
+  const kept = state.allowed.filter((a) => !servers.some((s) => same(a, s)));
+  return { ...state, allowed: [...kept, ...servers].slice(-MAX_ALLOWED) };
+}
+
+/** Forgets every server allowed for a repository. */
+export function revokeRoot(state: PluginState, root: string): PluginState {
+  return { ...state, allowed: state.allowed.filter((a) => a.root !== root) };
+}
+
+export function isAllowed(state: PluginState, server: AllowedServer): boolean {
+  return state.allowed.some(
+    (a) =>
+      a.root === server.root &&
+      a.plugin === server.plugin &&
+      a.server === server.server &&
+      a.command === server.command,
+  );
+}
