@@ -109,6 +109,18 @@ export async function readConfined(
   maxBytes: number,
   guard: OpenGuard,
 ): Promise<Result<{ text: string; size: number }, ExecError<FsErrorCode>>> {
+  const read = await readConfinedBytes(path, shown, maxBytes, guard);
+  return read.ok ? ok({ text: read.value.body.toString('utf8'), size: read.value.size }) : read;
+}
+
+/** The bytes of a text file, checked as `readConfined` checks them, not decoded (a machine sends
+ * them as they are; the host decodes). */
+export async function readConfinedBytes(
+  path: string,
+  shown: string,
+  maxBytes: number,
+  guard: OpenGuard,
+): Promise<Result<{ body: Buffer; size: number }, ExecError<FsErrorCode>>> {
   await guard.beforeOpen?.(path);
   let handle: FileHandle;
   try {
@@ -126,7 +138,7 @@ export async function readConfined(
     const { bytesRead } = await handle.read(bytes, 0, info.size, 0);
     const read = bytes.subarray(0, bytesRead);
     if (read.subarray(0, 8192).includes(0)) return execFail('binary', `${shown} looks like a binary file`);
-    return ok({ text: read.toString('utf8'), size: bytesRead });
+    return ok({ body: read, size: bytesRead });
   } catch (error) {
     return ioError(shown, error);
   } finally {

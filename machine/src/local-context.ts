@@ -21,7 +21,13 @@ import type {
 } from './execution-context.js';
 import { resolveInside } from './confine.js';
 import type { FileStat, OpenGuard } from './confined-files.js';
-import { readConfined, statConfined, writeConfined } from './confined-files.js';
+import { readConfined, readConfinedBytes, statConfined, writeConfined } from './confined-files.js';
+
+/** A text file's bytes as read, before decoding. */
+export interface FileBytes {
+  body: Uint8Array;
+  size: number;
+}
 import { PrivateFiles } from './private-files.js';
 import { isPrivatePath } from './private-paths.js';
 import { listFolder } from './list-folder.js';
@@ -138,6 +144,13 @@ export class LocalContext implements ExecutionContext {
     const resolved = await this.inside(root, path);
     if (!resolved.ok) return resolved;
     return readConfined(resolved.value, path, maxBytes, await this.guard(root));
+  }
+
+  /** A text file's bytes, undecoded (a machine's `fs.read`: the host decodes them). */
+  async readFileBytes(root: string, path: string, maxBytes: number): Promise<Result<FileBytes, FsError>> {
+    const resolved = await this.inside(root, path);
+    if (!resolved.ok) return resolved;
+    return readConfinedBytes(resolved.value, path, maxBytes, await this.guard(root));
   }
 
   /** What the file or folder is, from the very one opened (see statConfined). */

@@ -38,7 +38,7 @@ export function machineHandlers(deps: MachineHandlerDeps): Handlers<MachineMetho
       const folder = await context.checkFolder(path);
       return folder.ok ? ok({ path: folder.value }) : folder;
     },
-    'fs.read': ({ root, path, maxBytes }) => context.readFile(root, path, maxBytes),
+    'fs.read': ({ root, path, maxBytes }) => context.readFileBytes(root, path, maxBytes),
     'fs.write': ({ root, path, text }) => context.writeFile(root, path, text),
     'fs.list': ({ root, path, maxEntries }) => context.listDir(root, path, maxEntries),
     'fs.stat': ({ root, path }) => context.stat(root, path),
