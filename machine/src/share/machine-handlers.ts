@@ -56,7 +56,7 @@ export function machineHandlers(deps: MachineHandlerDeps): Handlers<MachineMetho
       const controller = new AbortController();
       calls.set(callId, controller);
       try {
-        return await context.exec({
+        return await context.execChecked({
           command,
           cwd: folder.value,
           timeoutMs,
