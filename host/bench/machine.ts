@@ -23,14 +23,23 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-async function measure(rounds: number, once: () => Promise<void>): Promise<number[]> {
+interface Measured {
+  times: number[];
+  /** CPU time of this process per round (both ends of the link are in it), in ms. */
+  cpuMs: number;
+}
+
+async function measure(rounds: number, once: () => Promise<void>): Promise<Measured> {
   const times: number[] = [];
+  let cpu = process.cpuUsage();
   for (let i = 0; i < WARMUP + rounds; i++) {
+    if (i === WARMUP) cpu = process.cpuUsage();
     const start = performance.now();
     await once();
     if (i >= WARMUP) times.push(performance.now() - start);
   }
-  return times;
+  const used = process.cpuUsage(cpu);
+  return { times, cpuMs: (used.user + used.system) / 1000 / rounds };
 }
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'tether-bench-machine-')));
@@ -79,7 +88,8 @@ try {
     if (!got.ok || got.value.text.length !== FILE_BYTES) throw new Error(`read failed on ${context.place}`);
   };
 
-  const row = (what: string, localTimes: number[], remoteTimes: number[]) => {
+  const row = (what: string, local: Measured, remote: Measured) => {
+    const [localTimes, remoteTimes] = [local.times, remote.times];
     const [lp50, lp99, rp50, rp99] = [
       percentile(localTimes, 50),
       percentile(localTimes, 99),
@@ -90,6 +100,11 @@ try {
       `${what.padEnd(22)} local p50 ${lp50.toFixed(2)} ms, p99 ${lp99.toFixed(2)} ms | ` +
         `machine p50 ${rp50.toFixed(2)} ms, p99 ${rp99.toFixed(2)} ms | ratio p50 ${(rp50 / lp50).toFixed(2)}×, ` +
         `p99 ${(rp99 / lp99).toFixed(2)}×`,
+    );
+    // On a shared machine wall time swings with the load; this process's own CPU time does less.
+    console.log(
+      `${''.padEnd(22)} CPU per call: local ${local.cpuMs.toFixed(2)} ms | machine ${remote.cpuMs.toFixed(2)} ms | ` +
+        `ratio ${(remote.cpuMs / local.cpuMs).toFixed(2)}×`,
     );
   };
   console.log('host → machine over a sealed loopback link, against the host running the same locally:');

@@ -1,7 +1,6 @@
 import { constants } from 'node:fs';
 import type { Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { StringDecoder } from 'node:string_decoder';
 import { open, readlink, realpath, stat } from 'node:fs/promises';
 import type { ExecError, FsErrorCode, Result } from '@tether/shared-protocol';
 import { execFail, ok } from '@tether/shared-protocol';
@@ -114,6 +113,19 @@ export async function readConfined(
   guard: OpenGuard,
   head = false,
 ): Promise<Result<{ text: string; size: number }, ExecError<FsErrorCode>>> {
+  const read = await readConfinedBytes(path, shown, maxBytes, guard, head);
+  return read.ok ? ok({ text: read.value.body.toString('utf8'), size: read.value.size }) : read;
+}
+
+/** The bytes of a text file, checked as `readConfined` checks them, not decoded (a machine sends
+ * them as they are; the host decodes). A cut (`head`) ends at a whole character. */
+export async function readConfinedBytes(
+  path: string,
+  shown: string,
+  maxBytes: number,
+  guard: OpenGuard,
+  head = false,
+): Promise<Result<{ body: Buffer; size: number }, ExecError<FsErrorCode>>> {
   await guard.beforeOpen?.(path);
   let handle: FileHandle;
   try {
@@ -133,14 +145,24 @@ export async function readConfined(
     const { bytesRead } = await handle.read(bytes, 0, length, 0);
     const read = bytes.subarray(0, bytesRead);
     if (read.subarray(0, 8192).includes(0)) return execFail('binary', `${shown} looks like a binary file`);
-    // A cut may end inside a character: the decoder keeps back an incomplete one.
-    const text = cut ? new StringDecoder('utf8').write(read) : read.toString('utf8');
-    return ok({ text, size: cut ? info.size : bytesRead });
+    return ok({ body: cut ? wholeCharacters(read) : read, size: cut ? info.size : bytesRead });
   } catch (error) {
     return ioError(shown, error);
   } finally {
     await handle.close();
   }
+}
+
+/** `bytes` without an incomplete UTF-8 sequence at its end (where a cut fell inside a character). */
+export function wholeCharacters(bytes: Buffer): Buffer {
+  // The last lead byte within the last 4: a sequence needs 2, 3 or 4 bytes by its first one.
+  for (let i = bytes.length - 1; i >= Math.max(0, bytes.length - 4); i--) {
+    const byte = bytes[i]!;
+    if ((byte & 0xc0) === 0x80) continue;
+    const needs = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+    return i + needs > bytes.length ? bytes.subarray(0, i) : bytes;
+  }
+  return bytes;
 }
 
 /** Writes `text` to `path` (already confined; its folder exists), creating or replacing it. */

@@ -22,7 +22,13 @@ import type {
 } from './execution-context.js';
 import { resolveInside } from './confine.js';
 import type { FileStat, OpenGuard } from './confined-files.js';
-import { readConfined, statConfined, writeConfined } from './confined-files.js';
+import { readConfined, readConfinedBytes, statConfined, writeConfined } from './confined-files.js';
+
+/** A text file's bytes as read, before decoding. */
+export interface FileBytes {
+  body: Uint8Array;
+  size: number;
+}
 import { PrivateFiles } from './private-files.js';
 import { isPrivatePath } from './private-paths.js';
 import { listFolder } from './list-folder.js';
@@ -100,6 +106,12 @@ export class LocalContext implements ExecutionContext {
     return runProcess(request, this.env);
   }
 
+  /** `exec` in a folder the caller has just had from `checkFolder` (a machine's `exec.run` checks
+   * first, so that a folder outside the roots says `outside-root`): the folder is not checked twice. */
+  execChecked(request: ExecRequest): Promise<Result<ExecOutcome, ExecRunError>> {
+    return runProcess(request, this.env);
+  }
+
   async spawn(request: SpawnRequest): Promise<Result<ProcessHandle, SpawnError>> {
     const launch = checkLaunch(request.command, request.env);
     if (!launch.ok) return launch;
@@ -144,6 +156,18 @@ export class LocalContext implements ExecutionContext {
     const resolved = await this.inside(root, path);
     if (!resolved.ok) return resolved;
     return readConfined(resolved.value, path, maxBytes, await this.guard(root), options.head === true);
+  }
+
+  /** A text file's bytes, undecoded (a machine's `fs.read`: the host decodes them). */
+  async readFileBytes(
+    root: string,
+    path: string,
+    maxBytes: number,
+    options: ReadOptions = {},
+  ): Promise<Result<FileBytes, FsError>> {
+    const resolved = await this.inside(root, path);
+    if (!resolved.ok) return resolved;
+    return readConfinedBytes(resolved.value, path, maxBytes, await this.guard(root), options.head === true);
   }
 
   /** What the file or folder is, from the very one opened (see statConfined). */

@@ -31,6 +31,9 @@ const inputs: MachineLinkVectors = {
     version: '0.1.0',
   }),
   registerFrame: '',
+  // Bytes a JSON string could not hold as they are: a NUL, an escape, invalid UTF-8.
+  body: '00011b5b316d68c3a96c6c6fff0a',
+  bodyFrame: '',
 };
 
 const vectors = computeMachineLinkVectors(inputs);

@@ -22,6 +22,7 @@ export * from './one-shot.js';
 export * from './close-codes.js';
 export * from './app-headers.js';
 export * from './rpc/common.js';
+export * from './rpc/terminal-output-frame.js';
 export * from './rpc/agents.js';
 export * from './rpc/host.js';
 export * from './rpc/sessions.js';

@@ -1,5 +1,5 @@
 import { StringDecoder } from 'node:string_decoder';
-import { TERMINAL_ACK_BYTES, fromBase64Url, visibleText } from '@tether/shared-protocol';
+import { TERMINAL_ACK_BYTES, fromBase64Url, visibleText, terminalOutputBytes } from '@tether/shared-protocol';
 import type { ControlClient, TerminalEvent } from '../control/control-client.js';
 
 /** Ctrl-], the key that detaches this computer's terminal and leaves the program running. */
@@ -60,7 +60,7 @@ export async function attachTerminal(options: AttachOptions): Promise<AttachOutc
         return;
       }
       case 'terminal.output': {
-        const data = fromBase64Url(event.data) ?? new Uint8Array();
+        const data = terminalOutputBytes(event.data) ?? new Uint8Array();
         output.write(data, () => ackIfDue(event.offset + data.length));
         return;
       }

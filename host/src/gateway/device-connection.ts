@@ -90,6 +90,7 @@ export class DeviceConnection implements ConnectionPort {
     const isClosed = () => this.closed;
     this.outbox = {
       send: (message) => this.send(message),
+      sendBinary: (plain) => this.sendBinary(plain),
       buffered: () => transport.bufferedAmount(),
       drained: () => this.drained(),
       get closed() {
@@ -252,6 +253,13 @@ export class DeviceConnection implements ConnectionPort {
       return;
     }
     this.transport.send(frame.value);
+  }
+
+  private sendBinary(plain: Uint8Array): void {
+    if (this.closed || !this.channel) return;
+    const frame = this.channel.sealBinary(plain);
+    if (frame.ok) this.transport.send(frame.value);
+    else this.deps.stats.add('send:too-large');
   }
 
   private drained(): Promise<void> {

@@ -124,8 +124,9 @@ describe('offline semantics of a machine channel', () => {
     expect(second.sent.map((s) => [s.method, s.params])).toEqual([
       ['fs.read', { root: '/r', path: 'a.txt', maxBytes: 10 }],
     ]);
-    second.sent[0]!.reply(ok({ text: 'hi', size: 2 }));
-    expect(await pending).toEqual({ ok: true, value: { text: 'hi', size: 2 } });
+    const body = new TextEncoder().encode('hi');
+    second.sent[0]!.reply(ok({ body, size: 2 }));
+    expect(await pending).toEqual({ ok: true, value: { body, size: 2 } });
   });
 
   it('an interrupt while waiting drops the call unsent', async () => {

@@ -44,6 +44,12 @@ describe('machine registration', () => {
       ok: true,
       value: { text: 'Start.xxxx', size: 5006 },
     });
+    // A cut that falls inside a character ends before it, never on half of one.
+    writeFileSync(join(machine.root, 'accents.md'), `abcdefgh${'é'.repeat(100)}`);
+    expect(await context.readFile(machine.root, 'accents.md', 11, { head: true })).toEqual({
+      ok: true,
+      value: { text: 'abcdefghé', size: 208 },
+    });
     await machine.stop();
     await new Promise((r) => setTimeout(r, 20));
     expect(kit.events.at(-1)).toMatchObject({ type: 'machine.status', machine: { status: 'offline' } });

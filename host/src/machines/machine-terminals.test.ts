@@ -7,8 +7,8 @@ import {
   MAX_MACHINE_PTYS,
   OUTPUT_WINDOW_BYTES,
   TERMINAL_WINDOW_BYTES,
-  fromBase64Url,
   ok,
+  terminalOutputBytes,
 } from '@tether/shared-protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { gatewayHarness } from '../../test/support/gateway-harness.js';
@@ -52,7 +52,7 @@ function output(phone: Phone, terminalId: string): string {
   for (const event of phone.events()) {
     if (event.type !== 'terminal.output' || event.terminalId !== terminalId) continue;
     expect(event.offset).toBe(at);
-    const data = fromBase64Url(event.data)!;
+    const data = terminalOutputBytes(event.data)!;
     at += data.length;
     text += new TextDecoder().decode(data);
   }

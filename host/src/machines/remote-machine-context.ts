@@ -140,7 +140,9 @@ export class RemoteMachineContext implements ExecutionContext {
       maxBytes,
       ...(options.head === true ? { head: true } : {}),
     });
-    return result.ok ? result : fsFail(result.error);
+    if (!result.ok) return fsFail(result.error);
+    // Decoded as a local read decodes (a bad sequence becomes U+FFFD), once, from the bytes.
+    return ok({ text: utf8.decode(result.value.body), size: result.value.size });
   }
 
   async realPath(root: string, path: string): Promise<Result<string, FsError>> {
@@ -224,6 +226,8 @@ export class RemoteMachineContext implements ExecutionContext {
     return result;
   }
 }
+
+const utf8 = new TextDecoder();
 
 const FS_CODES = [
   'outside-root',

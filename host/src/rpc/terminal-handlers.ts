@@ -44,9 +44,9 @@ export function terminalStreamHandlers<C>(
 ): { [M in StreamMethod]: StreamHandler<M, C> } {
   const needsConnection = fail('unsupported', 'terminals need a connection, not a one-shot call');
   return {
-    'terminals.attach': ({ terminalId, after, screen }, caller) => {
+    'terminals.attach': ({ terminalId, after, screen, binary }, caller) => {
       const connection = connectionOf(caller);
-      return connection ? terminals.attach(terminalId, connection, after, screen) : needsConnection;
+      return connection ? terminals.attach(terminalId, connection, after, screen, binary) : needsConnection;
     },
     'terminals.detach': ({ terminalId }, caller) => {
       const connection = connectionOf(caller);

@@ -14,6 +14,9 @@ export const LOW_WATER_BYTES = 1024 * 1024;
  */
 export interface Outbox {
   send(message: ChannelMessage): void;
+  /** Seals and sends a binary message (terminal output) as it is; absent where the other end
+   * reads only JSON lines (the control socket). */
+  sendBinary?(plain: Uint8Array): void;
   /** Bytes handed to the transport and not yet written to the network. */
   buffered(): number;
   /** Resolves once `buffered()` is under LOW_WATER_BYTES, or the connection closed. */

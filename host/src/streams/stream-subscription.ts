@@ -36,8 +36,8 @@ export interface StreamOptions {
   chunkBytes: number;
   /** Milliseconds a blocked reader may go without acknowledging before it is detached. */
   stallMs: number;
-  /** The message carrying a chunk. */
-  encode: (chunk: StreamChunk) => ChannelMessage;
+  /** The message carrying a chunk: a channel message, or a binary one (sent with `sendBinary`). */
+  encode: (chunk: StreamChunk) => ChannelMessage | Uint8Array;
   /** The message telling the device it was detached, and why. */
   detached: (reason: string) => ChannelMessage;
   /** Called once when the subscription ends (detached, unsubscribed or the connection closed). */
@@ -127,7 +127,9 @@ export class StreamSubscription implements Subscription, StreamReader {
       // Bytes dropped before this reader got them count as acknowledged: nobody will send them.
       if (chunk.offset > this.window.sent) this.window.skip(chunk.offset - this.window.sent);
       this.window.send(chunk.offset + chunk.data.length - this.window.sent);
-      this.outbox.send(this.options.encode(chunk));
+      const message = this.options.encode(chunk);
+      if (message instanceof Uint8Array) this.outbox.sendBinary?.(message);
+      else this.outbox.send(message);
     }
   }
 

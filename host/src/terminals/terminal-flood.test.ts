@@ -1,5 +1,5 @@
 import type { TetherEvent } from '@tether/shared-protocol';
-import { TERMINAL_WINDOW_BYTES, fromBase64Url } from '@tether/shared-protocol';
+import { TERMINAL_WINDOW_BYTES, terminalOutputBytes } from '@tether/shared-protocol';
 import { TERMINAL_BACKLOG_BYTES } from '@tether/machine';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectDevice, pairDevice, until } from '../../test/support/remote-device.js';
@@ -58,7 +58,7 @@ describe('a terminal flood', () => {
     client.onEvent((event: TetherEvent) => {
       if (event.type !== 'terminal.output' || event.terminalId !== terminalId) return;
       if (event.offset !== held) gaps++;
-      const data = fromBase64Url(event.data)!;
+      const data = terminalOutputBytes(event.data)!;
       held = event.offset + data.length;
       tail = (tail + new TextDecoder().decode(data)).slice(-4096);
     });

@@ -3,7 +3,7 @@ import { Terminal } from '@tether/machine';
 import { FakePtyPort } from '@tether/machine/testing';
 import type { FakePty } from '@tether/machine/testing';
 import type { TetherEvent } from '@tether/shared-protocol';
-import { fail, fromBase64Url, ok } from '@tether/shared-protocol';
+import { fail, fromBase64Url, ok, terminalOutputBytes } from '@tether/shared-protocol';
 import { describe, expect, it } from 'vitest';
 import { gatewayHarness, settle } from '../../test/support/gateway-harness.js';
 import { terminalHandlers } from '../rpc/terminal-handlers.js';
@@ -72,7 +72,7 @@ function output(phone: Phone, terminalId: string, from = 0): string {
   for (const event of phone.events()) {
     if (event.type !== 'terminal.output' || event.terminalId !== terminalId) continue;
     expect(event.offset).toBe(at);
-    const data = fromBase64Url(event.data)!;
+    const data = terminalOutputBytes(event.data)!;
     at += data.length;
     text += new TextDecoder().decode(data);
   }
@@ -105,6 +105,23 @@ describe('the terminal manager', () => {
     manager.ack(id, phone.connection, WINDOW * 3);
     await place.opened[0]!.settled();
     expect(place.pty.paused).toBe(false);
+  });
+
+  it('sends a device that asked for binary its output as binary messages: the same bytes, offsets and window', async () => {
+    const { h, place, manager } = setup(4096);
+    const phone = await h.connect();
+    const opened = await manager.open({ cols: 80, rows: 24 });
+    const id = opened.ok ? opened.value.id : '';
+    expect(manager.attach(id, phone.connection, 0, false, true).ok).toBe(true);
+    const TEXT = '\x1b[1mhello\x1b[0m '.repeat(10);
+    place.pty.emit(TEXT);
+    await settle();
+    const outputs = ofType(phone, 'terminal.output');
+    // Bytes as they are (a JSON event could only carry text), in chunks, a window at a time.
+    expect(outputs.length).toBe(WINDOW / CHUNK);
+    expect(outputs.every((e) => e.data instanceof Uint8Array && e.data.length === CHUNK)).toBe(true);
+    expect(output(phone, id)).toBe(TEXT.slice(0, WINDOW));
+    expect(place.pty.paused).toBe(true);
   });
 
   it('lets the slowest attached device set the pace, and stops holding the program once it leaves', async () => {

@@ -4,6 +4,7 @@ import {
   TERMINAL_CHUNK_BYTES,
   TERMINAL_STALL_MS,
   TERMINAL_WINDOW_BYTES,
+  encodeTerminalOutput,
   fail,
   ok,
   toBase64Url,
@@ -128,6 +129,7 @@ export class TerminalManager {
     host: StreamHost,
     after = 0,
     fromScreen = false,
+    binary = false,
   ): Result<{ offset: number; dropped: number; terminal: TerminalInfo }> {
     const entry = this.terminals.get(terminalId);
     if (!entry) return fail('not-found', `no terminal ${terminalId}`);
@@ -157,10 +159,14 @@ export class TerminalManager {
       windowBytes: this.options.windowBytes ?? TERMINAL_WINDOW_BYTES,
       chunkBytes: this.options.chunkBytes ?? TERMINAL_CHUNK_BYTES,
       stallMs: this.options.stallMs ?? TERMINAL_STALL_MS,
-      encode: (chunk) => ({
-        t: 'evt',
-        event: { type: 'terminal.output', terminalId, offset: chunk.offset, data: toBase64Url(chunk.data) },
-      }),
+      // Binary where the device asked and its connection can: the bytes as they are, no base64.
+      encode:
+        binary && host.outbox.sendBinary
+          ? (chunk) => encodeTerminalOutput(terminalId, chunk.offset, chunk.data)
+          : (chunk) => ({
+              t: 'evt',
+              event: { type: 'terminal.output', terminalId, offset: chunk.offset, data: toBase64Url(chunk.data) },
+            }),
       detached: (reason) => ({ t: 'evt', event: { type: 'terminal.detached', terminalId, reason } }),
       onEnd: () => this.left(entry, stream),
     });

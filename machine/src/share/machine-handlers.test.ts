@@ -98,9 +98,12 @@ describe('the machine handler table', () => {
   });
 
   it('serves the file operations inside the shared root', async () => {
-    expect(await call('fs.read', { root: code_, path: 'src/a.ts', maxBytes: 1000 })).toEqual({
-      ok: true,
-      value: { text: 'export const a = 1;\n', size: 20 },
+    // The bytes as they are: they travel as body frames, and the host decodes them.
+    const read = await call('fs.read', { root: code_, path: 'src/a.ts', maxBytes: 1000 });
+    const value = read.ok ? (read.value as { body: Uint8Array; size: number }) : undefined;
+    expect(value && { ...value, body: Buffer.from(value.body).toString() }).toEqual({
+      body: 'export const a = 1;\n',
+      size: 20,
     });
     const written = await call('fs.write', { root: code_, path: 'new/b.ts', text: 'b' });
     expect(written).toEqual({ ok: true, value: { created: true, path: join(code_, 'new', 'b.ts') } });

@@ -39,7 +39,7 @@ export function machineHandlers(deps: MachineHandlerDeps): Handlers<MachineMetho
       return folder.ok ? ok({ path: folder.value }) : folder;
     },
     'fs.read': ({ root, path, maxBytes, head }) =>
-      context.readFile(root, path, maxBytes, head === true ? { head } : {}),
+      context.readFileBytes(root, path, maxBytes, head === true ? { head } : {}),
     'fs.write': ({ root, path, text }) => context.writeFile(root, path, text),
     'fs.list': ({ root, path, maxEntries }) => context.listDir(root, path, maxEntries),
     'fs.stat': ({ root, path }) => context.stat(root, path),
@@ -57,7 +57,7 @@ export function machineHandlers(deps: MachineHandlerDeps): Handlers<MachineMetho
       const controller = new AbortController();
       calls.set(callId, controller);
       try {
-        return await context.exec({
+        return await context.execChecked({
           command,
           cwd: folder.value,
           timeoutMs,

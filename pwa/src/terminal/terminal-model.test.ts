@@ -90,7 +90,7 @@ function setup() {
 describe('a terminal on the device', () => {
   it('attaches from nothing, draws output in order once, and is live', async () => {
     const { client, model, screen } = setup();
-    expect(client.made('terminals.attach')[0]?.params).toEqual({ terminalId: 't1', after: 0 });
+    expect(client.made('terminals.attach')[0]?.params).toEqual({ terminalId: 't1', after: 0, binary: true });
     client.answerAll('terminals.attach', attached);
     await flush();
     expect(model.status.get()).toEqual({ name: 'live' });
@@ -135,7 +135,7 @@ describe('a terminal on the device', () => {
     client.setState({ name: 'waiting', attempt: 0, retryAt: 0, error: { code: 'disconnected', message: '' } });
     expect(model.status.get().name).toBe('reconnecting');
     client.setState({ name: 'open' });
-    expect(client.made('terminals.attach').at(-1)?.params).toEqual({ terminalId: 't1', after: 6 });
+    expect(client.made('terminals.attach').at(-1)?.params).toEqual({ terminalId: 't1', after: 6, binary: true });
     client.emit(output(6, ' after'));
     client.answerAll('terminals.attach', attached);
     await flush();
@@ -166,7 +166,7 @@ describe('a terminal on the device', () => {
     client.emit(output(0, 'ab'));
     client.emit(output(10, 'late'));
     expect(screen.text).toBe('ab');
-    expect(client.made('terminals.attach').at(-1)?.params).toEqual({ terminalId: 't1', after: 2 });
+    expect(client.made('terminals.attach').at(-1)?.params).toEqual({ terminalId: 't1', after: 2, binary: true });
   });
 
   it('reattaches when the host detached it, and says why meanwhile', () => {

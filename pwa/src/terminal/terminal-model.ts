@@ -6,7 +6,7 @@ import type {
   TetherEvent,
   TimerHandle,
 } from '@tether/shared-protocol';
-import { TERMINAL_ACK_BYTES, fromBase64Url, systemClock } from '@tether/shared-protocol';
+import { TERMINAL_ACK_BYTES, fromBase64Url, systemClock, terminalOutputBytes } from '@tether/shared-protocol';
 import { Store } from '../lib/store.js';
 
 /** Milliseconds after the last drawn output before the rest is acknowledged: the host then knows
@@ -135,7 +135,12 @@ export class TerminalModel {
     const now = this.status.get().name;
     if (now === 'gone') return;
     if (now === 'live') this.status.set({ name: 'reconnecting' });
-    const result = await this.client.call('terminals.attach', { terminalId: this.terminalId, after: this.received });
+    // Output as binary messages: the bytes as they are, no base64 to undo.
+    const result = await this.client.call('terminals.attach', {
+      terminalId: this.terminalId,
+      after: this.received,
+      binary: true,
+    });
     if (attempt !== this.attaching || this.stopped) return;
     if (!result.ok) {
       // A dropped connection attaches again when it reopens; anything else is final.
@@ -152,7 +157,7 @@ export class TerminalModel {
     if (this.stopped || !('terminalId' in event) || event.terminalId !== this.terminalId) return;
     switch (event.type) {
       case 'terminal.output':
-        return this.output(event.offset, fromBase64Url(event.data));
+        return this.output(event.offset, terminalOutputBytes(event.data));
       case 'terminal.screen': {
         const data = fromBase64Url(event.data);
         if (!data) return;

@@ -8,6 +8,7 @@ import { HandshakeInitiator } from '../handshake.js';
 import { HANDSHAKE_TIMEOUT_MS } from '../limits.js';
 import type { ChannelMessage } from '../rpc/channel.js';
 import { decodeChannelMessage, encodeChannelMessage } from '../rpc/channel.js';
+import { TERMINAL_OUTPUT_TAG, decodeTerminalOutput } from '../rpc/terminal-output-frame.js';
 import { handshakeWithDeadline } from '../link/handshake-deadline.js';
 import { FrameOpener, FrameSealer } from '../sealed-frame.js';
 import type { Transport } from './transport.js';
@@ -121,7 +122,8 @@ export class DeviceChannel {
       this.finish(plain.error);
       return;
     }
-    const message = decodeChannelMessage(plain.value);
+    const message =
+      plain.value[0] === TERMINAL_OUTPUT_TAG ? binaryEvent(plain.value) : decodeChannelMessage(plain.value);
     if (!message) {
       this.undecodable++;
       return;
@@ -136,4 +138,11 @@ export class DeviceChannel {
     if (this.closeHandler) this.closeHandler(error);
     else this.closedWith = error;
   }
+}
+
+/** A binary terminal-output message as the event it carries (decoded with the event schemas next,
+ * like every event). */
+function binaryEvent(plain: Uint8Array): ChannelMessage | undefined {
+  const frame = decodeTerminalOutput(plain);
+  return frame && { t: 'evt', event: { type: 'terminal.output', ...frame } };
 }

@@ -6,7 +6,14 @@ import { ManualClock } from '../testing/manual-clock.js';
 import { seededRandom } from '../testing/seeded-random.js';
 import { acceptMachineLink, openMachineLink } from './link-open.js';
 import type { LinkPeer } from './link-peer.js';
-import { LINK_PING_INTERVAL_MS, LINK_PONG_TIMEOUT_MS, MAX_LINK_FRAME_PLAINTEXT } from './machine-limits.js';
+import { LINK_BODY_CHUNK_BYTES, encodeBodyChunk } from './link-body.js';
+import {
+  LINK_PING_INTERVAL_MS,
+  LINK_PONG_TIMEOUT_MS,
+  MAX_LINK_BODY_BYTES,
+  MAX_LINK_FRAME_PLAINTEXT,
+} from './machine-limits.js';
+import { jsonBytes } from '../json.js';
 
 const tick = () => new Promise<void>((resolve) => setTimeout(() => resolve(), 0));
 
@@ -121,5 +128,91 @@ describe('machine link peer', () => {
     const other = generateBoxKeyPair(seededRandom('someone else'));
     const l = await linked({ pin: other.publicKey });
     expect(l.machine.ok ? 'ok' : l.machine.error.message).toBe('the host key changed');
+  });
+});
+
+/** Sends a plaintext sealed as the peer's own next frame: what a broken or hostile peer could. */
+const sendRaw = (peer: LinkPeer, plain: Uint8Array) =>
+  (peer as unknown as { sendPlain(plain: Uint8Array): void }).sendPlain(plain);
+
+describe('reply bodies on a machine link', () => {
+  const bytes = (n: number) => Uint8Array.from({ length: n }, (_, i) => (i * 7) % 251);
+
+  it('carries a reply body as binary chunks and joins them back under body', async () => {
+    const l = await linked();
+    const { host, machine } = peers(l);
+    const body = bytes(3 * LINK_BODY_CHUNK_BYTES + 5);
+    machine.onRequest = () => Promise.resolve(ok({ size: body.length, body }));
+    const before = l.machineEnd.sent.length;
+    const reply = await host.request('fs.read', {});
+    const value = reply.ok ? (reply.value as { size: number; body: Uint8Array }) : undefined;
+    expect(value?.size).toBe(body.length);
+    // Compared as text: toEqual walks a large array element by element.
+    expect(value?.body instanceof Uint8Array && value.body.join()).toBe(body.join());
+    // Four chunks and the reply; none near a frame's cap, and no JSON holding the bytes.
+    const frames = l.machineEnd.sent.slice(before);
+    expect(frames.length).toBe(5);
+    expect(Math.max(...frames.map((f) => f.length))).toBeLessThan(LINK_BODY_CHUNK_BYTES + 64);
+  });
+
+  it('carries an empty body as an empty array', async () => {
+    const { host, machine } = peers(await linked());
+    machine.onRequest = () => Promise.resolve(ok({ size: 0, body: new Uint8Array(0) }));
+    expect(await host.request('fs.read', {})).toEqual({ ok: true, value: { size: 0, body: new Uint8Array(0) } });
+  });
+
+  it('answers a body over the limit as too-large, sending none of it', async () => {
+    const l = await linked();
+    const { host, machine } = peers(l);
+    machine.onRequest = () => Promise.resolve(ok({ body: new Uint8Array(MAX_LINK_BODY_BYTES + 1) }));
+    const before = l.machineEnd.sent.length;
+    const reply = await host.request('fs.read', {});
+    expect(reply.ok ? '' : reply.error.code).toBe('too-large');
+    expect(l.machineEnd.sent.length - before).toBe(1);
+    expect(host.closed).toBe(false);
+  });
+
+  /** The host waits on a request the machine never answers, while the machine sends `frames`. */
+  async function hostile(frames: (id: number) => Uint8Array[]) {
+    const { host, machine } = peers(await linked());
+    machine.onRequest = () => new Promise(() => undefined);
+    const ended = new Promise((resolve) => host.onClose(resolve));
+    const pending = host.request('fs.read', {});
+    await tick();
+    // The host's first request has id 1.
+    for (const frame of frames(1)) sendRaw(machine, frame);
+    return { ended: await ended, reply: await pending };
+  }
+
+  it('ends the link on a body chunk for no waiting request', async () => {
+    const { ended, reply } = await hostile(() => [encodeBodyChunk(99, bytes(10))]);
+    expect(ended).toMatchObject({ code: 'frame-malformed' });
+    expect(reply.ok ? '' : reply.error.code).toBe('disconnected');
+  });
+
+  it('ends the link on a body past the limit', async () => {
+    const chunk = bytes(LINK_BODY_CHUNK_BYTES);
+    const count = MAX_LINK_BODY_BYTES / LINK_BODY_CHUNK_BYTES + 1;
+    const { ended } = await hostile((id) => Array.from({ length: count }, () => encodeBodyChunk(id, chunk)));
+    expect(ended).toMatchObject({ code: 'frame-malformed' });
+    expect((ended as { message: string }).message).toMatch(/over/);
+  });
+
+  it('ends the link on a reply whose body length differs from its chunks', async () => {
+    const { ended } = await hostile((id) => [
+      encodeBodyChunk(id, bytes(10)),
+      jsonBytes({ t: 'res', id, result: { size: 11, body: 11 } }),
+    ]);
+    expect(ended).toMatchObject({ code: 'frame-malformed' });
+  });
+
+  it('ends the link on a message between a body and its reply', async () => {
+    const { ended } = await hostile((id) => [encodeBodyChunk(id, bytes(10)), jsonBytes({ t: 'evt', event: {} })]);
+    expect(ended).toMatchObject({ code: 'frame-malformed' });
+  });
+
+  it('ends the link on a malformed body frame', async () => {
+    const { ended } = await hostile(() => [Uint8Array.of(0, 1, 2)]);
+    expect(ended).toMatchObject({ code: 'frame-malformed' });
   });
 });

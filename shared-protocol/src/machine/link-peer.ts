@@ -9,6 +9,15 @@ import { decodeChannelMessage, encodeChannelMessage } from '../rpc/channel.js';
 import { FrameOpener, FrameSealer } from '../sealed-frame.js';
 import type { Transport } from '../client/transport.js';
 import {
+  BodyAssembler,
+  LINK_BODY_CHUNK_BYTES,
+  LINK_BODY_TAG,
+  bodyOf,
+  decodeBodyChunk,
+  encodeBodyChunk,
+} from './link-body.js';
+import {
+  MAX_LINK_BODY_BYTES,
   LINK_PING_INTERVAL_MS,
   LINK_PONG_TIMEOUT_MS,
   MAX_LINK_FRAME_PLAINTEXT,
@@ -34,6 +43,9 @@ export type RequestHandler = (method: string, params: unknown) => Promise<Result
  * that does not open ends the link. Requests either side sent and not yet answered fail with
  * `disconnected` when the link ends, so nothing waits on a dead link.
  *
+ * A reply whose result has a `body` of bytes (a file's contents) sends them as binary body frames
+ * just before the reply (see link-body.ts); the receiver puts the joined bytes back under `body`.
+ *
  * Liveness: every `pingIntervalMs` a ping goes out; if nothing at all arrives within
  * `pongTimeoutMs` after it, the link is dead (half-open TCP, a machine that lost power) and ends
  * with `timeout`. Any message counts as a sign of life.
@@ -48,6 +60,8 @@ export class LinkPeer {
   private readonly pending = new Map<number, (result: Result<unknown>) => void>();
   private readonly closeListeners = new Set<(error: ProtocolError) => void>();
   private nextId = 1;
+  /** The body of the reply that comes next, while its chunks arrive. */
+  private incoming: { id: number; body: BodyAssembler } | undefined;
   private closedWith: ProtocolError | undefined;
   private lastHeard: number;
   private pongTimer: TimerHandle | undefined;
@@ -114,11 +128,51 @@ export class LinkPeer {
   }
 
   private send(message: ChannelMessage): Result<void> {
+    return this.sendPlain(encodeChannelMessage(message));
+  }
+
+  private sendPlain(plain: Uint8Array): Result<void> {
     if (this.closedWith) return fail('disconnected', 'the link is closed');
-    const frame = this.sealer.seal(encodeChannelMessage(message));
+    const frame = this.sealer.seal(plain);
     if (!frame.ok) return frame.error.code === 'frame-too-large' ? fail('too-large', frame.error.message) : frame;
     this.options.transport.send(frame.value);
     return ok(undefined);
+  }
+
+  /** A reply with a body: the body's chunks, then the reply with the body's length in its place. */
+  private sendWithBody(id: number, result: object, body: Uint8Array): Result<void> {
+    if (body.length > MAX_LINK_BODY_BYTES) {
+      return fail('too-large', `a body of ${body.length} bytes is over the ${MAX_LINK_BODY_BYTES}-byte limit`);
+    }
+    for (let at = 0; at < body.length; at += LINK_BODY_CHUNK_BYTES) {
+      const sent = this.sendPlain(encodeBodyChunk(id, body.subarray(at, at + LINK_BODY_CHUNK_BYTES)));
+      if (!sent.ok) return sent;
+    }
+    return this.send({ t: 'res', id, result: { ...result, body: body.length } });
+  }
+
+  /** A body chunk: for the request waiting on it, in one run right before its reply. */
+  private receiveBody(plain: Uint8Array): void {
+    const chunk = decodeBodyChunk(plain);
+    if (!chunk || !this.pending.has(chunk.id) || (this.incoming && this.incoming.id !== chunk.id)) {
+      return this.violation('a body chunk for no waiting request');
+    }
+    this.incoming ??= { id: chunk.id, body: new BodyAssembler(MAX_LINK_BODY_BYTES) };
+    if (!this.incoming.body.add(chunk.data)) return this.violation(`a body over ${MAX_LINK_BODY_BYTES} bytes`);
+  }
+
+  /** The reply's result with its body joined back in; undefined when the two do not agree. */
+  private withBody(id: number, result: unknown): { value: unknown } | undefined {
+    const incoming = this.incoming?.id === id ? this.incoming : undefined;
+    this.incoming = undefined;
+    const said = typeof result === 'object' && result !== null ? (result as { body?: unknown }).body : undefined;
+    if (typeof said !== 'number') return incoming ? undefined : { value: result };
+    if (said !== (incoming?.body.bytes ?? 0)) return undefined;
+    return { value: { ...(result as object), body: incoming ? incoming.body.join() : new Uint8Array(0) } };
+  }
+
+  private violation(message: string): void {
+    this.close(CloseCode.ProtocolError, 'frame-malformed', protocolError('frame-malformed', message));
   }
 
   private receive(data: Uint8Array): void {
@@ -129,10 +183,15 @@ export class LinkPeer {
       return;
     }
     this.lastHeard = this.options.clock.now();
+    if (plain.value[0] === LINK_BODY_TAG) return this.receiveBody(plain.value);
     const message = decodeChannelMessage(plain.value);
     if (!message) {
       this.undecodable++;
       return;
+    }
+    // Body chunks come right before their reply, nothing between.
+    if (this.incoming && (message.t !== 'res' || message.id !== this.incoming.id)) {
+      return this.violation('a body without its reply');
     }
     switch (message.t) {
       case 'req':
@@ -141,8 +200,16 @@ export class LinkPeer {
       case 'res': {
         const resolve = this.pending.get(message.id);
         if (!resolve) return;
+        if ('error' in message) {
+          this.incoming = undefined;
+          this.pending.delete(message.id);
+          resolve({ ok: false, error: message.error });
+          return;
+        }
+        const joined = this.withBody(message.id, message.result);
+        if (!joined) return this.violation('a reply whose body length does not match its chunks');
         this.pending.delete(message.id);
-        resolve('error' in message ? { ok: false, error: message.error } : ok(message.result));
+        resolve(ok(joined.value));
         return;
       }
       case 'evt':
@@ -170,7 +237,11 @@ export class LinkPeer {
       }
     }
     if (this.closedWith) return;
-    const sent = this.send(result.ok ? { t: 'res', id, result: result.value } : { t: 'res', id, error: result.error });
+    const body = result.ok ? bodyOf(result.value) : undefined;
+    const sent =
+      result.ok && body
+        ? this.sendWithBody(id, result.value as object, body)
+        : this.send(result.ok ? { t: 'res', id, result: result.value } : { t: 'res', id, error: result.error });
     // A reply over the frame cap is answered as such, never cut or dropped silently.
     if (!sent.ok && sent.error.code === 'too-large') {
       this.send({

@@ -12,6 +12,10 @@ export const MAX_LINK_FRAME_PLAINTEXT = 4 * 1024 * 1024;
  * once escaped (a file of control characters is refused by the reply's own size check). */
 export const MAX_MACHINE_FILE_BYTES = 2 * 1024 * 1024;
 
+/** Bytes of one reply's body (a file read), sent as binary chunks ahead of the reply: the largest
+ * file a call reads. A peer that sends more for one reply has broken the protocol. */
+export const MAX_LINK_BODY_BYTES = MAX_MACHINE_FILE_BYTES;
+
 /** Folders one machine may share: enough for every project folder a person keeps. */
 export const MAX_MACHINE_ROOTS = 32;
 

@@ -22,8 +22,9 @@ import {
  * dropped before its reply. Every message is decoded against these schemas where it arrives.
  */
 
-/** The machine's own version of what it serves (not the handshake's): a host refuses another. */
-export const MACHINE_PROTOCOL_VERSION = 1;
+/** The machine's own version of what it serves (not the handshake's): a host refuses another.
+ * 2: a file read's contents travel as binary body frames (link-body.ts), not as a JSON string. */
+export const MACHINE_PROTOCOL_VERSION = 2;
 
 /** A machine's name: a word for lists, `--machine NAME` and approval cards. `local` is the host. */
 export const MachineName = v.pipe(
@@ -70,6 +71,18 @@ const Env = v.pipe(
 );
 
 export const FileTextSchema = v.object({ text: Text, size: Count });
+/** A file's bytes as read (the host decodes them as UTF-8, as a local read does). On the link the
+ * bytes travel as body frames ahead of the reply (link-body.ts). */
+export const FileBodySchema = v.object({
+  size: Count,
+  body: v.pipe(
+    v.custom<Uint8Array>((body) => body instanceof Uint8Array, 'bytes'),
+    v.check(
+      (body) => body.length <= MAX_MACHINE_FILE_BYTES,
+      `a file read holds at most ${MAX_MACHINE_FILE_BYTES} bytes`,
+    ),
+  ),
+});
 export const FileWrittenSchema = v.object({ created: v.boolean(), path: Path });
 export const DirEntryInfoSchema = v.object({
   name: Name,
@@ -157,7 +170,7 @@ export const MACHINE_METHODS = {
       /** The first `maxBytes` of a larger file rather than `too-large`; `size` is then the whole file's. */
       head: v.optional(v.boolean()),
     }),
-    FileTextSchema,
+    FileBodySchema,
     true,
   ),
   'fs.write': call(v.object({ ...RootPath, text: Text }), FileWrittenSchema, false),

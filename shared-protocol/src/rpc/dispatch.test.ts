@@ -66,7 +66,8 @@ describe('the machine link table through the same dispatch', () => {
   const dispatch = createDispatch(MACHINE_METHODS, {
     'machine.ping': () => ok({ now: 5 }),
     // Params arrive typed by the schema: `maxBytes` is a number here, with no cast.
-    'fs.read': ({ path, maxBytes }) => ok({ text: path.slice(0, maxBytes), size: Math.min(path.length, maxBytes) }),
+    'fs.read': ({ path, maxBytes }) =>
+      ok({ body: new TextEncoder().encode(path.slice(0, maxBytes)), size: Math.min(path.length, maxBytes) }),
     // A machine whose handler answers outside its schema: caught before it leaves.
     'fs.stat': () => ok({ type: 'file' as const, size: -1, modifiedAt: 0 }),
   });
@@ -74,7 +75,7 @@ describe('the machine link table through the same dispatch', () => {
   it('serves a method of the table, and refuses what the table does not say', async () => {
     expect(await dispatch('machine.ping', {}, undefined)).toEqual(ok({ now: 5 }));
     expect(await dispatch('fs.read', { root: '/r', path: 'abc', maxBytes: 2 }, undefined)).toEqual(
-      ok({ text: 'ab', size: 2 }),
+      ok({ body: new TextEncoder().encode('ab'), size: 2 }),
     );
     expect(await dispatch('fs.delete', { path: '/' }, undefined)).toMatchObject({ error: { code: 'unknown-method' } });
     expect(await dispatch('fs.write', { root: '/r', path: 'a', text: '' }, undefined)).toMatchObject({
@@ -92,7 +93,7 @@ describe('the machine link table through the same dispatch', () => {
 
   it('types each handler by its method', () => {
     createDispatch(MACHINE_METHODS, {
-      // @ts-expect-error: fs.read answers { text, size }, not a listing.
+      // @ts-expect-error: fs.read answers { body, size }, not a listing.
       'fs.read': () => ok({ entries: [], truncated: false }),
       // @ts-expect-error: fs.checkFolder has no `root` param.
       'fs.checkFolder': ({ root }) => ok({ path: String(root) }),

@@ -183,8 +183,15 @@ export const HOST_EVENT_SCHEMAS = {
     terminalId: Id,
     /** Byte offset of `data` in the terminal's output, for resume. */
     offset: Count,
-    /** Output bytes as base64url. */
-    data: v.pipe(v.string(), v.maxLength(256 * 1024)),
+    /** Output bytes: base64url in a JSON event, the bytes themselves in a binary message
+     * (terminal-output-frame.ts, for a device that attached with `binary: true`). */
+    data: v.union([
+      v.pipe(v.string(), v.maxLength(256 * 1024)),
+      v.pipe(
+        v.custom<Uint8Array>((data) => data instanceof Uint8Array, 'bytes'),
+        v.check((data) => data.length <= 256 * 1024, 'at most 256 KiB of output'),
+      ),
+    ]),
   }),
   'terminal.exit': v.object({
     type: v.literal('terminal.exit'),

@@ -53,6 +53,9 @@ export const AttachTerminalParams = v.object({
   after: v.optional(Count),
   /** Start from the current screen (a `terminal.screen`) instead: a person looking in on it anew. */
   screen: v.optional(v.boolean()),
+  /** Send the output as binary messages (terminal-output-frame.ts) rather than base64url in JSON
+   * events. A device that leaves it out gets JSON events, as before. */
+  binary: v.optional(v.boolean()),
 });
 export const AttachTerminalResult = v.object({
   /** The offset output starts from on this attachment: `after`, or the screen's when one is sent. */

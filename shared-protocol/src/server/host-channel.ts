@@ -50,6 +50,11 @@ export class HostChannel {
     return this.sealer.seal(encodeChannelMessage(message));
   }
 
+  /** Seals a binary message (terminal output) as it is. */
+  sealBinary(plain: Uint8Array): Result<Uint8Array> {
+    return this.sealer.seal(plain);
+  }
+
   open(frame: Uint8Array): Result<Opened, ProtocolError> {
     const plain = this.opener.open(frame);
     if (!plain.ok) return plain;

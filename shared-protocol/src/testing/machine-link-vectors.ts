@@ -5,6 +5,7 @@ import { FrameOpener, FrameSealer } from '../sealed-frame.js';
 import { scriptedRandom } from './scripted-random.js';
 import { MachineLinkInitiator, acceptMachineHello } from '../machine/link-handshake.js';
 import { MAX_LINK_FRAME_PLAINTEXT } from '../machine/machine-limits.js';
+import { encodeBodyChunk } from '../machine/link-body.js';
 
 /**
  * Fixed vectors of the machine link: explicit inputs (the host's static key, both ephemeral keys,
@@ -25,6 +26,10 @@ export interface MachineLinkVectors {
   /** The register request as JSON text, and its first sealed frame under machineToHost. */
   register: string;
   registerFrame: string;
+  /** A body chunk (hex) of the reply to request 1, and the machine's second sealed frame that
+   * carries it (link-body.ts; machine protocol 2). */
+  body?: string;
+  bodyFrame?: string;
 }
 
 const hex = (h: string) => {
@@ -42,10 +47,13 @@ export function computeMachineLinkVectors(v: MachineLinkVectors): MachineLinkVec
   if (!accepted.ok) throw new Error(`host refused the vector hello: ${accepted.error.message}`);
   const welcomed = initiator.acceptWelcome(accepted.value.welcome);
   if (!welcomed.ok) throw new Error(`machine refused the vector welcome: ${welcomed.error.message}`);
-  const registerFrame = new FrameSealer(welcomed.value.keys.send, MAX_LINK_FRAME_PLAINTEXT).seal(
+  const sealer = new FrameSealer(welcomed.value.keys.send, MAX_LINK_FRAME_PLAINTEXT);
+  const registerFrame = sealer.seal(
     encodeChannelMessage({ t: 'req', id: 1, method: 'machine.register', params: JSON.parse(v.register) as unknown }),
   );
   if (!registerFrame.ok) throw new Error(registerFrame.error.message);
+  const bodyFrame = v.body === undefined ? undefined : sealer.seal(encodeBodyChunk(1, hex(v.body)));
+  if (bodyFrame && !bodyFrame.ok) throw new Error(bodyFrame.error.message);
   return {
     ...v,
     hello: toHex(hello),
@@ -54,6 +62,7 @@ export function computeMachineLinkVectors(v: MachineLinkVectors): MachineLinkVec
     machineToHost: toHex(welcomed.value.keys.send),
     hostToMachine: toHex(welcomed.value.keys.receive),
     registerFrame: toHex(registerFrame.value),
+    ...(bodyFrame ? { bodyFrame: toHex(bodyFrame.value) } : {}),
   };
 }
 
@@ -109,5 +118,13 @@ export function checkMachineLinkVectors(expected: MachineLinkVectors): MachineLi
       }),
     ),
   );
+  if (expected.body !== undefined) {
+    same('machine body frame', actual.bodyFrame, expected.bodyFrame);
+    const receiver = host.ok ? new FrameOpener(host.value.keys.receive, MAX_LINK_FRAME_PLAINTEXT) : undefined;
+    const body = receiver?.open(hex(expected.registerFrame)).ok
+      ? receiver.open(hex(expected.bodyFrame ?? ''))
+      : undefined;
+    same('machine body frame opens', body?.ok && toHex(body.value), toHex(encodeBodyChunk(1, hex(expected.body))));
+  }
   return checks;
 }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { IPty } from 'node-pty';
 import { spawn } from 'node-pty';
 import type { SessionSummary, TetherEvent } from '@tether/shared-protocol';
-import { fromBase64Url } from '@tether/shared-protocol';
+import { terminalOutputBytes } from '@tether/shared-protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectDevice, pairDevice, until } from '../../../test/support/remote-device.js';
 import { runCommand } from '../../../test/support/run-command.js';
@@ -70,7 +70,7 @@ describe('tether run', () => {
     let seen = '';
     client.onEvent((event: TetherEvent) => {
       if (event.type === 'terminal.screen' || event.type === 'terminal.output')
-        seen += new TextDecoder().decode(fromBase64Url(event.data));
+        seen += new TextDecoder().decode(terminalOutputBytes(event.data));
     });
     const attached = await client.call('terminals.attach', { terminalId: session.terminalId!, after: 0 });
     expect(attached.ok).toBe(true);

@@ -1,0 +1,83 @@
+import { readUint64, writeUint64 } from '../encoding.js';
+
+/**
+ * The bytes of a reply, sent as binary chunks ahead of it. A reply whose result has a `body`
+ * (a file's contents) sends the body as body frames and then the JSON reply with `body` set to
+ * the body's length; the receiver joins the chunks back into the result. No JSON string and no
+ * base64 ever holds the bytes, and each chunk is sealed on its own, so the sealing of one starts
+ * while the next is still to come, and no frame is near the link's cap.
+ *
+ *   plaintext = 0x00 | request id (8, big-endian) | bytes
+ *
+ * A JSON message always starts with `{` (0x7b), so the first byte tells the two apart. Chunks of
+ * one reply arrive in order (a link is one ordered stream) and only for a request still waiting;
+ * anything else ends the link as a protocol error.
+ */
+
+export const LINK_BODY_TAG = 0x00;
+export const LINK_BODY_HEADER_BYTES = 1 + 8;
+/** Bytes of a body in one frame: 64 KiB, where tweetnacl seals fastest and small enough that
+ * output of other calls interleaves with a large read. */
+export const LINK_BODY_CHUNK_BYTES = 64 * 1024;
+
+export interface BodyChunk {
+  id: number;
+  data: Uint8Array;
+}
+
+export function encodeBodyChunk(id: number, data: Uint8Array): Uint8Array {
+  const out = new Uint8Array(LINK_BODY_HEADER_BYTES + data.length);
+  out[0] = LINK_BODY_TAG;
+  out.set(writeUint64(id), 1);
+  out.set(data, LINK_BODY_HEADER_BYTES);
+  return out;
+}
+
+/** A body chunk, or undefined when the plaintext is not one (a JSON message, or malformed). */
+export function decodeBodyChunk(plain: Uint8Array): BodyChunk | undefined {
+  if (plain.length < LINK_BODY_HEADER_BYTES || plain[0] !== LINK_BODY_TAG) return undefined;
+  const id = readUint64(plain, 1);
+  if (id === undefined) return undefined;
+  return { id, data: plain.subarray(LINK_BODY_HEADER_BYTES) };
+}
+
+/** The result's body, when it has one: a Uint8Array under `body` of a plain object. */
+export function bodyOf(result: unknown): Uint8Array | undefined {
+  if (typeof result !== 'object' || result === null) return undefined;
+  const body = (result as { body?: unknown }).body;
+  return body instanceof Uint8Array ? body : undefined;
+}
+
+/**
+ * One waiting request's chunks as they arrive, bounded by `maxBytes`: past it `add` refuses, and
+ * the caller ends the link (the other side sent more than any reply may hold).
+ */
+export class BodyAssembler {
+  private readonly chunks: Uint8Array[] = [];
+  private length = 0;
+
+  constructor(private readonly maxBytes: number) {}
+
+  get bytes(): number {
+    return this.length;
+  }
+
+  add(data: Uint8Array): boolean {
+    if (this.length + data.length > this.maxBytes) return false;
+    // The opened plaintext is this chunk's own buffer: kept as it is, copied once at the end.
+    this.chunks.push(data);
+    this.length += data.length;
+    return true;
+  }
+
+  join(): Uint8Array {
+    if (this.chunks.length === 1) return this.chunks[0]!;
+    const out = new Uint8Array(this.length);
+    let at = 0;
+    for (const chunk of this.chunks) {
+      out.set(chunk, at);
+      at += chunk.length;
+    }
+    return out;
+  }
+}
