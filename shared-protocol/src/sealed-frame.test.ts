@@ -25,6 +25,23 @@ describe('sealed frames', () => {
     expect(opener.received).toBe(3);
   });
 
+  it('is the same frame nacl.secretbox makes behind the header, and opening leaves its input as it was', () => {
+    const sealer = new FrameSealer(key);
+    const opener = new FrameOpener(key);
+    const plaintext = random(1024);
+    const sealed = sealer.seal(plaintext);
+    if (!sealed.ok) throw new Error(sealed.error.code);
+    const frame = sealed.value;
+    const nonce = new Uint8Array(24);
+    expect([...frame.subarray(0, 13)]).toEqual([0x03, ...keyTag(key), 0, 0, 0, 0, 0, 0, 0, 0]);
+    expect(frame.subarray(13)).toEqual(nacl.secretbox(plaintext, nonce, key));
+    const before = frame.slice();
+    const opened = opener.open(frame);
+    expect(opened.ok && opened.value).toEqual(plaintext);
+    expect(frame).toEqual(before);
+    expect(plaintext).toEqual(plaintext.slice());
+  });
+
   it('round-trips any payload', () => {
     fc.assert(
       fc.property(fc.array(fc.uint8Array({ maxLength: 300 }), { maxLength: 10 }), (payloads) => {
