@@ -2,7 +2,8 @@
 import { bin, run } from './run.mjs';
 
 const BENCHES = {
-  protocol: 'shared-protocol/bench/protocol.ts',
+  // Frames and tweetnacl handshakes, then handshakes with the X25519 the host chooses at start.
+  protocol: ['shared-protocol/bench/protocol.ts', 'host/bench/handshake.ts'],
   'app-size': 'pwa/bench/bundle-size.ts',
   'app-render': 'e2e/bench/first-render.ts',
   'long-run': 'e2e/bench/long-run.ts',

@@ -67,3 +67,4 @@ export * from './link/reconnector.js';
 export * from './link/handshake-deadline.js';
 export * from './link/ws-writer.js';
 export * from './link/handshake-pool.js';
+export * from './x25519.js';
