@@ -55,7 +55,7 @@ export function decodeChannelMessage(bytes: Uint8Array): ChannelMessage | undefi
   if (!json) return undefined;
   const value = json.value;
   if (typeof value === 'object' && value !== null && !Array.isArray(value) && (value as { t?: unknown }).t === 'evt') {
-    return 'event' in value ? { t: 'evt', event: (value).event } : undefined;
+    return 'event' in value ? { t: 'evt', event: value.event } : undefined;
   }
   const parsed = v.safeParse(ChannelMessageSchema, value);
   return parsed.success ? parsed.output : undefined;
