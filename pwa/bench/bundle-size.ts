@@ -12,7 +12,7 @@ import { benchRowLine } from '@tether/shared-protocol/testing';
 /** The budget (issue 25): 40 KB of gzipped initial JavaScript. */
 const BUDGET_BYTES = 40 * 1024;
 
-const dist = fileURLToPath(new URL('../dist/', import.meta.url));
+const dist = process.env.TETHER_APP_DIST ?? fileURLToPath(new URL('../dist/', import.meta.url));
 if (!existsSync(join(dist, 'index.html'))) {
   console.error('pwa/dist/index.html is missing: run `npm run build` first');
   process.exit(2);

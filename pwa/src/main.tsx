@@ -6,7 +6,7 @@ import { watchLifecycle } from './app/lifecycle.js';
 import { watchReach } from './app/reachability.js';
 import { registerServiceWorker } from './app/service-worker.js';
 import { AppDb } from './data/app-db.js';
-import { platformSubtle } from './net/device-key.js';
+import { platformSubtle } from './net/platform-subtle.js';
 import { watchPush } from './push/page-push.js';
 import { pathConnect } from './net/relay-path-connect.js';
 import { App } from './ui/app.js';

@@ -12,6 +12,7 @@ import type { RandomBytes } from './random.js';
 import type { ReplayCache } from './replay-cache.js';
 import { PROTOCOL_VERSION } from './version.js';
 import { MessageKind } from './wire.js';
+import { BOX_OVERHEAD } from './sealed-frame.js';
 import type { X25519 } from './x25519.js';
 import { boxBefore, tweetnaclX25519 } from './x25519.js';
 
@@ -30,8 +31,8 @@ import { boxBefore, tweetnaclX25519 } from './x25519.js';
  * both boxes and the key derivation: three X25519 operations per side in all.
  */
 
-export const HELLO_BYTES = 2 + DEVICE_ID_BYTES + 24 + nacl.box.overheadLength + KEY_BYTES + 8;
-export const WELCOME_BYTES = 2 + 24 + nacl.box.overheadLength + KEY_BYTES + 32;
+export const HELLO_BYTES = 2 + DEVICE_ID_BYTES + 24 + BOX_OVERHEAD + KEY_BYTES + 8;
+export const WELCOME_BYTES = 2 + 24 + BOX_OVERHEAD + KEY_BYTES + 32;
 
 export interface SessionKeys {
   /** Seals what this side sends. */

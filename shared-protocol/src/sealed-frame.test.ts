@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import nacl from 'tweetnacl';
 import { describe, expect, it } from 'vitest';
 import { utf8Encode } from './encoding.js';
-import { FRAME_OVERHEAD, FrameOpener, FrameSealer, keyTag } from './sealed-frame.js';
+import { BOX_OVERHEAD, FRAME_OVERHEAD, FrameOpener, FrameSealer, keyTag } from './sealed-frame.js';
 import { bitFlips } from './testing/mutations.js';
 import { seededRandom } from './testing/seeded-random.js';
 
@@ -18,6 +18,11 @@ function sealAll(sealer: FrameSealer, ...texts: string[]): Uint8Array[] {
 }
 
 describe('sealed frames', () => {
+  it('know the tag size without asking tweetnacl, and agree with it', () => {
+    expect(BOX_OVERHEAD).toBe(nacl.secretbox.overheadLength);
+    expect(BOX_OVERHEAD).toBe(nacl.box.overheadLength);
+  });
+
   it('open in order with the right key', () => {
     const sealer = new FrameSealer(key);
     const opener = new FrameOpener(key);

@@ -19,7 +19,13 @@ import { MessageKind } from './wire.js';
  */
 
 export const FRAME_HEADER_BYTES = 1 + 4 + 8;
-export const FRAME_OVERHEAD = FRAME_HEADER_BYTES + nacl.secretbox.overheadLength;
+/**
+ * The Poly1305 tag of a secretbox or box: `nacl.secretbox.overheadLength` (a test says they agree),
+ * written as a number so that sizes can be known without loading tweetnacl (the app loads it after
+ * its first screen).
+ */
+export const BOX_OVERHEAD = 16;
+export const FRAME_OVERHEAD = FRAME_HEADER_BYTES + BOX_OVERHEAD;
 
 const TAG_LABEL = utf8Encode('tether/1 key tag');
 
@@ -32,7 +38,8 @@ interface SecretboxLowLevel {
   crypto_secretbox(c: Uint8Array, m: Uint8Array, d: number, n: Uint8Array, k: Uint8Array): number;
   crypto_secretbox_open(m: Uint8Array, c: Uint8Array, d: number, n: Uint8Array, k: Uint8Array): number;
 }
-const lowlevel = (nacl as unknown as { lowlevel: SecretboxLowLevel }).lowlevel;
+/** Read at each call, not at load: a bundler keeps a property read at the top of a module. */
+const lowlevel = (): SecretboxLowLevel => (nacl as unknown as { lowlevel: SecretboxLowLevel }).lowlevel;
 
 /**
  * NaCl's secretbox works on buffers that start with 32 zero bytes (plaintext side) or 16 zero
@@ -84,7 +91,7 @@ export class FrameSealer {
     putCounter(this.nonce, 16, counter);
     const buffer = new Uint8Array(ZERO_BYTES + plaintext.length);
     buffer.set(plaintext, ZERO_BYTES);
-    lowlevel.crypto_secretbox(buffer, buffer, buffer.length, this.nonce, this.key);
+    lowlevel().crypto_secretbox(buffer, buffer, buffer.length, this.nonce, this.key);
     // The cipher left 16 zero bytes before the tag; the header overwrites the last 13 of them.
     const frame = buffer.subarray(FRAME_START);
     frame[0] = MessageKind.Frame;
@@ -140,7 +147,7 @@ export class FrameOpener {
     // 16 zero bytes, then the box (tag and ciphertext); opened in place into the same buffer.
     const buffer = new Uint8Array(BOX_ZERO_BYTES + frame.length - FRAME_HEADER_BYTES);
     buffer.set(frame.subarray(FRAME_HEADER_BYTES), BOX_ZERO_BYTES);
-    if (lowlevel.crypto_secretbox_open(buffer, buffer, buffer.length, this.nonce, this.key) !== 0) {
+    if (lowlevel().crypto_secretbox_open(buffer, buffer, buffer.length, this.nonce, this.key) !== 0) {
       return fail('frame-tampered', 'frame failed authentication');
     }
     this.expected++;

@@ -1,5 +1,5 @@
 import type { Clock, Connect, PairingLink, Result } from '@tether/shared-protocol';
-import { DeviceClient, fail, fromBase64UrlExact, ok } from '@tether/shared-protocol';
+import { fail, ok } from '@tether/shared-protocol';
 import type { AppDb } from '../data/app-db.js';
 import type { HostRecord } from '../data/records.js';
 import { MAX_RECENT_FOLDERS } from '../data/records.js';
@@ -7,8 +7,10 @@ import type { NotKept, StorageHealth } from '../data/storage-health.js';
 import { Store } from '../lib/store.js';
 import type { CachePort } from '../net/cache-port.js';
 import type { OutboxStore } from '../net/outbox.js';
-import { deviceKeyFor } from '../net/device-key.js';
-import { HostConnection } from '../net/host-connection.js';
+import type * as ConnectionKitModule from '../net/connection-kit.js';
+import type { HostConnection } from '../net/host-connection.js';
+
+type ConnectionKit = typeof ConnectionKitModule;
 import type { Route } from '../ui/route.js';
 import { relaysFromInfo, renewRelayTicket } from '../net/relay-ticket-renewal.js';
 
@@ -28,6 +30,13 @@ export interface AppModelDeps {
 
 /** How long (ms) unpairing waits for the host to confirm before forgetting the host anyway. */
 const UNPAIR_TIMEOUT_MS = 5000;
+
+/**
+ * The connection code and its crypto, loaded after the first screen (connection-kit.ts): asked for
+ * once, when the model starts, alongside the read of the hosts from IndexedDB.
+ */
+let kit: Promise<ConnectionKit> | undefined;
+const connectionKit = () => (kit ??= import('../net/connection-kit.js'));
 
 /**
  * The app's state outside any screen: the paired hosts (records in IndexedDB), one connection to
@@ -57,6 +66,7 @@ export class AppModel {
   }
 
   async init(): Promise<void> {
+    void connectionKit();
     const hosts = await this.deps.db.hosts();
     this.hosts.set(sortHosts(hosts));
     await Promise.all(hosts.map((host) => this.connect(host)));
@@ -107,23 +117,15 @@ export class AppModel {
 
   /** Revokes this device at the host of a record that was never kept: true once the host confirmed. */
   private async revokeUnkept(host: HostRecord): Promise<boolean> {
+    const { deviceKeyFor, revokeOnce } = await connectionKit();
     let deviceKeys;
     try {
       deviceKeys = await deviceKeyFor(host, this.deps.subtle);
     } catch {
       return false;
     }
-    const client = new DeviceClient({
-      deviceId: host.deviceId,
-      deviceKeys,
-      hostBoxPublicKey: fromBase64UrlExact(host.hostBoxPublicKey, 32)!, // decoded by schema
-      connect: this.deps.connectTo(host, () => host),
-      ...(this.deps.clock ? { clock: this.deps.clock } : {}),
-    });
-    client.start();
-    const result = await client.call('devices.revoke', { id: host.deviceId }, { timeoutMs: UNPAIR_TIMEOUT_MS });
-    client.stop();
-    return result.ok;
+    const connect = this.deps.connectTo(host, () => host);
+    return revokeOnce(host, deviceKeys, connect, UNPAIR_TIMEOUT_MS, this.deps.clock);
   }
 
   async rename(hostId: string, name: string): Promise<void> {
@@ -187,6 +189,7 @@ export class AppModel {
    * first (for a WebCrypto key, one deriveBits), kept only in memory by the connection.
    */
   private async connect(host: HostRecord): Promise<void> {
+    const { HostConnection, deviceKeyFor } = await connectionKit();
     let deviceKey;
     try {
       deviceKey = await deviceKeyFor(host, this.deps.subtle);
