@@ -2,7 +2,7 @@ import nacl from 'tweetnacl';
 import { constantTimeEqual } from './encoding.js';
 import { BugError } from './errors.js';
 import type { BoxKeyPair } from './identity.js';
-import { KEY_BYTES } from './identity.js';
+import { KEY_BYTES } from './key-sizes.js';
 
 /**
  * What a device needs of its static X25519 key to open connections and make one-shot calls: its

@@ -6,13 +6,13 @@ import { BugError, fail, ok } from './errors.js';
 import type { DeviceKey } from './device-key.js';
 import { staticBoxKey } from './device-key.js';
 import type { BoxKeyPair } from './identity.js';
-import { DEVICE_ID_BYTES, KEY_BYTES } from './identity.js';
+import { DEVICE_ID_BYTES, KEY_BYTES } from './key-sizes.js';
 import { HANDSHAKE_CLOCK_WINDOW_MS } from './limits.js';
 import type { RandomBytes } from './random.js';
 import type { ReplayCache } from './replay-cache.js';
 import { PROTOCOL_VERSION } from './version.js';
 import { MessageKind } from './wire.js';
-import { BOX_OVERHEAD } from './sealed-frame.js';
+import { BOX_OVERHEAD } from './frame-sizes.js';
 import type { X25519 } from './x25519.js';
 import { boxBefore, tweetnaclX25519 } from './x25519.js';
 

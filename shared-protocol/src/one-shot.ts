@@ -7,7 +7,7 @@ import { sharedSecret } from './handshake.js';
 import type { DeviceKey } from './device-key.js';
 import { staticBoxKey } from './device-key.js';
 import type { BoxKeyPair } from './identity.js';
-import { DEVICE_ID_BYTES, KEY_BYTES } from './identity.js';
+import { DEVICE_ID_BYTES, KEY_BYTES } from './key-sizes.js';
 import type { X25519 } from './x25519.js';
 import { boxBefore, tweetnaclX25519 } from './x25519.js';
 import { HANDSHAKE_CLOCK_WINDOW_MS, MAX_ONE_SHOT_BODY } from './limits.js';

@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { fromBase64Url, fromBase64UrlExact, toBase64Url } from './encoding.js';
 import type { Result } from './errors.js';
 import { fail, ok } from './errors.js';
-import { KEY_BYTES } from './identity.js';
+import { KEY_BYTES } from './key-sizes.js';
 import { jsonBytes, parseJsonBytes } from './json.js';
 import { MAX_DEVICE_LABEL } from './limits.js';
 import { PAIRING_COMMITMENT_BYTES, PAIRING_NONCE_BYTES } from './pairing-code.js';

@@ -3,6 +3,7 @@ import { concatBytes, readUint64, utf8Encode } from './encoding.js';
 import type { Result } from './errors.js';
 import { fail, ok } from './errors.js';
 import { MAX_FRAME_PLAINTEXT } from './limits.js';
+import { FRAME_HEADER_BYTES, FRAME_OVERHEAD } from './frame-sizes.js';
 import { MessageKind } from './wire.js';
 
 /**
@@ -18,14 +19,7 @@ import { MessageKind } from './wire.js';
  * a tampered one.
  */
 
-export const FRAME_HEADER_BYTES = 1 + 4 + 8;
-/**
- * The Poly1305 tag of a secretbox or box: `nacl.secretbox.overheadLength` (a test says they agree),
- * written as a number so that sizes can be known without loading tweetnacl (the app loads it after
- * its first screen).
- */
-export const BOX_OVERHEAD = 16;
-export const FRAME_OVERHEAD = FRAME_HEADER_BYTES + BOX_OVERHEAD;
+export { BOX_OVERHEAD, FRAME_HEADER_BYTES, FRAME_OVERHEAD } from './frame-sizes.js';
 
 const TAG_LABEL = utf8Encode('tether/1 key tag');
 

@@ -2,7 +2,7 @@ import nacl from 'tweetnacl';
 import { boxKeyFromSharedSecret } from './device-key.js';
 import { constantTimeEqual, fromHex } from './encoding.js';
 import type { BoxKeyPair } from './identity.js';
-import { KEY_BYTES } from './identity.js';
+import { KEY_BYTES } from './key-sizes.js';
 import type { RandomBytes } from './random.js';
 
 /**

@@ -10,6 +10,9 @@ import type { HostRecord } from '../data/records.js';
  */
 export { HostConnection } from './host-connection.js';
 export { deviceKeyFor } from './device-key.js';
+// Pairing speaks the same sealed protocol: the pairing screen takes it from here, so the two share
+// one lazy chunk rather than the bundler hoisting what they share into the first one.
+export { describePairingError, startPairing } from './pairing.js';
 
 /** Asks a host once, on a connection of its own, to forget this device: true once it confirmed. */
 export async function revokeOnce(
