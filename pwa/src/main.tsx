@@ -11,7 +11,7 @@ import { watchPush } from './push/page-push.js';
 import { pathConnect } from './net/relay-path-connect.js';
 import { App } from './ui/app.js';
 import { preloadMarkdown } from './ui/lazy-markdown.js';
-import { loadSessionScreen } from './ui/lazy-screens.js';
+import { loadSessionScreen } from './ui/lazy-session-screen.js';
 import { formatRoute, parseRoute } from './ui/route.js';
 import './styles/base.css';
 import './styles/layout.css';

@@ -12,7 +12,3 @@ export const AddHostScreen = lazyScreen('Add a computer', () =>
 export const NewSessionScreen = lazyScreen('New session', () =>
   import('./new-session-screen.js').then((m) => m.NewSessionScreen),
 );
-// A session's screen (transcript, Markdown, run glance, changes) is not the first screen of a
-// visit: the app fetches it once the first screen is drawn (main.tsx), so opening one waits on nothing.
-export const loadSessionScreen = () => import('./session-screen.js').then((m) => m.SessionScreen);
-export const SessionScreen = lazyScreen('Session', loadSessionScreen);
