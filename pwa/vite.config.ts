@@ -12,6 +12,8 @@ import { precompressPlugin } from './scripts/precompress.js';
  * (e2e/tests/app-layout.spec.ts) fails when these drift apart.
  */
 const THEME_COLOUR = '#ffffff';
+/** Modules that only define things (see rolldownOptions below). */
+const SIDE_EFFECT_FREE = /[\\/](node_modules[\\/]tweetnacl|shared-protocol[\\/]src)[\\/]/;
 const BACKGROUND_COLOUR = '#f6f7f9';
 
 export default defineConfig({
@@ -34,6 +36,14 @@ export default defineConfig({
     modulePreload: { polyfill: false },
     // No data: URLs for assets: everything is a file the service worker precaches.
     assetsInlineLimit: 0,
+    rolldownOptions: {
+      // Neither shared-protocol (its modules only define things) nor tweetnacl (CommonJS that only
+      // fills in its exports) has side effects. Said so, the bundler places each of their modules
+      // with the code that uses it: otherwise everything the shared-protocol index re-exports
+      // lands where the index does (the first chunk), and tweetnacl with any importer of a constant.
+      // The sealed channel and its crypto then load after the first screen (connection-kit.ts).
+      treeshake: { moduleSideEffects: (id: string) => !SIDE_EFFECT_FREE.test(id) },
+    },
   },
   plugins: [
     preact({ prerender: { enabled: false } }),

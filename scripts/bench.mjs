@@ -1,8 +1,16 @@
-// npm run bench -- <name>: runs one benchmark (or all with no name) and prints its figures.
-import { bin, run } from './run.mjs';
+// npm run bench -- <name…> [--json [file]]: runs benchmarks (`all`, or none named: every one) and
+// prints their figures. Each bench also prints its ratios as `bench-row {json}` lines
+// (shared-protocol/src/testing/bench-row.ts); those are taken out of what is shown and, with
+// `--json`, written together to one file (default bench-results.json): { rows: [...], failed }.
+// scripts/bench-compare.mjs compares such a file with the committed baseline (bench/baseline.json).
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { bin, root } from './run.mjs';
 
-const BENCHES = {
-  protocol: 'shared-protocol/bench/protocol.ts',
+export const BENCHES = {
+  // Frames and tweetnacl handshakes, then handshakes with the X25519 the host chooses at start.
+  protocol: ['shared-protocol/bench/protocol.ts', 'host/bench/handshake.ts'],
   'app-size': 'pwa/bench/bundle-size.ts',
   'app-render': 'e2e/bench/first-render.ts',
   'long-run': 'e2e/bench/long-run.ts',
@@ -22,15 +30,91 @@ const BENCHES = {
   agents: 'e2e/bench/agents.ts',
 };
 
-const names = process.argv.slice(2);
-const unknown = names.filter((n) => !(n in BENCHES));
-if (unknown.length > 0) {
-  console.error(`unknown bench: ${unknown.join(', ')}. Known: ${Object.keys(BENCHES).join(', ')}`);
-  process.exit(2);
+const ROW_PREFIX = 'bench-row ';
+
+/** Runs one bench file, echoing its output as it comes; resolves to its exit status and rows. */
+function runBench(file) {
+  return new Promise((resolve) => {
+    const child = spawn(bin('tsx'), [file], { cwd: root, stdio: ['inherit', 'pipe', 'inherit'] });
+    const rows = [];
+    let pending = '';
+    const take = (line) => {
+      if (!line.startsWith(ROW_PREFIX)) return void process.stdout.write(`${line}\n`);
+      try {
+        rows.push({ ...JSON.parse(line.slice(ROW_PREFIX.length)), file });
+      } catch {
+        process.stdout.write(`${line}\n`);
+      }
+    };
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk) => {
+      pending += chunk;
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      lines.forEach(take);
+    });
+    child.on('error', (error) => {
+      console.error(`${file}: ${error.message}`);
+      resolve({ status: 1, rows });
+    });
+    child.on('close', (status) => {
+      if (pending) take(pending);
+      resolve({ status: status ?? 1, rows });
+    });
+  });
 }
-let failed = false;
-for (const name of names.length > 0 ? names : Object.keys(BENCHES)) {
-  console.log(`\n# bench ${name}`);
-  for (const file of [BENCHES[name]].flat()) if (run(bin('tsx'), [file]) !== 0) failed = true;
+
+/** Parses `<name…> [--json [file]]`; `all` (or no name) is every bench. */
+export function parseArgs(args) {
+  const names = [];
+  let json;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === '--json') {
+      const next = args[i + 1];
+      json = next !== undefined && !next.startsWith('-') && !(next in BENCHES) && next !== 'all' ? next : undefined;
+      if (json !== undefined) i++;
+      json ??= 'bench-results.json';
+    } else if (arg === 'all') names.push(...Object.keys(BENCHES));
+    else names.push(arg);
+  }
+  return { names: names.length > 0 ? [...new Set(names)] : Object.keys(BENCHES), json };
 }
-process.exit(failed ? 1 : 0);
+
+/** Runs the named benches in order; returns every row and the names that failed. */
+export async function runBenches(names) {
+  const rows = [];
+  const failed = [];
+  for (const name of names) {
+    console.log(`\n# bench ${name}`);
+    for (const file of [BENCHES[name]].flat()) {
+      const result = await runBench(file);
+      rows.push(...result.rows.map((row) => ({ bench: name, ...row })));
+      if (result.status !== 0) failed.push(name);
+    }
+  }
+  return { rows, failed: [...new Set(failed)] };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { names, json } = parseArgs(process.argv.slice(2));
+  const unknown = names.filter((n) => !(n in BENCHES));
+  if (unknown.length > 0) {
+    console.error(`unknown bench: ${unknown.join(', ')}. Known: all, ${Object.keys(BENCHES).join(', ')}`);
+    process.exit(2);
+  }
+  const { rows, failed } = await runBenches(names);
+  if (rows.length > 0) {
+    console.log('\n# ratios');
+    for (const row of rows) {
+      const target = row.target !== undefined ? ` (target ${row.better === 'higher' ? '≥' : '≤'} ${row.target})` : '';
+      console.log(`  ${row.id.padEnd(28)} ${row.ratio.toFixed(3)}${target}  ${row.label}`);
+    }
+  }
+  if (json !== undefined) {
+    const out = resolve(process.cwd(), json);
+    writeFileSync(out, `${JSON.stringify({ at: new Date().toISOString(), benches: names, failed, rows }, null, 2)}\n`);
+    console.log(`\nwrote ${rows.length} rows to ${json}`);
+  }
+  process.exit(failed.length > 0 ? 1 : 0);
+}

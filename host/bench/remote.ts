@@ -12,6 +12,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocket, WebSocketServer } from 'ws';
+import { benchRowLine } from '@tether/shared-protocol/testing';
 import { openDatabase } from '../src/store/database.js';
 import { connectDevice, pairDevice, until } from '../test/support/remote-device.js';
 import { startTestHost } from '../test/support/test-host.js';
@@ -130,6 +131,16 @@ line('baseline: SQLite insert (one row) + ws JSON', stored);
 line('baseline: ws JSON', plain);
 console.log(`  sealed ÷ (SQLite + ws): ${ratio(stored)}   (what sealing, the protocol and delivery add)`);
 console.log(`  sealed ÷ ws:            ${ratio(plain)}   (everything, the store included)`);
+console.log(
+  benchRowLine({
+    id: 'remote.event-latency-p50',
+    label: 'event appended → decrypted on a device vs SQLite insert + bare ws, p50',
+    ratio: percentile(sealed, 50) / percentile(stored, 50),
+    better: 'lower',
+    target: 1.3,
+    detail: { sealedP50Us: percentile(sealed, 50) * 1000, storedP50Us: percentile(stored, 50) * 1000 },
+  }),
+);
 
 async function throughput(count: number, watchers: typeof devices): Promise<number> {
   for (const d of watchers) d.client.watch(id, t.host.log.lastSeq(id));

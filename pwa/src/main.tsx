@@ -6,10 +6,12 @@ import { watchLifecycle } from './app/lifecycle.js';
 import { watchReach } from './app/reachability.js';
 import { registerServiceWorker } from './app/service-worker.js';
 import { AppDb } from './data/app-db.js';
-import { platformSubtle } from './net/device-key.js';
+import { platformSubtle } from './net/platform-subtle.js';
 import { watchPush } from './push/page-push.js';
 import { pathConnect } from './net/relay-path-connect.js';
 import { App } from './ui/app.js';
+import { preloadMarkdown } from './ui/lazy-markdown.js';
+import { loadSessionScreen } from './ui/lazy-session-screen.js';
 import { formatRoute, parseRoute } from './ui/route.js';
 import './styles/base.css';
 import './styles/layout.css';
@@ -47,6 +49,11 @@ const reach = watchReach(app, online);
 const root = document.getElementById('app')!;
 root.textContent = '';
 render(<App app={app} online={online} reach={reach} />, root);
+// What the first screen did not need, fetched once it is drawn.
+setTimeout(() => {
+  void preloadMarkdown();
+  void loadSessionScreen();
+}, 0);
 void app.init();
 watchPush(app);
 registerServiceWorker();

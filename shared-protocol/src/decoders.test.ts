@@ -187,6 +187,18 @@ describe('channel messages', () => {
     expect(decodeChannelMessage(utf8Encode('{"t":"res","id":1,"error":{"code":"nope","message":""}}'))).toBeUndefined();
   });
 
+  it('take an event envelope as the schema would, leaving the event to its one schema pass', () => {
+    const event = { type: 'notice', sessionId: 's1', seq: 1, at: 1, level: 'info', text: 'hi' };
+    expect(decodeChannelMessage(utf8Encode(JSON.stringify({ t: 'evt', event, extra: 1 })))).toEqual({
+      t: 'evt',
+      event,
+    });
+    expect(decodeChannelMessage(utf8Encode('{"t":"evt","event":null}'))).toEqual({ t: 'evt', event: null });
+    expect(decodeChannelMessage(utf8Encode('{"t":"evt"}'))).toBeUndefined();
+    expect(decodeChannelMessage(utf8Encode('[{"t":"evt","event":1}]'))).toBeUndefined();
+    expect(decodeChannelMessage(utf8Encode('{"t":"evt","event":{"type":"notice"'))).toBeUndefined();
+  });
+
   it('decode events by type, skipping unknown ones', () => {
     const base = { sessionId: 's1', seq: 1, at: 1 };
     expect(decodeEvent({ ...base, type: 'notice', level: 'info', text: 'hi' }).kind).toBe('event');

@@ -2,7 +2,7 @@ import nacl from 'tweetnacl';
 import { constantTimeEqual } from './encoding.js';
 import { BugError } from './errors.js';
 import type { BoxKeyPair } from './identity.js';
-import { KEY_BYTES } from './identity.js';
+import { KEY_BYTES } from './key-sizes.js';
 
 /**
  * What a device needs of its static X25519 key to open connections and make one-shot calls: its
@@ -19,9 +19,18 @@ export interface DeviceStaticKey {
 /** Either form a device may hold its key in: the raw pair (Node, the fallback), or a static key. */
 export type DeviceKey = BoxKeyPair | DeviceStaticKey;
 
-/** The static–static box key of a device key with a host, whatever form the device key has. */
-export function staticBoxKey(device: DeviceKey, hostPublicKey: Uint8Array): Uint8Array {
-  return 'secretKey' in device ? nacl.box.before(hostPublicKey, device.secretKey) : device.boxKey(hostPublicKey);
+/**
+ * The static–static box key of a device key with a host, whatever form the device key has.
+ * `scalarMult` is the X25519 the program chose (x25519.ts); tweetnacl's unless given.
+ */
+export function staticBoxKey(
+  device: DeviceKey,
+  hostPublicKey: Uint8Array,
+  scalarMult: (secretKey: Uint8Array, publicKey: Uint8Array) => Uint8Array = nacl.scalarMult,
+): Uint8Array {
+  return 'secretKey' in device
+    ? boxKeyFromSharedSecret(scalarMult(device.secretKey, hostPublicKey))
+    : device.boxKey(hostPublicKey);
 }
 
 /** A DeviceStaticKey for one host from a box key computed elsewhere (e.g. from WebCrypto). */

@@ -6,12 +6,15 @@ import { BugError, fail, ok } from './errors.js';
 import type { DeviceKey } from './device-key.js';
 import { staticBoxKey } from './device-key.js';
 import type { BoxKeyPair } from './identity.js';
-import { DEVICE_ID_BYTES, KEY_BYTES, generateBoxKeyPair } from './identity.js';
+import { DEVICE_ID_BYTES, KEY_BYTES } from './key-sizes.js';
 import { HANDSHAKE_CLOCK_WINDOW_MS } from './limits.js';
 import type { RandomBytes } from './random.js';
 import type { ReplayCache } from './replay-cache.js';
 import { PROTOCOL_VERSION } from './version.js';
 import { MessageKind } from './wire.js';
+import { BOX_OVERHEAD } from './frame-sizes.js';
+import type { X25519 } from './x25519.js';
+import { boxBefore, tweetnaclX25519 } from './x25519.js';
 
 /**
  * The handshake that opens every connection (docs/protocol.md, "Handshake").
@@ -28,8 +31,8 @@ import { MessageKind } from './wire.js';
  * both boxes and the key derivation: three X25519 operations per side in all.
  */
 
-export const HELLO_BYTES = 2 + DEVICE_ID_BYTES + 24 + nacl.box.overheadLength + KEY_BYTES + 8;
-export const WELCOME_BYTES = 2 + 24 + nacl.box.overheadLength + KEY_BYTES + 32;
+export const HELLO_BYTES = 2 + DEVICE_ID_BYTES + 24 + BOX_OVERHEAD + KEY_BYTES + 8;
+export const WELCOME_BYTES = 2 + 24 + BOX_OVERHEAD + KEY_BYTES + 32;
 
 export interface SessionKeys {
   /** Seals what this side sends. */
@@ -49,8 +52,12 @@ function deriveKeys(ee: Uint8Array, ss: Uint8Array, hello: Uint8Array, welcome: 
 }
 
 /** X25519 that refuses an all-zero result (a low-order point from a hostile peer). */
-export function sharedSecret(secretKey: Uint8Array, publicKey: Uint8Array): Uint8Array | undefined {
-  const s = nacl.scalarMult(secretKey, publicKey);
+export function sharedSecret(
+  secretKey: Uint8Array,
+  publicKey: Uint8Array,
+  x25519: X25519 = tweetnaclX25519,
+): Uint8Array | undefined {
+  const s = x25519.scalarMult(secretKey, publicKey);
   let any = 0;
   for (const b of s) any |= b;
   return any === 0 ? undefined : s;
@@ -67,6 +74,8 @@ export interface InitiatorOptions {
   hostBoxPublicKey: Uint8Array;
   clock: Pick<Clock, 'now'>;
   random: RandomBytes;
+  /** The X25519 this program chose at start; tweetnacl's unless given. */
+  x25519?: X25519;
 }
 
 type InitiatorState =
@@ -84,11 +93,12 @@ export class HandshakeInitiator {
   hello(): Uint8Array {
     if (this.state.name !== 'start') throw new BugError(`hello() in state ${this.state.name}`);
     const { deviceId, deviceKeys, hostBoxPublicKey, clock, random } = this.options;
+    const x25519 = this.options.x25519 ?? tweetnaclX25519;
     const id = fromBase64UrlExact(deviceId, DEVICE_ID_BYTES);
     if (!id) throw new BugError('deviceId is not 16 bytes of base64url');
-    const ephemeral = generateBoxKeyPair(random);
+    const ephemeral = x25519.keyPair(random);
     const nonce = random(nacl.box.nonceLength);
-    const ss = staticBoxKey(deviceKeys, hostBoxPublicKey);
+    const ss = staticBoxKey(deviceKeys, hostBoxPublicKey, x25519.scalarMult);
     const plain = concatBytes(ephemeral.publicKey, writeUint64(clock.now()));
     const box = nacl.box.after(plain, nonce, ss);
     const hello = concatBytes(Uint8Array.of(MessageKind.Hello, PROTOCOL_VERSION), id, nonce, box);
@@ -114,7 +124,7 @@ export class HandshakeInitiator {
     if (!nacl.verify(boundTo, helloDigest(state.hello))) {
       return fail('handshake-failed', 'welcome answers a different hello');
     }
-    const ee = sharedSecret(state.ephemeral.secretKey, hostEphemeral);
+    const ee = sharedSecret(state.ephemeral.secretKey, hostEphemeral, this.options.x25519);
     if (!ee) return fail('handshake-failed', 'weak key in welcome');
     const keys = deriveKeys(ee, state.ss, state.hello, welcome);
     this.state = { name: 'done' };
@@ -130,6 +140,8 @@ export interface ResponderOptions {
   random: RandomBytes;
   replay: ReplayCache;
   windowMs?: number;
+  /** The X25519 this program chose at start; tweetnacl's unless given. */
+  x25519?: X25519;
 }
 
 export interface AcceptedHello {
@@ -154,6 +166,7 @@ export class HandshakeResponder {
     if (this.used) throw new BugError('acceptHello() called twice');
     this.used = true;
     const { hostKeys, lookupDevice, clock, random, replay } = this.options;
+    const x25519 = this.options.x25519 ?? tweetnaclX25519;
     const windowMs = this.options.windowMs ?? HANDSHAKE_CLOCK_WINDOW_MS;
     if (hello.length < 2 || hello[0] !== MessageKind.Hello)
       return fail('handshake-malformed', 'expected a hello message');
@@ -164,7 +177,7 @@ export class HandshakeResponder {
     const deviceId = toBase64Url(hello.subarray(2, 2 + DEVICE_ID_BYTES));
     const devicePublicKey = lookupDevice(deviceId);
     const nonce = hello.subarray(2 + DEVICE_ID_BYTES, 2 + DEVICE_ID_BYTES + 24);
-    const ss = devicePublicKey && nacl.box.before(devicePublicKey, hostKeys.secretKey);
+    const ss = devicePublicKey && boxBefore(x25519, devicePublicKey, hostKeys.secretKey);
     const plain = ss && nacl.box.open.after(hello.subarray(2 + DEVICE_ID_BYTES + 24), nonce, ss);
     // Unknown device and a box that does not open give the same answer: no probing for ids.
     if (!ss || !plain) return fail('handshake-failed', 'handshake refused');
@@ -176,8 +189,8 @@ export class HandshakeResponder {
     if (verdict === 'replayed') return fail('handshake-replayed', 'this hello was already used');
     if (verdict === 'full') return fail('busy', 'too many handshakes at once; try again shortly');
     const deviceEphemeral = plain.subarray(0, KEY_BYTES);
-    const ephemeral = generateBoxKeyPair(random);
-    const ee = sharedSecret(ephemeral.secretKey, deviceEphemeral);
+    const ephemeral = x25519.keyPair(random);
+    const ee = sharedSecret(ephemeral.secretKey, deviceEphemeral, x25519);
     if (!ee) return fail('handshake-failed', 'handshake refused');
     const welcomeNonce = random(nacl.box.nonceLength);
     const box = nacl.box.after(concatBytes(ephemeral.publicKey, helloDigest(hello)), welcomeNonce, ss);

@@ -6,10 +6,8 @@ import { secureRandom } from './random.js';
 import type { Result } from './errors.js';
 import { fail, ok } from './errors.js';
 
-export const KEY_BYTES = 32;
-/** Device ids are 16 random bytes, carried raw in handshakes and as base64url (22 chars) elsewhere. */
-export const DEVICE_ID_BYTES = 16;
-export const HOST_ID_BYTES = 16;
+import { DEVICE_ID_BYTES, HOST_ID_BYTES, KEY_BYTES } from './key-sizes.js';
+export { DEVICE_ID_BYTES, HOST_ID_BYTES, KEY_BYTES } from './key-sizes.js';
 
 export interface BoxKeyPair {
   publicKey: Uint8Array;

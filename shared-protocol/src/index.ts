@@ -71,3 +71,4 @@ export * from './link/handshake-deadline.js';
 export * from './link/ws-writer.js';
 export * from './link/handshake-pool.js';
 export * from './sha256.js';
+export * from './x25519.js';

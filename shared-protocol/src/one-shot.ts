@@ -7,7 +7,9 @@ import { sharedSecret } from './handshake.js';
 import type { DeviceKey } from './device-key.js';
 import { staticBoxKey } from './device-key.js';
 import type { BoxKeyPair } from './identity.js';
-import { DEVICE_ID_BYTES, KEY_BYTES, generateBoxKeyPair } from './identity.js';
+import { DEVICE_ID_BYTES, KEY_BYTES } from './key-sizes.js';
+import type { X25519 } from './x25519.js';
+import { boxBefore, tweetnaclX25519 } from './x25519.js';
 import { HANDSHAKE_CLOCK_WINDOW_MS, MAX_ONE_SHOT_BODY } from './limits.js';
 import type { RandomBytes } from './random.js';
 import type { ReplayCache } from './replay-cache.js';
@@ -53,16 +55,19 @@ export function sealCall(
     hostBoxPublicKey: Uint8Array;
     clock: Pick<Clock, 'now'>;
     random: RandomBytes;
+    /** The X25519 this program chose at start; tweetnacl's unless given. */
+    x25519?: X25519;
   },
   body: Uint8Array,
 ): SealedCall {
+  const x25519 = options.x25519 ?? tweetnaclX25519;
   const id = fromBase64UrlExact(options.deviceId, DEVICE_ID_BYTES);
   if (!id) throw new BugError('deviceId is not 16 bytes of base64url');
-  const ephemeral = generateBoxKeyPair(options.random);
+  const ephemeral = x25519.keyPair(options.random);
   const nonce = options.random(24);
   const header = concatBytes(Uint8Array.of(MessageKind.Call, PROTOCOL_VERSION), id, ephemeral.publicKey, nonce);
-  const ss = staticBoxKey(options.deviceKeys, options.hostBoxPublicKey);
-  const es = sharedSecret(ephemeral.secretKey, options.hostBoxPublicKey);
+  const ss = staticBoxKey(options.deviceKeys, options.hostBoxPublicKey, x25519.scalarMult);
+  const es = sharedSecret(ephemeral.secretKey, options.hostBoxPublicKey, x25519);
   if (!es) throw new BugError('host public key is a low-order point');
   const keys = deriveCallKeys(ss, es, header);
   const box = nacl.secretbox(concatBytes(writeUint64(options.clock.now()), body), nonce, keys.request);
@@ -114,8 +119,11 @@ export function openCall(
      * it is gone.
      */
     takenBefore?: (deviceId: string) => number | undefined;
+    /** The X25519 this program chose at start; tweetnacl's unless given. */
+    x25519?: X25519;
   },
 ): Result<OpenedCall> {
+  const x25519 = options.x25519 ?? tweetnaclX25519;
   const shape = checkCallShape(message);
   if (!shape.ok) return shape;
   const header = message.subarray(0, HEADER_BYTES);
@@ -125,8 +133,8 @@ export function openCall(
   // The device first: an unknown one costs no X25519 work (ids are random: nothing to probe).
   const devicePublicKey = options.lookupDevice(deviceId);
   if (!devicePublicKey) return fail('handshake-failed', 'call refused');
-  const ss = nacl.box.before(devicePublicKey, options.hostKeys.secretKey);
-  const es = sharedSecret(options.hostKeys.secretKey, ephemeral);
+  const ss = boxBefore(x25519, devicePublicKey, options.hostKeys.secretKey);
+  const es = sharedSecret(options.hostKeys.secretKey, ephemeral, x25519);
   const keys = es ? deriveCallKeys(ss, es, header) : undefined;
   const plain = keys && nacl.secretbox.open(message.subarray(HEADER_BYTES), nonce, keys.request);
   if (!keys || !plain) return fail('handshake-failed', 'call refused');

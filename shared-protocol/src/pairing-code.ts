@@ -1,7 +1,7 @@
 import nacl from 'tweetnacl';
 import { concatBytes, utf8Encode } from './encoding.js';
 import { BugError } from './errors.js';
-import { KEY_BYTES } from './identity.js';
+import { KEY_BYTES } from './key-sizes.js';
 
 /**
  * The 6-digit code both screens show, made by commit-then-reveal (the pattern of Bluetooth

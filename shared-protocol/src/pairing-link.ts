@@ -1,7 +1,7 @@
 import { fromBase64Url, fromBase64UrlExact, toBase64Url, utf8Decode, utf8Encode } from './encoding.js';
 import type { Result } from './errors.js';
 import { fail, ok } from './errors.js';
-import { KEY_BYTES } from './identity.js';
+import { KEY_BYTES } from './key-sizes.js';
 import { PAIRING_LINK_VERSION } from './version.js';
 
 /**

@@ -3,13 +3,13 @@ import * as v from 'valibot';
 import { fromBase64Url, fromBase64UrlExact, toBase64Url } from './encoding.js';
 import type { Result } from './errors.js';
 import { fail, ok } from './errors.js';
-import { KEY_BYTES } from './identity.js';
+import { KEY_BYTES } from './key-sizes.js';
 import { jsonBytes, parseJsonBytes } from './json.js';
 import { MAX_DEVICE_LABEL } from './limits.js';
 import { PAIRING_COMMITMENT_BYTES, PAIRING_NONCE_BYTES } from './pairing-code.js';
 import { PAIRING_ID_BYTES } from './pairing-link.js';
 import type { RandomBytes } from './random.js';
-import { MAX_RELAY_URL, RelayUrlListSchema } from './relay/relay-list.js';
+import { RelayDetailsSchema } from './relay/relay-details.js';
 import { secureRandom } from './random.js';
 import { ScopeSchema } from './scopes.js';
 import { PROTOCOL_VERSION } from './version.js';
@@ -73,13 +73,8 @@ const PairChallengePlainSchema = v.object({
   hostNonce: bytes32,
 });
 
-export const RelayDetailsSchema = v.object({
-  /** The relay the device is to try first. */
-  url: v.pipe(v.string(), v.maxLength(MAX_RELAY_URL)),
-  ticket: v.pipe(v.string(), v.maxLength(4096)),
-  /** Every relay the host keeps, `url` among them (absent from hosts with one relay). */
-  urls: v.optional(RelayUrlListSchema),
-});
+// In a file of its own (no tweetnacl behind it): the app's stored host records use it on the first screen.
+export { RelayDetailsSchema } from './relay/relay-details.js';
 
 const PairReplyPlainSchema = v.object({
   type: v.literal('pair-reply'),
@@ -93,7 +88,7 @@ const PairReplyPlainSchema = v.object({
 });
 
 export type PairReply = Omit<v.InferOutput<typeof PairReplyPlainSchema>, 'type'>;
-export type RelayDetails = v.InferOutput<typeof RelayDetailsSchema>;
+export type { RelayDetails } from './relay/relay-details.js';
 
 /** Step 1, device → host: a commitment to the device's key and nonce (pairing-code.ts). */
 export interface PairCommit {

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import nacl from 'tweetnacl';
 import { describe, expect, it } from 'vitest';
 import { utf8Encode } from './encoding.js';
-import { FRAME_OVERHEAD, FrameOpener, FrameSealer, keyTag } from './sealed-frame.js';
+import { BOX_OVERHEAD, FRAME_OVERHEAD, FrameOpener, FrameSealer, keyTag } from './sealed-frame.js';
 import { bitFlips } from './testing/mutations.js';
 import { seededRandom } from './testing/seeded-random.js';
 
@@ -18,11 +18,33 @@ function sealAll(sealer: FrameSealer, ...texts: string[]): Uint8Array[] {
 }
 
 describe('sealed frames', () => {
+  it('know the tag size without asking tweetnacl, and agree with it', () => {
+    expect(BOX_OVERHEAD).toBe(nacl.secretbox.overheadLength);
+    expect(BOX_OVERHEAD).toBe(nacl.box.overheadLength);
+  });
+
   it('open in order with the right key', () => {
     const sealer = new FrameSealer(key);
     const opener = new FrameOpener(key);
     for (const frame of sealAll(sealer, 'a', 'bb', '')) expect(opener.open(frame).ok).toBe(true);
     expect(opener.received).toBe(3);
+  });
+
+  it('is the same frame nacl.secretbox makes behind the header, and opening leaves its input as it was', () => {
+    const sealer = new FrameSealer(key);
+    const opener = new FrameOpener(key);
+    const plaintext = random(1024);
+    const sealed = sealer.seal(plaintext);
+    if (!sealed.ok) throw new Error(sealed.error.code);
+    const frame = sealed.value;
+    const nonce = new Uint8Array(24);
+    expect([...frame.subarray(0, 13)]).toEqual([0x03, ...keyTag(key), 0, 0, 0, 0, 0, 0, 0, 0]);
+    expect(frame.subarray(13)).toEqual(nacl.secretbox(plaintext, nonce, key));
+    const before = frame.slice();
+    const opened = opener.open(frame);
+    expect(opened.ok && opened.value).toEqual(plaintext);
+    expect(frame).toEqual(before);
+    expect(plaintext).toEqual(plaintext.slice());
   });
 
   it('round-trips any payload', () => {

@@ -1,8 +1,9 @@
 import nacl from 'tweetnacl';
-import { concatBytes, readUint64, utf8Encode, writeUint64 } from './encoding.js';
+import { concatBytes, readUint64, utf8Encode } from './encoding.js';
 import type { Result } from './errors.js';
 import { fail, ok } from './errors.js';
 import { MAX_FRAME_PLAINTEXT } from './limits.js';
+import { FRAME_HEADER_BYTES, FRAME_OVERHEAD } from './frame-sizes.js';
 import { MessageKind } from './wire.js';
 
 /**
@@ -18,8 +19,7 @@ import { MessageKind } from './wire.js';
  * a tampered one.
  */
 
-export const FRAME_HEADER_BYTES = 1 + 4 + 8;
-export const FRAME_OVERHEAD = FRAME_HEADER_BYTES + nacl.secretbox.overheadLength;
+export { BOX_OVERHEAD, FRAME_HEADER_BYTES, FRAME_OVERHEAD } from './frame-sizes.js';
 
 const TAG_LABEL = utf8Encode('tether/1 key tag');
 
@@ -27,15 +27,46 @@ export function keyTag(key: Uint8Array): Uint8Array {
   return nacl.hash(concatBytes(TAG_LABEL, key)).slice(0, 4);
 }
 
-function counterNonce(counter: number): Uint8Array {
-  const nonce = new Uint8Array(nacl.secretbox.nonceLength);
-  nonce.set(writeUint64(counter), 16);
-  return nonce;
+/** tweetnacl 1.0.3 exposes its primitives under `lowlevel` at run time, though not in its types. */
+interface SecretboxLowLevel {
+  crypto_secretbox(c: Uint8Array, m: Uint8Array, d: number, n: Uint8Array, k: Uint8Array): number;
+  crypto_secretbox_open(m: Uint8Array, c: Uint8Array, d: number, n: Uint8Array, k: Uint8Array): number;
+}
+/** Read at each call, not at load: a bundler keeps a property read at the top of a module. */
+const lowlevel = (): SecretboxLowLevel => (nacl as unknown as { lowlevel: SecretboxLowLevel }).lowlevel;
+
+/**
+ * NaCl's secretbox works on buffers that start with 32 zero bytes (plaintext side) or 16 zero
+ * bytes (ciphertext side). `nacl.secretbox` and `nacl.secretbox.open` copy into and out of such
+ * buffers byte by byte, and the frame then copied the box once more behind its header: three
+ * copies of every frame, which on 1 KiB frames cost about a quarter of the time (the profile of
+ * `npm run bench -- protocol`). Here each direction makes one buffer and one copy: the cipher runs
+ * in place (Salsa20 reads each byte before it writes it, Poly1305 reads the ciphertext only).
+ */
+const ZERO_BYTES = 32;
+const BOX_ZERO_BYTES = 16;
+/** Where the frame starts inside the seal buffer: its header ends where the 16-byte tag begins. */
+const FRAME_START = ZERO_BYTES - BOX_ZERO_BYTES - FRAME_HEADER_BYTES;
+
+/** Writes `counter` (a non-negative safe integer) big-endian into 8 bytes at `offset`. */
+function putCounter(into: Uint8Array, offset: number, counter: number): void {
+  const high = Math.floor(counter / 0x1_0000_0000);
+  const low = counter >>> 0;
+  into[offset] = high >>> 24;
+  into[offset + 1] = (high >>> 16) & 0xff;
+  into[offset + 2] = (high >>> 8) & 0xff;
+  into[offset + 3] = high & 0xff;
+  into[offset + 4] = low >>> 24;
+  into[offset + 5] = (low >>> 16) & 0xff;
+  into[offset + 6] = (low >>> 8) & 0xff;
+  into[offset + 7] = low & 0xff;
 }
 
 export class FrameSealer {
   private counter = 0;
   private readonly tag: Uint8Array;
+  /** 16 zero bytes and the counter: rewritten for each frame, never shared across sealers. */
+  private readonly nonce = new Uint8Array(nacl.secretbox.nonceLength);
 
   constructor(
     private readonly key: Uint8Array,
@@ -44,13 +75,23 @@ export class FrameSealer {
     this.tag = keyTag(key);
   }
 
+  /** The frame is a view into a buffer of its own (byteOffset 3): pass offset and length along with it. */
   seal(plaintext: Uint8Array): Result<Uint8Array> {
     if (plaintext.length > this.maxPlaintext) {
       return fail('frame-too-large', `frame of ${plaintext.length} bytes is over the ${this.maxPlaintext}-byte limit`);
     }
+    if (this.counter >= Number.MAX_SAFE_INTEGER) return fail('channel-closed', 'frame counter exhausted');
     const counter = this.counter++;
-    const box = nacl.secretbox(plaintext, counterNonce(counter), this.key);
-    return ok(concatBytes(Uint8Array.of(MessageKind.Frame), this.tag, writeUint64(counter), box));
+    putCounter(this.nonce, 16, counter);
+    const buffer = new Uint8Array(ZERO_BYTES + plaintext.length);
+    buffer.set(plaintext, ZERO_BYTES);
+    lowlevel().crypto_secretbox(buffer, buffer, buffer.length, this.nonce, this.key);
+    // The cipher left 16 zero bytes before the tag; the header overwrites the last 13 of them.
+    const frame = buffer.subarray(FRAME_START);
+    frame[0] = MessageKind.Frame;
+    frame.set(this.tag, 1);
+    putCounter(frame, 5, counter);
+    return ok(frame);
   }
 
   /** Frames sealed so far. */
@@ -67,6 +108,7 @@ export class FrameOpener {
   private expected = 0;
   private closed = false;
   private readonly tag: Uint8Array;
+  private readonly nonce = new Uint8Array(nacl.secretbox.nonceLength);
 
   constructor(
     private readonly key: Uint8Array,
@@ -95,10 +137,15 @@ export class FrameOpener {
     if (counter < this.expected) return fail('frame-replayed', `frame ${counter} was already received`);
     if (counter > this.expected)
       return fail('frame-reordered', `frame ${counter} arrived before frame ${this.expected}`);
-    const plain = nacl.secretbox.open(frame.subarray(FRAME_HEADER_BYTES), counterNonce(counter), this.key);
-    if (!plain) return fail('frame-tampered', 'frame failed authentication');
+    putCounter(this.nonce, 16, counter);
+    // 16 zero bytes, then the box (tag and ciphertext); opened in place into the same buffer.
+    const buffer = new Uint8Array(BOX_ZERO_BYTES + frame.length - FRAME_HEADER_BYTES);
+    buffer.set(frame.subarray(FRAME_HEADER_BYTES), BOX_ZERO_BYTES);
+    if (lowlevel().crypto_secretbox_open(buffer, buffer, buffer.length, this.nonce, this.key) !== 0) {
+      return fail('frame-tampered', 'frame failed authentication');
+    }
     this.expected++;
-    return ok(plain);
+    return ok(buffer.subarray(ZERO_BYTES));
   }
 
   get received(): number {

@@ -1,3 +1,4 @@
+import type { X25519 } from '@tether/shared-protocol';
 import type {
   ChannelMessage,
   Clock,
@@ -53,6 +54,8 @@ export interface ConnectionDeps {
   replay: ReplayCache;
   clock: Clock;
   random: RandomBytes;
+  /** The X25519 chosen at start; tweetnacl's unless given. */
+  x25519?: X25519;
   stats: HostCounters;
   log: EventLog;
   dispatch: Dispatch<Caller>;
@@ -205,6 +208,7 @@ export class DeviceConnection implements ConnectionPort {
       clock: this.deps.clock,
       random: this.deps.random,
       replay: this.deps.replay,
+      ...(this.deps.x25519 ? { x25519: this.deps.x25519 } : {}),
     });
     if (!accepted.ok || !device) {
       const error = accepted.ok ? protocolError('handshake-failed', 'handshake refused') : accepted.error;

@@ -1,3 +1,4 @@
+import type { X25519 } from '@tether/shared-protocol';
 import type {
   Clock,
   HostIdentity,
@@ -46,6 +47,8 @@ export interface GatewayDeps extends Omit<PairingServiceDeps, 'devices' | 'clock
   handlers: (gateway: DeviceGateway) => Partial<Handlers<Methods, Caller>>;
   /** One-shot timestamps kept across restarts (read from the store when the host starts). */
   oneShotHorizon: OneShotHorizon;
+  /** The X25519 chosen at start (crypto/node-x25519.ts); tweetnacl's unless given. */
+  x25519?: X25519;
 }
 
 /**
@@ -111,6 +114,7 @@ export class DeviceGateway {
       replay: this.replay,
       clock: this.deps.clock,
       random: this.deps.random,
+      ...(this.deps.x25519 ? { x25519: this.deps.x25519 } : {}),
       stats: this.stats,
       log: this.deps.log,
       dispatch: this.dispatch,

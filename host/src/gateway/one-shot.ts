@@ -1,3 +1,4 @@
+import type { X25519 } from '@tether/shared-protocol';
 import type { Clock, HostIdentity, RandomBytes, ReplayCache, Result } from '@tether/shared-protocol';
 import {
   ONE_SHOT_METHODS,
@@ -28,6 +29,8 @@ export interface OneShotDeps {
   startedAt: number;
   /** Each device's newest call taken by an earlier run, and where this run's are kept. */
   horizon: OneShotHorizon;
+  /** The X25519 chosen at start; tweetnacl's unless given. */
+  x25519?: X25519;
 }
 
 /**
@@ -42,6 +45,7 @@ export async function answerOneShot(deps: OneShotDeps, body: Uint8Array): Promis
     replay: deps.replay,
     notBefore: deps.startedAt,
     takenBefore: (id) => deps.horizon.takenBefore(id),
+    ...(deps.x25519 ? { x25519: deps.x25519 } : {}),
   });
   if (!opened.ok) {
     deps.stats.add(`call:${opened.error.code}`);

@@ -3,6 +3,7 @@ import { decodeEvent, isSessionEvent } from '@tether/shared-protocol';
 import type { Db } from './database.js';
 
 type Listener = (event: SessionEvent) => void;
+type AppendBody = SessionEventBody | ((seq: number) => SessionEventBody);
 
 /**
  * The append-only event log: the source of truth for every transcript and for resume.
@@ -23,6 +24,8 @@ export class EventLog {
   private readonly selectAfter;
   private readonly selectBefore;
   private readonly selectTypeBefore;
+  /** The append's transaction, made once: better-sqlite3 builds four wrappers per `transaction()`. */
+  private readonly appendRow: (sessionId: string, body: AppendBody, at: number) => SessionEvent;
   /** Rows that could not be decoded (a damaged database): skipped, never fatal. */
   corruptRows = 0;
 
@@ -42,24 +45,24 @@ export class EventLog {
     this.selectTypeBefore = db.prepare(
       'SELECT seq, type, payload, at FROM events WHERE session_id = ? AND seq < ? AND type = ? ORDER BY seq DESC LIMIT ?',
     );
-  }
-
-  /**
-   * Appends one event. `build` receives the sequence number the event will get, for events whose
-   * payload mentions it (a session summary carries its own `lastSeq`).
-   */
-  append(sessionId: string, body: SessionEventBody | ((seq: number) => SessionEventBody)): SessionEvent {
-    const at = this.clock.now();
-    const event = this.db.transaction(() => {
+    this.appendRow = db.transaction((sessionId: string, body: AppendBody, at: number): SessionEvent => {
       const seq = this.lastSeq(sessionId, true) + 1;
       const resolved = typeof body === 'function' ? body(seq) : body;
       const { type, ...payload } = resolved;
       this.insert.run(sessionId, seq, type, JSON.stringify(payload), at);
       this.bump.run(seq, at, sessionId);
       this.last.set(sessionId, seq);
-      const event: SessionEvent = { ...resolved, sessionId, seq, at };
-      return event;
-    })();
+      return { ...resolved, sessionId, seq, at };
+    });
+  }
+
+  /**
+   * Appends one event. `build` receives the sequence number the event will get, for events whose
+   * payload mentions it (a session summary carries its own `lastSeq`).
+   */
+  append(sessionId: string, body: AppendBody): SessionEvent {
+    const at = this.clock.now();
+    const event = this.appendRow(sessionId, body, at);
     // The event is stored: a listener that throws must not fail the append (or the run behind it).
     for (const [listener, name] of this.listeners) {
       try {

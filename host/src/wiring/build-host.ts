@@ -1,5 +1,6 @@
 import type { Clock, HostEvent, HostIdentity, Result } from '@tether/shared-protocol';
 import { ok, secureRandom, systemClock } from '@tether/shared-protocol';
+import { chooseX25519 } from '../crypto/node-x25519.js';
 import { NodePtyPort, PtyTerminals, privatePaths } from '@tether/machine';
 import { homedir, hostname } from 'node:os';
 import type { DataPaths } from '../config/data-dir.js';
@@ -293,6 +294,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
     identity,
     devices,
     oneShotHorizon: new OneShotHorizon(db),
+    x25519: chooseX25519(),
     log,
     clock,
     random: secureRandom,

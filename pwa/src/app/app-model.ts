@@ -1,5 +1,5 @@
 import type { Clock, Connect, PairingLink, Result } from '@tether/shared-protocol';
-import { DeviceClient, fail, fromBase64UrlExact, ok, systemClock } from '@tether/shared-protocol';
+import { fail, ok, systemClock } from '@tether/shared-protocol';
 import type { AppDb } from '../data/app-db.js';
 import type { HostRecord } from '../data/records.js';
 import { MAX_RECENT_FOLDERS } from '../data/records.js';
@@ -7,8 +7,10 @@ import type { NotKept, StorageHealth } from '../data/storage-health.js';
 import { Store } from '../lib/store.js';
 import type { CachePort } from '../net/cache-port.js';
 import type { OutboxStore } from '../net/outbox.js';
-import { deviceKeyFor } from '../net/device-key.js';
-import { HostConnection } from '../net/host-connection.js';
+import type * as ConnectionKitModule from '../net/connection-kit.js';
+import type { HostConnection } from '../net/host-connection.js';
+
+type ConnectionKit = typeof ConnectionKitModule;
 import type { Route } from '../ui/route.js';
 import { relaysFromInfo, renewRelayTicket } from '../net/relay-ticket-renewal.js';
 
@@ -30,6 +32,13 @@ export interface AppModelDeps {
 const UNPAIR_TIMEOUT_MS = 5000;
 /** How long (ms) reading the paired hosts may take before the screen says the storage is held. */
 export const HOSTS_STALL_MS = 5000;
+
+/**
+ * The connection code and its crypto, loaded after the first screen (connection-kit.ts): asked for
+ * once, when the model starts, alongside the read of the hosts from IndexedDB.
+ */
+let kit: Promise<ConnectionKit> | undefined;
+const connectionKit = () => (kit ??= import('../net/connection-kit.js'));
 
 /**
  * The app's state outside any screen: the paired hosts (records in IndexedDB), one connection to
@@ -61,6 +70,7 @@ export class AppModel {
   }
 
   async init(): Promise<void> {
+    void connectionKit();
     const clock = this.deps.clock ?? systemClock;
     const stall = clock.setTimeout(() => this.storageStalled.set(true), HOSTS_STALL_MS);
     const hosts = await this.deps.db.hosts();
@@ -115,23 +125,15 @@ export class AppModel {
 
   /** Revokes this device at the host of a record that was never kept: true once the host confirmed. */
   private async revokeUnkept(host: HostRecord): Promise<boolean> {
+    const { deviceKeyFor, revokeOnce } = await connectionKit();
     let deviceKeys;
     try {
       deviceKeys = await deviceKeyFor(host, this.deps.subtle);
     } catch {
       return false;
     }
-    const client = new DeviceClient({
-      deviceId: host.deviceId,
-      deviceKeys,
-      hostBoxPublicKey: fromBase64UrlExact(host.hostBoxPublicKey, 32)!, // decoded by schema
-      connect: this.deps.connectTo(host, () => host),
-      ...(this.deps.clock ? { clock: this.deps.clock } : {}),
-    });
-    client.start();
-    const result = await client.call('devices.revoke', { id: host.deviceId }, { timeoutMs: UNPAIR_TIMEOUT_MS });
-    client.stop();
-    return result.ok;
+    const connect = this.deps.connectTo(host, () => host);
+    return revokeOnce(host, deviceKeys, connect, UNPAIR_TIMEOUT_MS, this.deps.clock);
   }
 
   async rename(hostId: string, name: string): Promise<void> {
@@ -195,6 +197,7 @@ export class AppModel {
    * first (for a WebCrypto key, one deriveBits), kept only in memory by the connection.
    */
   private async connect(host: HostRecord): Promise<void> {
+    const { HostConnection, deviceKeyFor } = await connectionKit();
     let deviceKey;
     try {
       deviceKey = await deviceKeyFor(host, this.deps.subtle);

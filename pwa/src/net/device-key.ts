@@ -53,10 +53,7 @@ const X25519 = { name: 'X25519' } as const;
 const AES_GCM_256 = { name: 'AES-GCM', length: 256 } as const;
 const IV_BYTES = 12;
 
-/** The platform's WebCrypto when it is there at all (not on plain HTTP). */
-export function platformSubtle(): SubtleCrypto | undefined {
-  return typeof crypto !== 'undefined' && crypto.subtle !== undefined ? crypto.subtle : undefined;
-}
+export { platformSubtle } from './platform-subtle.js';
 
 /**
  * Makes a device key kept in the strongest way the browser's storage gives back as written.

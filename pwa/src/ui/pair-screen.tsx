@@ -5,7 +5,7 @@ import type { HostRecord } from '../data/records.js';
 import type { NotKept } from '../data/storage-health.js';
 import { deviceLabel } from '../lib/device-label.js';
 import type { PairingError, StorageRoundTrip } from '../net/pairing.js';
-import { describePairingError, startPairing } from '../net/pairing.js';
+import { describePairingError, startPairing } from '../net/connection-kit.js';
 import { pairingElsewhereText, pairingRoute } from '../net/relay-pairing.js';
 import { useApp } from './app-context.js';
 import { linkErrorText } from './link-error-text.js';

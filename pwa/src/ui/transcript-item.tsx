@@ -2,7 +2,7 @@ import type { Approval, Decision, Result } from '@tether/shared-protocol';
 import type { GapItem, PlanItem, TranscriptItem } from '../transcript/transcript.js';
 import { AttachmentList } from '../attach/attachment-list.js';
 import { ApprovalCard } from './approval-card.js';
-import { MarkdownView } from './markdown-view.js';
+import { LazyMarkdownView } from './lazy-markdown.js';
 import { memo } from './memo.js';
 import { ToolRow } from './tool-row.js';
 
@@ -64,7 +64,7 @@ export const Item = memo(function Item({
           data-message-id={item.id}
           data-streaming={item.streaming ? 'true' : 'false'}
         >
-          <MarkdownView text={item.text} />
+          <LazyMarkdownView text={item.text} />
         </div>
       );
     case 'tool':

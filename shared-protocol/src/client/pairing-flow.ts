@@ -1,7 +1,8 @@
 import { constantTimeEqual, fromBase64UrlExact } from '../encoding.js';
 import type { Result } from '../errors.js';
 import { fail, ok } from '../errors.js';
-import { KEY_BYTES, hostIdFromSignKey } from '../identity.js';
+import { hostIdFromSignKey } from '../identity.js';
+import { KEY_BYTES } from '../key-sizes.js';
 import { PAIRING_NONCE_BYTES, confirmationCode, pairingCommitment } from '../pairing-code.js';
 import type { PairingLink } from '../pairing-link.js';
 import type { PairReply, PairRequestBody } from '../pairing-messages.js';

@@ -1,7 +1,7 @@
 import { fromBase64UrlExact, readUint64, toBase64Url, writeUint64 } from '../encoding.js';
 import type { Result } from '../errors.js';
 import { fail, ok } from '../errors.js';
-import { DEVICE_ID_BYTES, HOST_ID_BYTES, KEY_BYTES } from '../identity.js';
+import { DEVICE_ID_BYTES, HOST_ID_BYTES, KEY_BYTES } from '../key-sizes.js';
 import { ByteReader, ByteWriter, boundedUtf8 } from './byte-cursor.js';
 import {
   RELAY_DATA_HEADER_BYTES,

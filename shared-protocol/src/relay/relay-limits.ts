@@ -1,5 +1,5 @@
 import { HANDSHAKE_CLOCK_WINDOW_MS, MAX_FRAME_PLAINTEXT, MAX_ONE_SHOT_BODY, MAX_PAIR_BODY } from '../limits.js';
-import { FRAME_OVERHEAD } from '../sealed-frame.js';
+import { FRAME_OVERHEAD } from '../frame-sizes.js';
 
 /**
  * Limits of the relay's wire formats, shared by the relay, the host's relay link and the app.

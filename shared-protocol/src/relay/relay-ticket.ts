@@ -12,7 +12,8 @@ import {
 import type { Result } from '../errors.js';
 import { BugError, fail, ok } from '../errors.js';
 import type { SignKeyPair } from '../identity.js';
-import { DEVICE_ID_BYTES, HOST_ID_BYTES, KEY_BYTES, hostIdFromSignKey } from '../identity.js';
+import { hostIdFromSignKey } from '../identity.js';
+import { DEVICE_ID_BYTES, HOST_ID_BYTES, KEY_BYTES } from '../key-sizes.js';
 import { RELAY_CLOCK_SKEW_MS } from './relay-limits.js';
 import { SIGNATURE_BYTES } from './relay-frame.js';
 

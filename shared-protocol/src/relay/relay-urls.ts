@@ -1,7 +1,7 @@
 import { concatBytes, fromBase64UrlExact } from '../encoding.js';
 import type { Result } from '../errors.js';
 import { fail } from '../errors.js';
-import { HOST_ID_BYTES } from '../identity.js';
+import { HOST_ID_BYTES } from '../key-sizes.js';
 import { relayOrigin } from './host-auth.js';
 import { decodeRelayTicket } from './relay-ticket.js';
 import { encodeRelayFrame } from './relay-frame.js';

@@ -8,3 +8,4 @@ export * from './check-vectors.js';
 export * from './fuzz-budget.js';
 export * from './machine-link-vectors.js';
 export * from './fuzz-seed.js';
+export * from './bench-row.js';
