@@ -72,9 +72,19 @@ const before = census();
 gc();
 const memBefore = process.memoryUsage();
 const hosts = Math.ceil(DEVICES / PER_HOST);
-const child = spawn(process.execPath, [...process.execArgv, new URL('./idle-clients.ts', import.meta.url).pathname, relay.url, String(hosts), String(PER_HOST)], {
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
+const child = spawn(
+  process.execPath,
+  [
+    ...process.execArgv,
+    new URL('./idle-clients.ts', import.meta.url).pathname,
+    relay.url,
+    String(hosts),
+    String(PER_HOST),
+  ],
+  {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  },
+);
 await new Promise<void>((resolve, reject) => {
   child.stdout.on('data', (c: Buffer) => c.toString().includes('ready') && resolve());
   child.once('exit', (code) => reject(new Error(`idle clients exited with ${code}`)));

@@ -10,6 +10,7 @@ import type { RelayLimits } from './limits.js';
 import type { RelayMetrics } from './metrics.js';
 import type { PeerConfig, PeerOwner } from './peer.js';
 import { Peer } from './peer.js';
+import { verifyEd25519 } from './ed25519.js';
 import type { PeerPort } from './peer-port.js';
 import type { Downstream, Upstream } from './routes.js';
 
@@ -110,6 +111,7 @@ export class DeviceConn implements Downstream, PeerOwner {
       hostId: this.hostId,
       hostSignPublicKey: frame.value.hostSignPublicKey,
       clock: this.deps.clock,
+      verifySignature: verifyEd25519,
     });
     if (!ticket.ok) {
       const code = ticket.error.code === 'ticket-expired' ? RelayCloseCode.TicketExpired : RelayCloseCode.TicketRefused;

@@ -50,11 +50,9 @@ describe('Outbox', () => {
 
   it("bounds each owner's share, and control frames only by the total", () => {
     const socket = slowSocket();
-    const box = new Outbox(
-      { maxBytes: 100, maxFrames: 100, shareBytes: 40, shareFrames: 100 },
-      new ByteBudget(1000),
-      { send: socket.write },
-    );
+    const box = new Outbox({ maxBytes: 100, maxFrames: 100, shareBytes: 40, shareFrames: 100 }, new ByteBudget(1000), {
+      send: socket.write,
+    });
     expect(box.push(frame(30), 1)).toBe('sent');
     expect(box.push(frame(20), 1)).toBe('share-full');
     expect(box.push(frame(30), 2)).toBe('sent');
