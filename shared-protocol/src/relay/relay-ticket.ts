@@ -118,8 +118,11 @@ export function verifyRelayTicket(input: Uint8Array | string, options: VerifyRel
     return fail('ticket-key-mismatch', 'the host key does not belong to this host id');
   }
   if (ticket.hostId !== options.hostId) return fail('ticket-wrong-host', 'the relay ticket is for another host');
-  const verify = options.verifySignature ?? nacl.sign.detached.verify;
-  if (!verify(signedMessage(ticket.body), ticket.signature, options.hostSignPublicKey)) {
+  const message = signedMessage(ticket.body);
+  const holds = options.verifySignature
+    ? options.verifySignature(message, ticket.signature, options.hostSignPublicKey)
+    : nacl.sign.detached.verify(message, ticket.signature, options.hostSignPublicKey);
+  if (!holds) {
     return fail('ticket-forged', 'the relay ticket signature does not hold');
   }
   if (options.clock.now() > ticket.expiresAt + (options.skewMs ?? RELAY_CLOCK_SKEW_MS)) {
