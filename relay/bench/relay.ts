@@ -4,10 +4,11 @@
 //     round trip over one direct ws connection (p50, p99);
 //   - throughput: 256-byte frames a second from a device to its host through one relay node, against
 //     a bare ws forwarder that pipes one socket into another with no framing or accounting (ratio);
-//   - memory per idle connection: thousands of devices and their hosts connected (the clients run
-//     in a child process, so only the relay's side is counted);
+//   - memory per idle connection: 10,000 hosts and devices connected to a node alone in its own
+//     process, from four client processes (idle-memory.ts); RSS with them open, once they have all
+//     closed, and for a second round on the same node;
 //   - latency and throughput again through two nodes and Redis (when redis-server is installed).
-// Everything runs on 127.0.0.1, in one process except the idle clients; on a loaded machine the
+// Everything runs on 127.0.0.1, in one process except the memory figure; on a loaded machine the
 // p99 figures mostly measure the machine. The per-connection byte rates and the per-address connection rate
 // are lifted for the bench (defaults: 2 MiB/s a device, 60 connections a burst per address), so
 // that the figures measure the relay's work rather than its limits.
@@ -17,34 +18,20 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import type { WebSocket } from 'ws';
 import { WebSocketServer } from 'ws';
-import type { RelayLimits } from '../src/limits.js';
 import { RelayServer } from '../src/relay-server.js';
 import { BenchDevice, BenchHost, openWs } from './bench-clients.js';
+import { BENCH_LIMITS } from './bench-limits.js';
+import { idleMemory } from './idle-memory.js';
 
 const ROUNDS = 2000;
 const FRAMES = 100_000;
 const FRAME_BYTES = 256;
-const IDLE_DEVICES = 3000;
-const DEVICES_PER_HOST = 60;
+/** Idle connections on one node for the memory figure: hosts and their devices, 60 each. */
+const IDLE_CONNECTIONS = 10_000;
 /** Frames a sender may have in flight: 2,000 (512 KB). */
 const WINDOW = 2000;
-
-const LIFTED: Partial<RelayLimits> = {
-  deviceBytesPerSecond: 1e12,
-  deviceBurstBytes: 1e12,
-  hostBytesPerSecond: 1e12,
-  hostBurstBytes: 1e12,
-  connectBurst: 1e9,
-  connectsPerSecond: 1e9,
-  maxPendingAuth: 10_000,
-};
-
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -165,45 +152,6 @@ async function relayThroughput(hostRelay: RelayServer, deviceRelay: RelayServer)
   return fps;
 }
 
-/** Memory the relay holds per idle connection, with the clients in another process. */
-async function idleMemory(relay: RelayServer): Promise<{ heap: number; rss: number; connections: number }> {
-  gc();
-  const before = process.memoryUsage();
-  const hosts = Math.ceil(IDLE_DEVICES / DEVICES_PER_HOST);
-  const child = spawn(
-    process.execPath,
-    [
-      ...process.execArgv,
-      new URL('./idle-clients.ts', import.meta.url).pathname,
-      relay.url,
-      String(hosts),
-      String(DEVICES_PER_HOST),
-    ],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  const ready = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => {
-      out += c.toString();
-      if (out.includes('\n')) resolve(out.trim());
-    });
-    child.once('exit', (code) => reject(new Error(`idle clients exited with ${code}`)));
-  });
-  if (!ready.startsWith('ready')) throw new Error(ready);
-  const connections = relay.switchboard.census.open;
-  gc();
-  const after = process.memoryUsage();
-  child.kill();
-  await new Promise((resolve) => child.once('exit', resolve));
-  return {
-    heap: (after.heapUsed - before.heapUsed) / connections,
-    rss: (after.rss - before.rss) / connections,
-    connections,
-  };
-}
-
 async function freePort(): Promise<number> {
   const s = createNetServer();
   await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
@@ -234,7 +182,7 @@ async function startRedis(): Promise<{ url: string; process: ChildProcess } | un
 }
 
 async function start(options: { redisUrl?: string } = {}): Promise<RelayServer> {
-  const r = await RelayServer.start({ bind: '127.0.0.1', port: 0, limits: LIFTED, ...options });
+  const r = await RelayServer.start({ bind: '127.0.0.1', port: 0, limits: BENCH_LIMITS, ...options });
   if (!r.ok) throw new Error(r.error.message);
   return r.value;
 }
@@ -260,10 +208,23 @@ console.log(`  bare ws forwarder          ${Math.round(bare)} frames/s`);
 const through = await relayThroughput(one, one);
 console.log(`  one relay node             ${Math.round(through)} frames/s   ratio ${(through / bare).toFixed(2)}`);
 
-const memory = await idleMemory(one);
-console.log(`memory per idle connection (${memory.connections} connections: ${IDLE_DEVICES} devices and their hosts):`);
-console.log(`  heap ${(memory.heap / 1024).toFixed(1)} KiB, rss ${(memory.rss / 1024).toFixed(1)} KiB`);
 await one.close();
+
+const memory = await idleMemory(IDLE_CONNECTIONS);
+const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
+console.log(
+  `memory per idle connection (${memory.connections} idle hosts and devices on one node, in its own process):`,
+);
+console.log(
+  `  rss ${(memory.rssPerConnection / 1000).toFixed(1)} KB (${(memory.rssPerConnection / 1024).toFixed(1)} KiB), V8 heap ${(memory.heapPerConnection / 1024).toFixed(1)} KiB a connection`,
+);
+console.log(
+  `  node rss ${mib(memory.before.rss)} before, ${mib(memory.open.rss)} with them open, ${mib(memory.after.rss)} once they closed ` +
+    `(V8 heap used ${mib(memory.before.heapUsed)}, ${mib(memory.open.heapUsed)}, ${mib(memory.after.heapUsed)})`,
+);
+console.log(
+  `  as many again on the same node: rss ${mib(memory.again.rss)} open, ${mib(memory.afterAgain.rss)} closed (what it kept is taken again, not added to)`,
+);
 
 const redis = await startRedis();
 if (!redis) {

@@ -1,4 +1,4 @@
-import type { PeerPort } from '../src/peer-port.js';
+import type { PeerPort, PortHandler } from '../src/peer-port.js';
 
 /** Close codes `ws` accepts in `close()` (it throws on any other): RFC 6455 §7.4 as `ws` reads it. */
 function wsAcceptsCode(code: number): boolean {
@@ -23,9 +23,7 @@ export class FuzzPort implements PeerPort {
   slow = false;
   paused = false;
   closedWith: { code: number; reason: string } | undefined;
-  onMessage: ((bytes: Uint8Array, binary: boolean) => void) | null = null;
-  onPong: (() => void) | null = null;
-  onClose: ((code: number, reason: string) => void) | null = null;
+  handler: PortHandler | null = null;
   /** Every write, as it is made. */
   onSent: ((bytes: Uint8Array) => void) | undefined;
   /** Writes waiting for `flush` while `slow`. */
@@ -76,7 +74,7 @@ export class FuzzPort implements PeerPort {
 
   /** A prompt peer answers a protocol ping at once. */
   ping(): void {
-    if (!this.ended) queueMicrotask(() => this.onPong?.());
+    if (!this.ended) queueMicrotask(() => this.handler?.portPong());
   }
 
   setMaxMessage(): void {
@@ -85,7 +83,7 @@ export class FuzzPort implements PeerPort {
 
   /** A message from the client. */
   deliver(bytes: Uint8Array, binary = true): void {
-    if (!this.ended) this.onMessage?.(bytes, binary);
+    if (!this.ended) this.handler?.portMessage(bytes, binary);
   }
 
   /** The client closes its side. */
@@ -104,6 +102,6 @@ export class FuzzPort implements PeerPort {
     if (this.ended) return;
     this.ended = true;
     this.flush();
-    this.onClose?.(code, reason);
+    this.handler?.portClosed(code, reason);
   }
 }

@@ -258,7 +258,7 @@ describe('device connection', () => {
     h.clock.advance(50_000);
     hostPong();
     expect(dev.port.pings).toBe(2);
-    dev.port.onPong?.(); // heard at 50 s: the deadline is 125 s
+    dev.port.pong(); // heard at 50 s: the deadline is 125 s
     for (let t = 0; t < 74_000; t += 1000) {
       h.clock.advance(1000);
       hostPong();

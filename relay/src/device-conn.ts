@@ -6,20 +6,20 @@ import {
   decodeRelayFrame,
   verifyRelayTicket,
 } from '@tether/shared-protocol';
-import type { Census } from './census.js';
 import type { RelayLimits } from './limits.js';
 import type { RelayMetrics } from './metrics.js';
-import type { ByteBudget } from './outbox.js';
+import type { PeerConfig, PeerOwner } from './peer.js';
 import { Peer } from './peer.js';
+import { verifyEd25519 } from './ed25519.js';
 import type { PeerPort } from './peer-port.js';
 import type { Downstream, Upstream } from './routes.js';
 
+/** What every device connection of a node shares: made once, by the switchboard. */
 export interface DeviceConnDeps {
   clock: Clock;
   limits: RelayLimits;
   metrics: RelayMetrics;
-  budget: ByteBudget;
-  census: Census;
+  peer: PeerConfig;
   /** Finds the host's link (here or on another node) and opens a connection on it. */
   attach: (conn: DeviceConn, hostId: string, deviceId: string, source: string) => Promise<Result<Upstream>>;
   onClosed: (conn: DeviceConn) => void;
@@ -31,38 +31,32 @@ export interface DeviceConnDeps {
  * relay reads nothing of it. While the host's link is being found the socket is paused, and the few
  * messages already in flight are held within a small bound.
  */
-export class DeviceConn implements Downstream {
+export class DeviceConn implements Downstream, PeerOwner {
   readonly peer: Peer;
   private state: 'auth' | 'attaching' | 'open' | 'closed' = 'auth';
   private upstream: Upstream | undefined;
-  private held: Uint8Array[] = [];
+  /** Messages that arrived while attaching (made only then). */
+  private held: Uint8Array[] | undefined;
   private heldBytes = 0;
 
   constructor(
-    port: PeerPort,
+    private readonly port: PeerPort,
     readonly hostId: string,
     private readonly deps: DeviceConnDeps,
   ) {
-    const l = deps.limits;
-    this.peer = new Peer({
-      kind: 'device',
-      port,
-      census: deps.census,
-      clock: deps.clock,
-      metrics: deps.metrics,
-      budget: deps.budget,
-      outbox: { maxBytes: l.deviceOutboxBytes, maxFrames: l.deviceOutboxFrames },
-      bytesPerSecond: l.deviceBytesPerSecond,
-      burstBytes: l.deviceBurstBytes,
-      authDeadlineMs: l.authDeadlineMs,
-      preauthMaxBytes: l.preauthMaxBytes,
-      pingIntervalMs: l.pingIntervalMs,
-      peerTimeoutMs: l.peerTimeoutMs,
-      closeGraceMs: l.closeGraceMs,
-      ping: () => port.ping(),
-      onMessage: (bytes) => this.receive(bytes),
-      onClosed: (code, reason) => this.closed(code, reason),
-    });
+    this.peer = new Peer(deps.peer, port, this);
+  }
+
+  sendPing(): void {
+    this.port.ping();
+  }
+
+  received(bytes: Uint8Array): void {
+    this.receive(bytes);
+  }
+
+  ended(code: number, reason: string): void {
+    this.closed(code, reason);
   }
 
   get isOpen(): boolean {
@@ -88,6 +82,7 @@ export class DeviceConn implements Downstream {
       case 'auth':
         return void this.authenticate(bytes);
       case 'attaching':
+        this.held ??= [];
         if (
           this.held.length >= this.deps.limits.attachBufferFrames ||
           this.heldBytes + bytes.length > this.deps.limits.attachBufferBytes
@@ -116,6 +111,7 @@ export class DeviceConn implements Downstream {
       hostId: this.hostId,
       hostSignPublicKey: frame.value.hostSignPublicKey,
       clock: this.deps.clock,
+      verifySignature: verifyEd25519,
     });
     if (!ticket.ok) {
       const code = ticket.error.code === 'ticket-expired' ? RelayCloseCode.TicketExpired : RelayCloseCode.TicketRefused;
@@ -149,8 +145,8 @@ export class DeviceConn implements Downstream {
     this.deps.metrics.accepted('device');
     this.upstream = attached.value;
     this.state = 'open';
-    const held = this.held;
-    this.held = [];
+    const held = this.held ?? [];
+    this.held = undefined;
     this.heldBytes = 0;
     for (const message of held) this.upstream.send(message);
     this.peer.release();
@@ -158,7 +154,7 @@ export class DeviceConn implements Downstream {
 
   private closed(code: number, reason: string): void {
     this.state = 'closed';
-    this.held = [];
+    this.held = undefined;
     const upstream = this.upstream;
     this.upstream = undefined;
     upstream?.close(code, reason);

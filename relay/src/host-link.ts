@@ -13,24 +13,24 @@ import {
   ok,
   verifyHostAuth,
 } from '@tether/shared-protocol';
-import type { Census } from './census.js';
 import type { RelayLimits } from './limits.js';
 import type { DropReason, RelayMetrics, RequestKind } from './metrics.js';
-import type { ByteBudget, OutboxVerdict } from './outbox.js';
+import type { OutboxVerdict } from './outbox.js';
 import { CONTROL } from './outbox.js';
+import type { PeerConfig, PeerOwner } from './peer.js';
 import { Peer } from './peer.js';
 import type { PeerPort } from './peer-port.js';
 import type { Gate } from './gate.js';
 import type { Downstream, HostEndpoint, RelayReply, Upstream } from './routes.js';
 import { clipReason } from './routes.js';
 
+/** What every host link of a node shares: made once, by the switchboard. */
 export interface HostLinkDeps {
   clock: Clock;
   random: RandomBytes;
   limits: RelayLimits;
   metrics: RelayMetrics;
-  budget: ByteBudget;
-  census: Census;
+  peer: PeerConfig;
   /** This relay's origin, named in the challenge. */
   origin: string;
   /** Pair requests and calls waiting across the node. */
@@ -53,7 +53,7 @@ interface Pending {
  * forwarded to it. Frames from the host are decoded and checked; an unknown type is counted and
  * skipped, anything malformed or out of place ends the link.
  */
-export class HostLink implements HostEndpoint {
+export class HostLink implements HostEndpoint, PeerOwner {
   readonly peer: Peer;
   private id: string | undefined;
   private readonly challenge: Uint8Array | undefined;
@@ -67,31 +67,7 @@ export class HostLink implements HostEndpoint {
     port: PeerPort,
     private readonly deps: HostLinkDeps,
   ) {
-    const l = deps.limits;
-    this.peer = new Peer({
-      kind: 'host',
-      port,
-      census: deps.census,
-      clock: deps.clock,
-      metrics: deps.metrics,
-      budget: deps.budget,
-      outbox: {
-        maxBytes: l.hostOutboxBytes,
-        maxFrames: l.hostOutboxFrames,
-        shareBytes: l.hostShareBytes,
-        shareFrames: l.hostShareFrames,
-      },
-      bytesPerSecond: l.hostBytesPerSecond,
-      burstBytes: l.hostBurstBytes,
-      authDeadlineMs: l.authDeadlineMs,
-      preauthMaxBytes: l.preauthMaxBytes,
-      pingIntervalMs: l.pingIntervalMs,
-      peerTimeoutMs: l.peerTimeoutMs,
-      closeGraceMs: l.closeGraceMs,
-      ping: () => this.control({ type: 'ping', nonce: this.pingNonce }),
-      onMessage: (bytes) => this.receive(bytes),
-      onClosed: () => this.closed(),
-    });
+    this.peer = new Peer(deps.peer, port, this);
     const challenge = makeRelayChallenge({ origin: deps.origin, clock: deps.clock, random: deps.random });
     if (!challenge.ok) {
       // The origin is checked when the relay starts; this cannot happen with a running relay.
@@ -100,6 +76,18 @@ export class HostLink implements HostEndpoint {
     }
     this.challenge = challenge.value;
     this.peer.send(challenge.value);
+  }
+
+  sendPing(): void {
+    this.control({ type: 'ping', nonce: this.pingNonce });
+  }
+
+  received(bytes: Uint8Array): void {
+    this.receive(bytes);
+  }
+
+  ended(): void {
+    this.closed();
   }
 
   /** The proven host id; undefined until the host has answered the challenge. */
@@ -123,10 +111,7 @@ export class HostLink implements HostEndpoint {
     const connId = this.nextConnId++;
     this.conns.set(connId, downstream);
     this.control({ type: 'open', connId, kind: 'device', deviceId, source });
-    return ok({
-      send: (bytes) => this.toHost(connId, bytes),
-      close: (code, reason) => this.endConn(connId, code, reason),
-    });
+    return ok(new LinkConn(this, connId));
   }
 
   request(kind: RequestKind, source: string, body: Uint8Array, signal?: AbortSignal): Promise<Result<RelayReply>> {
@@ -232,7 +217,7 @@ export class HostLink implements HostEndpoint {
   }
 
   /** Device bytes toward the host, within that device's share of the link. */
-  private toHost(connId: number, bytes: Uint8Array): void {
+  toHost(connId: number, bytes: Uint8Array): void {
     if (!this.conns.has(connId)) return;
     const frame = encodeRelayData(connId, bytes);
     if (!frame.ok) return this.closeConnForFault(connId, CloseCode.ProtocolError, 'frame-too-large');
@@ -262,7 +247,7 @@ export class HostLink implements HostEndpoint {
   }
 
   /** A device connection ended on the device's side: tell the host. */
-  private endConn(connId: number, code: number, reason: string): void {
+  endConn(connId: number, code: number, reason: string): void {
     if (!this.conns.delete(connId)) return;
     // A code a close frame cannot carry (1005 none, 1006 abnormal end) reaches the host as 1001.
     this.control({ type: 'close', connId, code: isSendableCloseCode(code) ? code : 1001, reason: clipReason(reason) });
@@ -282,5 +267,22 @@ export class HostLink implements HostEndpoint {
     this.conns.clear();
     for (const entry of [...this.pending.values()]) entry.resolve(fail('host-offline', 'the host link closed'));
     this.deps.onClosed(this);
+  }
+}
+
+/** One device connection on a host's link, as the device's side sees it (an object, not closures:
+ * there is one per device). */
+class LinkConn implements Upstream {
+  constructor(
+    private readonly link: HostLink,
+    private readonly connId: number,
+  ) {}
+
+  send(bytes: Uint8Array): void {
+    this.link.toHost(this.connId, bytes);
+  }
+
+  close(code: number, reason: string): void {
+    this.link.endConn(this.connId, code, reason);
   }
 }

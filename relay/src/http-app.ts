@@ -12,8 +12,7 @@ import {
   protocolError,
   relayAnswerBody,
 } from '@tether/shared-protocol';
-import { upgradeWebSocket } from '@hono/node-server';
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context, Handler, MiddlewareHandler } from 'hono';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { AddressLimiter } from './address-limiter.js';
@@ -24,7 +23,8 @@ import type { LimiterName, RefusalReason, RelayMetrics, RequestKind } from './me
 import type { PeerPort } from './peer-port.js';
 import type { RelayReply } from './routes.js';
 import { sourceAddress } from './source-address.js';
-import { wsPort } from './ws-port.js';
+import { WsPort } from './ws-port.js';
+import type { UpgradeEnv } from './ws-upgrade.js';
 
 export interface RelayAppDeps {
   relay: {
@@ -130,18 +130,20 @@ export function createRelayApp(deps: RelayAppDeps): Hono {
     await next();
   };
 
-  const socket = (accept: (port: PeerPort, c: Context) => unknown) =>
-    upgradeWebSocket((c) => {
-      let port: ReturnType<typeof wsPort> | undefined;
-      return {
-        onOpen: (_event, ws) => {
-          port = wsPort(ws, source(c));
-          accept(port, c);
-        },
-        onMessage: (event: { data: unknown }) => port?.message(event.data as string | ArrayBuffer),
-        onClose: (event: { code: number; reason: string }) => port?.closed(event.code, event.reason),
-      };
-    });
+  /**
+   * An admitted socket: upgraded by `ws-upgrade.ts`, which passes `upgrade` in the env. Without it
+   * (`app.request` in tests) there is nothing to upgrade, and the answer is 500: "admitted".
+   */
+  const socket =
+    (accept: (port: PeerPort, at: { hostId: string | undefined }) => unknown): Handler =>
+    (c) => {
+      const env = c.env as Partial<UpgradeEnv> | undefined;
+      if (!env?.upgrade) return c.json({ error: protocolError('internal', 'no WebSocket upgrade here') }, 500);
+      const from = source(c);
+      const hostId = c.req.param('hostId');
+      env.upgrade((ws) => accept(new WsPort(ws, from), { hostId }));
+      return c.body(null, 204);
+    };
 
   app.get(
     '/relay/host',
@@ -152,7 +154,7 @@ export function createRelayApp(deps: RelayAppDeps): Hono {
     '/relay/connect/:hostId',
     validHost,
     admitSocket,
-    socket((port, c) => deps.relay.acceptDevice(port, c.req.param('hostId')!)),
+    socket((port, at) => deps.relay.acceptDevice(port, at.hostId!)),
   );
 
   /** Per-address rate first: the cheapest refusal, and every attempt counts, whatever its body. */

@@ -21,8 +21,9 @@ export const PREAUTH_MAX_BYTES = 1024;
  * sockets can hold (each at most PREAUTH_MAX_BYTES) until the auth deadline clears them. */
 export const MAX_PENDING_AUTH = 1024;
 
-/** Open WebSocket connections per node, of every kind: 20,000. An idle connection costs tens of KiB
- * (see the bench), so this keeps a node under about 1 GiB before any traffic. */
+/** Open WebSocket connections per node, of every kind: 20,000. An idle connection costs under 10 KB
+ * of RSS (`npm run bench -- relay`), so this keeps a node's sockets under about 300 MB before any
+ * traffic; the descriptors (LimitNOFILE) are more often the bound. */
 export const MAX_CONNECTIONS = 20_000;
 
 /** Device connections one host may have open through the relay (across nodes on its link): 64, the

@@ -19,7 +19,7 @@ describe('Outbox', () => {
   it('accounts for every byte until the socket has written it', () => {
     const socket = slowSocket();
     const budget = new ByteBudget(1000);
-    const box = new Outbox({ maxBytes: 100, maxFrames: 10 }, budget, socket.write);
+    const box = new Outbox({ maxBytes: 100, maxFrames: 10 }, budget, { send: socket.write });
     expect(box.push(frame(30))).toBe('sent');
     expect(box.push(frame(30))).toBe('sent');
     expect([box.bytes, box.frames, budget.used]).toEqual([60, 2, 60]);
@@ -31,7 +31,7 @@ describe('Outbox', () => {
 
   it('refuses past its bytes or frames, and takes again once written', () => {
     const socket = slowSocket();
-    const box = new Outbox({ maxBytes: 100, maxFrames: 3 }, new ByteBudget(1000), socket.write);
+    const box = new Outbox({ maxBytes: 100, maxFrames: 3 }, new ByteBudget(1000), { send: socket.write });
     expect(box.push(frame(60))).toBe('sent');
     expect(box.push(frame(50))).toBe('full');
     expect(box.push(frame(10))).toBe('sent');
@@ -43,18 +43,16 @@ describe('Outbox', () => {
   });
 
   it('always takes one frame when empty, however large', () => {
-    const box = new Outbox({ maxBytes: 10, maxFrames: 1 }, new ByteBudget(10), slowSocket().write);
+    const box = new Outbox({ maxBytes: 10, maxFrames: 1 }, new ByteBudget(10), { send: slowSocket().write });
     expect(box.push(frame(1000))).toBe('sent');
     expect(box.push(frame(1))).toBe('full');
   });
 
   it("bounds each owner's share, and control frames only by the total", () => {
     const socket = slowSocket();
-    const box = new Outbox(
-      { maxBytes: 100, maxFrames: 100, shareBytes: 40, shareFrames: 100 },
-      new ByteBudget(1000),
-      socket.write,
-    );
+    const box = new Outbox({ maxBytes: 100, maxFrames: 100, shareBytes: 40, shareFrames: 100 }, new ByteBudget(1000), {
+      send: socket.write,
+    });
     expect(box.push(frame(30), 1)).toBe('sent');
     expect(box.push(frame(20), 1)).toBe('share-full');
     expect(box.push(frame(30), 2)).toBe('sent');
@@ -68,8 +66,8 @@ describe('Outbox', () => {
 
   it('shares a node budget between outboxes', () => {
     const budget = new ByteBudget(100);
-    const a = new Outbox({ maxBytes: 80, maxFrames: 10 }, budget, slowSocket().write);
-    const b = new Outbox({ maxBytes: 80, maxFrames: 10 }, budget, slowSocket().write);
+    const a = new Outbox({ maxBytes: 80, maxFrames: 10 }, budget, { send: slowSocket().write });
+    const b = new Outbox({ maxBytes: 80, maxFrames: 10 }, budget, { send: slowSocket().write });
     expect(a.push(frame(70))).toBe('sent');
     expect(b.push(frame(40))).toBe('budget-full');
     expect(b.push(frame(30))).toBe('sent');
@@ -79,7 +77,7 @@ describe('Outbox', () => {
   it('gives everything back on close and ignores late write callbacks', () => {
     const socket = slowSocket();
     const budget = new ByteBudget(1000);
-    const box = new Outbox({ maxBytes: 100, maxFrames: 10 }, budget, socket.write);
+    const box = new Outbox({ maxBytes: 100, maxFrames: 10 }, budget, { send: socket.write });
     box.push(frame(40));
     box.push(frame(40));
     box.close();

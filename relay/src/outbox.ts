@@ -41,20 +41,23 @@ export class ByteBudget {
   }
 }
 
-/** Writes bytes to a socket and calls `done` once they have left the process (or failed). */
-export type OutboxWrite = (bytes: Uint8Array, done: () => void) => void;
+/** A socket: writes bytes and calls `done` once they have left the process (or failed). */
+export interface OutboxSink {
+  send(bytes: Uint8Array, done: () => void): void;
+}
 
 export class Outbox {
   private queuedBytes = 0;
   private queuedFrames = 0;
   private peakBytes = 0;
-  private readonly owners = new Map<number, { bytes: number; frames: number }>();
+  /** Per-owner accounts, made on the first owned frame (a device's outbox has none). */
+  private owners: Map<number, { bytes: number; frames: number }> | undefined;
   private closed = false;
 
   constructor(
     private readonly limits: OutboxLimits,
     private readonly budget: ByteBudget,
-    private readonly write: OutboxWrite,
+    private readonly sink: OutboxSink,
   ) {}
 
   /**
@@ -64,7 +67,7 @@ export class Outbox {
   push(bytes: Uint8Array, owner = CONTROL): OutboxVerdict {
     if (this.closed) return 'closed';
     const n = bytes.length;
-    const share = owner === CONTROL ? undefined : this.owners.get(owner);
+    const share = owner === CONTROL ? undefined : this.owners?.get(owner);
     if (share && this.limits.shareBytes !== undefined && this.limits.shareFrames !== undefined) {
       if (share.bytes + n > this.limits.shareBytes || share.frames + 1 > this.limits.shareFrames) return 'share-full';
     }
@@ -82,10 +85,10 @@ export class Outbox {
       if (share) {
         share.bytes += n;
         share.frames++;
-      } else this.owners.set(owner, { bytes: n, frames: 1 });
+      } else (this.owners ??= new Map()).set(owner, { bytes: n, frames: 1 });
     }
     let once = false;
-    this.write(bytes, () => {
+    this.sink.send(bytes, () => {
       if (once) return;
       once = true;
       this.written(n, owner);
@@ -101,7 +104,7 @@ export class Outbox {
     this.budget.give(this.queuedBytes);
     this.queuedBytes = 0;
     this.queuedFrames = 0;
-    this.owners.clear();
+    this.owners = undefined;
   }
 
   get bytes(): number {
@@ -118,7 +121,7 @@ export class Outbox {
   }
 
   ownerBytes(owner: number): number {
-    return this.owners.get(owner)?.bytes ?? 0;
+    return this.owners?.get(owner)?.bytes ?? 0;
   }
 
   private written(n: number, owner: number): void {
@@ -127,10 +130,10 @@ export class Outbox {
     this.queuedFrames--;
     this.budget.give(n);
     if (owner === CONTROL) return;
-    const share = this.owners.get(owner);
+    const share = this.owners?.get(owner);
     if (!share) return;
     share.bytes -= n;
     share.frames--;
-    if (share.frames === 0) this.owners.delete(owner);
+    if (share.frames === 0) this.owners!.delete(owner);
   }
 }

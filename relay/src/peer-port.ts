@@ -19,8 +19,14 @@ export interface PeerPort {
   ping(): void;
   /** Caps the size of the messages the socket will accept from now on. */
   setMaxMessage(bytes: number): void;
-  onMessage: ((bytes: Uint8Array, binary: boolean) => void) | null;
-  onPong: (() => void) | null;
+  /** Who hears the socket's messages, pongs and end (one object, so a socket costs no closures). */
+  handler: PortHandler | null;
+}
+
+/** What a port tells its owner. */
+export interface PortHandler {
+  portMessage(bytes: Uint8Array, binary: boolean): void;
+  portPong(): void;
   /** Called once, when the socket has closed for any reason. */
-  onClose: ((code: number, reason: string) => void) | null;
+  portClosed(code: number, reason: string): void;
 }

@@ -4,12 +4,12 @@ import type { Census } from './census.js';
 import type { ConnKind, DropReason, RefusalReason, RelayMetrics } from './metrics.js';
 import type { ByteBudget, OutboxLimits, OutboxVerdict } from './outbox.js';
 import { Outbox } from './outbox.js';
-import type { PeerPort } from './peer-port.js';
+import type { PeerPort, PortHandler } from './peer-port.js';
 import { TokenBucket } from './token-bucket.js';
 
-export interface PeerOptions {
+/** What every connection of one kind shares: made once per node, never per connection. */
+export interface PeerConfig {
   kind: ConnKind;
-  port: PeerPort;
   census: Census;
   clock: Clock;
   metrics: RelayMetrics;
@@ -22,11 +22,15 @@ export interface PeerOptions {
   pingIntervalMs: number;
   peerTimeoutMs: number;
   closeGraceMs: number;
-  /** Sends one ping: a WebSocket ping to a device, a `ping` frame to a host. */
-  ping: () => void;
-  onMessage: (bytes: Uint8Array) => void;
+}
+
+/** The connection a Peer carries (a host link or a device), told what its socket does. */
+export interface PeerOwner {
+  /** Sends one ping: a WebSocket ping to a device (`port.ping()`), a `ping` frame to a host. */
+  sendPing(): void;
+  received(bytes: Uint8Array): void;
   /** Called once, when the connection ends, whoever ended it. */
-  onClosed: (code: number, reason: string) => void;
+  ended(code: number, reason: string): void;
 }
 
 /**
@@ -34,35 +38,37 @@ export interface PeerOptions {
  * size cap, the outbox, the inbound byte-rate limit (the socket is paused while its bucket is in
  * debt), liveness (pings every interval; a peer not heard from within the timeout is closed), and
  * closing exactly once with a reason.
+ *
+ * An idle connection is most of what a node holds (thousands of them), so a Peer keeps nothing per
+ * connection that could be shared: the config is the node's, the owner and the port are objects
+ * rather than closures, and one timer serves the auth deadline, then pings and silence.
  */
-export class Peer {
+export class Peer implements PortHandler {
   readonly outbox: Outbox;
   private readonly bucket: TokenBucket;
   private state: 'open' | 'closing' | 'closed' = 'open';
-  private authTimer: TimerHandle | undefined;
-  private pingTimer: TimerHandle | undefined;
-  private deadTimer: TimerHandle | undefined;
+  /** The auth deadline before authentication; after it, the next ping or silence check. */
+  private timer: TimerHandle | undefined;
   private resumeTimer: TimerHandle | undefined;
   private graceTimer: TimerHandle | undefined;
   private lastHeard: number;
+  private nextPingAt = 0;
   private holds = 0;
   private rateHeld = false;
   private authenticated = false;
 
-  constructor(private readonly o: PeerOptions) {
-    const port = o.port;
-    this.outbox = new Outbox(o.outbox, o.budget, (bytes, done) => port.send(bytes, done));
+  constructor(
+    private readonly o: PeerConfig,
+    private readonly port: PeerPort,
+    private readonly owner: PeerOwner,
+  ) {
+    this.outbox = new Outbox(o.outbox, o.budget, port);
     this.bucket = new TokenBucket(o.clock, o.bytesPerSecond, o.burstBytes);
     this.lastHeard = o.clock.now();
     o.census.opened();
     port.setMaxMessage(o.preauthMaxBytes);
-    port.onMessage = (bytes, binary) => this.receive(bytes, binary);
-    port.onPong = () => (this.lastHeard = o.clock.now());
-    port.onClose = (code, reason) => this.finished(code, reason);
-    this.authTimer = o.clock.setTimeout(
-      () => this.refuse(RelayCloseCode.AuthTimeout, 'auth-timeout'),
-      o.authDeadlineMs,
-    );
+    port.handler = this;
+    this.timer = o.clock.setTimeout(() => this.refuse(RelayCloseCode.AuthTimeout, 'auth-timeout'), o.authDeadlineMs);
   }
 
   get isOpen(): boolean {
@@ -74,7 +80,7 @@ export class Peer {
   }
 
   get source(): string {
-    return this.o.port.source;
+    return this.port.source;
   }
 
   /** The first message checked out: lift the size cap to `maxMessage` and start liveness checks. */
@@ -82,11 +88,11 @@ export class Peer {
     if (this.state !== 'open' || this.authenticated) return;
     this.authenticated = true;
     this.o.census.authenticated();
-    this.o.clock.clearTimeout(this.authTimer!);
-    this.o.port.setMaxMessage(maxMessage);
+    this.o.clock.clearTimeout(this.timer!);
+    this.port.setMaxMessage(maxMessage);
     this.lastHeard = this.o.clock.now();
-    this.schedulePing();
-    this.armDeadTimer(this.o.peerTimeoutMs);
+    this.nextPingAt = this.lastHeard + this.o.pingIntervalMs;
+    this.armLiveness();
   }
 
   send(bytes: Uint8Array, owner?: number): OutboxVerdict {
@@ -96,11 +102,11 @@ export class Peer {
 
   /** Stops reading until `release` (a device being attached to its host). */
   hold(): void {
-    if (this.holds++ === 0 && !this.rateHeld) this.o.port.pause();
+    if (this.holds++ === 0 && !this.rateHeld) this.port.pause();
   }
 
   release(): void {
-    if (this.holds > 0 && --this.holds === 0 && !this.rateHeld && this.state === 'open') this.o.port.resume();
+    if (this.holds > 0 && --this.holds === 0 && !this.rateHeld && this.state === 'open') this.port.resume();
   }
 
   /** Refuses a connection that has not authenticated: counted as a refusal, closed cleanly. */
@@ -117,10 +123,10 @@ export class Peer {
     this.state = 'closing';
     this.stopTimers();
     // A paused socket could not read the peer's half of the close handshake.
-    this.o.port.resume();
-    this.o.port.close(code, reason);
-    this.graceTimer = this.o.clock.setTimeout(() => this.o.port.terminate(), this.o.closeGraceMs);
-    this.o.onClosed(code, reason);
+    this.port.resume();
+    this.port.close(code, reason);
+    this.graceTimer = this.o.clock.setTimeout(() => this.port.terminate(), this.o.closeGraceMs);
+    this.owner.ended(code, reason);
   }
 
   /** Ends the connection at once, without a close handshake (node shutdown, crash tests). */
@@ -130,11 +136,11 @@ export class Peer {
     const notify = this.state === 'open';
     this.state = 'closing';
     this.stopTimers();
-    this.o.port.terminate();
-    if (notify) this.o.onClosed(code, reason);
+    this.port.terminate();
+    if (notify) this.owner.ended(code, reason);
   }
 
-  private receive(bytes: Uint8Array, binary: boolean): void {
+  portMessage(bytes: Uint8Array, binary: boolean): void {
     if (this.state !== 'open') return;
     this.lastHeard = this.o.clock.now();
     if (!binary) {
@@ -150,16 +156,20 @@ export class Peer {
     if (wait > 0 && !this.rateHeld) {
       this.rateHeld = true;
       this.o.metrics.throttled(this.o.kind);
-      if (this.holds === 0) this.o.port.pause();
+      if (this.holds === 0) this.port.pause();
       this.resumeTimer = this.o.clock.setTimeout(() => {
         this.rateHeld = false;
-        if (this.holds === 0 && this.state === 'open') this.o.port.resume();
+        if (this.holds === 0 && this.state === 'open') this.port.resume();
       }, wait);
     }
-    this.o.onMessage(bytes);
+    this.owner.received(bytes);
   }
 
-  private finished(code: number, reason: string): void {
+  portPong(): void {
+    this.lastHeard = this.o.clock.now();
+  }
+
+  portClosed(code: number, reason: string): void {
     if (this.state === 'closed') return;
     const notify = this.state === 'open';
     this.state = 'closed';
@@ -174,30 +184,38 @@ export class Peer {
         if (this.authenticated) this.o.metrics.drop('frame-too-large');
         else this.o.metrics.refuse('preauth-too-large');
       }
-      this.o.onClosed(code, reason);
+      this.owner.ended(code, reason);
     }
   }
 
-  private schedulePing(): void {
-    this.pingTimer = this.o.clock.setTimeout(() => {
-      if (this.state !== 'open') return;
-      this.o.ping();
-      this.schedulePing();
-    }, this.o.pingIntervalMs);
+  /**
+   * One timer for liveness: it fires at the next ping or at the silence deadline, whichever is
+   * first. A peer heard from since the timer was set has a later deadline, so a check that finds
+   * it alive sets the timer again rather than closing it.
+   */
+  private armLiveness(): void {
+    const deadline = this.lastHeard + this.o.peerTimeoutMs;
+    const at = Math.min(this.nextPingAt, deadline);
+    this.timer = this.o.clock.setTimeout(() => this.liveness(), Math.max(0, at - this.o.clock.now()));
   }
 
-  private armDeadTimer(ms: number): void {
-    this.deadTimer = this.o.clock.setTimeout(() => {
-      if (this.state !== 'open') return;
-      const quiet = this.o.clock.now() - this.lastHeard;
-      if (quiet >= this.o.peerTimeoutMs) this.close(CloseCode.PingTimeout, 'ping-timeout', 'ping-timeout');
-      else this.armDeadTimer(this.o.peerTimeoutMs - quiet);
-    }, ms);
+  private liveness(): void {
+    if (this.state !== 'open') return;
+    const now = this.o.clock.now();
+    if (now - this.lastHeard >= this.o.peerTimeoutMs) {
+      return this.close(CloseCode.PingTimeout, 'ping-timeout', 'ping-timeout');
+    }
+    if (now >= this.nextPingAt) {
+      this.owner.sendPing();
+      this.nextPingAt = now + this.o.pingIntervalMs;
+    }
+    this.armLiveness();
   }
 
   private stopTimers(): void {
-    for (const t of [this.authTimer, this.pingTimer, this.deadTimer, this.resumeTimer]) {
-      if (t) this.o.clock.clearTimeout(t);
-    }
+    if (this.timer) this.o.clock.clearTimeout(this.timer);
+    if (this.resumeTimer) this.o.clock.clearTimeout(this.resumeTimer);
+    this.timer = undefined;
+    this.resumeTimer = undefined;
   }
 }

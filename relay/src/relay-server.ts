@@ -27,6 +27,7 @@ import {
 } from './limits.js';
 import { RelayMetrics } from './metrics.js';
 import { Switchboard } from './switchboard.js';
+import { handleUpgrades } from './ws-upgrade.js';
 
 export interface RelayServerOptions {
   /** The address to listen on (never a wildcard: checked by the CLI). */
@@ -107,7 +108,6 @@ export class RelayServer {
           fetch: app.fetch,
           hostname: options.bind,
           port: options.port,
-          websocket: { server: wss },
           ...(options.tls
             ? {
                 createServer: createHttpsServer,
@@ -117,6 +117,7 @@ export class RelayServer {
         },
         () => resolve(ok(server)),
       );
+      handleUpgrades(server as Server, app, wss);
       server.once('error', (error: NodeJS.ErrnoException) =>
         resolve(
           fail(

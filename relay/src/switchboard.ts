@@ -1,8 +1,10 @@
 import type { Clock, RandomBytes, Result } from '@tether/shared-protocol';
 import { RelayCloseCode, fail } from '@tether/shared-protocol';
 import { Census } from './census.js';
+import type { DeviceConnDeps } from './device-conn.js';
 import { DeviceConn } from './device-conn.js';
 import { Gate } from './gate.js';
+import type { HostLinkDeps } from './host-link.js';
 import { HostLink } from './host-link.js';
 import type { RelayLimits } from './limits.js';
 import type { RelayMetrics, RequestKind } from './metrics.js';
@@ -49,17 +51,66 @@ export class Switchboard {
   private readonly links = new Set<HostLink>();
   cluster: ClusterLink | undefined;
 
-  private readonly deps: SwitchboardDeps;
+  /** What every host link and every device connection shares: made once, here, not per socket. */
+  private readonly hostDeps: HostLinkDeps;
+  private readonly deviceDeps: DeviceConnDeps;
 
   constructor(deps: SwitchboardDeps) {
-    this.deps = { ...deps };
     this.budget = new ByteBudget(deps.limits.nodeQueuedBytes);
     this.requests = new Gate(deps.limits.maxPendingRequests);
+    const l = deps.limits;
+    const common = {
+      census: this.census,
+      clock: deps.clock,
+      metrics: deps.metrics,
+      budget: this.budget,
+      authDeadlineMs: l.authDeadlineMs,
+      preauthMaxBytes: l.preauthMaxBytes,
+      pingIntervalMs: l.pingIntervalMs,
+      peerTimeoutMs: l.peerTimeoutMs,
+      closeGraceMs: l.closeGraceMs,
+    };
+    this.hostDeps = {
+      clock: deps.clock,
+      random: deps.random,
+      limits: l,
+      metrics: deps.metrics,
+      origin: deps.origin,
+      requests: this.requests,
+      onAuthenticated: (link) => this.linked(link),
+      onClosed: (link) => this.unlinked(link),
+      peer: {
+        ...common,
+        kind: 'host',
+        outbox: {
+          maxBytes: l.hostOutboxBytes,
+          maxFrames: l.hostOutboxFrames,
+          shareBytes: l.hostShareBytes,
+          shareFrames: l.hostShareFrames,
+        },
+        bytesPerSecond: l.hostBytesPerSecond,
+        burstBytes: l.hostBurstBytes,
+      },
+    };
+    this.deviceDeps = {
+      clock: deps.clock,
+      limits: l,
+      metrics: deps.metrics,
+      attach: (conn, hostId, deviceId, source) => this.attach(conn, hostId, deviceId, source),
+      onClosed: (conn) => this.devices.delete(conn),
+      peer: {
+        ...common,
+        kind: 'device',
+        outbox: { maxBytes: l.deviceOutboxBytes, maxFrames: l.deviceOutboxFrames },
+        bytesPerSecond: l.deviceBytesPerSecond,
+        burstBytes: l.deviceBurstBytes,
+      },
+    };
   }
 
   /** The origin named in host challenges, once the listener knows its port. */
   setOrigin(origin: string): void {
-    this.deps.origin = origin;
+    this.hostDeps.origin = origin;
   }
 
   get hostCount(): number {
@@ -73,26 +124,13 @@ export class Switchboard {
   }
 
   acceptHost(port: PeerPort): HostLink {
-    const link = new HostLink(port, {
-      ...this.deps,
-      budget: this.budget,
-      census: this.census,
-      requests: this.requests,
-      onAuthenticated: (l) => this.linked(l),
-      onClosed: (l) => this.unlinked(l),
-    });
+    const link = new HostLink(port, this.hostDeps);
     this.links.add(link);
     return link;
   }
 
   acceptDevice(port: PeerPort, hostId: string): DeviceConn {
-    const conn = new DeviceConn(port, hostId, {
-      ...this.deps,
-      budget: this.budget,
-      census: this.census,
-      attach: (c, h, d, s) => this.attach(c, h, d, s),
-      onClosed: (c) => this.devices.delete(c),
-    });
+    const conn = new DeviceConn(port, hostId, this.deviceDeps);
     this.devices.add(conn);
     return conn;
   }

@@ -1,57 +1,98 @@
-import type { WebSocketLike } from '@hono/node-server';
-import type { WSContext } from 'hono/ws';
 import type { WebSocket } from 'ws';
-import { closeOnce, wsWriter } from '@tether/shared-protocol';
-import type { PeerPort } from './peer-port.js';
+import type { PeerPort, PortHandler } from './peer-port.js';
+
+/** Where a socket's port is kept on the socket itself, so its listeners need no closure of their own. */
+const PORT = Symbol('tether.relay.port');
+type Carrier = WebSocket & { [PORT]: WsPort };
+
+/** One options object for every send: `ws` copies it, never changes it. */
+const BINARY = { binary: true } as const;
 
 /**
- * A `ws` WebSocket (accepted through Hono's `upgradeWebSocket`) as a PeerPort. Hono delivers
- * messages and the close; the raw socket gives what Hono does not expose: write callbacks,
- * pause/resume, pings and pongs, and the parser's size cap.
+ * A `ws` WebSocket as a PeerPort. The socket is `ws`'s own, upgraded by `ws-upgrade.ts`: nothing
+ * else holds a request, a URL or a closure per socket, and a message reaches the relay as the
+ * Buffer `ws` parsed, viewed and never copied. The listeners are shared by every socket (they
+ * find their port through the socket): an idle connection costs what the socket and the relay's
+ * own state cost, and no more.
  */
-export function wsPort(ctx: WSContext<WebSocketLike>, source: string): PeerPort & WsEvents {
-  const ws = ctx.raw as unknown as WebSocket;
-  let tooLarge = false;
-  // The parser refused a message over the cap: report it as such, whatever the socket says.
-  const finish = closeOnce((code, reason) => port.onClose?.(tooLarge ? 1009 : code, reason));
-  const port: PeerPort & WsEvents = {
-    source,
-    onMessage: null,
-    onPong: null,
-    onClose: null,
-    ...wsWriter(ws),
-    pause() {
-      ws.pause();
-    },
-    resume() {
-      ws.resume();
-    },
-    ping() {
-      if (ws.readyState === ws.OPEN) ws.ping();
-    },
-    setMaxMessage(bytes) {
-      setParserLimit(ws, bytes);
-    },
-    message(data) {
-      if (typeof data === 'string') port.onMessage?.(new Uint8Array(0), false);
-      else port.onMessage?.(new Uint8Array(data), true);
-    },
-    closed(code, reason) {
-      finish(code, reason);
-    },
-  };
-  ws.on('pong', () => port.onPong?.());
-  ws.on('error', (error: Error & { code?: string }) => {
-    if (error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') tooLarge = true;
-    ws.terminate();
-  });
-  return port;
+export class WsPort implements PeerPort {
+  handler: PortHandler | null = null;
+  /** The parser refused a message over the cap: the close is reported as 1009, whatever the socket says. */
+  private tooLarge = false;
+  private reported = false;
+
+  constructor(
+    private readonly ws: WebSocket,
+    readonly source: string,
+  ) {
+    (ws as Carrier)[PORT] = this;
+    ws.on('message', onMessage);
+    ws.on('pong', onPong);
+    ws.on('error', onError);
+    ws.on('close', onClose);
+  }
+
+  send(bytes: Uint8Array, done: () => void): void {
+    // A message offered to a socket that is not open is never written: its account is settled at once.
+    if (this.ws.readyState !== this.ws.OPEN) return queueMicrotask(done);
+    this.ws.send(bytes, BINARY, done);
+  }
+
+  close(code: number, reason: string): void {
+    if (this.ws.readyState === this.ws.OPEN || this.ws.readyState === this.ws.CONNECTING) this.ws.close(code, reason);
+  }
+
+  terminate(): void {
+    this.ws.terminate();
+  }
+
+  pause(): void {
+    this.ws.pause();
+  }
+
+  resume(): void {
+    this.ws.resume();
+  }
+
+  ping(): void {
+    if (this.ws.readyState === this.ws.OPEN) this.ws.ping();
+  }
+
+  setMaxMessage(bytes: number): void {
+    setParserLimit(this.ws, bytes);
+  }
+
+  /** Reported once, with the first reason. */
+  ended(code: number, reason: string): void {
+    if (this.reported) return;
+    this.reported = true;
+    this.handler?.portClosed(this.tooLarge ? 1009 : code, reason);
+  }
+
+  refusedTooLarge(): void {
+    this.tooLarge = true;
+  }
 }
 
-/** Hono's events for the socket, forwarded by the route to the port. */
-export interface WsEvents {
-  message(data: string | ArrayBuffer): void;
-  closed(code: number, reason: string): void;
+const portOf = (ws: WebSocket) => (ws as Carrier)[PORT];
+
+function onMessage(this: WebSocket, data: Buffer, isBinary: boolean): void {
+  const handler = portOf(this).handler;
+  if (!isBinary) handler?.portMessage(new Uint8Array(0), false);
+  else handler?.portMessage(new Uint8Array(data.buffer, data.byteOffset, data.byteLength), true);
+}
+
+function onPong(this: WebSocket): void {
+  portOf(this).handler?.portPong();
+}
+
+function onError(this: WebSocket, error: Error & { code?: string }): void {
+  if (error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') portOf(this).refusedTooLarge();
+  this.terminate();
+}
+
+function onClose(this: WebSocket, code: number, reason: Buffer): void {
+  portOf(this).ended(code, reason.toString());
 }
 
 /**

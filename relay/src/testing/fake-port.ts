@@ -1,6 +1,6 @@
 import type { RelayFrame } from '@tether/shared-protocol';
 import { decodeRelayFrame } from '@tether/shared-protocol';
-import type { PeerPort } from '../peer-port.js';
+import type { PeerPort, PortHandler } from '../peer-port.js';
 
 /**
  * An in-memory PeerPort. Writes complete at once unless `slow` is set, in which case their
@@ -15,9 +15,7 @@ export class FakePort implements PeerPort {
   maxMessage = 0;
   closedWith: { code: number; reason: string } | undefined;
   terminated = false;
-  onMessage: ((bytes: Uint8Array, binary: boolean) => void) | null = null;
-  onPong: (() => void) | null = null;
-  onClose: ((code: number, reason: string) => void) | null = null;
+  handler: PortHandler | null = null;
   private waiting: (() => void)[] = [];
   private ended = false;
 
@@ -59,7 +57,12 @@ export class FakePort implements PeerPort {
 
   /** A message from the client. */
   deliver(bytes: Uint8Array, binary = true): void {
-    this.onMessage?.(bytes, binary);
+    this.handler?.portMessage(bytes, binary);
+  }
+
+  /** The client answers a ping. */
+  pong(): void {
+    this.handler?.portPong();
   }
 
   /** The client closes its side. */
@@ -95,6 +98,6 @@ export class FakePort implements PeerPort {
     if (this.ended) return;
     this.ended = true;
     this.flush();
-    this.onClose?.(code, reason);
+    this.handler?.portClosed(code, reason);
   }
 }
