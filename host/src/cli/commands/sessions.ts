@@ -162,18 +162,19 @@ export const sessionsSendCommand: Command = {
       name: 'attach',
       type: 'list',
       value: 'FILE',
-      description: 'a photo (JPEG, PNG, WebP, GIF) or text file; repeatable',
+      description: 'a photo (JPEG, PNG, WebP, GIF) or text file',
     },
   ],
   arity: [1, 2],
-  run: (context) =>
-    withClient(context, async (client) => {
-      const [id, text = ''] = context.args.positionals as [string, string | undefined];
-      const files = listOption(context.args, 'attach');
-      if (text === '' && files.length === 0) {
-        context.stderr.write('tether: say something, or attach a file with --attach FILE\n');
-        return Exit.Usage;
-      }
+  run: (context) => {
+    const [id, text = ''] = context.args.positionals as [string, string | undefined];
+    const files = listOption(context.args, 'attach');
+    // A usage error is one whether or not a host is running.
+    if (text === '' && files.length === 0) {
+      context.stderr.write('tether: say something, or attach a file with --attach FILE\n');
+      return Promise.resolve(Exit.Usage);
+    }
+    return withClient(context, async (client) => {
       const attachments: string[] = [];
       for (const path of files) {
         const file = readFileToAttach(path);
@@ -194,7 +195,8 @@ export const sessionsSendCommand: Command = {
       if (failed(context, result)) return Exit.Error;
       context.stdout.write(result.value.queued ? 'Queued: it goes in when the current turn ends.\n' : 'Sent.\n');
       return Exit.Ok;
-    }),
+    });
+  },
 };
 
 export const sessionsInterruptCommand: Command = {
