@@ -105,10 +105,14 @@ describe('tether-relay', () => {
     }
   });
 
-  it('exits 1 when Redis cannot be reached', async () => {
-    const r = run(['--port', '0', '--redis', 'redis://127.0.0.1:1']);
-    expect(await r.status).toBe(1);
-    expect(r.err.at(-1)).toContain('cannot reach Redis');
+  it('starts and serves when Redis cannot be reached, outside the cluster until it can', async () => {
+    const r = run(['--port', '0', '--json', '--no-app', '--redis', 'redis://127.0.0.1:1']);
+    const relay = await r.relay;
+    expect(JSON.parse(r.out[0]!)).toMatchObject({ event: 'listening' });
+    expect(relay.cluster?.isUp).toBe(false);
+    expect((await fetch(`${relay.url}/healthz`)).status).toBe(200);
+    r.stop();
+    expect(await r.status).toBe(0);
   });
 
   it('serves HTTPS with a certificate, and hosts link in over wss with the public origin', async () => {

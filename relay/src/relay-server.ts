@@ -56,6 +56,9 @@ const NODE_ID_BYTES = 16;
 /** Milliseconds a clean shutdown waits for sockets to finish closing before it destroys them. */
 const SHUTDOWN_GRACE_MS = 2_000;
 
+/** Milliseconds start-up waits for Redis before listening without it (it joins when Redis answers). */
+const REDIS_JOIN_WAIT_MS = 1_000;
+
 /** Milliseconds between looks at whether every host has left a draining node. */
 const DRAIN_POLL_MS = 50;
 
@@ -149,13 +152,11 @@ export class RelayServer {
     if (options.redisUrl) {
       // Loaded only for a cluster: a single node never pays for the Redis client.
       const { RedisCluster } = await import('./cluster/redis-cluster.js');
-      const joined = await RedisCluster.join({ url: options.redisUrl, nodeId, clock, limits, metrics, switchboard });
-      if (!joined.ok) {
-        server.closeAllConnections();
-        server.close();
-        return joined;
-      }
-      cluster = joined.value;
+      // Waits for Redis a moment at most: a healthy cluster is joined before the node says it is
+      // up, and one that is down or not answering is joined later; until then cross-node traffic
+      // is refused (`tether_relay_cluster_up 0`), as when Redis drops at run time.
+      cluster = RedisCluster.join({ url: options.redisUrl, nodeId, clock, limits, metrics, switchboard });
+      await cluster.joinedWithin(REDIS_JOIN_WAIT_MS);
       switchboard.cluster = cluster;
     }
 

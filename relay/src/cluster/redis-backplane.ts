@@ -1,5 +1,4 @@
-import type { Clock, Result, TimerHandle } from '@tether/shared-protocol';
-import { fail, ok } from '@tether/shared-protocol';
+import type { Clock, TimerHandle } from '@tether/shared-protocol';
 import { createClient } from 'redis';
 import type { RelayLimits } from '../limits.js';
 import type { Backplane } from './backplane.js';
@@ -50,20 +49,18 @@ const COMMAND_TIMEOUT_MS = 2_000;
 /** Milliseconds to reach Redis when connecting: 5 s. */
 const CONNECT_TIMEOUT_MS = 5_000;
 /**
- * Reconnect delays grow by 200 ms a try, up to 2 s: well inside the presence TTL. Before the first
- * connection succeeds there is no retrying: a relay started against an unreachable Redis says so
- * and exits, rather than waiting silently.
+ * Reconnect delays grow by 200 ms a try, up to 2 s: well inside the presence TTL. The same from
+ * the first try: a node started while Redis is down or not answering listens and serves what it
+ * holds, and joins the cluster when Redis answers.
  */
-function reconnectStrategy(connected: { once: boolean }) {
-  return (retries: number, cause: Error) => (connected.once ? Math.min(200 * (retries + 1), 2_000) : cause);
-}
+const reconnectStrategy = (retries: number) => Math.min(200 * (retries + 1), 2_000);
 
-function newClient(url: string, connected: { once: boolean }) {
+function newClient(url: string) {
   return createClient({
     url,
     disableOfflineQueue: true,
     commandsQueueMaxLength: MAX_REDIS_COMMANDS,
-    socket: { connectTimeout: CONNECT_TIMEOUT_MS, reconnectStrategy: reconnectStrategy(connected) },
+    socket: { connectTimeout: CONNECT_TIMEOUT_MS, reconnectStrategy },
   });
 }
 
@@ -76,7 +73,11 @@ export class RedisBackplane implements Backplane {
   private readonly claims = new Set<string>();
   private heartbeatTimer: TimerHandle | undefined;
   private refreshTimer: TimerHandle | undefined;
-  private subscribed = true;
+  /** Whether the subscription stands; false until it is first made. */
+  private subscribed = false;
+  private markJoined: () => void = () => {};
+  /** Settles when the subscription is first made (it may never be). */
+  readonly joined = new Promise<void>((resolve) => (this.markJoined = resolve));
   private stopped = false;
 
   private constructor(
@@ -87,47 +88,50 @@ export class RedisBackplane implements Backplane {
     private readonly limits: RelayLimits,
   ) {}
 
-  static async connect(options: {
-    url: string;
-    nodeId: string;
-    clock: Clock;
-    limits: RelayLimits;
-  }): Promise<Result<RedisBackplane>> {
-    const connected = { once: false };
-    const pub = newClient(options.url, connected);
-    const sub = newClient(options.url, connected);
+  /**
+   * Starts connecting and returns at once: until Redis answers, commands fail (the node refuses
+   * cross-node traffic, as when Redis drops later) and `isUp` is false. The clients keep trying on
+   * their own; the subscription is made when the subscriber is first ready, and the client
+   * renews it on every reconnect.
+   */
+  static connect(options: { url: string; nodeId: string; clock: Clock; limits: RelayLimits }): RedisBackplane {
+    const pub = newClient(options.url);
+    const sub = newClient(options.url);
     // Errors surface as failed commands and lost subscriptions; an unhandled 'error' would end the process.
     pub.on('error', () => {});
     sub.on('error', () => {});
-    try {
-      await pub.connect();
-      await sub.connect();
-      connected.once = true;
-    } catch (error) {
-      pub.destroy();
-      sub.destroy();
-      return fail('unavailable', `cannot reach Redis: ${(error as Error).message}`);
-    }
     const plane = new RedisBackplane(options.nodeId, pub, sub, options.clock, options.limits);
     const deliver = (message: Buffer) =>
       plane.onMessage?.(new Uint8Array(message.buffer, message.byteOffset, message.byteLength));
-    try {
-      await sub.subscribe([nodeChannel(options.nodeId), ALL], deliver, true);
-    } catch (error) {
-      pub.destroy();
-      sub.destroy();
-      return fail('unavailable', `cannot subscribe on Redis: ${(error as Error).message}`);
-    }
     sub.on('reconnecting', () => plane.subscriptionDropped());
     sub.on('end', () => plane.subscriptionDropped());
-    sub.on('ready', () => (plane.subscribed = true));
-    await plane.heartbeat();
+    // Sends SUBSCRIBE the first time only: the client already holds the channels on a reconnect.
+    sub.on('ready', () => {
+      sub.subscribe([nodeChannel(options.nodeId), ALL], deliver, true).then(
+        () => {
+          plane.subscribed = sub.isReady;
+          if (plane.isUp) plane.markJoined();
+        },
+        () => {},
+      );
+    });
+    // Presence and heartbeat at once on every (re)connection, not at the next refresh: Redis may
+    // have come back empty, or this node may have linked hosts while it was away.
+    pub.on('ready', () => {
+      if (plane.isUp) plane.markJoined();
+      void plane.beat();
+      void plane.refresh();
+    });
+    // Settles once ready, or rejects when the client is closed before it ever was.
+    pub.connect().catch(() => {});
+    sub.connect().catch(() => {});
+    void plane.heartbeat();
     plane.scheduleRefresh();
-    return ok(plane);
+    return plane;
   }
 
   get isUp(): boolean {
-    return this.pub.isReady && this.sub.isReady;
+    return this.pub.isReady && this.sub.isReady && this.subscribed;
   }
 
   async send(node: string, bytes: Uint8Array): Promise<boolean> {
@@ -184,7 +188,7 @@ export class RedisBackplane implements Backplane {
     this.stop();
     for (const hostId of [...this.claims]) await this.release(hostId);
     await this.command(() => this.pub.del(nodeKey(this.nodeId)));
-    await Promise.allSettled([this.sub.close(), this.pub.close()]);
+    await Promise.all([closeClient(this.sub), closeClient(this.pub)]);
   }
 
   /** Drops the connections without a word, as a dying process would: keys expire on their own. */
@@ -214,10 +218,14 @@ export class RedisBackplane implements Backplane {
     return sent !== undefined;
   }
 
-  private async heartbeat(): Promise<void> {
+  private async beat(): Promise<void> {
     await this.command(() =>
       this.pub.set(nodeKey(this.nodeId), '1', { expiration: { type: 'PX', value: this.limits.nodeTtlMs } }),
     );
+  }
+
+  private async heartbeat(): Promise<void> {
+    await this.beat();
     if (!this.stopped)
       this.heartbeatTimer = this.clock.setTimeout(() => void this.heartbeat(), this.limits.nodeHeartbeatMs);
   }
@@ -256,4 +264,15 @@ export class RedisBackplane implements Backplane {
       if (timer !== undefined) this.clock.clearTimeout(timer);
     }
   }
+}
+
+/** Closes a client, waiting for what it has sent at most COMMAND_TIMEOUT_MS: a Redis that never
+ * answers must not hold a node's shutdown. */
+async function closeClient(client: Client): Promise<void> {
+  if (!client.isReady) return client.destroy();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, COMMAND_TIMEOUT_MS)));
+  await Promise.race([client.close().catch(() => {}), late]);
+  clearTimeout(timer);
+  client.destroy();
 }

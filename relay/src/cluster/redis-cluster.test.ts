@@ -1,6 +1,7 @@
 import { RelayCloseCode, generateHostIdentity, relayPairUrl, utf8Encode } from '@tether/shared-protocol';
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
+import type { Socket } from 'node:net';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RelayLimits } from '../limits.js';
@@ -236,6 +237,66 @@ describe('relay cluster over Redis', () => {
       }
       if (!again) throw new Error('no cross-node device after Redis came back');
       await roundTrip(h, again, Uint8Array.of(3));
+    } finally {
+      await stopRedis(own);
+    }
+  }, 20_000);
+
+  it('starts at once against a Redis that takes connections and never answers, and serves its own', async () => {
+    const held: Socket[] = [];
+    const silent = createServer((socket) => held.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const startedAt = Date.now();
+      const a = await node(FAST, `redis://127.0.0.1:${(silent.address() as { port: number }).port}`);
+      expect(Date.now() - startedAt).toBeLessThan(2_000);
+      await until(() => held.length > 0, 'the node to reach the silent Redis');
+      expect(a.cluster?.isUp).toBe(false);
+      expect(await (await fetch(`${a.url}/metrics`)).text()).toContain('tether_relay_cluster_up 0');
+      const identity = generateHostIdentity();
+      const h = await host(a, identity);
+      await roundTrip(h, await device(a, identity), Uint8Array.of(1));
+      // A host that is not here is looked for through Redis, which cannot answer: host-offline.
+      const refused = await device(a, generateHostIdentity());
+      expect((await refused.done).code).toBe(RelayCloseCode.HostOffline);
+      await a.close();
+      nodes.splice(nodes.indexOf(a), 1);
+    } finally {
+      for (const s of held) s.destroy();
+      silent.close();
+    }
+  }, 10_000);
+
+  it('starts while Redis is down, refuses cross-node traffic, and joins the cluster when Redis comes up', async () => {
+    const port = await freePort();
+    let own: ChildProcess | undefined;
+    try {
+      const url = `redis://127.0.0.1:${port}`;
+      const startedAt = Date.now();
+      const [a, b] = await Promise.all([node(FAST, url), node(FAST, url)]);
+      expect(Date.now() - startedAt).toBeLessThan(2_000);
+      expect(a.cluster?.isUp).toBe(false);
+      const identity = generateHostIdentity();
+      const h = await host(a, identity);
+      await roundTrip(h, await device(a, identity), Uint8Array.of(1));
+      // The host is on a, the device on b: refused as when Redis drops at run time.
+      const refused = await device(b, identity);
+      expect((await refused.done).code).toBe(RelayCloseCode.HostOffline);
+
+      // Redis starts: the clients connect on their own, the host's presence is written at the next
+      // refresh, and a device on the other node reaches it, with neither node restarted.
+      own = await spawnRedis(port);
+      await until(() => a.cluster?.isUp === true && b.cluster?.isUp === true, 'both nodes to connect');
+      expect(await (await fetch(`${b.url}/metrics`)).text()).toContain('tether_relay_cluster_up 1');
+      let again: FakeDevice | undefined;
+      for (let i = 0; i < 40 && !again; i++) {
+        const before = h.conns.size;
+        const d = await device(b, identity);
+        await new Promise((r) => setTimeout(r, 100));
+        if (d.closed === undefined && h.conns.size > before) again = d;
+      }
+      if (!again) throw new Error('no cross-node device after Redis came up');
+      await roundTrip(h, again, Uint8Array.of(2));
     } finally {
       await stopRedis(own);
     }

@@ -1,5 +1,4 @@
 import type { Clock, Result } from '@tether/shared-protocol';
-import { ok } from '@tether/shared-protocol';
 import type { RelayLimits } from '../limits.js';
 import type { RelayMetrics, RequestKind } from '../metrics.js';
 import type { Downstream, RelayReply, Upstream } from '../routes.js';
@@ -14,24 +13,31 @@ export class RedisCluster implements ClusterLink {
     private readonly router: ClusterRouter,
   ) {}
 
-  static async join(options: {
+  /** Joins at once, whether or not Redis answers yet (see `RedisBackplane.connect`). */
+  static join(options: {
     url: string;
     nodeId: string;
     clock: Clock;
     limits: RelayLimits;
     metrics: RelayMetrics;
     switchboard: Switchboard;
-  }): Promise<Result<RedisCluster>> {
-    const backplane = await RedisBackplane.connect(options);
-    if (!backplane.ok) return backplane;
+  }): RedisCluster {
+    const backplane = RedisBackplane.connect(options);
     const router = new ClusterRouter({
-      backplane: backplane.value,
+      backplane,
       clock: options.clock,
       limits: options.limits,
       metrics: options.metrics,
       local: options.switchboard,
     });
-    return ok(new RedisCluster(backplane.value, router));
+    return new RedisCluster(backplane, router);
+  }
+
+  /** Resolves when this node first joins through Redis, or after `ms`, whichever is first. */
+  async joinedWithin(ms: number): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([this.backplane.joined, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+    clearTimeout(timer);
   }
 
   get isUp(): boolean {
