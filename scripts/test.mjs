@@ -62,7 +62,10 @@ if (vitest) {
 
 console.log('\n── browser and end-to-end (playwright) ──');
 const playwrightJson = join(out, 'playwright.json');
-const playwrightStatus = built ? run(bin('playwright'), ['test'], { cwd: join(root, 'e2e') }) : 1;
+// The whole suite runs the WebKit tests after the Chromium ones (e2e/playwright.config.ts).
+const playwrightStatus = built
+  ? run(bin('playwright'), ['test'], { cwd: join(root, 'e2e'), env: { ...process.env, TETHER_E2E_WEBKIT_LAST: '1' } })
+  : 1;
 const playwright = existsSync(playwrightJson) ? readJson(playwrightJson) : undefined;
 if (playwright?.stats) {
   const { expected, unexpected, flaky, skipped } = playwright.stats;
