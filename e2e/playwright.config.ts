@@ -18,14 +18,7 @@ export default defineConfig({
   projects: [
     { name: 'chromium', testIgnore: /webkit-[^/]*\.spec\.ts$/ },
     // Safari's engine through WebDriver (support/webkit-phone.ts): these tests use no Playwright page.
-    // One WebKit phone at a time, and in the whole suite (`npm test` sets TETHER_E2E_WEBKIT_LAST)
-    // after the Chromium tests: beside another browser test on a 2-core machine, a phone coming
-    // back online has not reconnected within the tests' time in full runs (never on their own).
-    {
-      name: 'webkit',
-      testMatch: /webkit-[^/]*\.spec\.ts$/,
-      workers: 1,
-      ...(process.env.TETHER_E2E_WEBKIT_LAST ? { dependencies: ['chromium'] } : {}),
-    },
+    // One WebKit phone at a time; `npm test` runs this project after the Chromium one, on its own.
+    { name: 'webkit', testMatch: /webkit-[^/]*\.spec\.ts$/, workers: 1 },
   ],
 });

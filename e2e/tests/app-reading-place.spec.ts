@@ -51,7 +51,9 @@ interface Reader {
 
 /** A run of `steps` tool calls made while every device is offline on its session screen. */
 async function offlineRun(browser: Browser, steps: number): Promise<Reader[]> {
-  model = await startLongRunModel(steps);
+  // Slow until every reader is offline, so that the run happens while they are (on a loaded machine
+  // a quick run would reach them live and leave too little to catch up for a gap), then flat out.
+  model = await startLongRunModel(steps, { stepMs: 250 });
   const h = (host = await startAppHost({
     model: `openai-compatible:fake@${model.url}`,
     args: ['--max-model-calls', String(steps + 10)],
@@ -68,12 +70,13 @@ async function offlineRun(browser: Browser, steps: number): Promise<Reader[]> {
   const [first, ...rest] = readers;
   const sessionId = await createSession(first!.page, h, 'Start the long run');
   for (const r of rest) await r.page.goto(first!.page.url());
-  // Each following it (the first message may already be out of the drawn window: the run is quick).
+  // Each following it.
   for (const r of readers) {
     const log = r.page.getByRole('log', { name: 'Transcript' });
     await expect.poll(async () => Number(await log.getAttribute('data-items'))).toBeGreaterThan(0);
   }
   for (const r of readers) await r.context.setOffline(true);
+  model.setStepMs(0);
   // The list, not the log: a log of thousands of events is too big to poll.
   await eventually(
     async () => {

@@ -38,17 +38,20 @@ const TRANSCRIPT = '[role="log"][aria-label="Transcript"]';
  * reach (reachability.ts).
  */
 async function offlineRun(phone: WebKitPhone, network: PhoneNetwork, steps: number): Promise<void> {
-  model = await startLongRunModel(steps);
+  // Slow until the phone is cut off, so that the run happens while it is (as app-reading-place), then
+  // flat out.
+  model = await startLongRunModel(steps, { stepMs: 250 });
   const h = (host = await startAppHost({
     model: `openai-compatible:fake@${model.url}`,
     args: ['--max-model-calls', String(steps + 10)],
   }));
   await pairByLink(phone, h);
   const sessionId = await startSession(phone, 'Start the long run');
-  // Following it (the first message may already be out of the drawn window: the run is quick).
+  // Following it.
   await expect.poll(() => phone.attr(TRANSCRIPT, 'data-items').then(Number)).toBeGreaterThan(0);
   network.cut();
   await expect.poll(() => phone.attr('[data-banner="offline"]', 'data-reason')).toBe('unreachable');
+  model.setStepMs(0);
   // The list, not the log: a log of hundreds of events is too big to poll.
   await eventually(
     async () => {
