@@ -147,3 +147,34 @@ test.describe('on an iPhone', () => {
     await snap(page, testInfo, 'phone-session-dark');
   });
 });
+
+test.describe('on a phone, as the computer answers', () => {
+  test.use(device('iPhone 15'));
+
+  test('"New session" stays where it is when the Terminal button comes in beside it', async ({ page, context }) => {
+    await pairThroughLink(page, host);
+    await page.evaluate(async () => {
+      await navigator.serviceWorker.ready;
+    });
+    // Opened with no way to the computer: the screen is drawn before the computer says it offers
+    // terminals.
+    await context.setOffline(true);
+    await page.reload();
+    const newSession = page.getByRole('button', { name: 'New session' });
+    await expect(newSession).toBeVisible();
+    await expect(page.getByRole('button', { name: 'Terminal' })).toHaveCount(0);
+    // Where it is in its bar (the offline banner above the bar goes away too).
+    const place = () =>
+      newSession.evaluate((button) => {
+        const b = button.getBoundingClientRect();
+        const bar = button.closest('header')!.getBoundingClientRect();
+        return { x: b.x - bar.x, y: b.y - bar.y, width: b.width, height: b.height };
+      });
+    const before = await place();
+
+    await context.setOffline(false);
+    await page.evaluate(() => window.dispatchEvent(new Event('online')));
+    await expect(page.getByRole('button', { name: 'Terminal' })).toBeVisible();
+    expect(await place()).toEqual(before);
+  });
+});

@@ -31,7 +31,16 @@ export function TerminalButton({
   const [opening, setOpening] = useState(false);
   const [error, setError] = useState<string | undefined>();
   const record = hosts.find((h) => h.hostId === hostId);
-  if (!connection || !record?.scopes.includes('terminal') || !info?.features.includes('terminals')) return null;
+  if (!record?.scopes.includes('terminal')) return null;
+  // Until the computer says what it offers, the button keeps its place unseen: a button appearing
+  // beside "New session" as the connection comes up would move it under a finger already on its way.
+  if (!connection || info === null)
+    return (
+      <button type="button" class="placeholder-button" disabled tabIndex={-1} aria-hidden="true">
+        {label}
+      </button>
+    );
+  if (!info.features.includes('terminals')) return null;
 
   const open = async () => {
     setOpening(true);
