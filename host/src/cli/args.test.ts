@@ -39,6 +39,13 @@ describe('parseArgs', () => {
     expect(parsed.ok && flag(parsed.value, 'json')).toBe(false);
   });
 
+  it('keeps an id that starts with a dash as a positional (a device id is base64url)', () => {
+    const id = '-Qx3kT9x0aQ1bZc7Yw_8Aa';
+    const parsed = parse('devices', 'revoke', id, '--json');
+    expect(parsed.ok && parsed.value.positionals).toEqual(['devices', 'revoke', id]);
+    expect(parsed.ok && flag(parsed.value, 'json')).toBe(true);
+  });
+
   it.each([
     [['--nope'], 'unknown option --nope'],
     [['--nope=1'], 'unknown option --nope'],

@@ -20,8 +20,12 @@ export interface ParsedArgs {
   positionals: string[];
 }
 
-/** A negative number (`-1`) is a positional, not a cluster of short options. */
-const NEGATIVE_NUMBER = /^-\d/;
+/**
+ * A negative number (`-1`), or a dashed word long enough to be an id, is a positional, not a
+ * cluster of short options (the CLI has none): a device id is base64url, and one in 64 starts
+ * with a dash (`tether devices revoke -Qx…`). Short dashed words (`-h`, `-abc`) are still refused.
+ */
+const POSITIONAL_WITH_DASH = /^-(\d|[^-]{11,})/;
 
 export function parseArgs(argv: readonly string[], specs: readonly OptionSpec[]): Result<ParsedArgs> {
   const byName = new Map(specs.map((s) => [s.name, s]));
@@ -50,7 +54,7 @@ export function parseArgs(argv: readonly string[], specs: readonly OptionSpec[])
     lastIndex = token.index;
     const raw = argv[token.index]!;
     if (!raw.startsWith('--')) {
-      if (NEGATIVE_NUMBER.test(raw)) {
+      if (POSITIONAL_WITH_DASH.test(raw)) {
         positionals.push(raw);
         continue;
       }
