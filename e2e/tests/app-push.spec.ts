@@ -138,11 +138,22 @@ const shown = (page: Page, tag: string) =>
     }, tag),
   ) as Promise<Shown>;
 
-const titled = (page: Page, tag: string, title: string) =>
-  eventually(async () => {
-    const n = await shown(page, tag);
-    return n.title === title ? n : undefined;
-  });
+/**
+ * Waits for the notification to say `title`, naming the last title seen when it never does. An
+ * answer's one attempt may take up to ONE_SHOT_TIMEOUT_MS (15 s) on a loaded machine: allow two.
+ */
+const titled = async (page: Page, tag: string, title: string) => {
+  let last = '(none)';
+  try {
+    return await eventually(async () => {
+      const n = await shown(page, tag);
+      last = `${n.title}: ${n.body}`;
+      return n.title === title ? n : undefined;
+    }, 30_000);
+  } catch {
+    throw new Error(`the notification never said "${title}"; last: ${last}`);
+  }
+};
 
 const click = (page: Page, tag: string, action: string) =>
   page.evaluate(
