@@ -41,6 +41,17 @@ describe('the machine link on OpenSSL', () => {
     }
   });
 
+  it('seals a plaintext given in parts as the same frame as the joined plaintext', () => {
+    const keys = direction();
+    const [head, body] = [random(9), random(70_000)];
+    const joined = Buffer.concat([head, body]);
+    for (const aead of [nodeLinkAead, typescriptLinkAead]) {
+      const parts = new LinkFrameSealer(aead, keys, CAP).seal([head, body]);
+      const whole = new LinkFrameSealer(nodeLinkAead, keys, CAP).seal(joined);
+      expect(parts.ok && whole.ok && Buffer.from(parts.value).equals(whole.value), aead.name).toBe(true);
+    }
+  });
+
   it('refuses a tampered, replayed, reordered or foreign frame with the stable codes', () => {
     const keys = direction();
     const sealer = new LinkFrameSealer(nodeLinkAead, keys, CAP);

@@ -17,13 +17,19 @@ export const nodeLinkAead: LinkAead = {
     // Parsed once per direction; a KeyObject keeps the key out of JavaScript's heap copies.
     const key: KeyObject = createSecretKey(raw);
     return {
-      seal: (nonce, aad, plaintext, out, offset) => {
+      seal: (nonce, aad, parts, out, offset) => {
         const cipher = createCipheriv(CIPHER, key, nonce, { authTagLength: LINK_TAG_BYTES });
-        cipher.setAAD(aad, { plaintextLength: plaintext.length });
-        const sealed = cipher.update(plaintext);
+        let length = 0;
+        for (const part of parts) length += part.length;
+        cipher.setAAD(aad, { plaintextLength: length });
+        let at = offset;
+        for (const part of parts) {
+          const sealed = cipher.update(part);
+          out.set(sealed, at);
+          at += sealed.length;
+        }
         cipher.final();
-        out.set(sealed, offset);
-        out.set(cipher.getAuthTag(), offset + sealed.length);
+        out.set(cipher.getAuthTag(), at);
       },
       open: (nonce, aad, sealed) => {
         if (sealed.length < LINK_TAG_BYTES) return undefined;

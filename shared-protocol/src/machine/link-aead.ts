@@ -1,4 +1,4 @@
-import { constantTimeEqual, fromHex, utf8Encode } from '../encoding.js';
+import { concatBytes, constantTimeEqual, fromHex, utf8Encode } from '../encoding.js';
 import {
   CHACHA_KEY_BYTES,
   CHACHA_NONCE_BYTES,
@@ -23,8 +23,11 @@ export interface LinkAead {
 }
 
 export interface LinkAeadKey {
-  /** Writes the ciphertext and then the 16-byte tag into `out` from `offset` on. */
-  seal(nonce: Uint8Array, aad: Uint8Array, plaintext: Uint8Array, out: Uint8Array, offset: number): void;
+  /**
+   * Seals the plaintext that is `parts` one after the other (a body chunk's header and its bytes,
+   * never joined first), writing the ciphertext and then the 16-byte tag into `out` from `offset`.
+   */
+  seal(nonce: Uint8Array, aad: Uint8Array, parts: readonly Uint8Array[], out: Uint8Array, offset: number): void;
   /** The plaintext of `sealed` (ciphertext then tag), or undefined when it does not authenticate. */
   open(nonce: Uint8Array, aad: Uint8Array, sealed: Uint8Array): Uint8Array | undefined;
 }
@@ -38,7 +41,8 @@ export const typescriptLinkAead: LinkAead = {
   key: (raw) => {
     const key = raw.slice();
     return {
-      seal: (nonce, aad, plaintext, out, offset) => out.set(chacha20Poly1305Seal(key, nonce, aad, plaintext), offset),
+      seal: (nonce, aad, parts, out, offset) =>
+        out.set(chacha20Poly1305Seal(key, nonce, aad, concatBytes(...parts)), offset),
       open: (nonce, aad, sealed) => chacha20Poly1305Open(key, nonce, aad, sealed),
     };
   },
@@ -68,7 +72,8 @@ export function checkLinkAead(aead: LinkAead): boolean {
     const key = aead.key(hex(VECTOR.key));
     const [nonce, aad, plaintext] = [hex(VECTOR.nonce), hex(VECTOR.aad), utf8Encode(VECTOR.plaintext)];
     const out = new Uint8Array(3 + plaintext.length + LINK_TAG_BYTES);
-    key.seal(nonce, aad, plaintext, out, 3);
+    // In two parts, as a body chunk is sealed.
+    key.seal(nonce, aad, [plaintext.subarray(0, 9), plaintext.subarray(9)], out, 3);
     if (!constantTimeEqual(out.subarray(3), hex(VECTOR.sealed))) return false;
     const opened = key.open(nonce, aad, out.subarray(3));
     if (!opened || !constantTimeEqual(opened, plaintext)) return false;

@@ -28,10 +28,18 @@ export interface BodyChunk {
   data: Uint8Array;
 }
 
-export function encodeBodyChunk(id: number, data: Uint8Array): Uint8Array {
-  const out = new Uint8Array(LINK_BODY_HEADER_BYTES + data.length);
+/** The 9 bytes before a chunk's data: the sealer takes them and the data as two parts, so a
+ * 1 MiB chunk is not copied behind its header first. */
+export function bodyChunkHeader(id: number): Uint8Array {
+  const out = new Uint8Array(LINK_BODY_HEADER_BYTES);
   out[0] = LINK_BODY_TAG;
   out.set(writeUint64(id), 1);
+  return out;
+}
+
+export function encodeBodyChunk(id: number, data: Uint8Array): Uint8Array {
+  const out = new Uint8Array(LINK_BODY_HEADER_BYTES + data.length);
+  out.set(bodyChunkHeader(id));
   out.set(data, LINK_BODY_HEADER_BYTES);
   return out;
 }

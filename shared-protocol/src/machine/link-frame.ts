@@ -86,18 +86,22 @@ export class LinkFrameSealer {
     this.iv = keys.iv.slice();
   }
 
-  seal(plaintext: Uint8Array): Result<Uint8Array> {
-    if (plaintext.length > this.maxPlaintext) {
-      return fail('frame-too-large', `frame of ${plaintext.length} bytes is over the ${this.maxPlaintext}-byte limit`);
+  /** Seals `plaintext`, or the plaintext that is its parts one after the other. */
+  seal(plaintext: Uint8Array | readonly Uint8Array[]): Result<Uint8Array> {
+    const parts = plaintext instanceof Uint8Array ? [plaintext] : plaintext;
+    let length = 0;
+    for (const part of parts) length += part.length;
+    if (length > this.maxPlaintext) {
+      return fail('frame-too-large', `frame of ${length} bytes is over the ${this.maxPlaintext}-byte limit`);
     }
     if (this.counter >= Number.MAX_SAFE_INTEGER) return fail('channel-closed', 'frame counter exhausted');
     const counter = this.counter++;
-    const frame = new Uint8Array(LINK_FRAME_OVERHEAD + plaintext.length);
+    const frame = new Uint8Array(LINK_FRAME_OVERHEAD + length);
     frame[0] = LINK_FRAME_KIND;
     frame.set(this.tag, 1);
     putCounter(frame, 5, counter);
     putNonce(this.nonce, this.iv, counter);
-    this.key.seal(this.nonce, frame.subarray(0, LINK_FRAME_HEADER_BYTES), plaintext, frame, LINK_FRAME_HEADER_BYTES);
+    this.key.seal(this.nonce, frame.subarray(0, LINK_FRAME_HEADER_BYTES), parts, frame, LINK_FRAME_HEADER_BYTES);
     return ok(frame);
   }
 

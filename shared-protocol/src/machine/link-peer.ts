@@ -10,9 +10,9 @@ import {
   BodyAssembler,
   LINK_BODY_CHUNK_BYTES,
   LINK_BODY_TAG,
+  bodyChunkHeader,
   bodyOf,
   decodeBodyChunk,
-  encodeBodyChunk,
 } from './link-body.js';
 import type { LinkAead } from './link-aead.js';
 import type { LinkKeys } from './link-frame.js';
@@ -134,7 +134,7 @@ export class LinkPeer {
     return this.sendPlain(encodeChannelMessage(message));
   }
 
-  private sendPlain(plain: Uint8Array): Result<void> {
+  private sendPlain(plain: Uint8Array | readonly Uint8Array[]): Result<void> {
     if (this.closedWith) return fail('disconnected', 'the link is closed');
     const frame = this.sealer.seal(plain);
     if (!frame.ok) return frame.error.code === 'frame-too-large' ? fail('too-large', frame.error.message) : frame;
@@ -147,8 +147,9 @@ export class LinkPeer {
     if (body.length > MAX_LINK_BODY_BYTES) {
       return fail('too-large', `a body of ${body.length} bytes is over the ${MAX_LINK_BODY_BYTES}-byte limit`);
     }
+    const header = bodyChunkHeader(id);
     for (let at = 0; at < body.length; at += LINK_BODY_CHUNK_BYTES) {
-      const sent = this.sendPlain(encodeBodyChunk(id, body.subarray(at, at + LINK_BODY_CHUNK_BYTES)));
+      const sent = this.sendPlain([header, body.subarray(at, at + LINK_BODY_CHUNK_BYTES)]);
       if (!sent.ok) return sent;
     }
     return this.send({ t: 'res', id, result: { ...result, body: body.length } });
