@@ -133,9 +133,7 @@ export function checkMachineLinkVectors(
   );
   if (expected.body !== undefined) {
     same('machine body frame', actual.bodyFrame, expected.bodyFrame);
-    const receiver = host.ok
-      ? new LinkFrameOpener(aead, host.value.keys.receive, MAX_LINK_FRAME_PLAINTEXT)
-      : undefined;
+    const receiver = host.ok ? new LinkFrameOpener(aead, host.value.keys.receive, MAX_LINK_FRAME_PLAINTEXT) : undefined;
     const body = receiver?.open(hex(expected.registerFrame)).ok
       ? receiver.open(hex(expected.bodyFrame ?? ''))
       : undefined;
