@@ -73,7 +73,7 @@ function hostNever(rel: string, target: string): string | undefined {
 }
 
 /** Subpaths shared-protocol exports besides its root (package.json#exports). */
-const PUBLIC_SUBPATHS = new Set(['/testing', '/test-vectors.json']);
+const PUBLIC_SUBPATHS = new Set(['/testing', '/test-vectors.json', '/machine-link-vectors.json']);
 const NEUTRAL_DEPENDENCIES = new Set(['tweetnacl', 'valibot']);
 const NODE_BUILTINS = new Set([
   'assert',

@@ -26,7 +26,7 @@ import {
   generateBoxKeyPair,
 } from '@tether/shared-protocol';
 import { ManualClock } from '@tether/shared-protocol/testing';
-import { MachineExecutor } from '@tether/machine';
+import { MachineExecutor, nodeLinkAead } from '@tether/machine';
 import * as v from 'valibot';
 import type { FuzzKit } from './fuzz-kit.js';
 import { describe } from './fuzz-kit.js';
@@ -146,8 +146,8 @@ export class ExecutorTarget {
     const [machineEnd, hostEnd] = fuzzPipe((what) => this.kit.fail(what));
     const random = this.kit.bytes;
     const [host, machine] = await Promise.all([
-      acceptMachineLink(hostEnd, { clock, random, hostKeys: generateBoxKeyPair(random) }),
-      openMachineLink(machineEnd, { clock, random, checkHostKey: () => ok(undefined) }),
+      acceptMachineLink(hostEnd, { clock, random, aead: nodeLinkAead, hostKeys: generateBoxKeyPair(random) }),
+      openMachineLink(machineEnd, { clock, random, aead: nodeLinkAead, checkHostKey: () => ok(undefined) }),
     ]);
     if (!host.ok || !machine.ok) throw new Error('the fuzzer could not open a machine link');
     const peer = machine.value.peer;

@@ -1,8 +1,8 @@
 import type { ChannelMessage, MachineMethodName, ProtocolError } from '@tether/shared-protocol';
 import {
   EXEC_ERROR_CODES,
-  FrameOpener,
-  FrameSealer,
+  LinkFrameOpener,
+  LinkFrameSealer,
   MACHINE_METHODS,
   MACHINE_PROTOCOL_VERSION,
   MAX_LINK_FRAME_PLAINTEXT,
@@ -15,6 +15,7 @@ import {
 } from '@tether/shared-protocol';
 import { ManualClock } from '@tether/shared-protocol/testing';
 import * as v from 'valibot';
+import { nodeLinkAead } from '@tether/machine';
 import type { MachineKit } from '../src/machines/testing/machine-kit.js';
 import { machineKit } from '../src/machines/testing/machine-kit.js';
 import type { RemoteMachineContext } from '../src/machines/remote-machine-context.js';
@@ -49,8 +50,8 @@ const RESULTS: Partial<Record<MachineMethodName, unknown>> = {
 
 interface Link {
   end: FuzzPipeEnd;
-  sealer: FrameSealer | undefined;
-  opener: FrameOpener | undefined;
+  sealer: LinkFrameSealer | undefined;
+  opener: LinkFrameOpener | undefined;
   initiator: MachineLinkInitiator;
   /** What the host sent, opened and decoded, not yet taken. */
   incoming: ChannelMessage[];
@@ -158,8 +159,8 @@ export class LinkServerTarget {
     if (!link.opener) {
       const welcomed = link.initiator.acceptWelcome(data);
       if (!welcomed.ok) return k.fail(`the host's welcome does not hold: ${welcomed.error.message}`);
-      link.sealer = new FrameSealer(welcomed.value.keys.send, MAX_LINK_FRAME_PLAINTEXT);
-      link.opener = new FrameOpener(welcomed.value.keys.receive, MAX_LINK_FRAME_PLAINTEXT);
+      link.sealer = new LinkFrameSealer(nodeLinkAead, welcomed.value.keys.send, MAX_LINK_FRAME_PLAINTEXT);
+      link.opener = new LinkFrameOpener(nodeLinkAead, welcomed.value.keys.receive, MAX_LINK_FRAME_PLAINTEXT);
       return;
     }
     const plain = link.opener.open(data);

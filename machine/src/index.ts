@@ -43,6 +43,7 @@ export { describeState, readTokenFile, shareStatus, startShare } from './share/s
 export type { CommandRunner, ServiceOutcome, ServicePlan, ServiceSpec } from './share/background-service.js';
 export { installService, servicePlan, shellLine, uninstallService } from './share/background-service.js';
 export { machineSocketUrl, wsConnect } from './link/ws-connect.js';
+export { chooseLinkAead, nodeLinkAead } from './link/node-link-aead.js';
 export type { PtyPort, PtyProcess, PtySpawn } from './terminal/pty-port.js';
 export { NodePtyPort } from './terminal/node-pty-port.js';
 export type { OutputChunk } from './terminal/terminal-backlog.js';

@@ -21,6 +21,8 @@ const inputs: MachineLinkVectors = {
   hostKey: '',
   machineToHost: '',
   hostToMachine: '',
+  machineToHostIv: '',
+  hostToMachineIv: '',
   register: JSON.stringify({
     token: 'tm_Qx7pL2mZ_example-secret-not-a-real-token',
     machineId: 'm_3fK9dQ2xL8pZ',

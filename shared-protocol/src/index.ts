@@ -70,5 +70,6 @@ export * from './link/reconnector.js';
 export * from './link/handshake-deadline.js';
 export * from './link/ws-writer.js';
 export * from './link/handshake-pool.js';
+export * from './hkdf.js';
 export * from './sha256.js';
 export * from './x25519.js';

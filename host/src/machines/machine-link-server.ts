@@ -8,6 +8,7 @@ import {
   acceptMachineLink,
   fail,
 } from '@tether/shared-protocol';
+import { chooseLinkAead } from '@tether/machine';
 import * as v from 'valibot';
 import type { HostCounters } from '../stats/host-counters.js';
 import type { MachineRegistry } from './machine-registry.js';
@@ -72,6 +73,7 @@ export class MachineLinkServer {
     const opened = await acceptMachineLink(transport, {
       clock,
       random: this.deps.random,
+      aead: chooseLinkAead(),
       hostKeys: this.deps.hostKeys,
       timeoutMs: this.deps.registerTimeoutMs ?? LINK_REGISTER_TIMEOUT_MS,
     });

@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { LocalContext } from '@tether/machine';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MachineKit } from './testing/machine-kit.js';
 import { machineKit } from './testing/machine-kit.js';
@@ -50,6 +51,12 @@ describe('machine registration', () => {
       ok: true,
       value: { text: 'abcdefghé', size: 208 },
     });
+    // Bytes that are not UTF-8 read as a local read gives them: each bad sequence one U+FFFD.
+    const bad = Buffer.from([0x61, 0xff, 0x62, 0xe2, 0x82, 0x63, 0xf0, 0x9f, 0x98, 0x80, 0xc3]);
+    writeFileSync(join(machine.root, 'bad.txt'), bad);
+    const local = await new LocalContext().readFile(machine.root, 'bad.txt', 100);
+    expect(local).toEqual({ ok: true, value: { text: 'a\ufffdb\ufffdc😀\ufffd', size: 11 } });
+    expect(await context.readFile(machine.root, 'bad.txt', 100)).toEqual(local);
     await machine.stop();
     await new Promise((r) => setTimeout(r, 20));
     expect(kit.events.at(-1)).toMatchObject({ type: 'machine.status', machine: { status: 'offline' } });

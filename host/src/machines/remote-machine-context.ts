@@ -141,8 +141,11 @@ export class RemoteMachineContext implements ExecutionContext {
       ...(options.head === true ? { head: true } : {}),
     });
     if (!result.ok) return fsFail(result.error);
-    // Decoded as a local read decodes (a bad sequence becomes U+FFFD), once, from the bytes.
-    return ok({ text: utf8.decode(result.value.body), size: result.value.size });
+    // Decoded by the very function a local read uses (a bad sequence becomes U+FFFD), once, from
+    // the bytes in place: Buffer's decoder took three quarters of TextDecoder's time on 1 MiB.
+    const { body } = result.value;
+    const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+    return ok({ text, size: result.value.size });
   }
 
   async realPath(root: string, path: string): Promise<Result<string, FsError>> {
@@ -226,8 +229,6 @@ export class RemoteMachineContext implements ExecutionContext {
     return result;
   }
 }
-
-const utf8 = new TextDecoder();
 
 const FS_CODES = [
   'outside-root',

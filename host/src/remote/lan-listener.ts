@@ -1,6 +1,7 @@
 import type { Clock, PairPage, Result } from '@tether/shared-protocol';
 import {
   FRAME_OVERHEAD,
+  LINK_FRAME_OVERHEAD,
   MAX_FRAME_PLAINTEXT,
   MAX_LINK_FRAME_PLAINTEXT,
   every,
@@ -85,7 +86,10 @@ export class LanListener {
   ) {
     this.allowedOrigins = new Set(options.extraOrigins ?? []);
     this.wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_PLAINTEXT + FRAME_OVERHEAD });
-    this.machineWss = new WebSocketServer({ noServer: true, maxPayload: MAX_LINK_FRAME_PLAINTEXT + FRAME_OVERHEAD });
+    this.machineWss = new WebSocketServer({
+      noServer: true,
+      maxPayload: MAX_LINK_FRAME_PLAINTEXT + LINK_FRAME_OVERHEAD,
+    });
   }
 
   static async start(options: LanListenerOptions): Promise<Result<LanListener>> {

@@ -1,5 +1,5 @@
 import type { CloseInfo, Transport } from '@tether/shared-protocol';
-import { FRAME_OVERHEAD, MAX_LINK_FRAME_PLAINTEXT } from '@tether/shared-protocol';
+import { LINK_FRAME_OVERHEAD, MAX_LINK_FRAME_PLAINTEXT } from '@tether/shared-protocol';
 import { WebSocket } from 'ws';
 
 /** Milliseconds to open the WebSocket (TCP, TLS, upgrade) before the attempt counts as failed. */
@@ -31,7 +31,7 @@ export function machineSocketUrl(hostUrl: string): string | undefined {
 export function wsConnect(url: string): Promise<Transport> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(url, {
-      maxPayload: MAX_LINK_FRAME_PLAINTEXT + FRAME_OVERHEAD,
+      maxPayload: MAX_LINK_FRAME_PLAINTEXT + LINK_FRAME_OVERHEAD,
       perMessageDeflate: false,
       handshakeTimeout: OPEN_TIMEOUT_MS,
       // A zero masking key, which `ws` then skips on both ends. Masking guards proxies against

@@ -1,3 +1,4 @@
+import { nodeLinkAead } from '../link/node-link-aead.js';
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,7 +34,7 @@ function fakeHost(
   const connect = (): Promise<Transport> => {
     if (refuseConnections) return Promise.reject(new Error('connection refused'));
     const [machineEnd, hostEnd] = memoryPipe();
-    void acceptMachineLink(hostEnd, { clock, random: secureRandom, hostKeys }).then((peer) => {
+    void acceptMachineLink(hostEnd, { clock, random: secureRandom, aead: nodeLinkAead, hostKeys }).then((peer) => {
       if (!peer.ok) return;
       links.push(peer.value);
       peer.value.onRequest = (method, params) => {

@@ -20,6 +20,7 @@ import {
 } from '@tether/shared-protocol';
 import type { LinkPeer } from '@tether/shared-protocol';
 import * as v from 'valibot';
+import { chooseLinkAead } from '../link/node-link-aead.js';
 import type { MachineExecutor } from './machine-executor.js';
 
 /** Reconnect delays: from 1 s, doubling, up to 30 s, each drawn between half and all of its step. */
@@ -160,6 +161,7 @@ export class MachineAgent {
     const opened = await openMachineLink(transport, {
       clock: options.clock,
       random: options.random,
+      aead: chooseLinkAead(),
       checkHostKey: (key) => {
         const refused = this.checkHostKey(key);
         if (refused) keyRefusal = refused;

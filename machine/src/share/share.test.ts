@@ -1,3 +1,4 @@
+import { nodeLinkAead } from '../link/node-link-aead.js';
 import {
   chmodSync,
   existsSync,
@@ -53,10 +54,12 @@ function connectToHost(): () => Promise<Transport> {
   const hostKeys = generateBoxKeyPair();
   return () => {
     const [machineEnd, hostEnd] = memoryPipe();
-    void acceptMachineLink(hostEnd, { clock: systemClock, random: secureRandom, hostKeys }).then((peer) => {
-      if (peer.ok)
-        peer.value.onRequest = () => Promise.resolve(ok({ machineId: 'm_x', hostId: 'h_x', name: 'laptop' }));
-    });
+    void acceptMachineLink(hostEnd, { clock: systemClock, random: secureRandom, aead: nodeLinkAead, hostKeys }).then(
+      (peer) => {
+        if (peer.ok)
+          peer.value.onRequest = () => Promise.resolve(ok({ machineId: 'm_x', hostId: 'h_x', name: 'laptop' }));
+      },
+    );
     return Promise.resolve(machineEnd);
   };
 }

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import vectorsFile from '../../test-vectors/machine-link.json' with { type: 'json' };
 import { generateBoxKeyPair } from '../identity.js';
-import { FrameOpener, FrameSealer } from '../sealed-frame.js';
 import { checkMachineLinkVectors } from '../testing/machine-link-vectors.js';
 import { seededRandom } from '../testing/seeded-random.js';
 import {
@@ -11,6 +10,8 @@ import {
   MachineLinkInitiator,
   acceptMachineHello,
 } from './link-handshake.js';
+import { typescriptLinkAead } from './link-aead.js';
+import { LinkFrameOpener, LinkFrameSealer } from './link-frame.js';
 
 function setup(seed = 'machine handshake') {
   const random = seededRandom(seed);
@@ -33,9 +34,15 @@ describe('machine link handshake', () => {
     const { keys } = welcomed.value;
     expect(keys.send).toEqual(accepted.value.keys.receive);
     expect(keys.receive).toEqual(accepted.value.keys.send);
-    expect(keys.send).not.toEqual(keys.receive);
-    const frame = new FrameSealer(keys.send).seal(Uint8Array.of(7));
-    expect(frame.ok && new FrameOpener(accepted.value.keys.receive).open(frame.value).ok).toBe(true);
+    // Directions apart: neither the key nor the iv of one is the other's.
+    expect(keys.send.key).not.toEqual(keys.receive.key);
+    expect(keys.send.iv).not.toEqual(keys.receive.iv);
+    expect([keys.send.key.length, keys.send.iv.length]).toEqual([32, 12]);
+    const frame = new LinkFrameSealer(typescriptLinkAead, keys.send, 64).seal(Uint8Array.of(7));
+    const opener = new LinkFrameOpener(typescriptLinkAead, accepted.value.keys.receive, 64);
+    expect(frame.ok && opener.open(frame.value).ok).toBe(true);
+    const reflected = new LinkFrameOpener(typescriptLinkAead, keys.receive, 64);
+    expect(frame.ok && reflected.open(frame.value).ok).toBe(false);
   });
 
   it('refuses a welcome from someone who names the host key without holding it', () => {
@@ -67,6 +74,27 @@ describe('machine link handshake', () => {
       if (machine.acceptWelcome(mutated).ok) taken.push(index);
     }
     expect(taken).toEqual([]);
+  });
+
+  it('refuses a version 1 peer on either side, never falling back to its framing', () => {
+    expect(MACHINE_LINK_VERSION).toBe(2);
+    const s = setup();
+    const old = s.hello.slice();
+    old[1] = 1;
+    const host = acceptMachineHello(old, s.host, s.random);
+    expect(host.ok ? 'ok' : host.error).toEqual({
+      code: 'version-unsupported',
+      message: 'the machine speaks machine-link version 1; this host speaks 2',
+    });
+    const accepted = acceptMachineHello(s.hello, s.host, s.random);
+    if (!accepted.ok) throw new Error('setup');
+    const oldWelcome = accepted.value.welcome.slice();
+    oldWelcome[1] = 1;
+    const machine = s.initiator.acceptWelcome(oldWelcome);
+    expect(machine.ok ? 'ok' : machine.error).toEqual({
+      code: 'version-unsupported',
+      message: 'the host speaks machine-link version 1; this machine speaks 2',
+    });
   });
 
   it('refuses other versions, lengths and kinds on both sides with stable codes', () => {

@@ -2,11 +2,13 @@ import nacl from 'tweetnacl';
 import { concatBytes, utf8Encode } from '../encoding.js';
 import type { Result } from '../errors.js';
 import { BugError, fail, ok } from '../errors.js';
-import type { SessionKeys } from '../handshake.js';
 import { sharedSecret } from '../handshake.js';
+import { hkdfExpand, hkdfExtract } from '../hkdf.js';
 import type { BoxKeyPair } from '../identity.js';
 import { KEY_BYTES, generateBoxKeyPair } from '../identity.js';
 import type { RandomBytes } from '../random.js';
+import { LINK_KEY_BYTES, LINK_NONCE_BYTES } from './link-aead.js';
+import type { LinkDirectionKeys, LinkKeys } from './link-frame.js';
 
 /**
  * The handshake that opens a machine's link to a host (docs/protocol.md, "Machine link").
@@ -17,9 +19,14 @@ import type { RandomBytes } from '../random.js';
  *   ee = X25519(em, Eh) = X25519(eh, Em)      fresh on both sides: forward secrecy
  *   es = X25519(em, Sh) = X25519(sh, Em)      only the holder of the host's static key has it
  *   th = SHA-512(hello | 0x22 | version | Eh | Sh)
- *   Kp = SHA-512("tether/1 machine proof" | ee | es | th)[0..32]
- *   keys = SHA-512("tether/1 machine keys" | ee | es | SHA-512(hello | welcome)):
- *          machine → host the first half, host → machine the second
+ *   Kp = HKDF-Expand(HKDF-Extract(th, ee | es), "tether machine link 2: proof", 32)
+ *   prk = HKDF-Extract(SHA-512(hello | welcome), ee | es)
+ *   per direction d ("machine to host", "host to machine"):
+ *     key_d = HKDF-Expand(prk, "tether machine link 2: <d> key", 32)
+ *     iv_d  = HKDF-Expand(prk, "tether machine link 2: <d> iv", 12)
+ *
+ * HKDF is over HMAC-SHA-512 (hkdf.ts). Frames are then sealed with ChaCha20-Poly1305 under the
+ * direction's key, with a counter nonce mixed into its iv (link-frame.ts).
  *
  * Unlike a device, a machine has no key the host knows: the host is authenticated here (the proof
  * box opens only under a key that needs `sh`, and the machine compares `Sh` with the key it pinned),
@@ -27,7 +34,13 @@ import type { RandomBytes } from '../random.js';
  * and nothing a replay could use: an attacker who replays one cannot derive the keys without `em`.
  */
 
-export const MACHINE_LINK_VERSION = 1;
+/**
+ * The version both ends of a machine link speak; each refuses any other with `version-unsupported`
+ * (a close code the other side reads), never falling back to something else.
+ * 1: frames sealed with XSalsa20-Poly1305 (tweetnacl) like a device's, keys split from one hash.
+ * 2: frames sealed with ChaCha20-Poly1305 (OpenSSL where there is one), keys and ivs from HKDF.
+ */
+export const MACHINE_LINK_VERSION = 2;
 
 export const MachineLinkKind = {
   Hello: 0x21,
@@ -37,8 +50,9 @@ export const MachineLinkKind = {
 export const MACHINE_HELLO_BYTES = 2 + KEY_BYTES;
 export const MACHINE_WELCOME_BYTES = 2 + KEY_BYTES + KEY_BYTES + 24 + nacl.secretbox.overheadLength + 32;
 
-const PROOF_LABEL = utf8Encode('tether/1 machine proof');
-const KEY_LABEL = utf8Encode('tether/1 machine keys');
+const LABEL = 'tether machine link 2: ';
+const PROOF_INFO = utf8Encode(`${LABEL}proof`);
+const info = (direction: string, what: 'key' | 'iv') => utf8Encode(`${LABEL}${direction} ${what}`);
 
 function welcomeHead(ephemeral: Uint8Array, hostStatic: Uint8Array): Uint8Array {
   return concatBytes(Uint8Array.of(MachineLinkKind.Welcome, MACHINE_LINK_VERSION), ephemeral, hostStatic);
@@ -46,16 +60,21 @@ function welcomeHead(ephemeral: Uint8Array, hostStatic: Uint8Array): Uint8Array 
 
 function proofKey(ee: Uint8Array, es: Uint8Array, hello: Uint8Array, head: Uint8Array) {
   const th = nacl.hash(concatBytes(hello, head));
-  return { key: nacl.hash(concatBytes(PROOF_LABEL, ee, es, th)).slice(0, 32), binding: th.slice(0, 32) };
+  const prk = hkdfExtract(th, concatBytes(ee, es));
+  return { key: hkdfExpand(prk, PROOF_INFO, 32), binding: th.slice(0, 32) };
 }
 
 function deriveKeys(ee: Uint8Array, es: Uint8Array, hello: Uint8Array, welcome: Uint8Array) {
-  const k = nacl.hash(concatBytes(KEY_LABEL, ee, es, nacl.hash(concatBytes(hello, welcome))));
-  return { machineToHost: k.slice(0, 32), hostToMachine: k.slice(32, 64) };
+  const prk = hkdfExtract(nacl.hash(concatBytes(hello, welcome)), concatBytes(ee, es));
+  const direction = (name: string): LinkDirectionKeys => ({
+    key: hkdfExpand(prk, info(name, 'key'), LINK_KEY_BYTES),
+    iv: hkdfExpand(prk, info(name, 'iv'), LINK_NONCE_BYTES),
+  });
+  return { machineToHost: direction('machine to host'), hostToMachine: direction('host to machine') };
 }
 
 export interface MachineWelcomed {
-  keys: SessionKeys;
+  keys: LinkKeys;
   /** The host's static box key, proven by the welcome: the caller compares it with its pin. */
   hostKey: Uint8Array;
 }
@@ -111,7 +130,7 @@ export function acceptMachineHello(
   hello: Uint8Array,
   hostKeys: BoxKeyPair,
   random: RandomBytes,
-): Result<{ welcome: Uint8Array; keys: SessionKeys }> {
+): Result<{ welcome: Uint8Array; keys: LinkKeys }> {
   if (hello.length < 2 || hello[0] !== MachineLinkKind.Hello) {
     return fail('handshake-malformed', 'expected a machine-link hello');
   }

@@ -5,13 +5,13 @@ import { ok, protocolError } from '../errors.js';
 import type { BoxKeyPair } from '../identity.js';
 import type { RandomBytes } from '../random.js';
 import type { Transport } from '../client/transport.js';
-import { MachineLinkInitiator, acceptMachineHello } from './link-handshake.js';
+import { MACHINE_LINK_VERSION, MachineLinkInitiator, acceptMachineHello } from './link-handshake.js';
 import type { LinkPeerOptions } from './link-peer.js';
 import { LinkPeer } from './link-peer.js';
 import { handshakeWithDeadline } from '../link/handshake-deadline.js';
 import { LINK_REGISTER_TIMEOUT_MS } from './machine-limits.js';
 
-type PeerTuning = Pick<LinkPeerOptions, 'pingIntervalMs' | 'pongTimeoutMs' | 'maxPending'>;
+type PeerTuning = Pick<LinkPeerOptions, 'aead' | 'pingIntervalMs' | 'pongTimeoutMs' | 'maxPending'>;
 
 export interface OpenLinkOptions extends PeerTuning {
   clock: Clock;
@@ -24,6 +24,11 @@ export interface OpenLinkOptions extends PeerTuning {
   timeoutMs?: number;
 }
 
+/** What a machine says when a host closed on its hello for the version: the host speaks another. */
+const VERSION_REFUSED =
+  `the host does not speak machine-link version ${MACHINE_LINK_VERSION}: ` +
+  'update the host and this machine to the same release';
+
 /** The machine's side of a fresh transport: the handshake, then an open LinkPeer. */
 export function openMachineLink(
   transport: Transport,
@@ -34,7 +39,12 @@ export function openMachineLink(
     clock: options.clock,
     timeoutMs: options.timeoutMs ?? LINK_REGISTER_TIMEOUT_MS,
     timeoutMessage: 'the host did not answer the handshake',
-    closed: ({ code, reason }) => protocolError(closeCodeToError(code), reason || 'closed during the handshake'),
+    closed: ({ code, reason }) => {
+      const error = closeCodeToError(code);
+      return error === 'version-unsupported'
+        ? protocolError(error, VERSION_REFUSED)
+        : protocolError(error, reason || 'closed during the handshake');
+    },
     hello: initiator.hello(),
     receive: (data) => {
       const welcomed = initiator.acceptWelcome(data);

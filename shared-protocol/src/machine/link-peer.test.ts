@@ -5,6 +5,7 @@ import { generateBoxKeyPair } from '../identity.js';
 import { ManualClock } from '../testing/manual-clock.js';
 import { seededRandom } from '../testing/seeded-random.js';
 import { acceptMachineLink, openMachineLink } from './link-open.js';
+import { typescriptLinkAead as aead } from './link-aead.js';
 import type { LinkPeer } from './link-peer.js';
 import { LINK_BODY_CHUNK_BYTES, encodeBodyChunk } from './link-body.js';
 import {
@@ -14,6 +15,8 @@ import {
   MAX_LINK_FRAME_PLAINTEXT,
 } from './machine-limits.js';
 import { jsonBytes } from '../json.js';
+import { CloseCode, closeCodeToError } from '../close-codes.js';
+import { MACHINE_LINK_VERSION } from './link-handshake.js';
 
 const tick = () => new Promise<void>((resolve) => setTimeout(() => resolve(), 0));
 
@@ -22,10 +25,11 @@ async function linked(options: { pin?: Uint8Array } = {}) {
   const random = seededRandom('link peer');
   const host = generateBoxKeyPair(random);
   const [machineEnd, hostEnd] = memoryPipe();
-  const accepting = acceptMachineLink(hostEnd, { clock, random, hostKeys: host });
+  const accepting = acceptMachineLink(hostEnd, { clock, random, aead, hostKeys: host });
   const opening = openMachineLink(machineEnd, {
     clock,
     random,
+    aead,
     checkHostKey: (key) =>
       options.pin && !options.pin.every((b, i) => b === key[i])
         ? fail('handshake-failed', 'the host key changed')
@@ -124,6 +128,64 @@ describe('machine link peer', () => {
     expect(await ended).toMatchObject({ code: 'frame-replayed' });
   });
 
+  it('ends the link on a frame changed on the way, and on one delivered out of order', async () => {
+    const flip = (at: number) => (frame: Uint8Array) => {
+      const changed = frame.slice();
+      changed[at < 0 ? frame.length + at : at]! ^= 1;
+      return changed;
+    };
+    for (const [change, want] of [
+      [flip(-20), 'frame-tampered'],
+      [flip(-1), 'frame-tampered'],
+      [flip(12), 'frame-reordered'],
+      [flip(2), 'frame-wrong-key'],
+    ] as const) {
+      const l = await linked();
+      const { host, machine } = peers(l);
+      const ended = new Promise((resolve) => host.onClose(resolve));
+      // The machine's next frame goes out changed, in place of the real one.
+      const send = l.machineEnd.send.bind(l.machineEnd);
+      l.machineEnd.send = (data) => send(change(data));
+      machine.notify({ type: 'x' });
+      expect(await ended).toMatchObject({ code: want });
+    }
+    const l = await linked();
+    const { host, machine } = peers(l);
+    const ended = new Promise((resolve) => host.onClose(resolve));
+    const held: Uint8Array[] = [];
+    const send = l.machineEnd.send.bind(l.machineEnd);
+    l.machineEnd.send = (data) => void held.push(data.slice());
+    machine.notify({ n: 1 });
+    machine.notify({ n: 2 });
+    send(held[1]!);
+    expect(await ended).toMatchObject({ code: 'frame-reordered' });
+  });
+
+  it('refuses a machine of another link version with a close code it reads as version-unsupported', async () => {
+    const clock = new ManualClock();
+    const random = seededRandom('old machine');
+    const [machineEnd, hostEnd] = memoryPipe();
+    const accepting = acceptMachineLink(hostEnd, { clock, random, aead, hostKeys: generateBoxKeyPair(random) });
+    const closed = new Promise<{ code: number }>((resolve) => (machineEnd.onClose = resolve));
+    // A version 1 hello: same shape, the old version byte.
+    machineEnd.send(Uint8Array.of(0x21, 1, ...random(32)));
+    const refused = await accepting;
+    expect(refused.ok ? 'ok' : refused.error.code).toBe('version-unsupported');
+    expect(closeCodeToError((await closed).code)).toBe('version-unsupported');
+  });
+
+  it('tells a machine whose host speaks another link version so, and opens nothing', async () => {
+    const clock = new ManualClock();
+    const random = seededRandom('old host');
+    const [machineEnd, hostEnd] = memoryPipe();
+    const opening = openMachineLink(machineEnd, { clock, random, aead, checkHostKey: () => ok(undefined) });
+    // An older host closes with VersionUnsupported on a hello it does not speak.
+    hostEnd.onMessage = () => hostEnd.close(CloseCode.VersionUnsupported, 'version-unsupported');
+    const result = await opening;
+    expect(result.ok ? 'ok' : result.error.code).toBe('version-unsupported');
+    expect(result.ok ? '' : result.error.message).toContain(`machine-link version ${MACHINE_LINK_VERSION}`);
+  });
+
   it('refuses a host whose key does not match the pin', async () => {
     const other = generateBoxKeyPair(seededRandom('someone else'));
     const l = await linked({ pin: other.publicKey });
@@ -141,7 +203,7 @@ describe('reply bodies on a machine link', () => {
   it('carries a reply body as binary chunks and joins them back under body', async () => {
     const l = await linked();
     const { host, machine } = peers(l);
-    const body = bytes(3 * LINK_BODY_CHUNK_BYTES + 5);
+    const body = bytes(LINK_BODY_CHUNK_BYTES + 5);
     machine.onRequest = () => Promise.resolve(ok({ size: body.length, body }));
     const before = l.machineEnd.sent.length;
     const reply = await host.request('fs.read', {});
@@ -149,9 +211,9 @@ describe('reply bodies on a machine link', () => {
     expect(value?.size).toBe(body.length);
     // Compared as text: toEqual walks a large array element by element.
     expect(value?.body instanceof Uint8Array && value.body.join()).toBe(body.join());
-    // Four chunks and the reply; none near a frame's cap, and no JSON holding the bytes.
+    // Two chunks and the reply; none near a frame's cap, and no JSON holding the bytes.
     const frames = l.machineEnd.sent.slice(before);
-    expect(frames.length).toBe(5);
+    expect(frames.length).toBe(3);
     expect(Math.max(...frames.map((f) => f.length))).toBeLessThan(LINK_BODY_CHUNK_BYTES + 64);
   });
 

@@ -3,19 +3,20 @@ import { every } from '../clock.js';
 import { CloseCode } from '../close-codes.js';
 import type { ErrorCode, ProtocolError, Result } from '../errors.js';
 import { fail, ok, protocolError } from '../errors.js';
-import type { SessionKeys } from '../handshake.js';
 import type { ChannelMessage } from '../rpc/channel.js';
 import { decodeChannelMessage, encodeChannelMessage } from '../rpc/channel.js';
-import { FrameOpener, FrameSealer } from '../sealed-frame.js';
 import type { Transport } from '../client/transport.js';
 import {
   BodyAssembler,
   LINK_BODY_CHUNK_BYTES,
   LINK_BODY_TAG,
+  bodyChunkHeader,
   bodyOf,
   decodeBodyChunk,
-  encodeBodyChunk,
 } from './link-body.js';
+import type { LinkAead } from './link-aead.js';
+import type { LinkKeys } from './link-frame.js';
+import { LinkFrameOpener, LinkFrameSealer } from './link-frame.js';
 import {
   MAX_LINK_BODY_BYTES,
   LINK_PING_INTERVAL_MS,
@@ -26,7 +27,9 @@ import {
 
 export interface LinkPeerOptions {
   transport: Transport;
-  keys: SessionKeys;
+  keys: LinkKeys;
+  /** Seals and opens the frames: OpenSSL's where the program has it (see link-aead.ts). */
+  aead: LinkAead;
   clock: Clock;
   /** See LINK_PING_INTERVAL_MS and LINK_PONG_TIMEOUT_MS. */
   pingIntervalMs?: number;
@@ -39,7 +42,7 @@ export type RequestHandler = (method: string, params: unknown) => Promise<Result
 
 /**
  * One end of a sealed machine link, the same on both sides: requests with replies, events, and
- * liveness. Frames are sealed with the handshake's keys (`FrameSealer`/`FrameOpener`); a frame
+ * liveness. Frames are sealed with the handshake's keys (link-frame.ts); a frame
  * that does not open ends the link. Requests either side sent and not yet answered fail with
  * `disconnected` when the link ends, so nothing waits on a dead link.
  *
@@ -55,8 +58,8 @@ export class LinkPeer {
   onEvent: ((event: unknown) => void) | null = null;
   /** Frames that opened but held no valid message: counted and skipped. */
   undecodable = 0;
-  private readonly sealer: FrameSealer;
-  private readonly opener: FrameOpener;
+  private readonly sealer: LinkFrameSealer;
+  private readonly opener: LinkFrameOpener;
   private readonly pending = new Map<number, (result: Result<unknown>) => void>();
   private readonly closeListeners = new Set<(error: ProtocolError) => void>();
   private nextId = 1;
@@ -68,8 +71,8 @@ export class LinkPeer {
   private readonly stopPings: () => void;
 
   constructor(private readonly options: LinkPeerOptions) {
-    this.sealer = new FrameSealer(options.keys.send, MAX_LINK_FRAME_PLAINTEXT);
-    this.opener = new FrameOpener(options.keys.receive, MAX_LINK_FRAME_PLAINTEXT);
+    this.sealer = new LinkFrameSealer(options.aead, options.keys.send, MAX_LINK_FRAME_PLAINTEXT);
+    this.opener = new LinkFrameOpener(options.aead, options.keys.receive, MAX_LINK_FRAME_PLAINTEXT);
     this.lastHeard = options.clock.now();
     options.transport.onMessage = (data) => this.receive(data);
     // A close code is not sealed (anyone on the path can forge one): whatever it says, the link
@@ -131,7 +134,7 @@ export class LinkPeer {
     return this.sendPlain(encodeChannelMessage(message));
   }
 
-  private sendPlain(plain: Uint8Array): Result<void> {
+  private sendPlain(plain: Uint8Array | readonly Uint8Array[]): Result<void> {
     if (this.closedWith) return fail('disconnected', 'the link is closed');
     const frame = this.sealer.seal(plain);
     if (!frame.ok) return frame.error.code === 'frame-too-large' ? fail('too-large', frame.error.message) : frame;
@@ -144,8 +147,9 @@ export class LinkPeer {
     if (body.length > MAX_LINK_BODY_BYTES) {
       return fail('too-large', `a body of ${body.length} bytes is over the ${MAX_LINK_BODY_BYTES}-byte limit`);
     }
+    const header = bodyChunkHeader(id);
     for (let at = 0; at < body.length; at += LINK_BODY_CHUNK_BYTES) {
-      const sent = this.sendPlain(encodeBodyChunk(id, body.subarray(at, at + LINK_BODY_CHUNK_BYTES)));
+      const sent = this.sendPlain([header, body.subarray(at, at + LINK_BODY_CHUNK_BYTES)]);
       if (!sent.ok) return sent;
     }
     return this.send({ t: 'res', id, result: { ...result, body: body.length } });

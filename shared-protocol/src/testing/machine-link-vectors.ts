@@ -1,17 +1,20 @@
 import { fromHex, toHex } from '../encoding.js';
 import { boxKeyPairFromSecret } from '../identity.js';
 import { encodeChannelMessage } from '../rpc/channel.js';
-import { FrameOpener, FrameSealer } from '../sealed-frame.js';
 import { scriptedRandom } from './scripted-random.js';
 import { MachineLinkInitiator, acceptMachineHello } from '../machine/link-handshake.js';
 import { MAX_LINK_FRAME_PLAINTEXT } from '../machine/machine-limits.js';
 import { encodeBodyChunk } from '../machine/link-body.js';
+import type { LinkAead } from '../machine/link-aead.js';
+import { typescriptLinkAead } from '../machine/link-aead.js';
+import { LinkFrameOpener, LinkFrameSealer } from '../machine/link-frame.js';
 
 /**
  * Fixed vectors of the machine link: explicit inputs (the host's static key, both ephemeral keys,
- * the welcome's nonce) and the exact bytes of the hello, the welcome, both session keys and the
- * first sealed message (a register request). Kept in their own file
- * (`test-vectors/machine-link.json`); checked in Node and in Chromium like the device vectors.
+ * the welcome's nonce) and the exact bytes of the hello, the welcome, both directions' keys and
+ * ivs, and the first sealed messages (a register request, a body chunk). Kept in their own file
+ * (`test-vectors/machine-link.json`); checked with the TypeScript AEAD here and with OpenSSL's in
+ * machine/src/link/node-link-aead.test.ts, so the two agree byte for byte.
  */
 export interface MachineLinkVectors {
   hostSecret: string;
@@ -23,6 +26,8 @@ export interface MachineLinkVectors {
   hostKey: string;
   machineToHost: string;
   hostToMachine: string;
+  machineToHostIv: string;
+  hostToMachineIv: string;
   /** The register request as JSON text, and its first sealed frame under machineToHost. */
   register: string;
   registerFrame: string;
@@ -39,7 +44,10 @@ const hex = (h: string) => {
 };
 
 /** Recomputes every output from the inputs of `v`. */
-export function computeMachineLinkVectors(v: MachineLinkVectors): MachineLinkVectors {
+export function computeMachineLinkVectors(
+  v: MachineLinkVectors,
+  aead: LinkAead = typescriptLinkAead,
+): MachineLinkVectors {
   const initiator = new MachineLinkInitiator(scriptedRandom([hex(v.machineEphemeralSecret)]));
   const hello = initiator.hello();
   const host = boxKeyPairFromSecret(hex(v.hostSecret));
@@ -47,7 +55,7 @@ export function computeMachineLinkVectors(v: MachineLinkVectors): MachineLinkVec
   if (!accepted.ok) throw new Error(`host refused the vector hello: ${accepted.error.message}`);
   const welcomed = initiator.acceptWelcome(accepted.value.welcome);
   if (!welcomed.ok) throw new Error(`machine refused the vector welcome: ${welcomed.error.message}`);
-  const sealer = new FrameSealer(welcomed.value.keys.send, MAX_LINK_FRAME_PLAINTEXT);
+  const sealer = new LinkFrameSealer(aead, welcomed.value.keys.send, MAX_LINK_FRAME_PLAINTEXT);
   const registerFrame = sealer.seal(
     encodeChannelMessage({ t: 'req', id: 1, method: 'machine.register', params: JSON.parse(v.register) as unknown }),
   );
@@ -59,8 +67,10 @@ export function computeMachineLinkVectors(v: MachineLinkVectors): MachineLinkVec
     hello: toHex(hello),
     welcome: toHex(accepted.value.welcome),
     hostKey: toHex(welcomed.value.hostKey),
-    machineToHost: toHex(welcomed.value.keys.send),
-    hostToMachine: toHex(welcomed.value.keys.receive),
+    machineToHost: toHex(welcomed.value.keys.send.key),
+    hostToMachine: toHex(welcomed.value.keys.receive.key),
+    machineToHostIv: toHex(welcomed.value.keys.send.iv),
+    hostToMachineIv: toHex(welcomed.value.keys.receive.iv),
     registerFrame: toHex(registerFrame.value),
     ...(bodyFrame ? { bodyFrame: toHex(bodyFrame.value) } : {}),
   };
@@ -73,7 +83,10 @@ export interface MachineLinkCheck {
 }
 
 /** Recomputes the vectors, checks both sides agree, and opens the sealed register frame. */
-export function checkMachineLinkVectors(expected: MachineLinkVectors): MachineLinkCheck[] {
+export function checkMachineLinkVectors(
+  expected: MachineLinkVectors,
+  aead: LinkAead = typescriptLinkAead,
+): MachineLinkCheck[] {
   const checks: MachineLinkCheck[] = [];
   const same = (name: string, got: unknown, want: unknown) => {
     const a = JSON.stringify(got);
@@ -84,7 +97,7 @@ export function checkMachineLinkVectors(expected: MachineLinkVectors): MachineLi
   };
   let actual: MachineLinkVectors;
   try {
-    actual = computeMachineLinkVectors(expected);
+    actual = computeMachineLinkVectors(expected, aead);
   } catch (error) {
     return [{ name: 'machine link compute', ok: false, detail: String(error) }];
   }
@@ -93,8 +106,8 @@ export function checkMachineLinkVectors(expected: MachineLinkVectors): MachineLi
   same('machine host key', actual.hostKey, expected.hostKey);
   same(
     'machine session keys',
-    [actual.machineToHost, actual.hostToMachine],
-    [expected.machineToHost, expected.hostToMachine],
+    [actual.machineToHost, actual.hostToMachine, actual.machineToHostIv, actual.hostToMachineIv],
+    [expected.machineToHost, expected.hostToMachine, expected.machineToHostIv, expected.hostToMachineIv],
   );
   same('machine register frame', actual.registerFrame, expected.registerFrame);
   // The host's side opens the machine's first frame with the key it derived on its own.
@@ -104,7 +117,7 @@ export function checkMachineLinkVectors(expected: MachineLinkVectors): MachineLi
     scriptedRandom([hex(expected.hostEphemeralSecret), hex(expected.welcomeNonce)]),
   );
   const opened = host.ok
-    ? new FrameOpener(host.value.keys.receive, MAX_LINK_FRAME_PLAINTEXT).open(hex(expected.registerFrame))
+    ? new LinkFrameOpener(aead, host.value.keys.receive, MAX_LINK_FRAME_PLAINTEXT).open(hex(expected.registerFrame))
     : host;
   same(
     'machine register frame opens',
@@ -120,7 +133,7 @@ export function checkMachineLinkVectors(expected: MachineLinkVectors): MachineLi
   );
   if (expected.body !== undefined) {
     same('machine body frame', actual.bodyFrame, expected.bodyFrame);
-    const receiver = host.ok ? new FrameOpener(host.value.keys.receive, MAX_LINK_FRAME_PLAINTEXT) : undefined;
+    const receiver = host.ok ? new LinkFrameOpener(aead, host.value.keys.receive, MAX_LINK_FRAME_PLAINTEXT) : undefined;
     const body = receiver?.open(hex(expected.registerFrame)).ok
       ? receiver.open(hex(expected.bodyFrame ?? ''))
       : undefined;

@@ -9,6 +9,7 @@ import {
 } from '@tether/shared-protocol';
 import { ManualClock } from '@tether/shared-protocol/testing';
 import type { LinkPeer } from '@tether/shared-protocol';
+import { nodeLinkAead } from '../../link/node-link-aead.js';
 import type { MachineExecutor } from '../machine-executor.js';
 
 /**
@@ -23,8 +24,13 @@ export async function linkTo(
   const [machineEnd, hostEnd] = memoryPipe();
   const hostKeys = generateBoxKeyPair();
   const [host, machine] = await Promise.all([
-    acceptMachineLink(hostEnd, { clock, random: secureRandom, hostKeys }),
-    openMachineLink(machineEnd, { clock, random: secureRandom, checkHostKey: () => ok(undefined) }),
+    acceptMachineLink(hostEnd, { clock, random: secureRandom, aead: nodeLinkAead, hostKeys }),
+    openMachineLink(machineEnd, {
+      clock,
+      random: secureRandom,
+      aead: nodeLinkAead,
+      checkHostKey: () => ok(undefined),
+    }),
   ]);
   if (!host.ok || !machine.ok) throw new Error('the link did not open');
   if (onHostEvent) host.value.onEvent = onHostEvent;
