@@ -1,7 +1,8 @@
 import type { Clock, TimerHandle } from '@tether/shared-protocol';
-import { createClient } from 'redis';
+import { createClient, createSentinel } from 'redis';
 import type { RelayLimits } from '../limits.js';
 import type { Backplane } from './backplane.js';
+import type { RedisTarget } from './redis-target.js';
 
 /**
  * The backplane on Redis:
@@ -96,16 +97,42 @@ const CONNECT_TIMEOUT_MS = 5_000;
  */
 const reconnectStrategy = (retries: number) => Math.min(200 * (retries + 1), 2_000);
 
-function newClient(url: string) {
-  return createClient({
-    url,
+/** What the backplane uses of a Redis connection: the same on one Redis and through Sentinel. */
+interface Client {
+  readonly isReady: boolean;
+  on(event: 'error' | 'ready' | 'reconnecting' | 'end', listener: () => void): unknown;
+  connect(): Promise<unknown>;
+  subscribe(channels: string[], listener: (message: Buffer) => void, bufferMode: true): Promise<void>;
+  publish(channel: string, message: Buffer): Promise<number>;
+  eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+  get(key: string): Promise<string | null>;
+  exists(key: string): Promise<number>;
+  del(key: string): Promise<number>;
+  set(key: string, value: string, options: { expiration: { type: 'PX'; value: number } }): Promise<unknown>;
+  close(): Promise<unknown>;
+  destroy(): unknown;
+}
+
+function newClient(target: RedisTarget): Client {
+  const options = {
     disableOfflineQueue: true,
     commandsQueueMaxLength: MAX_REDIS_COMMANDS,
     socket: { connectTimeout: CONNECT_TIMEOUT_MS, reconnectStrategy },
+  };
+  if (target.kind === 'single') return createClient({ url: target.url, ...options });
+  // The Sentinels tell which node is the master, and again after a failover; the connection to
+  // the master is an ordinary client with the options above.
+  return createSentinel({
+    name: target.name,
+    sentinelRootNodes: target.sentinels,
+    nodeClientOptions: {
+      ...options,
+      ...(target.username !== undefined ? { username: target.username } : {}),
+      ...(target.password !== undefined ? { password: target.password } : {}),
+    },
+    sentinelClientOptions: { socket: { connectTimeout: CONNECT_TIMEOUT_MS, reconnectStrategy } },
   });
 }
-
-type Client = ReturnType<typeof newClient>;
 
 export class RedisBackplane implements Backplane {
   onMessage: ((bytes: Uint8Array) => void) | null = null;
@@ -135,9 +162,9 @@ export class RedisBackplane implements Backplane {
    * their own; the subscription is made when the subscriber is first ready, and the client
    * renews it on every reconnect.
    */
-  static connect(options: { url: string; nodeId: string; clock: Clock; limits: RelayLimits }): RedisBackplane {
-    const pub = newClient(options.url);
-    const sub = newClient(options.url);
+  static connect(options: { target: RedisTarget; nodeId: string; clock: Clock; limits: RelayLimits }): RedisBackplane {
+    const pub = newClient(options.target);
+    const sub = newClient(options.target);
     // Errors surface as failed commands and lost subscriptions; an unhandled 'error' would end the process.
     pub.on('error', () => {});
     sub.on('error', () => {});
@@ -324,7 +351,7 @@ export class RedisBackplane implements Backplane {
 /** Closes a client, waiting for what it has sent at most COMMAND_TIMEOUT_MS: a Redis that never
  * answers must not hold a node's shutdown. */
 async function closeClient(client: Client): Promise<void> {
-  if (!client.isReady) return client.destroy();
+  if (!client.isReady) return void client.destroy();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, COMMAND_TIMEOUT_MS)));
   await Promise.race([client.close().catch(() => {}), late]);

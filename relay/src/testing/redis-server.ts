@@ -1,6 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /** A free TCP port on 127.0.0.1 (free when asked; a test takes it at once). */
 export async function freePort(): Promise<number> {
@@ -37,4 +40,36 @@ export async function stopRedis(child: ChildProcess | undefined): Promise<void> 
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGKILL');
   await exited;
+}
+
+/**
+ * A Sentinel (`redis-server … --sentinel`) on 127.0.0.1:`port` watching the master on
+ * `masterPort` as `name`, once it has started monitoring it. Its config file (a Sentinel rewrites
+ * its own) is in a fresh directory under the system's temporary one.
+ */
+export async function spawnSentinel(port: number, masterPort: number, name: string): Promise<ChildProcess> {
+  const dir = mkdtempSync(join(tmpdir(), 'tether-sentinel-'));
+  const config = join(dir, 'sentinel.conf');
+  writeFileSync(
+    config,
+    [
+      `port ${port}`,
+      'bind 127.0.0.1',
+      `dir ${dir}`,
+      `sentinel monitor ${name} 127.0.0.1 ${masterPort} 1`,
+      `sentinel down-after-milliseconds ${name} 1000`,
+      '',
+    ].join('\n'),
+  );
+  const child = spawn('/usr/bin/redis-server', [config, '--sentinel'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes('+monitor master')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`redis-server --sentinel exited (${code}): ${out}`)));
+  });
+  return child;
 }
