@@ -11,6 +11,7 @@ import { freePort, spawnRedis, spawnSentinel, stopRedis } from '../testing/redis
  */
 
 let master: ChildProcess | undefined;
+let replica: ChildProcess | undefined;
 let sentinel: ChildProcess | undefined;
 let sentinelPort = 0;
 const nodes: RelayServer[] = [];
@@ -19,6 +20,7 @@ const sockets: { close(): void }[] = [];
 beforeAll(async () => {
   const masterPort = await freePort();
   master = await spawnRedis(masterPort);
+  replica = await spawnRedis(await freePort(), ['--replicaof', '127.0.0.1', String(masterPort)]);
   sentinelPort = await freePort();
   sentinel = await spawnSentinel(sentinelPort, masterPort, 'tether');
 });
@@ -28,6 +30,7 @@ afterAll(async () => {
   for (const n of nodes.splice(0)) await n.close();
   await stopRedis(sentinel);
   await stopRedis(master);
+  await stopRedis(replica);
 });
 
 async function node(redisUrl: string): Promise<RelayServer> {
@@ -54,6 +57,44 @@ describe('relay cluster through Redis Sentinel', () => {
     expect(d.closed).toBeUndefined();
     expect(Buffer.from(d.received[0]!).toString()).toBe('through the sentinel’s master');
   });
+
+  it('follows the Sentinel to the replica it promotes when the master dies, without a restart', async () => {
+    const url = `redis+sentinel://127.0.0.1:${sentinelPort}/tether`;
+    const a = await node(url);
+    const b = await node(url);
+    await until(() => a.cluster?.isUp === true && b.cluster?.isUp === true, 'both nodes in the cluster');
+    const identity = generateHostIdentity();
+    const h = await FakeHost.connect(a.url, identity);
+    sockets.push(h);
+    h.echo = true;
+    const before = await FakeDevice.connect(b.url, identity);
+    sockets.push(before);
+    before.send(Uint8Array.of(1));
+    await until(() => before.received.length === 1, 'the echo before');
+
+    await stopRedis(master);
+    // The stream between the nodes may have lost messages: it is closed, and the device comes again.
+    await until(() => before.closed !== undefined, 'the stream across the old master closed', 20_000);
+    // Once the Sentinel has promoted the replica, both nodes are back in the cluster on it.
+    await until(
+      () => a.cluster?.isUp === true && b.cluster?.isUp === true,
+      'both nodes on the promoted replica',
+      30_000,
+    );
+    let echoed = false;
+    for (let i = 0; i < 60 && !echoed; i++) {
+      const d = await FakeDevice.connect(b.url, identity);
+      sockets.push(d);
+      d.send(Uint8Array.of(2));
+      await until(() => d.received.length === 1 || d.closed !== undefined, 'the echo or a close', 5_000).catch(
+        () => {},
+      );
+      echoed = d.received.length === 1;
+      d.close();
+      if (!echoed) await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    expect(echoed).toBe(true);
+  }, 90_000);
 
   it('refuses a malformed Sentinel setting before it listens', async () => {
     const r = await RelayServer.start({ bind: '127.0.0.1', port: 0, redisUrl: 'redis+sentinel://127.0.0.1:1' });

@@ -17,11 +17,12 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** A redis-server on 127.0.0.1:`port` keeping nothing on disk, once it accepts connections. */
-export async function spawnRedis(port: number): Promise<ChildProcess> {
+/** A redis-server on 127.0.0.1:`port` keeping nothing on disk, once it accepts connections
+ * (`extra`: more options, e.g. `--replicaof 127.0.0.1 <port>`). */
+export async function spawnRedis(port: number, extra: string[] = []): Promise<ChildProcess> {
   const child = spawn(
     '/usr/bin/redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...extra],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   await new Promise<void>((resolve, reject) => {
@@ -36,7 +37,7 @@ export async function spawnRedis(port: number): Promise<ChildProcess> {
 }
 
 export async function stopRedis(child: ChildProcess | undefined): Promise<void> {
-  if (!child || child.exitCode !== null) return;
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGKILL');
   await exited;
@@ -58,6 +59,7 @@ export async function spawnSentinel(port: number, masterPort: number, name: stri
       `dir ${dir}`,
       `sentinel monitor ${name} 127.0.0.1 ${masterPort} 1`,
       `sentinel down-after-milliseconds ${name} 1000`,
+      `sentinel failover-timeout ${name} 5000`,
       '',
     ].join('\n'),
   );
