@@ -78,8 +78,9 @@ if v == ARGV[1] .. ' ' .. ARGV[2] or (ARGV[2] == '' and string.sub(v, 1, #ARGV[1
 end
 return 0`;
 
-/** This node's claim of one host: its generation, or why there is none yet. */
-type Claim = number | 'pending' | 'failed';
+/** This node's claim of one host: its generation, or why there is none yet. A pending claim is an
+ * object of its own, so that a claim's late answer never stands for a newer claim of the same host. */
+type Claim = number | 'failed' | { pending: true };
 
 /** Commands the Redis client may hold unanswered: beyond it a command fails rather than queueing. */
 const MAX_REDIS_COMMANDS = 100_000;
@@ -211,10 +212,11 @@ export class RedisBackplane implements Backplane {
   }
 
   async claim(hostId: string): Promise<number | undefined> {
-    this.claims.set(hostId, 'pending');
+    const pending: Claim = { pending: true };
+    this.claims.set(hostId, pending);
     const gen = await this.takeClaim(hostId, 'take');
-    // Released meanwhile, or claimed again since (its answer comes after this one, on the same connection).
-    if (this.claims.get(hostId) === 'pending') this.claims.set(hostId, gen ?? 'failed');
+    // Unless released meanwhile, or claimed again since (that claim's answer comes after this one).
+    if (this.claims.get(hostId) === pending) this.claims.set(hostId, gen ?? 'failed');
     return gen;
   }
 
@@ -302,7 +304,7 @@ export class RedisBackplane implements Backplane {
 
   private async refresh(): Promise<void> {
     for (const [hostId, claim] of [...this.claims]) {
-      if (claim === 'pending') continue;
+      if (typeof claim === 'object') continue;
       let kept: boolean;
       if (claim === 'failed') {
         const gen = await this.takeClaim(hostId, 'if-free');
