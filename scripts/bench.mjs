@@ -17,8 +17,9 @@ export const BENCHES = {
   host: 'host/bench/host.ts',
   remote: 'host/bench/remote.ts',
   terminal: 'host/bench/terminal.ts',
-  // The relay alone, then the whole path through it: a real host and device, against direct.
-  relay: ['relay/bench/relay.ts', 'e2e/bench/relay-path.ts'],
+  // The relay alone, then the whole path through it: a real host and device, against direct; then
+  // how long a device is cut off when a node is killed or restarted.
+  relay: ['relay/bench/relay.ts', 'e2e/bench/relay-path.ts', 'e2e/bench/relay-failover.ts'],
   search: 'machine/bench/search.ts',
   push: 'host/bench/push.ts',
   machine: 'host/bench/machine.ts',

@@ -1,6 +1,7 @@
 import type { Result } from '@tether/shared-protocol';
 import { fail, ok, relayOrigin } from '@tether/shared-protocol';
 import { BlockList, isIP } from 'node:net';
+import { parseRedisTarget } from './cluster/redis-target.js';
 import { normalize } from './source-address.js';
 
 /** The port a relay listens on unless told otherwise. */
@@ -24,7 +25,8 @@ Options:
   --public-url URL     the https:// URL phones and hosts use (behind a load balancer)
   --tls-cert FILE      serve HTTPS with this certificate (PEM) ...
   --tls-key FILE       ... and this key (PEM, readable by you only)
-  --redis URL          share presence and forward between nodes through Redis
+  --redis URL          share presence and forward between nodes through Redis:
+                       redis://, rediss://, or redis+sentinel://HOST:PORT[,HOST:PORT…]/MASTER
   --app-dir DIR        the built app to serve (default: this repository's pwa/dist)
   --no-app             forward only: serve no page and no script, only the relay endpoints
   --trust-proxy ADDR   believe X-Forwarded-For from this load balancer (repeatable)
@@ -124,7 +126,10 @@ function assign(o: CliOptions, flag: string, value: string): Result<void> {
       o.tlsKey = value;
       return ok(undefined);
     case '--redis':
-      if (!/^rediss?:\/\//.test(value)) return fail('bad-request', '--redis takes a redis:// or rediss:// URL');
+      {
+        const target = parseRedisTarget(value);
+        if (!target.ok) return target;
+      }
       o.redisUrl = value;
       return ok(undefined);
     case '--app-dir':

@@ -15,6 +15,7 @@ import type { Server } from 'node:http';
 import { WebSocketServer } from 'ws';
 import type { AppFiles } from './app-files.js';
 import type { RedisCluster } from './cluster/redis-cluster.js';
+import { parseRedisTarget } from './cluster/redis-target.js';
 import { createRelayApp } from './http-app.js';
 import type { RelayLimits } from './limits.js';
 import { DRAIN_GRACE_MS } from './limits.js';
@@ -86,6 +87,9 @@ export class RelayServer {
     const random = options.random ?? secureRandom;
     const limits: RelayLimits = { ...DEFAULT_LIMITS, ...options.limits };
     const nodeId = options.nodeId ?? toBase64Url(random(NODE_ID_BYTES));
+    // A malformed Redis setting is refused before anything listens.
+    const redisTarget = options.redisUrl !== undefined ? parseRedisTarget(options.redisUrl) : undefined;
+    if (redisTarget && !redisTarget.ok) return redisTarget;
     const metrics = new RelayMetrics();
     const switchboard = new Switchboard({ clock, random, limits, metrics, origin: '' });
     const state = { closing: false };
@@ -149,13 +153,13 @@ export class RelayServer {
     }
     switchboard.setOrigin(origin);
 
-    if (options.redisUrl) {
+    if (redisTarget?.ok) {
       // Loaded only for a cluster: a single node never pays for the Redis client.
       const { RedisCluster } = await import('./cluster/redis-cluster.js');
       // Waits for Redis a moment at most: a healthy cluster is joined before the node says it is
       // up, and one that is down or not answering is joined later; until then cross-node traffic
       // is refused (`tether_relay_cluster_up 0`), as when Redis drops at run time.
-      cluster = RedisCluster.join({ url: options.redisUrl, nodeId, clock, limits, metrics, switchboard });
+      cluster = RedisCluster.join({ target: redisTarget.value, nodeId, clock, limits, metrics, switchboard });
       await cluster.joinedWithin(REDIS_JOIN_WAIT_MS);
       switchboard.cluster = cluster;
     }

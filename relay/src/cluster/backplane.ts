@@ -9,15 +9,16 @@ export interface Backplane {
   send(node: string, bytes: Uint8Array): Promise<boolean>;
   /** Publishes to every node (including this one). */
   broadcast(bytes: Uint8Array): Promise<boolean>;
-  /** Records that this node now holds `hostId`'s link (newest wins), and keeps it fresh. */
-  claim(hostId: string): Promise<void>;
   /**
-   * Gives the claim, if it is still this node's, to `node`, which took the link: a claim of this
-   * node's that reached the store after the newer one (both are sent at about the same time from
-   * two nodes) must not leave the host's presence pointing here, or deleted by `release`.
+   * Records that this node now holds `hostId`'s link, in one step in the store: the claim takes the
+   * host's next generation and becomes the holder, so of two claims the store orders one after the
+   * other, and the later one (the higher generation) is the holder everywhere. Resolves to that
+   * generation, or undefined if the store could not answer (then the claim is retried, only while
+   * nobody else holds the host, at each refresh). Kept fresh while the link lives.
    */
-  handOver(hostId: string, node: string): Promise<void>;
-  /** Forgets the claim, if it is still this node's. */
+  claim(hostId: string): Promise<number | undefined>;
+  /** Forgets the claim, if it is still this node's (its generation, or any of this node's if the
+   * generation never came back). */
   release(hostId: string): Promise<void>;
   /** The live node holding `hostId`'s link, if any. */
   locate(hostId: string): Promise<string | undefined>;

@@ -23,8 +23,11 @@ import type { RequestKind } from '../metrics.js';
  * A stream is one device connection whose device is on one node (which names it with a streamId)
  * and whose host link is on another. Every message of a stream travels over one publisher
  * connection to one channel, so Redis keeps them in order.
+ *
+ * Version 2 gives a claim the host's generation (version 1's claim had none, and two claims that
+ * crossed made both nodes yield); nodes of different versions do not read each other's messages.
  */
-export const CLUSTER_VERSION = 1;
+export const CLUSTER_VERSION = 2;
 
 export type ClusterMessage =
   | { type: 'open'; streamId: number; hostId: string; deviceId: string; source: string }
@@ -36,7 +39,8 @@ export type ClusterMessage =
   | { type: 'request'; reqId: number; kind: RequestKind; hostId: string; source: string; body: Uint8Array }
   | { type: 'reply'; reqId: number; status: number; body: Uint8Array }
   | { type: 'failure'; reqId: number; code: ErrorCode }
-  | { type: 'claim'; hostId: string };
+  /** The node took `hostId`'s link at `gen`, the host's generation in Redis (backplane.ts). */
+  | { type: 'claim'; hostId: string; gen: number };
 
 const TYPES = [
   'open',
@@ -120,7 +124,11 @@ export function encodeClusterMessage(from: string, m: ClusterMessage): Uint8Arra
     case 'failure':
       return w.u32(m.reqId).bytes(utf8Encode(m.code)).done();
     case 'claim':
-      return w.bytes(id16(m.hostId)).done();
+      return w
+        .bytes(id16(m.hostId))
+        .u32(Math.floor(m.gen / 2 ** 32))
+        .u32(m.gen >>> 0)
+        .done();
   }
 }
 
@@ -251,7 +259,10 @@ export function decodeClusterMessage(bytes: Uint8Array): Result<DecodedClusterMe
       }
       case 'claim': {
         const hostId = r.id();
-        return hostId ? { type, hostId } : undefined;
+        const hi = r.u32();
+        const lo = r.u32();
+        if (!hostId || hi === undefined || lo === undefined || hi >= 2 ** 21) return undefined;
+        return { type, hostId, gen: hi * 2 ** 32 + lo };
       }
       default:
         return undefined;

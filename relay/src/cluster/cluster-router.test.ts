@@ -85,25 +85,32 @@ describe('cluster router', () => {
     expect(dev.port.closedWith).toEqual({ code: RelayCloseCode.HostOffline, reason: 'host-offline' });
   });
 
-  it('keeps the newest link found when the older node’s claim reaches the store after the newer one', async () => {
+  it('two links for one host come up on two nodes at once: the later claim holds it everywhere, the earlier yields', async () => {
     const { net, a, b } = cluster();
-    const first = a.host();
-    await settle();
-    // The host relinks to b; b's claim is stored, and a's own (sent when its link came up) lands
-    // only now, after it, before b's announcement reaches a.
+    const identity = a.host().identity;
+    // Neither claim reaches the store, nor either announcement, before both links are up.
+    a.backplane.hold = true;
     b.backplane.hold = true;
-    const second = b.host(first.identity);
+    const first = a.host(identity);
+    const second = b.host(identity);
     await settle();
-    net.presence.set(first.identity.hostId, 'node-a');
+    a.backplane.hold = false;
     b.backplane.hold = false;
+    a.backplane.flush(); // a's claim runs first (generation 2 after the link above), then b's (3)
     b.backplane.flush();
     await settle();
+    a.backplane.flush();
+    b.backplane.flush();
+    await settle();
+    expect(net.presence.get(identity.hostId)).toEqual({ node: 'node-b', gen: 3 });
     expect(first.port.closedWith).toEqual({ code: RelayCloseCode.Replaced, reason: 'replaced' });
-    expect(net.presence.get(first.identity.hostId)).toBe('node-b');
-    // A device on a finds the host on b.
-    const dev = await a.device(first.identity);
-    expect(dev.port.closedWith).toBeUndefined();
-    expect(second.port.framesOf('open')).toHaveLength(1);
+    expect(second.port.closedWith).toBeUndefined();
+    // A device on either node finds the host on b.
+    for (const node of [a, b]) {
+      const dev = await node.device(identity);
+      expect(dev.port.closedWith).toBeUndefined();
+    }
+    expect(second.port.framesOf('open')).toHaveLength(2);
   });
 
   it('moves with the host: when its link lands on another node, the old link and its streams close', async () => {
@@ -204,7 +211,7 @@ describe('cluster messages', () => {
       { type: 'request', reqId: 3, kind: 'call', hostId: A, source: 'x', body: Uint8Array.of(5) },
       { type: 'reply', reqId: 3, status: 200, body: new Uint8Array(0) },
       { type: 'failure', reqId: 3, code: 'host-offline' },
-      { type: 'claim', hostId: B },
+      { type: 'claim', hostId: B, gen: 2 ** 40 + 5 },
     ] as const;
     for (const m of messages) {
       const bytes = encodeClusterMessage('node-x', m);
@@ -215,7 +222,7 @@ describe('cluster messages', () => {
         expect(decodeClusterMessage(longer).ok, m.type).toBe(false);
       }
     }
-    for (const bad of [new Uint8Array(0), Uint8Array.of(2, 1, 0), Uint8Array.of(1, 99, 1, 0x61)]) {
+    for (const bad of [new Uint8Array(0), Uint8Array.of(3, 1, 0), Uint8Array.of(2, 99, 1, 0x61)]) {
       expect(decodeClusterMessage(bad).ok).toBe(false);
     }
   });

@@ -60,6 +60,8 @@ export class ClusterRouter implements ClusterLink {
   private readonly out = new Map<number, OutStream>();
   private readonly in = new Map<string, InStream>();
   private readonly requests = new Map<number, OutRequest>();
+  /** This node's claim of each host whose link it holds: the generation Redis gave it, once known. */
+  private readonly claims = new Map<string, Promise<number | undefined>>();
   private nextStreamId = 1;
   private nextReqId = 1;
   private inflightTotal = 0;
@@ -154,10 +156,15 @@ export class ClusterRouter implements ClusterLink {
     for (const [streamId, stream] of this.out) {
       if (stream.hostId === hostId) this.endOut(streamId, RelayCloseCode.HostGone, 'host-gone', 'host-gone', true);
     }
-    void this.deps.backplane.claim(hostId).then(() => this.broadcast({ type: 'claim', hostId }));
+    const claimed = this.deps.backplane.claim(hostId);
+    this.claims.set(hostId, claimed);
+    void claimed.then((gen) => {
+      if (gen !== undefined) this.broadcast({ type: 'claim', hostId, gen });
+    });
   }
 
   hostUnlinked(hostId: string): void {
+    this.claims.delete(hostId);
     void this.deps.backplane.release(hostId);
   }
 
@@ -225,16 +232,35 @@ export class ClusterRouter implements ClusterLink {
       }
       case 'claim':
         if (from === this.deps.backplane.nodeId) return;
-        // Before the local link closes (and releases): a claim of ours that Redis got after the
-        // newer one would otherwise stand, or be deleted, and the host would look offline.
-        void this.deps.backplane.handOver(m.hostId, from);
-        this.deps.local.replacedElsewhere(m.hostId);
-        for (const [streamId, stream] of this.out) {
-          if (stream.hostId === m.hostId && stream.node !== from) {
-            this.endOut(streamId, RelayCloseCode.HostGone, 'host-gone', 'host-gone', true);
-          }
-        }
-        return;
+        return this.claimHeard(from, m.hostId, m.gen);
+    }
+  }
+
+  /**
+   * Another node took `hostId`'s link at generation `gen`. A link of ours yields only to a later
+   * claim: when two links for one host come up on two nodes at the same moment, both claims are
+   * announced, and the node whose claim Redis ran first (the lower generation) closes its link,
+   * the other keeps its own. A claim of ours still on its way to Redis is waited for; one Redis did
+   * not answer yields.
+   */
+  private claimHeard(from: string, hostId: string, gen: number): void {
+    const mine = this.claims.get(hostId);
+    if (!mine) return this.movedTo(from, hostId);
+    void mine.then((ours) => {
+      // A newer link of ours came up meanwhile: compare with its claim instead.
+      if (this.claims.get(hostId) !== mine) return this.claimHeard(from, hostId, gen);
+      const keep = ours !== undefined && (ours > gen || (ours === gen && this.deps.backplane.nodeId > from));
+      if (!keep) this.movedTo(from, hostId);
+    });
+  }
+
+  /** The host's link is on `from` now: ours (the older) closes, and streams to its old node end. */
+  private movedTo(from: string, hostId: string): void {
+    this.deps.local.replacedElsewhere(hostId);
+    for (const [streamId, stream] of this.out) {
+      if (stream.hostId === hostId && stream.node !== from) {
+        this.endOut(streamId, RelayCloseCode.HostGone, 'host-gone', 'host-gone', true);
+      }
     }
   }
 

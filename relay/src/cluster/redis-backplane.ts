@@ -1,15 +1,26 @@
 import type { Clock, TimerHandle } from '@tether/shared-protocol';
-import { createClient } from 'redis';
+import { createClient, createSentinel } from 'redis';
 import type { RelayLimits } from '../limits.js';
 import type { Backplane } from './backplane.js';
+import type { RedisTarget } from './redis-target.js';
 
 /**
  * The backplane on Redis:
  *
- *   key     tether:relay:host:<hostId>   = nodeId, PX presence TTL, refreshed while the link lives
- *   key     tether:relay:node:<nodeId>   = 1, PX node TTL, this node's heartbeat
- *   channel tether:relay:to:<nodeId>      messages for one node
- *   channel tether:relay:all              claims, for every node
+ *   key     tether:relay:host:{<hostId>}  = "<nodeId> <generation>", PX presence TTL, refreshed
+ *                                           while the link lives
+ *   key     tether:relay:gen:{<hostId>}   = the host's last generation, PX a day, raised by each claim
+ *   key     tether:relay:node:<nodeId>    = 1, PX node TTL, this node's heartbeat
+ *   channel tether:relay:to:<nodeId>       messages for one node
+ *   channel tether:relay:all               claims, for every node
+ *
+ * A claim is one script: it raises the host's generation and makes this node the holder at that
+ * generation, so two nodes taking a link for one host at the same moment cannot both believe they
+ * hold it: Redis runs one script after the other, the later has the higher generation, and the
+ * node with the lower one yields when it hears the other's claim (or, if it never does, when its
+ * refresh finds the key no longer its own). Refresh and release compare node and generation, so
+ * an older claim of this very node can neither keep nor delete a newer one. A host's two keys
+ * share a hash tag (`{hostId}`), so the scripts also run on Redis Cluster.
  *
  * Two connections: one subscribed, one for commands and publishing (a subscribed Redis connection
  * takes no other commands). Commands fail at once while Redis is unreachable (no offline queue),
@@ -17,27 +28,59 @@ import type { Backplane } from './backplane.js';
  */
 
 const PREFIX = 'tether:relay:';
-const hostKey = (hostId: string) => `${PREFIX}host:${hostId}`;
+const hostKey = (hostId: string) => `${PREFIX}host:{${hostId}}`;
+const genKey = (hostId: string) => `${PREFIX}gen:{${hostId}}`;
 const nodeKey = (nodeId: string) => `${PREFIX}node:${nodeId}`;
 const nodeChannel = (nodeId: string) => `${PREFIX}to:${nodeId}`;
 const ALL = `${PREFIX}all`;
 
-/** Refreshes a claim only while it is still ours; re-creates it if it expired; 0 if another node took it. */
+/** Milliseconds a host's generation is kept after its last claim or refresh: a day, far longer
+ * than any claim it orders lives without a refresh (the presence TTL). */
+const GENERATION_TTL_MS = 86_400_000;
+
+/**
+ * Takes the host: its next generation, and this node as holder at it. With ARGV[3] = 'if-free',
+ * only when nobody holds it (a claim whose first answer never came back, retried): 0 otherwise.
+ * KEYS: host, gen. ARGV: nodeId, presence TTL, mode, generation TTL.
+ */
+const CLAIM = `
+if ARGV[3] == 'if-free' and redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local gen = redis.call('INCR', KEYS[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
+redis.call('SET', KEYS[1], ARGV[1] .. ' ' .. gen, 'PX', ARGV[2])
+return gen`;
+
+/**
+ * Refreshes a claim only while it is still ours (node and generation); re-creates it if it expired
+ * (Redis restarted empty, or was away longer than the TTL) unless a later generation was taken
+ * meanwhile; 0 if another claim holds it or came after it.
+ * KEYS: host, gen. ARGV: nodeId, generation, presence TTL, generation TTL.
+ */
 const REFRESH = `
+local mine = ARGV[1] .. ' ' .. ARGV[2]
 local v = redis.call('GET', KEYS[1])
-if v == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-if not v then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end
-return 0`;
+if v == mine then
+  redis.call('PEXPIRE', KEYS[2], ARGV[4])
+  return redis.call('PEXPIRE', KEYS[1], ARGV[3])
+end
+if v then return 0 end
+if tonumber(redis.call('GET', KEYS[2]) or '0') > tonumber(ARGV[2]) then return 0 end
+redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[4])
+redis.call('SET', KEYS[1], mine, 'PX', ARGV[3])
+return 1`;
 
-/** Gives a claim that is still ours to the node that took the link, with a full TTL. */
-const HAND_OVER = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) end
-return 0`;
-
-/** Deletes a claim only if it is still ours. */
+/** Deletes a claim only if it is still ours: at ARGV[2]'s generation, or at any when it is ''. */
 const RELEASE = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+local v = redis.call('GET', KEYS[1])
+if not v then return 0 end
+if v == ARGV[1] .. ' ' .. ARGV[2] or (ARGV[2] == '' and string.sub(v, 1, #ARGV[1] + 1) == ARGV[1] .. ' ') then
+  return redis.call('DEL', KEYS[1])
+end
 return 0`;
+
+/** This node's claim of one host: its generation, or why there is none yet. A pending claim is an
+ * object of its own, so that a claim's late answer never stands for a newer claim of the same host. */
+type Claim = number | 'failed' | { pending: true };
 
 /** Commands the Redis client may hold unanswered: beyond it a command fails rather than queueing. */
 const MAX_REDIS_COMMANDS = 100_000;
@@ -55,22 +98,48 @@ const CONNECT_TIMEOUT_MS = 5_000;
  */
 const reconnectStrategy = (retries: number) => Math.min(200 * (retries + 1), 2_000);
 
-function newClient(url: string) {
-  return createClient({
-    url,
+/** What the backplane uses of a Redis connection: the same on one Redis and through Sentinel. */
+interface Client {
+  readonly isReady: boolean;
+  on(event: 'error' | 'ready' | 'reconnecting' | 'end', listener: () => void): unknown;
+  connect(): Promise<unknown>;
+  subscribe(channels: string[], listener: (message: Buffer) => void, bufferMode: true): Promise<void>;
+  publish(channel: string, message: Buffer): Promise<number>;
+  eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+  get(key: string): Promise<string | null>;
+  exists(key: string): Promise<number>;
+  del(key: string): Promise<number>;
+  set(key: string, value: string, options: { expiration: { type: 'PX'; value: number } }): Promise<unknown>;
+  close(): Promise<unknown>;
+  destroy(): unknown;
+}
+
+function newClient(target: RedisTarget): Client {
+  const options = {
     disableOfflineQueue: true,
     commandsQueueMaxLength: MAX_REDIS_COMMANDS,
     socket: { connectTimeout: CONNECT_TIMEOUT_MS, reconnectStrategy },
+  };
+  if (target.kind === 'single') return createClient({ url: target.url, ...options });
+  // The Sentinels tell which node is the master, and again after a failover; the connection to
+  // the master is an ordinary client with the options above.
+  return createSentinel({
+    name: target.name,
+    sentinelRootNodes: target.sentinels,
+    nodeClientOptions: {
+      ...options,
+      ...(target.username !== undefined ? { username: target.username } : {}),
+      ...(target.password !== undefined ? { password: target.password } : {}),
+    },
+    sentinelClientOptions: { socket: { connectTimeout: CONNECT_TIMEOUT_MS, reconnectStrategy } },
   });
 }
-
-type Client = ReturnType<typeof newClient>;
 
 export class RedisBackplane implements Backplane {
   onMessage: ((bytes: Uint8Array) => void) | null = null;
   onLost: (() => void) | null = null;
   onClaimLost: ((hostId: string) => void) | null = null;
-  private readonly claims = new Set<string>();
+  private readonly claims = new Map<string, Claim>();
   private heartbeatTimer: TimerHandle | undefined;
   private refreshTimer: TimerHandle | undefined;
   /** Whether the subscription stands; false until it is first made. */
@@ -94,9 +163,9 @@ export class RedisBackplane implements Backplane {
    * their own; the subscription is made when the subscriber is first ready, and the client
    * renews it on every reconnect.
    */
-  static connect(options: { url: string; nodeId: string; clock: Clock; limits: RelayLimits }): RedisBackplane {
-    const pub = newClient(options.url);
-    const sub = newClient(options.url);
+  static connect(options: { target: RedisTarget; nodeId: string; clock: Clock; limits: RelayLimits }): RedisBackplane {
+    const pub = newClient(options.target);
+    const sub = newClient(options.target);
     // Errors surface as failed commands and lost subscriptions; an unhandled 'error' would end the process.
     pub.on('error', () => {});
     sub.on('error', () => {});
@@ -142,32 +211,27 @@ export class RedisBackplane implements Backplane {
     return this.publish(ALL, bytes);
   }
 
-  async claim(hostId: string): Promise<void> {
-    this.claims.add(hostId);
-    await this.command(() =>
-      this.pub.set(hostKey(hostId), this.nodeId, { expiration: { type: 'PX', value: this.limits.presenceTtlMs } }),
-    );
-  }
-
-  async handOver(hostId: string, node: string): Promise<void> {
-    this.claims.delete(hostId);
-    // On the same connection as this node's own claim, so it runs after that claim however late.
-    await this.command(() =>
-      this.pub.eval(HAND_OVER, {
-        keys: [hostKey(hostId)],
-        arguments: [this.nodeId, node, String(this.limits.presenceTtlMs)],
-      }),
-    );
+  async claim(hostId: string): Promise<number | undefined> {
+    const pending: Claim = { pending: true };
+    this.claims.set(hostId, pending);
+    const gen = await this.takeClaim(hostId, 'take');
+    // Unless released meanwhile, or claimed again since (that claim's answer comes after this one).
+    if (this.claims.get(hostId) === pending) this.claims.set(hostId, gen ?? 'failed');
+    return gen;
   }
 
   async release(hostId: string): Promise<void> {
+    const claim = this.claims.get(hostId);
     this.claims.delete(hostId);
-    await this.command(() => this.pub.eval(RELEASE, { keys: [hostKey(hostId)], arguments: [this.nodeId] }));
+    // A pending claim runs before this on the same connection: whatever generation it took is ours.
+    const gen = typeof claim === 'number' ? String(claim) : '';
+    await this.command(() => this.pub.eval(RELEASE, { keys: [hostKey(hostId)], arguments: [this.nodeId, gen] }));
   }
 
   async locate(hostId: string): Promise<string | undefined> {
-    const node = await this.command(() => this.pub.get(hostKey(hostId)));
-    if (typeof node !== 'string') return undefined;
+    const value = await this.command(() => this.pub.get(hostKey(hostId)));
+    if (typeof value !== 'string') return undefined;
+    const node = value.split(' ')[0]!;
     if (node === this.nodeId) return node;
     const alive = await this.command(() => this.pub.exists(nodeKey(node)));
     return alive === 1 ? node : undefined;
@@ -186,7 +250,7 @@ export class RedisBackplane implements Backplane {
   /** Leaves cleanly: claims and heartbeat deleted, connections closed. */
   async leave(): Promise<void> {
     this.stop();
-    for (const hostId of [...this.claims]) await this.release(hostId);
+    for (const hostId of [...this.claims.keys()]) await this.release(hostId);
     await this.command(() => this.pub.del(nodeKey(this.nodeId)));
     await Promise.all([closeClient(this.sub), closeClient(this.pub)]);
   }
@@ -239,15 +303,35 @@ export class RedisBackplane implements Backplane {
   }
 
   private async refresh(): Promise<void> {
-    for (const hostId of [...this.claims]) {
-      const kept = await this.command(() =>
-        this.pub.eval(REFRESH, {
-          keys: [hostKey(hostId)],
-          arguments: [this.nodeId, String(this.limits.presenceTtlMs)],
-        }),
-      );
-      if (kept === 0 && this.claims.delete(hostId)) this.onClaimLost?.(hostId);
+    for (const [hostId, claim] of [...this.claims]) {
+      if (typeof claim === 'object') continue;
+      let kept: boolean;
+      if (claim === 'failed') {
+        const gen = await this.takeClaim(hostId, 'if-free');
+        if (gen !== undefined && gen > 0 && this.claims.get(hostId) === 'failed') this.claims.set(hostId, gen);
+        kept = gen !== 0;
+      } else {
+        const answer = await this.command(() =>
+          this.pub.eval(REFRESH, {
+            keys: [hostKey(hostId), genKey(hostId)],
+            arguments: [this.nodeId, String(claim), String(this.limits.presenceTtlMs), String(GENERATION_TTL_MS)],
+          }),
+        );
+        kept = answer !== 0;
+      }
+      if (!kept && this.claims.get(hostId) === claim && this.claims.delete(hostId)) this.onClaimLost?.(hostId);
     }
+  }
+
+  /** Runs CLAIM: the generation taken, 0 if `if-free` found the host held, undefined if Redis did not answer. */
+  private async takeClaim(hostId: string, mode: 'take' | 'if-free'): Promise<number | undefined> {
+    const gen = await this.command(() =>
+      this.pub.eval(CLAIM, {
+        keys: [hostKey(hostId), genKey(hostId)],
+        arguments: [this.nodeId, String(this.limits.presenceTtlMs), mode, String(GENERATION_TTL_MS)],
+      }),
+    );
+    return typeof gen === 'number' ? gen : undefined;
   }
 
   /** Runs a command; undefined when Redis cannot answer, or not within COMMAND_TIMEOUT_MS (the
@@ -269,7 +353,7 @@ export class RedisBackplane implements Backplane {
 /** Closes a client, waiting for what it has sent at most COMMAND_TIMEOUT_MS: a Redis that never
  * answers must not hold a node's shutdown. */
 async function closeClient(client: Client): Promise<void> {
-  if (!client.isReady) return client.destroy();
+  if (!client.isReady) return void client.destroy();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, COMMAND_TIMEOUT_MS)));
   await Promise.race([client.close().catch(() => {}), late]);

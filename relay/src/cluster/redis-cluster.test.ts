@@ -1,12 +1,12 @@
 import { RelayCloseCode, generateHostIdentity, relayPairUrl, utf8Encode } from '@tether/shared-protocol';
 import type { ChildProcess } from 'node:child_process';
-import { spawn } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RelayLimits } from '../limits.js';
 import { RelayServer } from '../relay-server.js';
 import { FakeDevice, FakeHost, until, wellFormedStrangers } from '../testing/clients.js';
+import { freePort, spawnRedis, stopRedis } from '../testing/redis-server.js';
 
 /**
  * Two relay nodes and a real redis-server on 127.0.0.1 (started here, on a free port, with nothing
@@ -25,42 +25,6 @@ let redis: ChildProcess | undefined;
 let redisUrl = '';
 const nodes: RelayServer[] = [];
 const sockets: { close(): void }[] = [];
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-/** A redis-server on 127.0.0.1:`port` keeping nothing on disk, once it accepts connections. */
-async function spawnRedis(port: number): Promise<ChildProcess> {
-  const child = spawn(
-    '/usr/bin/redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes('Ready to accept connections')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`redis-server exited (${code}): ${out}`)));
-  });
-  return child;
-}
-
-async function stopRedis(child: ChildProcess | undefined): Promise<void> {
-  if (!child || child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGKILL');
-  await exited;
-}
 
 beforeAll(async () => {
   const port = await freePort();

@@ -5,6 +5,7 @@ import type { Downstream, RelayReply, Upstream } from '../routes.js';
 import type { ClusterLink, Switchboard } from '../switchboard.js';
 import { ClusterRouter } from './cluster-router.js';
 import { RedisBackplane } from './redis-backplane.js';
+import type { RedisTarget } from './redis-target.js';
 
 /** A node's membership of a Redis-backed cluster: the backplane and the router over it. */
 export class RedisCluster implements ClusterLink {
@@ -15,7 +16,7 @@ export class RedisCluster implements ClusterLink {
 
   /** Joins at once, whether or not Redis answers yet (see `RedisBackplane.connect`). */
   static join(options: {
-    url: string;
+    target: RedisTarget;
     nodeId: string;
     clock: Clock;
     limits: RelayLimits;

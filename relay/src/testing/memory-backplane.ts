@@ -7,7 +7,10 @@ import type { Backplane } from '../cluster/backplane.js';
  */
 export class MemoryNetwork {
   readonly nodes = new Map<string, MemoryBackplane>();
-  readonly presence = new Map<string, string>();
+  /** Which node holds each host, at which generation (as Redis's `host:` key does). */
+  readonly presence = new Map<string, { node: string; gen: number }>();
+  /** Each host's last generation. */
+  readonly generations = new Map<string, number>();
   readonly alive = new Set<string>();
 
   join(nodeId: string): MemoryBackplane {
@@ -24,6 +27,7 @@ export class MemoryBackplane implements Backplane {
   onClaimLost: ((hostId: string) => void) | null = null;
   hold = false;
   private held: (() => void)[] = [];
+  private readonly gens = new Map<string, number>();
 
   constructor(
     readonly nodeId: string,
@@ -43,23 +47,32 @@ export class MemoryBackplane implements Backplane {
     });
   }
 
-  claim(hostId: string): Promise<void> {
-    this.net.presence.set(hostId, this.nodeId);
-    return Promise.resolve();
-  }
-
-  handOver(hostId: string, node: string): Promise<void> {
-    if (this.net.presence.get(hostId) === this.nodeId) this.net.presence.set(hostId, node);
-    return Promise.resolve();
+  /** Takes the host's next generation at once, as Redis's script does in one step. With `hold`
+   * set, the claim waits for `flush()` like a publish (Redis not answering yet). */
+  claim(hostId: string): Promise<number | undefined> {
+    return new Promise((resolve) => {
+      const go = () => {
+        const gen = (this.net.generations.get(hostId) ?? 0) + 1;
+        this.net.generations.set(hostId, gen);
+        this.net.presence.set(hostId, { node: this.nodeId, gen });
+        this.gens.set(hostId, gen);
+        resolve(gen);
+      };
+      if (this.hold) this.held.push(go);
+      else go();
+    });
   }
 
   release(hostId: string): Promise<void> {
-    if (this.net.presence.get(hostId) === this.nodeId) this.net.presence.delete(hostId);
+    const held = this.net.presence.get(hostId);
+    const gen = this.gens.get(hostId);
+    this.gens.delete(hostId);
+    if (held?.node === this.nodeId && (gen === undefined || held.gen === gen)) this.net.presence.delete(hostId);
     return Promise.resolve();
   }
 
   locate(hostId: string): Promise<string | undefined> {
-    const node = this.net.presence.get(hostId);
+    const node = this.net.presence.get(hostId)?.node;
     return Promise.resolve(node && this.net.alive.has(node) ? node : undefined);
   }
 
