@@ -228,6 +228,31 @@ describe('DeviceClient', () => {
     s.client.stop();
   });
 
+  it('keeps a connection whose pong is late behind what the host is still sending (a long catch-up)', async () => {
+    const s = setup();
+    await openClient(s);
+    // The host answers no ping (its pong is queued behind a catch-up) but events keep arriving.
+    for (const c of s.host.connections) c.transport.onMessage = () => {};
+    const events = s.events.length;
+    s.clock.advance(25_000);
+    await settle();
+    for (let second = 1; second <= 20; second++) {
+      for (const c of s.host.connections) c.send({ t: 'evt', event: { type: 'from.the.future', n: second } });
+      await settle();
+      s.clock.advance(1_000);
+      await settle();
+      expect(s.client.state.name, `after ${second} s`).toBe('open');
+    }
+    // And once nothing at all arrives after a ping (the next, at 50 s), the connection is dead.
+    s.clock.advance(5_000);
+    await settle();
+    s.clock.advance(10_000);
+    await settle();
+    expect(s.client.state.name).toBe('waiting');
+    expect(s.events.length).toBe(events);
+    s.client.stop();
+  });
+
   it('counts and skips unknown and invalid events', async () => {
     const s = setup();
     await openClient(s);

@@ -281,6 +281,12 @@ export class DeviceClient {
   }
 
   private receive(message: ChannelMessage): void {
+    // Anything from the host shows the connection is alive, not only the pong: on a long catch-up
+    // a slow phone works through thousands of events, and the pong waits behind them.
+    if (this.pongTimer !== undefined) {
+      this.clock.clearTimeout(this.pongTimer);
+      this.pongTimer = undefined;
+    }
     switch (message.t) {
       case 'res': {
         const call = this.pending.get(message.id);
@@ -299,9 +305,7 @@ export class DeviceClient {
         this.channel?.send({ t: 'pong', n: message.n });
         return;
       case 'pong':
-        if (this.pongTimer !== undefined) this.clock.clearTimeout(this.pongTimer);
-        this.pongTimer = undefined;
-        return;
+        return; // its timer is cleared above, as for any message
       case 'bye': {
         // The host says why, sealed, before it closes; that reason wins over the close that follows.
         const channel = this.channel;
