@@ -73,10 +73,15 @@ export type LimiterName = (typeof LIMITERS)[number];
 
 type Labels = Record<string, string>;
 
+/** One counter's value, held in an object so the hot paths can keep it and add to it directly. */
+interface Cell {
+  value: number;
+}
+
 interface Family {
   help: string;
   type: 'counter' | 'gauge';
-  values: Map<string, number>;
+  values: Map<string, Cell>;
 }
 
 function labelKey(labels: Labels | undefined): string {
@@ -88,6 +93,14 @@ function labelKey(labels: Labels | undefined): string {
 export class RelayMetrics {
   private readonly families = new Map<string, Family>();
   private readonly gauges: { name: string; help: string; read: () => [Labels | undefined, number][] }[] = [];
+  /**
+   * The counters added to for every frame and every cluster message, found once here: a frame
+   * costs two additions, not a label string built and looked up.
+   */
+  private readonly frames: Record<Direction, Cell>;
+  private readonly bytes: Record<Direction, Cell>;
+  private readonly clusterMessages: Record<'out' | 'in', Cell>;
+  private readonly clusterBytes: Record<'out' | 'in', Cell>;
 
   constructor() {
     for (const reason of REFUSAL_REASONS) this.add('tether_relay_refusals_total', { reason }, 0);
@@ -98,6 +111,23 @@ export class RelayMetrics {
       this.add('tether_relay_bytes_total', { direction }, 0);
     }
     for (const limiter of LIMITERS) this.add('tether_relay_limiter_evictions_total', { limiter }, 0);
+    const cell = (name: string, labels: Labels) => this.add(name, labels, 0);
+    this.frames = {
+      'to-host': cell('tether_relay_frames_total', { direction: 'to-host' }),
+      'to-device': cell('tether_relay_frames_total', { direction: 'to-device' }),
+    };
+    this.bytes = {
+      'to-host': cell('tether_relay_bytes_total', { direction: 'to-host' }),
+      'to-device': cell('tether_relay_bytes_total', { direction: 'to-device' }),
+    };
+    this.clusterMessages = {
+      out: cell('tether_relay_cluster_messages_total', { direction: 'out' }),
+      in: cell('tether_relay_cluster_messages_total', { direction: 'in' }),
+    };
+    this.clusterBytes = {
+      out: cell('tether_relay_cluster_bytes_total', { direction: 'out' }),
+      in: cell('tether_relay_cluster_bytes_total', { direction: 'in' }),
+    };
   }
 
   refuse(reason: RefusalReason): void {
@@ -113,8 +143,8 @@ export class RelayMetrics {
   }
 
   forwarded(direction: Direction, bytes: number): void {
-    this.add('tether_relay_frames_total', { direction });
-    this.add('tether_relay_bytes_total', { direction }, bytes);
+    this.frames[direction].value++;
+    this.bytes[direction].value += bytes;
   }
 
   throttled(kind: ConnKind): void {
@@ -135,8 +165,8 @@ export class RelayMetrics {
   }
 
   cluster(direction: 'out' | 'in', bytes: number): void {
-    this.add('tether_relay_cluster_messages_total', { direction });
-    this.add('tether_relay_cluster_bytes_total', { direction }, bytes);
+    this.clusterMessages[direction].value++;
+    this.clusterBytes[direction].value += bytes;
   }
 
   /** A gauge read when the metrics are rendered. */
@@ -153,7 +183,7 @@ export class RelayMetrics {
 
   /** A counter's value (tests and /healthz). */
   get(name: string, labels?: Labels): number {
-    return this.families.get(name)?.values.get(labelKey(labels)) ?? 0;
+    return this.families.get(name)?.values.get(labelKey(labels))?.value ?? 0;
   }
 
   refusals(reason: RefusalReason): number {
@@ -169,7 +199,7 @@ export class RelayMetrics {
     const lines: string[] = [];
     for (const [name, family] of this.families) {
       lines.push(`# HELP ${name} ${family.help}`, `# TYPE ${name} ${family.type}`);
-      for (const [labels, value] of family.values) lines.push(`${name}${labels} ${value}`);
+      for (const [labels, cell] of family.values) lines.push(`${name}${labels} ${cell.value}`);
     }
     for (const g of this.gauges) {
       lines.push(`# HELP ${g.name} ${g.help}`, `# TYPE ${g.name} gauge`);
@@ -178,14 +208,17 @@ export class RelayMetrics {
     return `${lines.join('\n')}\n`;
   }
 
-  private add(name: string, labels: Labels, by = 1): void {
+  private add(name: string, labels: Labels, by = 1): Cell {
     let family = this.families.get(name);
     if (!family) {
       family = { help: HELP[name] ?? name, type: 'counter', values: new Map() };
       this.families.set(name, family);
     }
     const key = labelKey(labels);
-    family.values.set(key, (family.values.get(key) ?? 0) + by);
+    let cell = family.values.get(key);
+    if (!cell) family.values.set(key, (cell = { value: 0 }));
+    cell.value += by;
+    return cell;
   }
 }
 

@@ -98,16 +98,42 @@ class Writer {
   }
 }
 
+/** The sending node's id as UTF-8, kept for the next message: a node sends under one id. */
+let lastFrom = '';
+let lastFromBytes: Uint8Array = new Uint8Array(0);
+
+/**
+ * A stream's data, the messages sent for every frame: one allocation, the payload copied once,
+ * the same bytes the general writer makes.
+ */
+function encodeData(from: string, type: 'to-host' | 'to-device', streamId: number, payload: Uint8Array): Uint8Array {
+  if (from !== lastFrom) {
+    lastFromBytes = utf8Encode(from);
+    lastFrom = from;
+  }
+  const id = lastFromBytes;
+  const out = new Uint8Array(3 + id.length + 4 + payload.length);
+  out[0] = CLUSTER_VERSION;
+  out[1] = CODE[type];
+  out[2] = id.length & 0xff;
+  out.set(id, 3);
+  const o = 3 + id.length;
+  out[o] = streamId >>> 24;
+  out[o + 1] = (streamId >>> 16) & 0xff;
+  out[o + 2] = (streamId >>> 8) & 0xff;
+  out[o + 3] = streamId & 0xff;
+  out.set(payload, o + 4);
+  return out;
+}
+
 export function encodeClusterMessage(from: string, m: ClusterMessage): Uint8Array {
+  if (m.type === 'to-host' || m.type === 'to-device') return encodeData(from, m.type, m.streamId, m.payload);
   const w = new Writer().u8(CLUSTER_VERSION).u8(CODE[m.type]).text(from);
   switch (m.type) {
     case 'open':
       return w.u32(m.streamId).bytes(id16(m.hostId)).bytes(id16(m.deviceId)).text(m.source).done();
     case 'opened':
       return w.u32(m.streamId).done();
-    case 'to-host':
-    case 'to-device':
-      return w.u32(m.streamId).bytes(m.payload).done();
     case 'device-closed':
     case 'host-closed':
       return w.u32(m.streamId).u16(m.code).bytes(utf8Encode(m.reason)).done();

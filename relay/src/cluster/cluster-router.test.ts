@@ -226,4 +226,16 @@ describe('cluster messages', () => {
       expect(decodeClusterMessage(bad).ok).toBe(false);
     }
   });
+  it('lays out stream data as version, type, node id, stream id, payload, whichever node sends it', () => {
+    const payload = Uint8Array.of(9, 8, 7);
+    for (const from of ['node-x', 'nœud-y', 'node-x']) {
+      const id = new TextEncoder().encode(from);
+      const bytes = encodeClusterMessage(from, { type: 'to-device', streamId: 0x01020304, payload });
+      expect([...bytes]).toEqual([2, 4, id.length, ...id, 1, 2, 3, 4, 9, 8, 7]);
+      expect(decodeClusterMessage(bytes)).toEqual({
+        ok: true,
+        value: { from, message: { type: 'to-device', streamId: 0x01020304, payload } },
+      });
+    }
+  });
 });

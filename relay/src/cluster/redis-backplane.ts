@@ -89,6 +89,16 @@ const MAX_REDIS_COMMANDS = 100_000;
  * device's connect, a publish or a heartbeat for ever. Under the 3 s node TTL, so a node whose
  * Redis stalls is not the last to know. */
 const COMMAND_TIMEOUT_MS = 2_000;
+/** Milliseconds between checks of the publishes in flight: a publish fails between 1.75 s and 2 s
+ * unanswered (COMMAND_TIMEOUT_MS), never later. */
+const PUBLISH_SWEEP_MS = 250;
+
+interface PendingPublish {
+  /** When it was made (the clock's milliseconds). */
+  at: number;
+  resolve: (sent: boolean) => void;
+}
+
 /** Milliseconds to reach Redis when connecting: 5 s. */
 const CONNECT_TIMEOUT_MS = 5_000;
 /**
@@ -118,7 +128,10 @@ function newClient(target: RedisTarget): Client {
   const options = {
     disableOfflineQueue: true,
     commandsQueueMaxLength: MAX_REDIS_COMMANDS,
-    socket: { connectTimeout: CONNECT_TIMEOUT_MS, reconnectStrategy },
+    // Nagle off (the client's default, stated because the latency of a frame across nodes rests on
+    // it): a publish, or a message to the subscriber, leaves at once rather than waiting for an
+    // acknowledgement of the last one.
+    socket: { connectTimeout: CONNECT_TIMEOUT_MS, reconnectStrategy, noDelay: true },
   };
   if (target.kind === 'single') return createClient({ url: target.url, ...options });
   // The Sentinels tell which node is the master, and again after a failover; the connection to
@@ -148,6 +161,10 @@ export class RedisBackplane implements Backplane {
   /** Settles when the subscription is first made (it may never be). */
   readonly joined = new Promise<void>((resolve) => (this.markJoined = resolve));
   private stopped = false;
+  /** Publishes Redis has not answered yet, oldest first (at most MAX_REDIS_COMMANDS: the client
+   * refuses beyond that, and a refusal settles its entry at once). */
+  private readonly publishes = new Set<PendingPublish>();
+  private publishSweep: TimerHandle | undefined;
 
   private constructor(
     readonly nodeId: string,
@@ -266,6 +283,10 @@ export class RedisBackplane implements Backplane {
     this.stopped = true;
     if (this.heartbeatTimer) this.clock.clearTimeout(this.heartbeatTimer);
     if (this.refreshTimer) this.clock.clearTimeout(this.refreshTimer);
+    if (this.publishSweep) this.clock.clearTimeout(this.publishSweep);
+    this.publishSweep = undefined;
+    for (const entry of this.publishes) entry.resolve(false);
+    this.publishes.clear();
   }
 
   private subscriptionDropped(): void {
@@ -274,12 +295,46 @@ export class RedisBackplane implements Backplane {
     this.onLost?.();
   }
 
-  private async publish(channel: string, bytes: Uint8Array): Promise<boolean> {
-    if (this.stopped) return false;
-    const sent = await this.command(() =>
-      this.pub.publish(channel, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)),
-    );
-    return sent !== undefined;
+  /**
+   * Publishes without a timer of its own: every frame crossing nodes is a publish, so their deadline
+   * is kept by one sweep (`sweepPublishes`) rather than a timer set and cleared each. A publish not
+   * answered within COMMAND_TIMEOUT_MS counts as failed, as any command does; the sweep runs every
+   * PUBLISH_SWEEP_MS and fails one past COMMAND_TIMEOUT_MS − PUBLISH_SWEEP_MS, so none waits longer
+   * than a command would. Publishes made in one tick leave in one write (the client pipelines them).
+   */
+  private publish(channel: string, bytes: Uint8Array): Promise<boolean> {
+    if (this.stopped) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const entry: PendingPublish = { at: this.clock.now(), resolve };
+      this.publishes.add(entry);
+      this.armPublishSweep();
+      const settle = (sent: boolean) => {
+        if (this.publishes.delete(entry)) resolve(sent);
+      };
+      this.pub.publish(channel, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)).then(
+        () => settle(true),
+        () => settle(false),
+      );
+    });
+  }
+
+  private armPublishSweep(): void {
+    if (this.publishSweep !== undefined) return;
+    this.publishSweep = this.clock.setTimeout(() => {
+      this.publishSweep = undefined;
+      this.sweepPublishes();
+    }, PUBLISH_SWEEP_MS);
+  }
+
+  /** Fails the publishes Redis has held too long; the set is in the order they were made. */
+  private sweepPublishes(): void {
+    const overdue = this.clock.now() - (COMMAND_TIMEOUT_MS - PUBLISH_SWEEP_MS);
+    for (const entry of this.publishes) {
+      if (entry.at > overdue) break;
+      this.publishes.delete(entry);
+      entry.resolve(false);
+    }
+    if (this.publishes.size > 0) this.armPublishSweep();
   }
 
   private async beat(): Promise<void> {

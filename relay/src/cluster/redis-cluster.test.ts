@@ -282,7 +282,8 @@ describe('relay cluster over Redis', () => {
         await until(() => h.conns.size > before, 'the open at the host');
         return d;
       };
-      await roundTrip(h, await opened(b), Uint8Array.of(1));
+      const across = await opened(b);
+      await roundTrip(h, across, Uint8Array.of(1));
 
       // Redis takes connections and answers nothing.
       own.kill('SIGSTOP');
@@ -290,6 +291,13 @@ describe('relay cluster over Redis', () => {
       const refused = await device(b, identity);
       expect((await refused.done).code).toBe(RelayCloseCode.HostOffline);
       expect(Date.now() - askedAt).toBeLessThan(5_000);
+      // A frame of a standing stream is published and never answered: within the command timeout
+      // (2 s) the publish counts as failed and the stream is closed, not left waiting.
+      const sentAt = Date.now();
+      across.send(Uint8Array.of(9));
+      await across.done;
+      expect(Date.now() - sentAt).toBeLessThan(5_000);
+      expect(b.metrics.drops('cluster-publish-failed')).toBeGreaterThan(0);
       await roundTrip(h, await opened(a), Uint8Array.of(2));
 
       own.kill('SIGCONT');
