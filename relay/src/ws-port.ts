@@ -39,9 +39,9 @@ export class WsPort implements PeerPort {
     // A message offered to a socket that is not open is never written: its account is settled at once.
     if (this.ws.readyState !== this.ws.OPEN) return queueMicrotask(done);
     // Every message sent in one tick leaves in one write: the frames a read of another socket
-    // brought (many, under load) cost one system call rather than one each, as derp flushes its
-    // buffered writer only once its queue is empty. The socket is uncorked before the event loop
-    // goes on, so a lone frame waits for nothing but the rest of the current callback.
+    // brought (many, under load) cost one system call rather than one each. The socket is uncorked
+    // before the event loop goes on, so a lone frame waits for nothing but the rest of the current
+    // callback.
     if (!this.corked) {
       const socket = rawSocket(this.ws);
       if (socket) {
