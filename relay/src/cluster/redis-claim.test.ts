@@ -1,10 +1,9 @@
 import { RelayCloseCode, generateHostIdentity } from '@tether/shared-protocol';
 import type { HostIdentity } from '@tether/shared-protocol';
-import type { ChildProcess } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RelayServer } from '../relay-server.js';
+import { describe, expect, it } from 'vitest';
+import type { RelayServer } from '../relay-server.js';
 import { FakeDevice, FakeHost, until } from '../testing/clients.js';
-import { freePort, spawnRedis, stopRedis } from '../testing/redis-server.js';
+import { redisNodes } from '../testing/redis-nodes.js';
 
 /**
  * Two relay nodes on a real redis-server, and two links for one host id accepted at the same
@@ -16,41 +15,13 @@ import { freePort, spawnRedis, stopRedis } from '../testing/redis-server.js';
 /** Host ids linked twice at once: the two claims cross within a millisecond for some of them. */
 const HOSTS = 24;
 
-let redis: ChildProcess | undefined;
-let redisUrl = '';
-const nodes: RelayServer[] = [];
-const sockets: { close(): void }[] = [];
-
-beforeAll(async () => {
-  const port = await freePort();
-  redis = await spawnRedis(port);
-  redisUrl = `redis://127.0.0.1:${port}`;
-});
-
-afterAll(async () => {
-  for (const s of sockets.splice(0)) s.close();
-  for (const n of nodes.splice(0)) await n.close();
-  await stopRedis(redis);
-});
-
-async function node(): Promise<RelayServer> {
-  const r = await RelayServer.start({
-    bind: '127.0.0.1',
-    port: 0,
-    redisUrl,
-    limits: { presenceRefreshMs: 300, presenceTtlMs: 3_000 },
-  });
-  if (!r.ok) throw new Error(r.error.message);
-  nodes.push(r.value);
-  return r.value;
-}
+const cluster = redisNodes();
+const node = () => cluster.node({ presenceRefreshMs: 300, presenceTtlMs: 3_000 });
 
 /** A host link, or the close it got before it was ready. */
 async function link(relay: RelayServer, identity: HostIdentity): Promise<FakeHost | { refused: string }> {
   try {
-    const h = await FakeHost.connect(relay.url, identity);
-    sockets.push(h);
-    return h;
+    return cluster.track(await FakeHost.connect(relay.url, identity));
   } catch (error) {
     return { refused: (error as Error).message };
   }
@@ -79,8 +50,7 @@ describe('a host id claimed on two nodes at once', () => {
       const holder = holders[0] as FakeHost;
       holder.echo = true;
       for (const relay of [a, b]) {
-        const d = await FakeDevice.connect(relay.url, ids[i]!);
-        sockets.push(d);
+        const d = cluster.track(await FakeDevice.connect(relay.url, ids[i]!));
         d.send(Uint8Array.of(i));
         await until(
           () => d.received.length === 1 || d.closed !== undefined,

@@ -2,10 +2,11 @@ import { RelayCloseCode, generateHostIdentity, relayPairUrl, utf8Encode } from '
 import type { ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { createServer } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RelayLimits } from '../limits.js';
-import { RelayServer } from '../relay-server.js';
+import type { RelayServer } from '../relay-server.js';
 import { FakeDevice, FakeHost, until, wellFormedStrangers } from '../testing/clients.js';
+import { redisNodes } from '../testing/redis-nodes.js';
 import { freePort, spawnRedis, stopRedis } from '../testing/redis-server.js';
 
 /**
@@ -21,40 +22,15 @@ const FAST: Partial<RelayLimits> = {
   presenceTtlMs: 3_000,
 };
 
-let redis: ChildProcess | undefined;
-let redisUrl = '';
-const nodes: RelayServer[] = [];
-const sockets: { close(): void }[] = [];
-
-beforeAll(async () => {
-  const port = await freePort();
-  redis = await spawnRedis(port);
-  redisUrl = `redis://127.0.0.1:${port}`;
-});
-
-afterAll(async () => {
-  for (const s of sockets.splice(0)) s.close();
-  for (const n of nodes.splice(0)) await n.close();
-  await stopRedis(redis);
-});
-
-async function node(limits: Partial<RelayLimits> = {}, url = redisUrl): Promise<RelayServer> {
-  const r = await RelayServer.start({ bind: '127.0.0.1', port: 0, redisUrl: url, limits });
-  if (!r.ok) throw new Error(r.error.message);
-  nodes.push(r.value);
-  return r.value;
-}
+const cluster = redisNodes();
+const node = (limits: Partial<RelayLimits> = {}, url?: string) => cluster.node(limits, url);
 
 async function host(relay: RelayServer, identity = generateHostIdentity()) {
-  const h = await FakeHost.connect(relay.url, identity);
-  sockets.push(h);
-  return h;
+  return cluster.track(await FakeHost.connect(relay.url, identity));
 }
 
 async function device(relay: RelayServer, identity: ReturnType<typeof generateHostIdentity>) {
-  const d = await FakeDevice.connect(relay.url, identity);
-  sockets.push(d);
-  return d;
+  return cluster.track(await FakeDevice.connect(relay.url, identity));
 }
 
 /** Sends `bytes` from the device and back from the host; resolves when both have arrived. */
@@ -96,7 +72,7 @@ describe('relay cluster over Redis', () => {
     // Node a dies without a word. The host relinks to b; the device's stream to a is closed, and
     // the device reconnects (to b, the node left) and flows again.
     await a.crash();
-    nodes.splice(nodes.indexOf(a), 1);
+    cluster.forget(a);
     await until(() => h1.closed !== undefined, 'the host to notice its node died');
     const h2 = await host(b, identity);
     expect(await d1.done).toEqual({ code: RelayCloseCode.HostGone, reason: 'host-gone' });
@@ -112,7 +88,7 @@ describe('relay cluster over Redis', () => {
     const d = await device(b, identity);
     await roundTrip(h, d, Uint8Array.of(1));
     await a.crash();
-    nodes.splice(nodes.indexOf(a), 1);
+    cluster.forget(a);
     // Noticed through a's heartbeat expiring (2.5 s here, 3 s by default).
     expect(await d.done).toEqual({ code: RelayCloseCode.HostGone, reason: 'host-gone' });
     expect(b.metrics.drops('node-gone')).toBe(1);
@@ -130,7 +106,7 @@ describe('relay cluster over Redis', () => {
     await roundTrip(h, d, Uint8Array.of(1));
     const diedAt = Date.now();
     await a.crash();
-    nodes.splice(nodes.indexOf(a), 1);
+    cluster.forget(a);
     expect(await d.done).toEqual({ code: RelayCloseCode.HostGone, reason: 'host-gone' });
     const noticedMs = Date.now() - diedAt;
     expect(noticedMs).toBeLessThan(5_000);
@@ -160,7 +136,7 @@ describe('relay cluster over Redis', () => {
     await until(() => d.received.length === 1, 'the echo');
 
     await b.close();
-    nodes.splice(nodes.indexOf(b), 1);
+    cluster.forget(b);
     expect(await d.done).toEqual({ code: RelayCloseCode.HostGone, reason: 'host-gone' });
     const late = await device(a, identity);
     expect((await late.done).code).toBe(RelayCloseCode.HostOffline);
@@ -224,7 +200,7 @@ describe('relay cluster over Redis', () => {
       const refused = await device(a, generateHostIdentity());
       expect((await refused.done).code).toBe(RelayCloseCode.HostOffline);
       await a.close();
-      nodes.splice(nodes.indexOf(a), 1);
+      cluster.forget(a);
     } finally {
       for (const s of held) s.destroy();
       silent.close();
