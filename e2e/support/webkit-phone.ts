@@ -3,7 +3,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { WebDriver, WebElement } from 'selenium-webdriver';
-import { Builder, By } from 'selenium-webdriver';
+import { Builder, By, error as seleniumError } from 'selenium-webdriver';
 import type { Xvfb } from './xvfb.js';
 import { startXvfb } from './xvfb.js';
 
@@ -145,7 +145,7 @@ function phone(driver: WebDriver, server: DriverProcess, xvfb: Xvfb, size: Scree
     earlier.push(...(errors ?? []));
     await driver.executeScript('if (window.__e2ePageErrors) window.__e2ePageErrors.length = 0').catch(() => undefined);
   };
-  const find = async (css: string) => (await driver.findElements(By.css(css)))[0];
+  const find = async (css: string) => (await unstale(() => driver.findElements(By.css(css))))[0];
   const self: WebKitPhone = {
     driver,
     open: async (url) => {
@@ -189,10 +189,18 @@ function phone(driver: WebDriver, server: DriverProcess, xvfb: Xvfb, size: Scree
       return element ? element.getText().catch(() => undefined) : undefined;
     },
     shown: async (css) => {
-      for (const element of await driver.findElements(By.css(css))) {
-        if (await element.isDisplayed().catch(() => false)) return true;
+      // Every element found may leave the page before it is asked about: then look again.
+      for (let tried = 1; ; tried++) {
+        let stale = false;
+        for (const element of await unstale(() => driver.findElements(By.css(css)))) {
+          const shown = await element.isDisplayed().catch((error: unknown) => {
+            stale ||= isStale(error);
+            return false;
+          });
+          if (shown) return true;
+        }
+        if (!stale || tried >= STALE_TRIES) return false;
       }
-      return false;
     },
     clickButton: async (name, within) => {
       const literal = xpathLiteral(name);
@@ -237,11 +245,30 @@ const ELEMENT_TIMEOUT_MS = 15_000;
 async function displayed(list: () => Promise<WebElement[]>, what: string): Promise<WebElement> {
   const deadline = Date.now() + ELEMENT_TIMEOUT_MS;
   for (;;) {
-    for (const element of await list()) {
+    for (const element of await unstale(list)) {
       if (await element.isDisplayed().catch(() => false)) return element;
     }
     if (Date.now() > deadline) throw new Error(`nothing displayed: ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Finds made while a page changes: WebKitWebDriver's find fails as stale when an element it
+ * matched leaves the page before its handle is made. A find is tried again, a few times. */
+const STALE_TRIES = 5;
+
+function isStale(error: unknown): boolean {
+  return error instanceof seleniumError.StaleElementReferenceError;
+}
+
+async function unstale(search: () => Promise<WebElement[]>): Promise<WebElement[]> {
+  for (let tried = 1; ; tried++) {
+    try {
+      return await search();
+    } catch (error) {
+      if (!isStale(error) || tried >= STALE_TRIES) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   }
 }
 
