@@ -49,41 +49,41 @@ function putCounter(into: Uint8Array, offset: number, counter: number): void {
   into[offset + 7] = low & 0xff;
 }
 
-/** The nonce for `counter`, written into `nonce` (the iv's last 8 bytes XOR the counter). */
-function putNonce(nonce: Uint8Array, iv: Uint8Array, counter: number): void {
-  nonce.set(iv);
-  const high = Math.floor(counter / 0x1_0000_0000);
-  const low = counter >>> 0;
-  nonce[4]! ^= high >>> 24;
-  nonce[5]! ^= (high >>> 16) & 0xff;
-  nonce[6]! ^= (high >>> 8) & 0xff;
-  nonce[7]! ^= high & 0xff;
-  nonce[8]! ^= low >>> 24;
-  nonce[9]! ^= (low >>> 16) & 0xff;
-  nonce[10]! ^= (low >>> 8) & 0xff;
-  nonce[11]! ^= low & 0xff;
-}
+/**
+ * One direction's prepared secrets: the AEAD key, the key tag frames carry, and the nonce for a
+ * counter (the iv's last 8 bytes XOR the counter), written into one buffer reused per frame.
+ */
+class Direction {
+  readonly key: LinkAeadKey;
+  readonly tag: Uint8Array;
+  private readonly iv: Uint8Array;
+  private readonly nonce = new Uint8Array(LINK_NONCE_BYTES);
 
-function checkDirection(keys: LinkDirectionKeys): void {
-  if (keys.iv.length !== LINK_NONCE_BYTES) throw new RangeError(`a link iv is ${LINK_NONCE_BYTES} bytes`);
+  constructor(aead: LinkAead, keys: LinkDirectionKeys) {
+    if (keys.iv.length !== LINK_NONCE_BYTES) throw new RangeError(`a link iv is ${LINK_NONCE_BYTES} bytes`);
+    this.key = aead.key(keys.key);
+    this.tag = keyTag(keys.key);
+    this.iv = keys.iv.slice();
+  }
+
+  nonceFor(counter: number): Uint8Array {
+    this.nonce.fill(0, 0, 4);
+    putCounter(this.nonce, 4, counter);
+    for (let i = 0; i < LINK_NONCE_BYTES; i++) this.nonce[i]! ^= this.iv[i]!;
+    return this.nonce;
+  }
 }
 
 export class LinkFrameSealer {
   private counter = 0;
-  private readonly key: LinkAeadKey;
-  private readonly tag: Uint8Array;
-  private readonly iv: Uint8Array;
-  private readonly nonce = new Uint8Array(LINK_NONCE_BYTES);
+  private readonly direction: Direction;
 
   constructor(
     aead: LinkAead,
     keys: LinkDirectionKeys,
     private readonly maxPlaintext: number,
   ) {
-    checkDirection(keys);
-    this.key = aead.key(keys.key);
-    this.tag = keyTag(keys.key);
-    this.iv = keys.iv.slice();
+    this.direction = new Direction(aead, keys);
   }
 
   /** Seals `plaintext`, or the plaintext that is its parts one after the other. */
@@ -98,10 +98,10 @@ export class LinkFrameSealer {
     const counter = this.counter++;
     const frame = new Uint8Array(LINK_FRAME_OVERHEAD + length);
     frame[0] = LINK_FRAME_KIND;
-    frame.set(this.tag, 1);
+    frame.set(this.direction.tag, 1);
     putCounter(frame, 5, counter);
-    putNonce(this.nonce, this.iv, counter);
-    this.key.seal(this.nonce, frame.subarray(0, LINK_FRAME_HEADER_BYTES), parts, frame, LINK_FRAME_HEADER_BYTES);
+    const nonce = this.direction.nonceFor(counter);
+    this.direction.key.seal(nonce, frame.subarray(0, LINK_FRAME_HEADER_BYTES), parts, frame, LINK_FRAME_HEADER_BYTES);
     return ok(frame);
   }
 
@@ -118,20 +118,14 @@ export class LinkFrameSealer {
 export class LinkFrameOpener {
   private expected = 0;
   private closed = false;
-  private readonly key: LinkAeadKey;
-  private readonly tag: Uint8Array;
-  private readonly iv: Uint8Array;
-  private readonly nonce = new Uint8Array(LINK_NONCE_BYTES);
+  private readonly direction: Direction;
 
   constructor(
     aead: LinkAead,
     keys: LinkDirectionKeys,
     private readonly maxPlaintext: number,
   ) {
-    checkDirection(keys);
-    this.key = aead.key(keys.key);
-    this.tag = keyTag(keys.key);
-    this.iv = keys.iv.slice();
+    this.direction = new Direction(aead, keys);
   }
 
   open(frame: Uint8Array): Result<Uint8Array> {
@@ -149,7 +143,7 @@ export class LinkFrameOpener {
       return fail('frame-too-large', `frame is over the ${this.maxPlaintext}-byte limit`);
     }
     for (let i = 0; i < 4; i++) {
-      if (frame[1 + i] !== this.tag[i]) return fail('frame-wrong-key', 'frame sealed under another key');
+      if (frame[1 + i] !== this.direction.tag[i]) return fail('frame-wrong-key', 'frame sealed under another key');
     }
     const counter = readUint64(frame, 5);
     if (counter === undefined) return fail('frame-malformed', 'frame counter out of range');
@@ -157,9 +151,8 @@ export class LinkFrameOpener {
     if (counter > this.expected) {
       return fail('frame-reordered', `frame ${counter} arrived before frame ${this.expected}`);
     }
-    putNonce(this.nonce, this.iv, counter);
-    const plain = this.key.open(
-      this.nonce,
+    const plain = this.direction.key.open(
+      this.direction.nonceFor(counter),
       frame.subarray(0, LINK_FRAME_HEADER_BYTES),
       frame.subarray(LINK_FRAME_HEADER_BYTES),
     );
