@@ -19,13 +19,10 @@ export class EventLog {
   /** Last sequence number per session: this log is the only writer, so it need not be read back. */
   private readonly last = new Map<string, number>();
   private readonly insert;
-  private readonly bump;
   private readonly selectLast;
   private readonly selectAfter;
   private readonly selectBefore;
   private readonly selectTypeBefore;
-  /** The append's transaction, made once: better-sqlite3 builds four wrappers per `transaction()`. */
-  private readonly appendRow: (sessionId: string, body: AppendBody, at: number) => SessionEvent;
   /** Rows that could not be decoded (a damaged database): skipped, never fatal. */
   corruptRows = 0;
 
@@ -34,8 +31,12 @@ export class EventLog {
     private readonly clock: Pick<Clock, 'now'>,
   ) {
     this.insert = db.prepare('INSERT INTO events (session_id, seq, type, payload, at) VALUES (?, ?, ?, ?, ?)');
-    this.bump = db.prepare('UPDATE sessions SET last_seq = ?, updated_at = ? WHERE id = ?');
-    this.selectLast = db.prepare('SELECT last_seq FROM sessions WHERE id = ?').pluck();
+    // Undefined for no such session, null for one with no events yet.
+    this.selectLast = db
+      .prepare(
+        'SELECT (SELECT seq FROM events WHERE session_id = sessions.id ORDER BY seq DESC LIMIT 1) FROM sessions WHERE id = ?',
+      )
+      .pluck();
     this.selectAfter = db.prepare(
       'SELECT seq, type, payload, at FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?',
     );
@@ -45,15 +46,6 @@ export class EventLog {
     this.selectTypeBefore = db.prepare(
       'SELECT seq, type, payload, at FROM events WHERE session_id = ? AND seq < ? AND type = ? ORDER BY seq DESC LIMIT ?',
     );
-    this.appendRow = db.transaction((sessionId: string, body: AppendBody, at: number): SessionEvent => {
-      const seq = this.lastSeq(sessionId, true) + 1;
-      const resolved = typeof body === 'function' ? body(seq) : body;
-      const { type, ...payload } = resolved;
-      this.insert.run(sessionId, seq, type, JSON.stringify(payload), at);
-      this.bump.run(seq, at, sessionId);
-      this.last.set(sessionId, seq);
-      return { ...resolved, sessionId, seq, at };
-    });
   }
 
   /**
@@ -62,7 +54,13 @@ export class EventLog {
    */
   append(sessionId: string, body: AppendBody): SessionEvent {
     const at = this.clock.now();
-    const event = this.appendRow(sessionId, body, at);
+    const seq = this.lastSeq(sessionId, true) + 1;
+    const resolved = typeof body === 'function' ? body(seq) : body;
+    const { type, ...payload } = resolved;
+    // One row, its own transaction: the session's last seq and last change are read from it.
+    this.insert.run(sessionId, seq, type, JSON.stringify(payload), at);
+    this.last.set(sessionId, seq);
+    const event: SessionEvent = { ...resolved, sessionId, seq, at };
     // The event is stored: a listener that throws must not fail the append (or the run behind it).
     for (const [listener, name] of this.listeners) {
       try {
@@ -138,13 +136,13 @@ export class EventLog {
   lastSeq(sessionId: string, mustExist = false): number {
     const cached = this.last.get(sessionId);
     if (cached !== undefined) return cached;
-    const stored = this.selectLast.get(sessionId) as number | undefined;
+    const stored = this.selectLast.get(sessionId) as number | null | undefined;
     if (stored === undefined) {
       if (mustExist) throw new Error(`append to unknown session ${sessionId}`);
       return 0;
     }
-    this.last.set(sessionId, stored);
-    return stored;
+    this.last.set(sessionId, stored ?? 0);
+    return stored ?? 0;
   }
 
   /** Calls `listener` after every append; `name` says who it is when it fails. */

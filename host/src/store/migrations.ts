@@ -200,4 +200,11 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX session_blobs_blob ON session_blobs (blob_id);
   ALTER TABLE queued_messages ADD COLUMN attachments TEXT;
   `,
+  // 11: a session's last sequence number and last change are read from its newest event (the
+  // events table's own key), not kept in its row: an append is one INSERT, where it was a
+  // transaction that also rewrote the session's row and an index of it.
+  `
+  DROP INDEX sessions_updated;
+  ALTER TABLE sessions DROP COLUMN last_seq;
+  `,
 ];

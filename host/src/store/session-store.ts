@@ -47,12 +47,23 @@ interface Row {
   archived: number;
   auto_approve: number;
   allow_rules: string;
-  last_seq: number;
   last_line: string;
   notify: string;
   created_at: number;
   updated_at: number;
+  /** Read from the session's newest event (SESSION_ROWS), not stored beside it. */
+  last_seq: number;
+  last_at: number | null;
 }
+
+/**
+ * Sessions with their last sequence number and the time of their newest event, both read from the
+ * event log's own index: an append writes one row and touches nothing else.
+ */
+const SESSION_ROWS = `SELECT sessions.*,
+  COALESCE((SELECT seq FROM events WHERE session_id = sessions.id ORDER BY seq DESC LIMIT 1), 0) AS last_seq,
+  (SELECT at FROM events WHERE session_id = sessions.id ORDER BY seq DESC LIMIT 1) AS last_at
+  FROM sessions`;
 
 function isNotifyLevel(value: string): value is NotifyLevel {
   return value === 'needs' || value === 'done' || value === 'off';
@@ -85,7 +96,7 @@ function fromRow(row: Row): SessionRecord | undefined {
     // A level this host does not know (a newer one wrote it) reads as the default.
     notify: isNotifyLevel(row.notify) ? row.notify : 'needs',
     createdAt: row.created_at,
-    updatedAt: row.updated_at,
+    updatedAt: Math.max(row.updated_at, row.last_at ?? 0),
   };
 }
 
@@ -132,20 +143,20 @@ export class SessionStore {
   }
 
   get(id: string): SessionRecord | undefined {
-    const row = this.db.prepare('SELECT * FROM sessions WHERE id = ?').get(id) as Row | undefined;
+    const row = this.db.prepare(`${SESSION_ROWS} WHERE id = ?`).get(id) as Row | undefined;
     return row && fromRow(row);
   }
 
   list(includeArchived: boolean): SessionRecord[] {
     const rows = this.db
-      .prepare(`SELECT * FROM sessions ${includeArchived ? '' : 'WHERE archived = 0'} ORDER BY created_at DESC`)
+      .prepare(`${SESSION_ROWS} ${includeArchived ? '' : 'WHERE archived = 0'} ORDER BY created_at DESC`)
       .all() as Row[];
     return rows.flatMap((row) => fromRow(row) ?? []);
   }
 
   /** Sessions whose last known status says a run was in flight. */
   listInFlight(): SessionRecord[] {
-    const rows = this.db.prepare("SELECT * FROM sessions WHERE status IN ('running', 'waiting')").all() as Row[];
+    const rows = this.db.prepare(`${SESSION_ROWS} WHERE status IN ('running', 'waiting')`).all() as Row[];
     return rows.flatMap((row) => fromRow(row) ?? []);
   }
 
