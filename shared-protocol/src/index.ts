@@ -73,3 +73,4 @@ export * from './link/handshake-pool.js';
 export * from './hkdf.js';
 export * from './sha256.js';
 export * from './x25519.js';
+export * from './secretbox.js';

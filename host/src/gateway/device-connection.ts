@@ -1,4 +1,4 @@
-import type { X25519 } from '@tether/shared-protocol';
+import type { Secretbox, X25519 } from '@tether/shared-protocol';
 import type {
   ChannelMessage,
   Clock,
@@ -56,6 +56,8 @@ export interface ConnectionDeps {
   random: RandomBytes;
   /** The X25519 chosen at start; tweetnacl's unless given. */
   x25519?: X25519;
+  /** The secretbox chosen at start for this channel's frames; tweetnacl's unless given. */
+  secretbox?: Secretbox;
   stats: HostCounters;
   log: EventLog;
   dispatch: Dispatch<Caller>;
@@ -209,6 +211,7 @@ export class DeviceConnection implements ConnectionPort {
       random: this.deps.random,
       replay: this.deps.replay,
       ...(this.deps.x25519 ? { x25519: this.deps.x25519 } : {}),
+      ...(this.deps.secretbox ? { secretbox: this.deps.secretbox } : {}),
     });
     if (!accepted.ok || !device) {
       const error = accepted.ok ? protocolError('handshake-failed', 'handshake refused') : accepted.error;

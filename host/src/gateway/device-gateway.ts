@@ -1,4 +1,4 @@
-import type { X25519 } from '@tether/shared-protocol';
+import type { Secretbox, X25519 } from '@tether/shared-protocol';
 import type {
   Clock,
   HostIdentity,
@@ -49,6 +49,8 @@ export interface GatewayDeps extends Omit<PairingServiceDeps, 'devices' | 'clock
   oneShotHorizon: OneShotHorizon;
   /** The X25519 chosen at start (crypto/node-x25519.ts); tweetnacl's unless given. */
   x25519?: X25519;
+  /** The secretbox chosen at start for device frames (crypto/native-secretbox.ts); tweetnacl's unless given. */
+  secretbox?: Secretbox;
 }
 
 /**
@@ -115,6 +117,7 @@ export class DeviceGateway {
       clock: this.deps.clock,
       random: this.deps.random,
       ...(this.deps.x25519 ? { x25519: this.deps.x25519 } : {}),
+      ...(this.deps.secretbox ? { secretbox: this.deps.secretbox } : {}),
       stats: this.stats,
       log: this.deps.log,
       dispatch: this.dispatch,

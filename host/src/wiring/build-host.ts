@@ -1,5 +1,6 @@
 import type { Clock, HostEvent, HostIdentity, Result } from '@tether/shared-protocol';
 import { ok, secureRandom, systemClock } from '@tether/shared-protocol';
+import { chooseSecretbox } from '../crypto/native-secretbox.js';
 import { chooseX25519 } from '../crypto/node-x25519.js';
 import { NodePtyPort, PtyTerminals, privatePaths } from '@tether/machine';
 import { homedir, hostname } from 'node:os';
@@ -295,6 +296,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
     devices,
     oneShotHorizon: new OneShotHorizon(db),
     x25519: chooseX25519(),
+    secretbox: chooseSecretbox(),
     log,
     clock,
     random: secureRandom,

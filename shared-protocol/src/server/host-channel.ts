@@ -6,6 +6,7 @@ import { HandshakeResponder } from '../handshake.js';
 import type { ChannelMessage } from '../rpc/channel.js';
 import { decodeChannelMessage, encodeChannelMessage } from '../rpc/channel.js';
 import { FrameOpener, FrameSealer } from '../sealed-frame.js';
+import type { Secretbox } from '../secretbox.js';
 
 export interface HostChannelOptions extends Omit<ResponderOptions, 'lookupDevice' | 'clock'> {
   clock: Pick<Clock, 'now'>;
@@ -14,6 +15,8 @@ export interface HostChannelOptions extends Omit<ResponderOptions, 'lookupDevice
    * look alike on the wire on purpose: nobody can probe for device ids.
    */
   lookupDevice: (deviceId: string) => Uint8Array | undefined;
+  /** The secretbox chosen at start for the channel's frames; tweetnacl's unless given. */
+  secretbox?: Secretbox;
 }
 
 /** What a frame held once opened: a channel message, or bytes that opened but decoded to none. */
@@ -40,7 +43,11 @@ export class HostChannel {
     if (!accepted.ok) return accepted;
     const { deviceId, welcome, keys } = accepted.value;
     return ok({
-      channel: new HostChannel(deviceId, new FrameSealer(keys.send), new FrameOpener(keys.receive)),
+      channel: new HostChannel(
+        deviceId,
+        new FrameSealer(keys.send, undefined, options.secretbox),
+        new FrameOpener(keys.receive, undefined, options.secretbox),
+      ),
       welcome,
     });
   }
