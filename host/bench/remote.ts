@@ -5,7 +5,8 @@
 //   - store + plain: the same, after inserting the event as one row in SQLite with the host's own
 //     database settings (WAL, synchronous = NORMAL) and schema.
 // The ratio to the second isolates what sealing, the protocol and the host's delivery add on top
-// of a store and a socket. Then events per second to one and to ten devices.
+// of a store and a socket. The three run in turns, a block of each at a time. Then events per
+// second to one and to ten devices.
 import type { SessionEvent } from '@tether/shared-protocol';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -26,11 +27,14 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
+/** One timed event: resolves to the milliseconds from its start to its arrival. */
+type Probe = (i: number) => Promise<number>;
+
 /**
- * One event at a time over a bare `ws` pair on loopback: `store` (when given) runs first, inside
- * the timed part, then the event goes out as JSON and is parsed at the other end.
+ * A bare `ws` pair on loopback, one event at a time: `store` (when given) runs first, inside the
+ * timed part, then the event goes out as JSON and is parsed at the other end.
  */
-async function baseline(store?: (event: SessionEvent) => void): Promise<number[]> {
+async function bareProbe(store?: (event: SessionEvent) => void): Promise<{ probe: Probe; close: () => void }> {
   const server = createServer();
   const wss = new WebSocketServer({ server });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -39,8 +43,8 @@ async function baseline(store?: (event: SessionEvent) => void): Promise<number[]
   const client = new WebSocket(`ws://127.0.0.1:${port}`);
   await new Promise<void>((resolve) => client.once('open', () => resolve()));
   const serverSide = await peer;
-  const times: number[] = [];
-  for (let i = 0; i < WARMUP + ROUNDS; i++) {
+  let seq = 0;
+  const probe: Probe = async (i) => {
     const got = new Promise<void>((resolve) =>
       client.once('message', (data: Buffer) => {
         JSON.parse(data.toString());
@@ -51,7 +55,7 @@ async function baseline(store?: (event: SessionEvent) => void): Promise<number[]
     const event: SessionEvent = {
       type: 'notice',
       sessionId: 's',
-      seq: i + 1,
+      seq: ++seq,
       at: Date.now(),
       level: 'info',
       text: `event ${i}`,
@@ -59,32 +63,35 @@ async function baseline(store?: (event: SessionEvent) => void): Promise<number[]
     store?.(event);
     serverSide.send(JSON.stringify({ t: 'evt', event }));
     await got;
-    if (i >= WARMUP) times.push(performance.now() - start);
-  }
-  client.close();
-  wss.close();
-  server.close();
-  return times;
+    return performance.now() - start;
+  };
+  const close = () => {
+    client.close();
+    wss.close();
+    server.close();
+  };
+  return { probe, close };
 }
 
-/** The baseline with a store: one INSERT (its own transaction) per event, in a fresh database. */
-async function storeBaseline(): Promise<number[]> {
+/** The bare pair with a store: one INSERT (its own transaction) per event, in a fresh database. */
+async function storeProbe(): Promise<{ probe: Probe; close: () => void }> {
   const dir = mkdtempSync(join(tmpdir(), 'tether-bench-'));
   const db = openDatabase(join(dir, 'bench.db'));
-  try {
-    const now = Date.now();
-    db.prepare(
-      `INSERT INTO sessions (id, title, kind, place, cwd, model, status, created_at, updated_at)
-       VALUES ('s', 'bench', 'agent', 'local', '/', 'demo', 'idle', ?, ?)`,
-    ).run(now, now);
-    const insert = db.prepare('INSERT INTO events (session_id, seq, type, payload, at) VALUES (?, ?, ?, ?, ?)');
-    return await baseline(({ type, sessionId, seq, at, ...payload }) => {
-      insert.run(sessionId, seq, type, JSON.stringify(payload), at);
-    });
-  } finally {
+  const now = Date.now();
+  db.prepare(
+    `INSERT INTO sessions (id, title, kind, place, cwd, model, status, created_at, updated_at)
+     VALUES ('s', 'bench', 'agent', 'local', '/', 'demo', 'idle', ?, ?)`,
+  ).run(now, now);
+  const insert = db.prepare('INSERT INTO events (session_id, seq, type, payload, at) VALUES (?, ?, ?, ?, ?)');
+  const bare = await bareProbe(({ type, sessionId, seq, at, ...payload }) => {
+    insert.run(sessionId, seq, type, JSON.stringify(payload), at);
+  });
+  const close = () => {
+    bare.close();
     db.close();
     rmSync(dir, { recursive: true, force: true });
-  }
+  };
+  return { probe: bare.probe, close };
 }
 
 const t = await startTestHost({ remote: { bind: '127.0.0.1', port: 0, roots: [] } });
@@ -100,8 +107,7 @@ const first = devices[0]!;
 first.client.watch(id, t.host.log.lastSeq(id));
 await until(() => first.client.state.name === 'open');
 
-const sealed: number[] = [];
-for (let i = 0; i < WARMUP + ROUNDS; i++) {
+const sealedProbe: Probe = async (i) => {
   const seq = t.host.log.lastSeq(id) + 1;
   const got = new Promise<void>((resolve) => {
     const stop = first.client.onEvent((e) => {
@@ -114,10 +120,31 @@ for (let i = 0; i < WARMUP + ROUNDS; i++) {
   const start = performance.now();
   t.host.log.append(id, { type: 'notice', level: 'info', text: `event ${i}` });
   await got;
-  if (i >= WARMUP) sealed.push(performance.now() - start);
+  return performance.now() - start;
+};
+
+// The three run in turns, a block of each at a time, so that whatever else the machine does
+// falls on all of them alike: run one after the other, the ratio moved between 1.5 and 4.5.
+const bare = await bareProbe();
+const store = await storeProbe();
+const sealed: number[] = [];
+const plain: number[] = [];
+const stored: number[] = [];
+const BLOCK = 100;
+for (let i = 0; i < WARMUP + ROUNDS; i += BLOCK) {
+  for (const [probe, times] of [
+    [sealedProbe, sealed],
+    [store.probe, stored],
+    [bare.probe, plain],
+  ] as const) {
+    for (let j = i; j < i + BLOCK; j++) {
+      const ms = await probe(j);
+      if (j >= WARMUP) times.push(ms);
+    }
+  }
 }
-const plain = await baseline();
-const stored = await storeBaseline();
+bare.close();
+store.close();
 const fmt = (v: number) => `${(v * 1000).toFixed(0)} µs`;
 const line = (name: string, times: number[]) =>
   console.log(`  ${name.padEnd(54)} p50 ${fmt(percentile(times, 50))}, p99 ${fmt(percentile(times, 99))}`);
