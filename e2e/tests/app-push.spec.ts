@@ -255,3 +255,23 @@ test('through a relay: a relay-only host’s approval is approved from the notif
   // The service worker's answer went to the relay (the host listens nowhere).
   expect(calls.some((url) => url.startsWith(`${relay!.url}/relay/call/`))).toBe(true);
 });
+
+test('an approval answered in the open app closes its notification', async ({ page, context }) => {
+  const { deliver } = await setUp(page, context);
+  const { sessionId, approvalId, push } = await raiseApprovalWhileAway(page);
+  await deliver(push);
+  await shown(page, approvalId);
+  // The page is on the Waiting screen: the approval is answered there, not from the notification.
+  await page.locator('section.approval').getByRole('button', { name: 'Allow once' }).click();
+  await eventually(async () =>
+    (await sessionEvents(host!, sessionId)).find(
+      (e) => e.type === 'approval.resolved' && JSON.stringify(e).includes(approvalId),
+    ),
+  );
+  await eventually(() =>
+    page.evaluate(async (t) => {
+      const registration = await navigator.serviceWorker.ready;
+      return (await registration.getNotifications({ tag: t })).length === 0 ? true : undefined;
+    }, approvalId),
+  );
+});

@@ -1,6 +1,6 @@
 import { systemClock } from '@tether/shared-protocol';
 import type { AppModel } from '../app/app-model.js';
-import { notificationData, OPEN_MESSAGE } from './sw-push.js';
+import { CLOSE_ANSWERED_MESSAGE, OPEN_MESSAGE } from './sw-push.js';
 import { VisibilityReporter } from './visibility-report.js';
 
 /**
@@ -46,17 +46,12 @@ export function watchPush(app: AppModel): void {
   follow();
 }
 
+/**
+ * Asks the service worker to close the notifications of this host's approvals that are no longer
+ * pending. The worker does it, not the page: it knows which approval it is answering from a
+ * notification at this moment, whose outcome must not be closed with the question.
+ */
 async function closeAnswered(hostId: string, pending: ReadonlySet<string>): Promise<void> {
   const registration = await navigator.serviceWorker.getRegistration();
-  if (!registration) return;
-  for (const notification of await registration.getNotifications()) {
-    const data = notificationData(notification.data);
-    if (
-      data?.hostId === hostId &&
-      data.approvalId &&
-      data.approvalId === notification.tag &&
-      !pending.has(data.approvalId)
-    )
-      notification.close();
-  }
+  registration?.active?.postMessage({ type: CLOSE_ANSWERED_MESSAGE, hostId, pending: [...pending] });
 }

@@ -4,7 +4,7 @@ import { platformSubtle } from '../net/device-key.js';
 import type { NotificationSpec } from './notification-view.js';
 import { answerByOneShot } from './one-shot-answer.js';
 import type { AppWindow, ShownNotification } from './sw-push.js';
-import { SwPush } from './sw-push.js';
+import { CLOSE_ANSWERED_MESSAGE, MAX_PENDING_NAMED, SwPush } from './sw-push.js';
 
 /** The few service worker globals this needs, typed here (the app's program uses DOM types). */
 interface WorkerGlobal {
@@ -73,7 +73,20 @@ export function installPushHandlers(global: WorkerGlobal): void {
     event.waitUntil(push.onClick(event.notification, event.action));
   });
   global.addEventListener('message', (event) => {
-    const data = event.data as { type?: unknown; tag?: unknown; action?: unknown } | null;
+    const data = event.data as {
+      type?: unknown;
+      tag?: unknown;
+      action?: unknown;
+      hostId?: unknown;
+      pending?: unknown;
+    } | null;
+    if (data?.type === CLOSE_ANSWERED_MESSAGE) {
+      const { hostId, pending } = data;
+      if (typeof hostId !== 'string' || !Array.isArray(pending) || pending.length > MAX_PENDING_NAMED) return;
+      if (!pending.every((id): id is string => typeof id === 'string')) return;
+      event.waitUntil(push.closeResolved(hostId, new Set(pending)));
+      return;
+    }
     if (data?.type !== TEST_CLICK_MESSAGE || typeof data.tag !== 'string' || typeof data.action !== 'string') return;
     const tag = data.tag;
     const action = data.action;

@@ -49,7 +49,9 @@ const approvalPush = (lockScreen: 'approve' | 'deny-only' = 'approve'): Approval
   lockScreen,
 });
 
-function world(options: { actions?: boolean; windows?: AppWindow[]; answer?: AnswerOutcome } = {}) {
+function world(
+  options: { actions?: boolean; windows?: AppWindow[]; answer?: AnswerOutcome; hold?: Promise<void> } = {},
+) {
   const shown: NotificationSpec[] = [];
   const closed: string[] = [];
   const opened: string[] = [];
@@ -72,10 +74,11 @@ function world(options: { actions?: boolean; windows?: AppWindow[]; answer?: Ans
     openWindow: (url) => (opened.push(url), Promise.resolve(undefined)),
     scopeUrl: 'https://studio.example.ts.net:8443/',
     hosts: () => Promise.resolve([record]),
-    answer: (_record, id, decision) => (
-      answers.push([id, decision]),
-      Promise.resolve(options.answer ?? { kind: 'approved' })
-    ),
+    answer: async (_record, id, decision) => {
+      answers.push([id, decision]);
+      await options.hold;
+      return options.answer ?? { kind: 'approved' };
+    },
     platform: { actions: options.actions ?? true },
   });
   const click = (action: string) => {
@@ -178,6 +181,28 @@ describe('the service worker with a push', () => {
     await failed.push.onPush(JSON.stringify(approvalPush()));
     await failed.click('approve');
     expect(failed.shown[1]!.options.body).toMatch(/Open to retry/);
+  });
+
+  it('closes an approval answered elsewhere, but not one being answered from its notification', async () => {
+    let release = () => {};
+    const hold = new Promise<void>((resolve) => (release = resolve));
+    const w = world({ answer: { kind: 'denied' }, hold });
+    await w.push.onPush(JSON.stringify(approvalPush()));
+    await w.push.onPush(JSON.stringify({ ...approvalPush(), approvalId: 'a_2' }));
+    // Deny on a_1 is on its way; the app learns that neither a_1 nor a_2 is pending any more.
+    const clicked = w.push.onClick({ tag: 'a_1', data: w.shown[0]!.options.data, close: () => undefined }, 'deny');
+    await w.push.closeResolved(HOST_ID, new Set());
+    expect(w.closed).toEqual(['a_2']);
+    release();
+    await clicked;
+    expect(w.shown[2]).toMatchObject({ title: 'Denied', options: { tag: 'a_1' } });
+    // The outcome is not a question: a later close leaves it.
+    await w.push.closeResolved(HOST_ID, new Set(['a_2']));
+    expect(w.closed).toEqual(['a_2']);
+    // Another host's pending list closes nothing of this one.
+    await w.push.onPush(JSON.stringify({ ...approvalPush(), approvalId: 'a_3' }));
+    await w.push.closeResolved('another-host', new Set());
+    expect(w.closed).toEqual(['a_2']);
   });
 
   it('opens the app on the session for a tap: in a window already open, else a new one', async () => {

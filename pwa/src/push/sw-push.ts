@@ -45,6 +45,11 @@ export interface SwPushDeps {
 
 /** The message the page listens for to go to a screen (`{type, hash}`). */
 export const OPEN_MESSAGE = 'tether:open';
+/** The page's message to the service worker: these approvals of this host are still pending
+ * (`{type, hostId, pending}`), so the notifications of the others can go. */
+export const CLOSE_ANSWERED_MESSAGE = 'tether:close-answered';
+/** Pending approvals one such message may name; a longer list is not a real one. */
+export const MAX_PENDING_NAMED = 1000;
 
 /**
  * The service worker's side of notifications. Every push shows a notification (a push that shows
@@ -52,6 +57,9 @@ export const OPEN_MESSAGE = 'tether:open';
  * the notification is replaced with the outcome; a tap opens the app on the session.
  */
 export class SwPush {
+  /** Approvals being answered from a notification now: their outcome is about to take its place. */
+  private readonly answering = new Set<string>();
+
   constructor(private readonly deps: SwPushDeps) {}
 
   async onPush(text: string | undefined): Promise<void> {
@@ -96,19 +104,35 @@ export class SwPush {
       notification.close();
       return this.open(data);
     }
-    const record = await this.host(data.hostId);
-    const outcome: AnswerOutcome = record
-      ? await this.deps.answer(record, data.approvalId, decision)
-      : { kind: 'failed', message: 'This device is no longer paired with that computer.' };
-    const name = shownHostName(record ? hostDisplayName(record) : '');
-    await this.deps.showNotification(outcomeNotification(data, name, outcome, this.deps.platform));
+    const approvalId = data.approvalId;
+    this.answering.add(approvalId);
+    try {
+      const record = await this.host(data.hostId);
+      const outcome: AnswerOutcome = record
+        ? await this.deps.answer(record, approvalId, decision)
+        : { kind: 'failed', message: 'This device is no longer paired with that computer.' };
+      const name = shownHostName(record ? hostDisplayName(record) : '');
+      await this.deps.showNotification(outcomeNotification(data, name, outcome, this.deps.platform));
+    } finally {
+      this.answering.delete(approvalId);
+    }
   }
 
-  /** Closes the notifications of approvals no longer waiting (the app learnt of their answer). */
+  /**
+   * Closes the notifications of approvals no longer waiting (the app learnt of their answer), but
+   * not one being answered from its notification right now: its outcome takes its place (same tag),
+   * and a close that read the list before the outcome was shown would take the outcome away.
+   */
   async closeResolved(hostId: string, pendingIds: ReadonlySet<string>): Promise<void> {
     for (const n of await this.deps.getNotifications()) {
       const data = notificationData(n.data);
-      if (data?.hostId === hostId && data.approvalId && !pendingIds.has(data.approvalId) && n.tag === data.approvalId)
+      if (
+        data?.hostId === hostId &&
+        data.approvalId &&
+        !pendingIds.has(data.approvalId) &&
+        !this.answering.has(data.approvalId) &&
+        n.tag === data.approvalId
+      )
         n.close();
     }
   }
