@@ -38,7 +38,7 @@ export async function isAllowedByRules(
       if (need.command !== undefined && (await prefixCovers(rule.prefix, need.command, inFolder))) return true;
     } else if ('path' in rule) {
       if (need.path === rule.path) return true;
-      // A rule for the whole tool never covers a read of a hidden home entry: that asks per entry.
+      // A rule for the whole tool never covers a read in a hidden home entry: that asks per file.
     } else if (tool !== 'shell' && need.path === undefined) return true;
   }
   return false;
@@ -47,8 +47,8 @@ export async function isAllowedByRules(
 /**
  * The rule an "allow for this session" answer adds: for `shell`, that exact command, or the
  * prefix the person chose (which must start the command, end where one of its words ends, and
- * pass `prefixProblem`); for a read of a hidden home entry, that tool's reads of that entry; for
- * other tools, the tool.
+ * pass `prefixProblem`); for a read in a hidden home entry, that tool's reads of that very file or
+ * folder (by real path), not of the entry around it; for other tools, the tool.
  */
 export function ruleForAnswer(
   tool: string,
