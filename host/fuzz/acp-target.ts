@@ -315,6 +315,7 @@ export class AcpTarget {
       realPath: (root, path) => local.realPath(root, path),
       readFile: (root, path, max) => local.readFile(root, path, max),
       writeFile,
+      stat: (root, path) => local.stat(root, path),
       listDir: (root, path, max) => local.listDir(root, path, max),
       search: (root, query) => local.search(root, query),
     };

@@ -1,5 +1,7 @@
 import type { AllowRule } from '../store/session-store.js';
 import type { ApprovalNeed } from '../tools/tool.js';
+import type { ExecutionContext } from '@tether/machine';
+import type { WordInFolder } from './prefix-rule.js';
 import { prefixCovers, prefixProblem } from './prefix-rule.js';
 
 /**
@@ -10,11 +12,21 @@ import { prefixCovers, prefixProblem } from './prefix-rule.js';
 const SHELL_CONTROL = /[;&|`$<>()\n\r\\]/;
 
 /**
- * Whether `path` (absolute, or relative to the session folder) really lies inside the session
- * folder and outside the private folders: the session's execution context answers, by real path,
- * on the computer the session runs on.
+ * Where `path` (absolute, or relative to the session folder) lies: in the session folder and
+ * outside the private folders, existing or not, or outside (prefix-rule.ts, WordPlace). The
+ * session's execution context answers, by real path, on the computer the session runs on.
  */
-export type InFolder = (path: string) => Promise<boolean>;
+export type InFolder = WordInFolder;
+
+/** The InFolder of a session in `cwd()` on `context`: its confined `stat`. */
+export function folderPlaces(context: Pick<ExecutionContext, 'stat'>, cwd: () => string): InFolder {
+  return async (path) => {
+    const found = await context.stat(cwd(), path);
+    if (found.ok) return 'present';
+    // Not there, or a file on its way: it would lie in the folder (the check ran first).
+    return found.error.code === 'not-found' || found.error.code === 'not-a-folder' ? 'absent' : 'outside';
+  };
+}
 
 /**
  * Whether "allow for this session" rules already cover this action. A prefix rule checks the

@@ -123,7 +123,7 @@ describe("the host's own computer: hidden entries in the home folder ask first",
     const rule = ruleForAnswer('read_file', gitConfig, undefined);
     if ('error' in rule) throw new Error(rule.error);
     const rules = [rule];
-    const inFolder = () => Promise.resolve(true);
+    const inFolder = () => Promise.resolve('present' as const);
     expect(await isAllowedByRules(rules, 'read_file', gitConfig, inFolder)).toBe(true);
     // Named another way (absolute, or through `./`): the same file, still allowed.
     const again = await need(readFileTool, { path: join(home, '.config', './git/config') });
