@@ -99,7 +99,7 @@ export class AcpTarget {
   /** A new run: its turn attached, its grants (and so what the oracle allows) starting empty. */
   private newTurn(): void {
     this.turn?.close('the fuzzer started another run');
-    this.turn = new AcpTurn(this.run(), 'Fuzz');
+    this.turn = new AcpTurn(this.run(), { title: 'Fuzz' });
     this.connection!.attach(ACP_SESSION, this.turn);
   }
 
