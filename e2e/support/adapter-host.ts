@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { AgentEntry } from './acp-adapters.js';
 import { removeScratch, scratchDir } from './acp-adapters.js';
 import type { HostProcess } from './host-process.js';
-import { startHost, tether, tetherJson } from './host-process.js';
+import { hostDataDir, startHost, tether, tetherJson } from './host-process.js';
 import type { FollowedEvent, SessionFollow } from './session-follow.js';
 import { followSession } from './session-follow.js';
 
@@ -40,7 +40,8 @@ export async function startAdapterHost(agents: (dir: string) => Record<string, A
   const dataDir = join(dir, 'data');
   const project = join(dataDir, 'project');
   mkdirSync(project, { recursive: true });
-  writeFileSync(join(dataDir, 'agents.json'), JSON.stringify({ agents: agents(dir) }));
+  mkdirSync(hostDataDir(dataDir), { mode: 0o700 });
+  writeFileSync(join(hostDataDir(dataDir), 'agents.json'), JSON.stringify({ agents: agents(dir) }));
   const follows: SessionFollow[] = [];
   const start = () => startHost(dataDir, ['--root', dataDir], { TETHER_DEMO_DELAY_MS: '10' });
   const cli = async (args: string[]) => {

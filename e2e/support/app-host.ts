@@ -1,10 +1,10 @@
 import { devices } from '@playwright/test';
 import type { BrowserContextOptions, Page } from '@playwright/test';
 import { expect } from '@playwright/test';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HostProcess } from './host-process.js';
-import { eventually, makeDataDir, removeDataDir, startHost, tether, tetherJson } from './host-process.js';
+import { eventually, hostDataDir, makeDataDir, removeDataDir, startHost, tether, tetherJson } from './host-process.js';
 
 /**
  * A real host for the app's browser tests: `tether start` on 127.0.0.1 with a free port, the demo
@@ -43,8 +43,11 @@ export interface AppHostOptions {
 
 export async function startAppHost(options: AppHostOptions = {}): Promise<AppHost> {
   const dataDir = makeDataDir();
-  for (const [name, text] of Object.entries(options.files ?? {})) writeFileSync(join(dataDir, name), text);
-  if (options.agents) writeFileSync(join(dataDir, 'agents.json'), JSON.stringify({ agents: options.agents }));
+  mkdirSync(hostDataDir(dataDir), { mode: 0o700 });
+  for (const [name, text] of Object.entries(options.files ?? {})) writeFileSync(join(hostDataDir(dataDir), name), text);
+  if (options.agents) {
+    writeFileSync(join(hostDataDir(dataDir), 'agents.json'), JSON.stringify({ agents: options.agents }));
+  }
   const model = options.model !== undefined ? ['--model', options.model] : [];
   const listen =
     options.relayOnly !== undefined

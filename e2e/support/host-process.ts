@@ -20,8 +20,18 @@ export interface HostProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/**
+ * A test's own folder. The host it starts keeps its data in `hostDataDir(folder)` inside it, beside
+ * the folders its sessions work in (`project`, or the folder itself as the root): a data dir is
+ * private, so no session may work in it, and the folder picker never offers it.
+ */
 export function makeDataDir(): string {
   return mkdtempSync(join(tmpdir(), 'tether-e2e-'));
+}
+
+/** Where the host of a test's folder keeps its data (`--data-dir`). */
+export function hostDataDir(dir: string): string {
+  return join(dir, '.tether');
 }
 
 export function removeDataDir(dir: string): void {
@@ -29,7 +39,8 @@ export function removeDataDir(dir: string): void {
 }
 
 /**
- * Starts `tether start --json` on a data dir and waits for its ready line. It listens on
+ * Starts `tether start --json` for a test's folder (its data in `hostDataDir(dataDir)`) and waits
+ * for its ready line. It listens on
  * 127.0.0.1 and a free port unless `extraArgs` names a `--bind`: tests never take the LAN address
  * or a fixed port (parallel workers would collide).
  */
@@ -40,10 +51,14 @@ export async function startHost(
 ): Promise<HostProcess> {
   const bind =
     extraArgs.includes('--bind') || extraArgs.includes('--relay-only') ? [] : ['--bind', '127.0.0.1', '--port', '0'];
-  const child = spawn(process.execPath, [TETHER_BIN, 'start', '--json', '--data-dir', dataDir, ...bind, ...extraArgs], {
-    env: { ...cleanEnv(), ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [TETHER_BIN, 'start', '--json', '--data-dir', hostDataDir(dataDir), ...bind, ...extraArgs],
+    {
+      env: { ...cleanEnv(), ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const lines: Record<string, unknown>[] = [];
   const waiters: {
     predicate: (l: Record<string, unknown>) => boolean;
@@ -118,12 +133,12 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `tether …` against a data dir. */
+/** Runs `tether …` against the host of a test's folder (in that folder unless `cwd` says). */
 export function tether(dataDir: string, args: string[], options: { cwd?: string } = {}): Promise<CliResult> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [TETHER_BIN, ...args, ...(args.includes('--data-dir') ? [] : ['--data-dir', dataDir])],
+      [TETHER_BIN, ...args, ...(args.includes('--data-dir') ? [] : ['--data-dir', hostDataDir(dataDir)])],
       { env: cleanEnv(), cwd: options.cwd ?? dataDir, timeout: 30_000 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;

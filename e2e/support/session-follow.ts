@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { TETHER_BIN } from './host-process.js';
+import { TETHER_BIN, hostDataDir } from './host-process.js';
 
 /** One event of a session's log as `tether sessions show --follow --json` prints it. */
 export type FollowedEvent = Record<string, unknown> & { type: string; seq: number };
@@ -25,7 +25,7 @@ export interface SessionFollow {
 export function followSession(dataDir: string, sessionId: string): SessionFollow {
   const child: ChildProcess = spawn(
     process.execPath,
-    [TETHER_BIN, 'sessions', 'show', sessionId, '--follow', '--json', '--data-dir', dataDir],
+    [TETHER_BIN, 'sessions', 'show', sessionId, '--follow', '--json', '--data-dir', hostDataDir(dataDir)],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let stderr = '';

@@ -75,6 +75,8 @@ test.describe('the app from a relay', () => {
     const card = page.locator('section.approval[data-status="pending"]');
     await expect(card).toBeVisible();
     await expect(card.locator('.action')).toHaveText('ls -la');
+    // A note would not reach the agent from a device that cannot send messages: none is offered.
+    await expect(card.getByLabel('Note for the agent (optional)')).toHaveCount(0);
     await snap(page, testInfo, 'phone-relay-approval');
     await card.getByRole('button', { name: 'Allow once' }).click();
     await expect(page.locator('section.approval[data-status="allowed"]')).toBeVisible();
@@ -103,6 +105,7 @@ test.describe('the app from a relay', () => {
     const sessionId = await createSession(page, host, 'Direct first, then the relay');
     const card = page.locator('section.approval[data-status="pending"]');
     await expect(card).toBeVisible();
+    await expect(card.getByLabel('Note for the agent (optional)')).toBeVisible();
 
     // The phone leaves home: whatever answers at the host's address now hangs up at once.
     await page.routeWebSocket(/\/rc\/ws$/, (ws) => ws.close({ code: 4000, reason: 'not here' }));

@@ -2,7 +2,7 @@ import { expect, test } from '@playwright/test';
 import type { AppHost } from '../support/app-host.js';
 import { device, pairThroughLink, sessionEvents, startAppHost } from '../support/app-host.js';
 import { snap } from '../support/app-snap.js';
-import { tetherJson } from '../support/host-process.js';
+import { hostDataDir, tetherJson } from '../support/host-process.js';
 import { seeLine, typeLine } from '../support/terminal-screen.js';
 import type { TtyProcess } from '../support/tty-process.js';
 import { tetherOnTty } from '../support/tty-process.js';
@@ -21,7 +21,10 @@ test.afterEach(async () => {
 /** `tether …` on a terminal of its own, in the host's root folder, against the host's data dir. */
 function atComputer([command, ...args]: [string, ...string[]]): TtyProcess {
   // The data dir goes before the rest: after `--`, everything is the program's.
-  const tty = tetherOnTty([command, '--data-dir', host.dataDir, ...args], { cwd: host.dataDir, env: { PS1: '$ ' } });
+  const tty = tetherOnTty([command, '--data-dir', hostDataDir(host.dataDir), ...args], {
+    cwd: host.dataDir,
+    env: { PS1: '$ ' },
+  });
   ttys.push(tty);
   return tty;
 }

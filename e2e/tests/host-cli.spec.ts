@@ -6,6 +6,7 @@ import type { HostProcess } from '../support/host-process.js';
 import {
   TETHER_BIN,
   eventually,
+  hostDataDir,
   makeDataDir,
   removeDataDir,
   startHost,
@@ -47,12 +48,24 @@ async function pendingApproval(): Promise<Approval> {
 
 test('a new session streams a reply, stops on the shell command, and goes on after approval', async () => {
   host = await startHost(dataDir, [], { TETHER_DEMO_DELAY_MS: '20' });
-  expect(host.ready).toMatchObject({ event: 'ready', dataDir, controlSocket: join(dataDir, 'control.sock') });
+  expect(host.ready).toMatchObject({
+    event: 'ready',
+    dataDir: hostDataDir(dataDir),
+    controlSocket: join(hostDataDir(dataDir), 'control.sock'),
+  });
   const created = await tether(dataDir, ['sessions', 'new', 'hello'], { cwd: project });
   expect(created.code).toBe(0);
   const id = created.stdout.split('\n')[0]!;
 
-  const follow = spawn(process.execPath, [TETHER_BIN, 'sessions', 'show', id, '--follow', '--data-dir', dataDir]);
+  const follow = spawn(process.execPath, [
+    TETHER_BIN,
+    'sessions',
+    'show',
+    id,
+    '--follow',
+    '--data-dir',
+    hostDataDir(dataDir),
+  ]);
   let out = '';
   follow.stdout.on('data', (c: Buffer) => (out += c.toString()));
   try {

@@ -6,7 +6,7 @@ import type { AppHost } from '../support/app-host.js';
 import { createSession, device, pairThroughLink, startAppHost } from '../support/app-host.js';
 import type { FakeModel } from '../support/fake-openai.js';
 import { startFakeModel } from '../support/fake-openai.js';
-import { TETHER_BIN, eventually, makeDataDir, removeDataDir, tether } from '../support/host-process.js';
+import { TETHER_BIN, eventually, hostDataDir, makeDataDir, removeDataDir, tether } from '../support/host-process.js';
 
 /**
  * What a model fed a hostile README proposed. Printed raw, a terminal shows only `npm test`: the
@@ -83,7 +83,7 @@ test('tether start prints the whole hostile action, escaped and numbered', async
       TETHER_BIN,
       'start',
       '--data-dir',
-      dataDir,
+      hostDataDir(dataDir),
       '--bind',
       '127.0.0.1',
       '--port',

@@ -1,6 +1,6 @@
 import { generateBoxKeyPair, pairWithHost, parsePairingLink, relayPairUrl } from '@tether/shared-protocol';
 import { expect, test } from '@playwright/test';
-import { eventually, makeDataDir, removeDataDir, tetherJson } from '../support/host-process.js';
+import { eventually, hostDataDir, makeDataDir, removeDataDir, tetherJson } from '../support/host-process.js';
 import { pairFromNode, postPairBody } from '../support/pair-client.js';
 import { startRelay } from '../support/relay-process.js';
 import { tetherOnTty } from '../support/tty-process.js';
@@ -8,7 +8,9 @@ import { tetherOnTty } from '../support/tty-process.js';
 /** `tether start` on a real terminal (a pty from `script`), answering its pairing prompt. */
 test('on a terminal, tether start asks "Pair …? code … [y/N]" and pairs on y', async () => {
   const dataDir = makeDataDir();
-  const tty = tetherOnTty(['start', '--data-dir', dataDir, '--bind', '127.0.0.1', '--port', '0'], { cwd: dataDir });
+  const tty = tetherOnTty(['start', '--data-dir', hostDataDir(dataDir), '--bind', '127.0.0.1', '--port', '0'], {
+    cwd: dataDir,
+  });
   try {
     const link = await eventually(
       () => /(http:\/\/127\.0\.0\.1:\d+\/#pair=\S+)/.exec(tty.screen())?.[1],
@@ -48,7 +50,9 @@ test('on a terminal, tether start asks "Pair …? code … [y/N]" and pairs on y
 test('on a terminal, a pair request from a relay’s page names the relay; y gives watch and approve, r gives more', async () => {
   const relay = await startRelay();
   const dataDir = makeDataDir();
-  const tty = tetherOnTty(['start', '--data-dir', dataDir, '--relay', relay.url, '--relay-only'], { cwd: dataDir });
+  const tty = tetherOnTty(['start', '--data-dir', hostDataDir(dataDir), '--relay', relay.url, '--relay-only'], {
+    cwd: dataDir,
+  });
   try {
     const link = await eventually(
       () => new RegExp(`(${relay.url.replace(/[.]/g, '\\.')}/#pair=\\S+)`).exec(tty.screen())?.[1],

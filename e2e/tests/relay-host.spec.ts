@@ -22,7 +22,15 @@ import {
 import { expect, test } from '@playwright/test';
 import { WebSocket } from 'ws';
 import type { HostProcess } from '../support/host-process.js';
-import { eventually, makeDataDir, removeDataDir, startHost, tether, tetherJson } from '../support/host-process.js';
+import {
+  eventually,
+  hostDataDir,
+  makeDataDir,
+  removeDataDir,
+  startHost,
+  tether,
+  tetherJson,
+} from '../support/host-process.js';
 import type { RelayProcess } from '../support/relay-process.js';
 import { startRelay } from '../support/relay-process.js';
 import { pairThroughRelay, relayClient } from '../support/relay-device.js';
@@ -278,7 +286,8 @@ test('a newer link for the same host takes over; the older host stops its link i
   const first = await relayOnlyHost(r.url);
   // A second process with the same host key (its key file copied to another data dir).
   const otherDir = makeDataDir();
-  copyFileSync(join(first.dataDir, 'host-key.json'), join(otherDir, 'host-key.json'));
+  mkdirSync(hostDataDir(otherDir), { mode: 0o700 });
+  copyFileSync(join(hostDataDir(first.dataDir), 'host-key.json'), join(hostDataDir(otherDir), 'host-key.json'));
   const second: { host?: HostProcess } = {};
   const started = await relayOnlyHost(r.url, 40, otherDir);
   second.host = started.host;

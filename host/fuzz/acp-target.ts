@@ -99,7 +99,7 @@ export class AcpTarget {
   /** A new run: its turn attached, its grants (and so what the oracle allows) starting empty. */
   private newTurn(): void {
     this.turn?.close('the fuzzer started another run');
-    this.turn = new AcpTurn(this.run(), 'Fuzz');
+    this.turn = new AcpTurn(this.run(), { title: 'Fuzz' });
     this.connection!.attach(ACP_SESSION, this.turn);
   }
 
@@ -315,6 +315,7 @@ export class AcpTarget {
       realPath: (root, path) => local.realPath(root, path),
       readFile: (root, path, max) => local.readFile(root, path, max),
       writeFile,
+      stat: (root, path) => local.stat(root, path),
       listDir: (root, path, max) => local.listDir(root, path, max),
       search: (root, query) => local.search(root, query),
     };

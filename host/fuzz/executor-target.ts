@@ -251,8 +251,10 @@ export class ExecutorTarget {
   private async afterwards(method: string, params: unknown, result: Result<unknown>): Promise<void> {
     if (!result.ok) return;
     if (method === 'exec.run') {
-      const output = (result.value as { output: string }).output.trim();
-      if (output !== '') this.checkInside('exec.run ran in', output);
+      const { output, exitCode } = result.value as { output: string; exitCode: number | null };
+      // Only `pwd` that ran as sent and succeeded prints its folder: a mutated command prints
+      // whatever it prints (`sh: 1: pwdr: not found`), which says nothing about where it ran.
+      if (ranPwd(params) && exitCode === 0) this.checkInside('exec.run ran in', output.trim());
     } else if (method === 'pty.spawn') {
       if (this.ptys.last) this.checkInside('pty.spawn ran in', this.ptys.last.cwd);
       this.ptys.endAll();
@@ -275,7 +277,10 @@ export class ExecutorTarget {
         .map((e) => Buffer.from(e.data, 'base64url').toString('utf8'))
         .join('')
         .trim();
-      if (output !== '') this.checkInside('proc.spawn ran in', output);
+      const exit = this.events.find(
+        (e): e is Extract<MachineEvent, { type: 'proc.exit' }> => e.type === 'proc.exit' && e.procId === procId,
+      );
+      if (ranPwd(params) && exit?.code === 0) this.checkInside('proc.spawn ran in', output);
       for (let i = this.events.length - 1; i >= 0; i--) {
         const e = this.events[i]!;
         if ('procId' in e && e.procId === procId) this.events.splice(i, 1);
@@ -487,4 +492,14 @@ export class ExecutorTarget {
 /** A folder's entries, sorted, as one string. */
 function listing(dir: string): string {
   return readdirSync(dir).sort().join('\n');
+}
+
+/** Whether the params a command was started with (as sent, maybe mutated) name exactly `pwd`. */
+function ranPwd(params: unknown): boolean {
+  if (typeof params !== 'object' || params === null) return false;
+  const command = (params as { command?: unknown }).command;
+  if (command === 'pwd') return true;
+  if (typeof command !== 'object' || command === null) return false;
+  const { program, args, shell } = command as { program?: unknown; args?: unknown; shell?: unknown };
+  return shell === 'pwd' || (program === 'pwd' && Array.isArray(args) && args.length === 0);
 }

@@ -26,21 +26,27 @@ export interface OpenGuard {
   beforeOpen?: ((path: string) => Promise<void>) | undefined;
 }
 
-/** The refusal of a file that is a private file under another name. */
-function hardLinkRefusal(shown: string): { ok: false; error: ExecError<'outside-root'> } {
-  return execFail(
-    'outside-root',
-    `${shown} is another name (a hard link) for a private file: credentials or Tether's data`,
-  );
-}
-
-/** Refuses `file` when it is a private file under another name. */
+/**
+ * Refuses `file` when it is a private file under another name, or got another name so lately
+ * that the private files could not yet be checked for it (PrivateFiles: never read unchecked).
+ */
 async function checkIdentity(
   file: FileIdentity,
   shown: string,
   privateFiles: PrivateFiles,
 ): Promise<Result<void, ExecError<'outside-root'>>> {
-  return (await privateFiles.isPrivate(file)) ? hardLinkRefusal(shown) : ok(undefined);
+  const identity = await privateFiles.identify(file);
+  if (identity === 'ordinary') return ok(undefined);
+  if (identity === 'private') {
+    return execFail(
+      'outside-root',
+      `${shown} is another name (a hard link) for a private file: credentials or Tether's data`,
+    );
+  }
+  return execFail(
+    'outside-root',
+    `${shown} has several names (hard links), one given since the private files were last checked, and whether it is one of them is still being checked: try again in a moment`,
+  );
 }
 
 /** Where an open descriptor really points, or undefined when that cannot be told. */

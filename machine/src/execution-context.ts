@@ -1,4 +1,5 @@
 import type { ExecError, FsErrorCode, Result } from '@tether/shared-protocol';
+import type { FileStat } from './confined-files.js';
 
 /**
  * Where a session's tools act: this computer (LocalContext) or a machine that lends its shell and
@@ -36,6 +37,11 @@ export interface ExecutionContext {
    */
   readFile(root: string, path: string, maxBytes: number, options?: ReadOptions): Promise<Result<FileText, FsError>>;
   writeFile(root: string, path: string, text: string): Promise<Result<FileWritten, FsError>>;
+  /**
+   * What the file or folder at `path` (relative to `root`) is, confined like a read: `not-found`
+   * when it does not exist (yet) inside the root, `outside-root` when it is outside or private.
+   */
+  stat(root: string, path: string): Promise<Result<FileStat, FsError>>;
   listDir(root: string, path: string, maxEntries: number): Promise<Result<DirListing, FsError>>;
   search(root: string, query: SearchQuery): Promise<Result<SearchFound, SearchError>>;
 }

@@ -209,7 +209,13 @@ export class LocalContext implements ExecutionContext {
     if (!start.ok) return start;
     const rootReal = await this.inside(root, '.');
     if (!rootReal.ok) return rootReal;
-    const exclude = { privates: this.privates, privateKeys: await this.privateFiles.keys() };
+    const index = await this.privateFiles.current();
+    const exclude = {
+      privates: this.privates,
+      privateKeys: index ? [...index.keys] : [],
+      // Without an index in time, no file with several names is read.
+      linkedSince: index?.startedAt ?? Number.NEGATIVE_INFINITY,
+    };
     const found = query.regex
       ? await searchWithRegex(
           {
@@ -230,10 +236,14 @@ export class LocalContext implements ExecutionContext {
           query.maxResults,
           exclude,
         );
-    if (!found.ok || this.privates.length === 0) return found;
+    if (!found.ok) return found;
+    const { unknownLinks, ...scan } = found.value;
+    // Files given another name since the last walk were left unread: the next search knows them.
+    if (unknownLinks > 0) this.privateFiles.refresh().catch(() => undefined);
+    if (this.privates.length === 0) return ok(scan);
     // The walk never enters a private path; this holds the answer to the same rule.
-    const hits = found.value.hits.filter((hit) => !isPrivatePath(join(rootReal.value, hit.path), this.privates));
-    return ok({ ...found.value, hits });
+    const hits = scan.hits.filter((hit) => !isPrivatePath(join(rootReal.value, hit.path), this.privates));
+    return ok({ ...scan, hits });
   }
 
   /**

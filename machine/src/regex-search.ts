@@ -1,7 +1,7 @@
 import type { Result } from '@tether/shared-protocol';
 import { execFail } from '@tether/shared-protocol';
-import type { SearchError, SearchFound } from './execution-context.js';
-import type { SearchExclusions } from './search-files.js';
+import type { SearchError } from './execution-context.js';
+import type { SearchExclusions, SearchScan } from './search-files.js';
 import { SEARCH_TIME_BUDGET_MS, regexMatcher } from './search-files.js';
 import { startWorker } from './start-worker.js';
 
@@ -40,7 +40,7 @@ let running = 0;
 export async function searchWithRegex(
   job: Omit<RegexSearchJob, 'budgetMs'>,
   limitMs: number,
-): Promise<Result<SearchFound, SearchError>> {
+): Promise<Result<SearchScan, SearchError>> {
   // Compiled here too: a malformed pattern is answered without starting a thread.
   const compiled = regexMatcher(job.pattern, job.caseSensitive);
   if (!compiled.ok) return compiled;
@@ -60,11 +60,11 @@ export async function searchWithRegex(
           ),
         );
       }, limitMs);
-      const settle = (result: Result<SearchFound, SearchError>) => {
+      const settle = (result: Result<SearchScan, SearchError>) => {
         clearTimeout(timer);
         resolve(result);
       };
-      worker.once('message', (result: Result<SearchFound, SearchError>) => settle(result));
+      worker.once('message', (result: Result<SearchScan, SearchError>) => settle(result));
       worker.once('error', (error) => settle(execFail('io', `the search failed: ${error.message}`)));
       worker.once('exit', (code) => settle(execFail('io', `the search thread ended (${code}) without an answer`)));
     });

@@ -6,7 +6,7 @@ import { join, relative } from 'node:path';
 // starts for every search and should not load the whole protocol package to build two objects.
 import type { ExecError, Result } from '@tether/shared-protocol';
 import type { SearchFound, SearchHit } from './execution-context.js';
-import { fileKey } from './private-files.js';
+import { CTIME_SLACK_MS, fileKey } from './private-files.js';
 import { isPrivatePath } from './private-paths.js';
 
 /** Folders never searched: version control internals and installed dependencies. */
@@ -28,15 +28,24 @@ export type LineMatcher = (line: string) => boolean;
 
 /**
  * What a search never opens: the private paths (never walked into), and the private files under
- * other names, as fileKey strings (PrivateFiles.keys), checked on each opened file's descriptor.
- * Plain data, so that it can be handed to a search thread.
+ * other names, as fileKey strings (a PrivateIndex's keys), checked on each opened file's
+ * descriptor; a file with several names that changed since `linkedSince` (the index's start, ms)
+ * is unknown to them and not read either. Plain data, so that it can be handed to a search thread.
  */
 export interface SearchExclusions {
   privates: readonly string[];
   privateKeys: readonly string[];
+  linkedSince: number;
 }
 
-export const NO_EXCLUSIONS: SearchExclusions = { privates: [], privateKeys: [] };
+export const NO_EXCLUSIONS: SearchExclusions = {
+  privates: [],
+  privateKeys: [],
+  linkedSince: Number.POSITIVE_INFINITY,
+};
+
+/** A search's answer, and how many files with several names it left unread as unknown. */
+export type SearchScan = SearchFound & { unknownLinks: number };
 
 /** A plain-text matcher: a substring, optionally ignoring case. Linear in the line's length. */
 export function textMatcher(pattern: string, caseSensitive: boolean): LineMatcher {
@@ -67,9 +76,10 @@ export async function searchFiles(
   maxResults: number,
   exclude: SearchExclusions = NO_EXCLUSIONS,
   budgetMs = SEARCH_TIME_BUDGET_MS,
-): Promise<Result<SearchFound, ExecError<'not-found'>>> {
+): Promise<Result<SearchScan, ExecError<'not-found'>>> {
   const hits: SearchHit[] = [];
   const privateKeys = new Set(exclude.privateKeys);
+  let unknownLinks = 0;
   const deadline = Date.now() + budgetMs;
   let filesScanned = 0;
   let truncated = false;
@@ -80,8 +90,9 @@ export async function searchFiles(
 
   const scan = async (file: string) => {
     filesScanned++;
-    const bytes = await readText(file, privateKeys);
-    if (!bytes || bytes.subarray(0, 8192).includes(0)) return;
+    const bytes = await readText(file, privateKeys, exclude.linkedSince);
+    if (bytes === 'unknown') unknownLinks++;
+    if (!bytes || bytes === 'unknown' || bytes.subarray(0, 8192).includes(0)) return;
     const lines = bytes.toString('utf8').split('\n');
     for (let i = 0; i < lines.length; i++) {
       const line = lines[i]!;
@@ -124,14 +135,19 @@ export async function searchFiles(
       }
     }
   }
-  return { ok: true, value: { hits, truncated, filesScanned } };
+  return { ok: true, value: { hits, truncated, filesScanned, unknownLinks } };
 }
 
 /**
  * The bytes of `file`, opened without following a symlink: undefined when it cannot be read, is
- * over MAX_FILE_BYTES, or is (by its descriptor's device and inode) one of `privateKeys`.
+ * over MAX_FILE_BYTES, or is (by its descriptor's device and inode) one of `privateKeys`;
+ * `unknown` when it has several names and changed since `linkedSince`.
  */
-async function readText(file: string, privateKeys: ReadonlySet<string>): Promise<Buffer | undefined> {
+async function readText(
+  file: string,
+  privateKeys: ReadonlySet<string>,
+  linkedSince: number,
+): Promise<Buffer | 'unknown' | undefined> {
   const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(
     () => undefined,
   );
@@ -140,6 +156,7 @@ async function readText(file: string, privateKeys: ReadonlySet<string>): Promise
     const info = await handle.stat();
     if (!info.isFile() || info.size > MAX_FILE_BYTES) return undefined;
     if (info.nlink > 1 && privateKeys.has(fileKey(info))) return undefined;
+    if (info.nlink > 1 && info.ctimeMs >= linkedSince - CTIME_SLACK_MS) return 'unknown';
     return await handle.readFile();
   } catch {
     return undefined;

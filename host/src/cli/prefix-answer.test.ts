@@ -60,7 +60,7 @@ describe('tether approve --prefix', () => {
     ]);
     expect(r.code, r.err).toBe(0);
     expect(r.out).toBe(
-      'Allowed. For the rest of this session, “git log” alone or followed only by plain words (no options, no shell syntax, nothing outside the session folder or in a private folder; the program decides what they do) runs without asking.\n',
+      'Allowed. For the rest of this session, “git log” alone or followed only by plain words (no options, no shell syntax, no host or address, nothing outside the session folder or in a private folder; the program decides what they do) runs without asking.\n',
     );
     await t!.waitFor(sessionId, (e) => e.type === 'approval.resolved');
     const out = collector();

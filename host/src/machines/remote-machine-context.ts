@@ -15,6 +15,7 @@ import type {
   ExecRequest,
   ExecRunError,
   ExecutionContext,
+  FileStat,
   FileText,
   ReadOptions,
   FileWritten,
@@ -151,6 +152,11 @@ export class RemoteMachineContext implements ExecutionContext {
   async realPath(root: string, path: string): Promise<Result<string, FsError>> {
     const result = await this.call('fs.realPath', { root, path });
     return result.ok ? ok(result.value.path) : fsFail(result.error);
+  }
+
+  async stat(root: string, path: string): Promise<Result<FileStat, FsError>> {
+    const result = await this.call('fs.stat', { root, path });
+    return result.ok ? result : fsFail(result.error);
   }
 
   async writeFile(root: string, path: string, text: string): Promise<Result<FileWritten, FsError>> {

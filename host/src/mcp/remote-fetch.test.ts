@@ -2,6 +2,7 @@
  * Remote MCP servers through the real SDK client transport, against real servers on 127.0.0.1:
  * two servers on different ports are two origins.
  */
+import dns from 'node:dns';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -94,6 +95,32 @@ describe('remote MCP server rules', () => {
       ),
     ]);
     expect(notices[0]!.text).not.toContain('s3cret');
+  });
+
+  it('connects a localhost name to loopback, whatever a resolver answers for it', async () => {
+    const server = await serve({ token: 's3cret' });
+    const port = Number(new URL(server.url).port);
+    // Another address, standing for one elsewhere, and a resolver that sends `*.localhost` there
+    // (glibc asks DNS for such names; a hostile or misconfigured resolver answers what it likes).
+    const elsewhere = await serve({ host: '127.0.0.2', port });
+    const asked: string[] = [];
+    const systemLookup = dns.lookup;
+    const lying = (hostname: string, options: unknown, callback?: unknown) => {
+      const done = (typeof options === 'function' ? options : callback) as (...args: unknown[]) => void;
+      asked.push(hostname);
+      if ((options as { all?: boolean } | undefined)?.all) done(null, [{ address: '127.0.0.2', family: 4 }]);
+      else done(null, '127.0.0.2', 4);
+    };
+    dns.lookup = lying as typeof dns.lookup;
+    cleanups.push(() => Promise.resolve(void (dns.lookup = systemLookup)));
+    for (const name of ['localhost', 'mcp.localhost', 'MCP.LOCALHOST']) {
+      const { manager, notices } = await connect(`http://${name}:${port}/mcp`, SECRETS);
+      expect(notices, name).toEqual([]);
+      expect(manager.status()[0], name).toMatchObject({ state: 'running', tools: 2 });
+    }
+    expect(elsewhere.seen).toEqual([]);
+    expect(server.handled).toBeGreaterThan(0);
+    expect(asked).toEqual([]);
   });
 
   it('ends a redirect loop with a clear error', async () => {

@@ -1,8 +1,14 @@
+import type { LookupFunction } from 'node:net';
+import { Agent } from 'undici';
+
 /**
  * The rules for a remote (streamable HTTP) MCP server, and the fetch its SDK transport is given.
  *
  * - The URL is https://, or http:// only to a loopback address; it never carries credentials
  *   (`user:password@`): a token belongs in `headers`, which are not written to logs or URLs.
+ * - `localhost` and every name under it are loopback by definition (RFC 6761), and connect to
+ *   127.0.0.1 or ::1 without asking a resolver: the system's resolver asks DNS for `mcp.localhost`,
+ *   whose answer could send cleartext and the headers to any address.
  * - The configured headers are added by this fetch to requests for the server's own origin only
  *   (scheme, host and port), never handed to the SDK's request options.
  * - Redirects are followed here, by hand (`redirect: 'manual'`): the moment a hop leaves the
@@ -28,12 +34,35 @@ export class RemoteMcpError extends Error {
   override readonly name = 'RemoteMcpError';
 }
 
-/** `localhost`, 127.0.0.0/8 and ::1: where cleartext http stays on this computer. */
+/** `localhost` and any name under it (`mcp.localhost`), as a URL's hostname gives it. */
+export function isLocalhostName(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/\.$/, '');
+  return host === 'localhost' || host.endsWith('.localhost');
+}
+
+/** `localhost` names, 127.0.0.0/8 and ::1: where cleartext http stays on this computer. */
 export function isLoopbackHost(hostname: string): boolean {
   const host = hostname.toLowerCase();
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  if (isLocalhostName(host)) return true;
   if (host === '[::1]' || host === '::1') return true;
   return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/** Answers every name with the loopback addresses: the lookup of connections to `localhost` names. */
+const loopbackLookup: LookupFunction = (_hostname, options, callback) => {
+  const addresses = [
+    { address: '127.0.0.1', family: 4 },
+    { address: '::1', family: 6 },
+  ].filter((a) => !options.family || a.family === options.family);
+  if (options.all) callback(null, addresses);
+  else callback(null, addresses[0]!.address, addresses[0]!.family);
+};
+
+let loopbackAgent: Agent | undefined;
+
+/** The connections of requests to `localhost` names: to this computer's loopback, whatever DNS says. */
+function loopbackDispatcher(): Agent {
+  return (loopbackAgent ??= new Agent({ connect: { lookup: loopbackLookup } }));
 }
 
 /** Why a configured server URL is refused, or undefined when it is acceptable. */
@@ -75,7 +104,15 @@ export function originPinnedFetch(
       if (left) for (const name of dropped) sent.delete(name);
       else for (const [name, value] of Object.entries(headers)) sent.set(name, value);
       if (body === undefined) sent.delete('content-type');
-      const response = await base(url, { ...init, method, body: body ?? null, headers: sent, redirect: 'manual' });
+      const response = await base(url, {
+        ...init,
+        method,
+        body: body ?? null,
+        headers: sent,
+        redirect: 'manual',
+        // A `localhost` name is pinned to loopback (the global fetch takes undici's dispatcher).
+        ...(isLocalhostName(url.hostname) ? { dispatcher: loopbackDispatcher() } : {}),
+      });
       const location = REDIRECT_STATUSES.has(response.status) ? response.headers.get('location') : null;
       if (location === null) return response;
       await response.body?.cancel();

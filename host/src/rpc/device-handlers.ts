@@ -159,7 +159,7 @@ export function deviceHandlers(deps: DeviceHandlerDeps): DeviceHandlers {
     'sessions.archive': ({ id, archived }) => deps.sessions.archive(id, archived ?? true),
 
     'approvals.list': ({ sessionId }) => ok({ approvals: deps.approvals.pending(sessionId) }),
-    'approvals.answer': (params, caller) => answerApproval(deps.approvals, params, byDevice(caller)),
+    'approvals.answer': (params, caller) => answerApproval(deps.approvals, params, byDevice(caller), noteKept(caller)),
 
     ...(deps.machines ? machineDeviceHandlers(deps.machines) : {}),
     ...(deps.terminals ? terminalHandlers(deps.terminals) : {}),
@@ -191,6 +191,21 @@ async function sessionFolder(
   return folder
     ? ok({ place: 'local', cwd: folder })
     : fail('forbidden', `${cwd} is not under a folder this host shares with devices`);
+}
+
+/**
+ * Why a note with this device's answer does not reach the agent, or undefined when it does. A note
+ * is words of the person's to the agent, so a message: only a device with `chat`, on a connection
+ * of its own, gives one. A `watch,approve` device (a relay page's pairing: that page may not be the
+ * app) and a one-shot call (a notification's action, answered without the whole request in view)
+ * answer; the agent gets the plain answer.
+ */
+function noteKept(caller: Caller): string | undefined {
+  if (!caller.device.scopes.includes('chat')) {
+    return `${caller.device.label} has no chat scope, so it cannot send the agent messages`;
+  }
+  if (!caller.connection) return `it came from a notification's action, which sends no messages`;
+  return undefined;
 }
 
 /** `host.info`'s relays: said on every connect, so a device learns of a relay added since it paired. */

@@ -14,10 +14,15 @@ export function publicDeviceInfo(device: DeviceRecord): DeviceInfo {
   return info;
 }
 
+/**
+ * Records an answer from `by`. `noteKept` says why a note given with it does not reach the agent
+ * (ApprovalBroker.answer): the answer did not come from a surface that may send messages.
+ */
 export function answerApproval(
   approvals: ApprovalBroker,
   params: { id: string; decision: Decision; note?: string; prefix?: string },
   by: AnsweredBy,
+  noteKept?: string,
 ): Result<{ approval: Approval }> {
   const answered = approvals.answer(
     params.id,
@@ -25,6 +30,7 @@ export function answerApproval(
       decision: params.decision,
       ...(params.note !== undefined ? { note: params.note } : {}),
       ...(params.prefix !== undefined ? { prefix: params.prefix } : {}),
+      ...(noteKept !== undefined ? { noteKept } : {}),
     },
     by,
   );

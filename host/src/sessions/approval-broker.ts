@@ -16,6 +16,12 @@ export interface AnswerInput {
   decision: Decision;
   note?: string;
   prefix?: string;
+  /**
+   * Why the note is kept from the agent, when it is: a note reaches the agent as the person's
+   * words, so only a surface that may send messages gives one (device-handlers.ts). The note is
+   * still recorded with the answer, for people, and the transcript says it was kept back.
+   */
+  noteKept?: string;
 }
 
 interface Waiter {
@@ -100,7 +106,16 @@ export class ApprovalBroker {
     const problem = this.waiters.get(id)?.validate(answer);
     if (problem) return fail('invalid-params', problem);
     const status = answer.decision === 'deny' ? 'denied' : 'allowed';
-    const resolved = this.resolve(id, { status, ...answer, by });
+    const { noteKept, ...recorded } = answer;
+    const kept = noteKept !== undefined && answer.note !== undefined && answer.note !== '';
+    const resolved = this.resolve(id, { status, ...recorded, by }, kept);
+    if (resolved?.ok && kept) {
+      this.log.append(existing.sessionId, {
+        type: 'notice',
+        level: 'info',
+        text: `The note with this answer was not given to the agent: ${noteKept}. The agent got the plain answer.`,
+      });
+    }
     return resolved ?? alreadyResolved(this.store.get(id) ?? existing);
   }
 
@@ -116,9 +131,11 @@ export class ApprovalBroker {
     }
   }
 
+  /** Records the answer and hands it to the waiting run; `keepNote`: the run does not get the note. */
   private resolve(
     id: string,
     answer: { status: ApprovalOutcome['status']; decision?: Decision; note?: string; prefix?: string; by: AnsweredBy },
+    keepNote = false,
   ): Result<Approval> | undefined {
     const at = this.clock.now();
     if (!this.store.resolve(id, { ...answer, at })) return undefined;
@@ -126,7 +143,8 @@ export class ApprovalBroker {
     this.log.append(approval.sessionId, { type: 'approval.resolved', approval });
     const waiter = this.waiters.get(id);
     this.waiters.delete(id);
-    waiter?.resolve({ status: answer.status, ...optional(answer), approval });
+    const { note, ...rest } = answer;
+    waiter?.resolve({ status: answer.status, ...optional(keepNote ? rest : { ...rest, note }), approval });
     return ok(approval);
   }
 }

@@ -1,5 +1,7 @@
 import type { AllowRule } from '../store/session-store.js';
 import type { ApprovalNeed } from '../tools/tool.js';
+import type { ExecutionContext } from '@tether/machine';
+import type { WordInFolder } from './prefix-rule.js';
 import { prefixCovers, prefixProblem } from './prefix-rule.js';
 
 /**
@@ -10,11 +12,21 @@ import { prefixCovers, prefixProblem } from './prefix-rule.js';
 const SHELL_CONTROL = /[;&|`$<>()\n\r\\]/;
 
 /**
- * Whether `path` (absolute, or relative to the session folder) really lies inside the session
- * folder and outside the private folders: the session's execution context answers, by real path,
- * on the computer the session runs on.
+ * Where `path` (absolute, or relative to the session folder) lies: in the session folder and
+ * outside the private folders, existing or not, or outside (prefix-rule.ts, WordPlace). The
+ * session's execution context answers, by real path, on the computer the session runs on.
  */
-export type InFolder = (path: string) => Promise<boolean>;
+export type InFolder = WordInFolder;
+
+/** The InFolder of a session in `cwd()` on `context`: its confined `stat`. */
+export function folderPlaces(context: Pick<ExecutionContext, 'stat'>, cwd: () => string): InFolder {
+  return async (path) => {
+    const found = await context.stat(cwd(), path);
+    if (found.ok) return 'present';
+    // Not there, or a file on its way: it would lie in the folder (the check ran first).
+    return found.error.code === 'not-found' || found.error.code === 'not-a-folder' ? 'absent' : 'outside';
+  };
+}
 
 /**
  * Whether "allow for this session" rules already cover this action. A prefix rule checks the
@@ -38,7 +50,7 @@ export async function isAllowedByRules(
       if (need.command !== undefined && (await prefixCovers(rule.prefix, need.command, inFolder))) return true;
     } else if ('path' in rule) {
       if (need.path === rule.path) return true;
-      // A rule for the whole tool never covers a read of a hidden home entry: that asks per entry.
+      // A rule for the whole tool never covers a read in a hidden home entry: that asks per file.
     } else if (tool !== 'shell' && need.path === undefined) return true;
   }
   return false;
@@ -47,8 +59,8 @@ export async function isAllowedByRules(
 /**
  * The rule an "allow for this session" answer adds: for `shell`, that exact command, or the
  * prefix the person chose (which must start the command, end where one of its words ends, and
- * pass `prefixProblem`); for a read of a hidden home entry, that tool's reads of that entry; for
- * other tools, the tool.
+ * pass `prefixProblem`); for a read in a hidden home entry, that tool's reads of that very file or
+ * folder (by real path), not of the entry around it; for other tools, the tool.
  */
 export function ruleForAnswer(
   tool: string,

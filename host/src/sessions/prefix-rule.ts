@@ -1,3 +1,5 @@
+import { programStart } from './command-wrappers.js';
+
 /**
  * "Allow for this session every command that starts with …": what a prefix may be, and which
  * commands it covers. A prefix allows more than the command the person saw, so it is held to a
@@ -5,14 +7,17 @@
  *
  * - It names a program and at least one argument (`git log`, not `git`): a program alone would let
  *   its arguments do anything (`git -c core.pager=…`). Leading `NAME=value` assignments and
- *   wrappers (`env`, `sudo`, `npx`…) do not count as the program.
+ *   wrappers that run the command after them (`env`, `sudo`, `timeout 60`, `npx`: command-wrappers.ts)
+ *   never count as the program, and a wrapper given options of its own (`nice -n 10`) makes no prefix.
  * - It ends where a word of the command ends (`npm test` does not cover `npm testing`).
  * - It does not end with an option from `ARGUMENTS_THAT_RUN_CODE` (`sh -c`), whose value would
  *   then be whatever follows (one with its value attached, `--node-options=…`, is fine).
  *
  * A command it covers goes on after the prefix only with plain words (`plainWordProblem`): no
  * option at all, no shell syntax, and each word, taken as a path where the command runs, inside
- * the session folder by real path and outside the private folders. A list of bad options can never
+ * the session folder by real path and outside the private folders, and none a destination: a word
+ * that names nothing there and looks like a host, a URL, `user@host` or a package spec
+ * (`127.0.0.2/…`, `evil.example`, `name@1.2`, `user/repo`) asks. A list of bad options can never
  * be complete (`go test -toolexec=…`, `rg --pre=…`, `tar --use-compress-program=…`), and a word that
  * names a file can name a secret (`cat README.md ~/.ssh/id_ed25519`), so the rule is turned around:
  * what is covered is what is known to be plain, and anything else asks.
@@ -144,34 +149,14 @@ export function runsCode(word: string): CodeRunningArgument | undefined {
   return ARGUMENTS_THAT_RUN_CODE.find((a) => a.matches(word));
 }
 
-/** Programs that run the next word as the program: `sudo rm` names `rm`, not `sudo`. */
-const WRAPPERS = new Set([
-  'env',
-  'sudo',
-  'doas',
-  'command',
-  'exec',
-  'nice',
-  'nohup',
-  'time',
-  'xargs',
-  'npx',
-  'bunx',
-  'pnpx',
-]);
-
 /** Why `prefix` cannot be a prefix rule, or undefined when it can (given it starts the command). */
 export function prefixProblem(prefix: string): string | undefined {
   const words = shellWords(prefix);
   if (!words) return 'a prefix may not leave a quote open';
-  let program = 0;
-  while (
-    program < words.length &&
-    (WRAPPERS.has(words[program]!.text) || /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[program]!.text))
-  )
-    program++;
+  const program = programStart(words.map((w) => w.text));
+  if (typeof program !== 'number') return program.problem;
   if (words.length - program < 2)
-    return 'a prefix needs the program and at least one argument (`git log`, not `git`): a program name alone would let its arguments run anything';
+    return 'a prefix needs the program and at least one argument (`git log`, not `git`; `timeout 60 npm test`, not `timeout 60`): a program name alone, or a wrapper such as `timeout`, `sudo` or `npx`, would let the words after it run anything';
   // `sh -c` leaves its code to whatever follows; `CC=gcc` or `--node-options=…` carries its value.
   const lastWord = words[words.length - 1]!.text;
   const last = lastWord.includes('=') ? undefined : runsCode(lastWord);
@@ -200,14 +185,42 @@ export function plainWordProblem(word: string): string | undefined {
 }
 
 /**
- * Whether `path` (absolute, or relative to where the command runs) really lies inside the session
- * folder and outside the private folders, by real path where it exists.
+ * Where a word, taken as a path where the command runs, lies: `present` (it exists inside the
+ * session folder, outside the private folders, by real path), `absent` (it would lie there but does
+ * not exist yet) or `outside`.
  */
-export type WordInFolder = (path: string) => Promise<boolean>;
+export type WordPlace = 'present' | 'absent' | 'outside';
+
+export type WordInFolder = (path: string) => Promise<WordPlace>;
+
+/** An IPv4 address as `inet_aton` reads one (`127.0.0.2`, `127.1`, `0x7f.1`): a host to any program. */
+const IPV4_LIKE = /^(?:\d+|0x[0-9a-f]*)(?:\.(?:\d+|0x[0-9a-f]*)){1,3}\.?$/i;
+/** Dot-separated labels ending in a letter label (`evil.example`, `README.md`): a host name, or a file name. */
+const HOST_LIKE = /^(?:[A-Za-z0-9-]+\.)+[A-Za-z][A-Za-z0-9-]*\.?$/;
+
+/**
+ * Why a plain word that names nothing in the session folder would be a destination rather than a
+ * file to be made: a host or URL (`127.0.0.2/…`, `evil.example/…`), `user@host`, a package spec
+ * (`name@version`, `user/repo`). Undefined when it reads as a new file. A word naming something in
+ * the folder is a path there (`README.md`, `src/new.test.ts` where `src` exists); an IPv4 address
+ * is a host whatever the folder holds.
+ */
+async function destination(word: string, place: WordPlace, inFolder: WordInFolder): Promise<string | undefined> {
+  const slash = word.indexOf('/');
+  const first = slash === -1 ? word : word.slice(0, slash);
+  if (IPV4_LIKE.test(first)) return 'it names an IP address';
+  if (place === 'present' || first === '') return undefined;
+  if (word.includes('@')) return 'it looks like `user@host` or a package version (`name@1.2`)';
+  if (HOST_LIKE.test(first)) return 'it looks like a host name and names nothing in the session folder';
+  if (slash !== -1 && (await inFolder(first)) !== 'present') {
+    return 'its first step is no folder of the session folder, so it reads as a host or a package (`user/repo`)';
+  }
+  return undefined;
+}
 
 /**
  * Whether `command` starts with `prefix` and goes on only with plain words that `inFolder` finds
- * inside the session folder.
+ * inside the session folder, none of them a destination.
  */
 export async function prefixCovers(prefix: string, command: string, inFolder: WordInFolder): Promise<boolean> {
   if (prefixProblem(prefix) !== undefined) return false;
@@ -218,6 +231,9 @@ export async function prefixCovers(prefix: string, command: string, inFolder: Wo
   const words = rest.split(/[ \t]+/).filter((word) => word !== '');
   if (words.length > MAX_COVERED_WORDS) return false;
   if (words.some((word) => plainWordProblem(word) !== undefined)) return false;
-  for (const word of words) if (!(await inFolder(word))) return false;
+  for (const word of words) {
+    const place = await inFolder(word);
+    if (place === 'outside' || (await destination(word, place, inFolder)) !== undefined) return false;
+  }
   return true;
 }

@@ -13,6 +13,7 @@ import type { EventLog } from '../store/event-log.js';
 import type { SessionRecord, SessionStore, UserMessage } from '../store/session-store.js';
 import type { ApprovalBroker } from './approval-broker.js';
 import { ApprovalGate } from './approval-gate.js';
+import { folderPlaces } from './approval-policy.js';
 import type { RunResult, SessionBackend } from './session-backend.js';
 import { SessionJournal } from './session-journal.js';
 import { userMessageEvent } from './user-message.js';
@@ -390,7 +391,7 @@ export class SessionManager {
         this.announce(id);
       },
       // The context confines a real path to the folder and refuses the private folders.
-      inFolder: async (path) => (await context.realPath(this.deps.sessions.get(id)!.cwd, path)).ok,
+      inFolder: folderPlaces(context, () => this.deps.sessions.get(id)!.cwd),
     });
     return backend.run({
       sessionId: id,

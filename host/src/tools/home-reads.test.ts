@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CREDENTIAL_FILES, CREDENTIAL_NEEDLE, writeCredentialHome } from '@tether/machine/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isAllowedByRules, ruleForAnswer } from '../sessions/approval-policy.js';
 import { hostLocalContext } from '../sessions/host-context.js';
 import { listDirTool, readFileTool } from './file-tools.js';
 import { searchTool } from './search-tool.js';
@@ -106,5 +107,33 @@ describe("the host's own computer: hidden entries in the home folder ask first",
       `code/app.ts:1: // ${CREDENTIAL_NEEDLE} in the code`,
     ]);
     expect(outcome.output).toMatch(/hidden entries of the home folder were left out/);
+  });
+
+  it('"allow for this session" on a read of a file in a hidden entry covers that file, not its folder', async () => {
+    mkdirSync(join(home, '.config', 'git'), { recursive: true });
+    mkdirSync(join(home, '.config', 'github-copilot'), { recursive: true });
+    writeFileSync(join(home, '.config', 'git', 'config'), '[user]\n\tname = someone\n');
+    writeFileSync(join(home, '.config', 'github-copilot', 'apps.json'), `{"token":"${CREDENTIAL_NEEDLE}"}\n`);
+    const need = async (tool: Tool<unknown>, input: unknown) => {
+      const { approval } = await check(tool, input, toolContext(home));
+      if (!('need' in approval) || !approval.need) throw new Error('expected a question');
+      return approval.need;
+    };
+    const gitConfig = await need(readFileTool, { path: '.config/git/config' });
+    const rule = ruleForAnswer('read_file', gitConfig, undefined);
+    if ('error' in rule) throw new Error(rule.error);
+    const rules = [rule];
+    const inFolder = () => Promise.resolve('present' as const);
+    expect(await isAllowedByRules(rules, 'read_file', gitConfig, inFolder)).toBe(true);
+    // Named another way (absolute, or through `./`): the same file, still allowed.
+    const again = await need(readFileTool, { path: join(home, '.config', './git/config') });
+    expect(await isAllowedByRules(rules, 'read_file', again, inFolder)).toBe(true);
+    for (const other of ['.config/github-copilot/apps.json', '.config/nvim/init.lua']) {
+      const asked = await need(readFileTool, { path: other });
+      expect(await isAllowedByRules(rules, 'read_file', asked, inFolder), other).toBe(false);
+    }
+    // Nor does it cover listing or searching the folder.
+    const list = await need(listDirTool, { path: '.config/git' });
+    expect(await isAllowedByRules(rules, 'list_dir', list, inFolder)).toBe(false);
   });
 });

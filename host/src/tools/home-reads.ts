@@ -47,7 +47,9 @@ export async function homeReadApproval(
       // The closed list of kinds has none for a read; `mcp` is the one shown as "Use TOOL?".
       kind: 'mcp',
       action: `${verb} ${real.value}${detail}\n(${entry} is a hidden entry in the home folder: settings, and often credentials)`,
-      path: join(home, entry),
+      // What "allow for this session" then covers: this very file or folder, never the entry it is
+      // in (a grant for `~/.config/git/config` is none for `~/.config/github-copilot/apps.json`).
+      path: real.value,
     },
   };
 }

@@ -2,7 +2,7 @@ import type { Clock, HostEvent, HostIdentity, Result } from '@tether/shared-prot
 import { ok, secureRandom, systemClock } from '@tether/shared-protocol';
 import { chooseSecretbox } from '../crypto/native-secretbox.js';
 import { chooseX25519 } from '../crypto/node-x25519.js';
-import { NodePtyPort, PtyTerminals, privatePaths } from '@tether/machine';
+import { NodePtyPort, PtyTerminals } from '@tether/machine';
 import { homedir, hostname } from 'node:os';
 import type { DataPaths } from '../config/data-dir.js';
 import { dataPaths, prepareDataDir } from '../config/data-dir.js';
@@ -42,7 +42,7 @@ import type { ModelConfig } from '../models/model-config.js';
 import { configuredWindow, loadModelConfig } from '../models/model-config.js';
 import type { ProviderFactory } from '../sessions/builtin/builtin-backend.js';
 import { BuiltinBackend } from '../sessions/builtin/builtin-backend.js';
-import { hostLocalContext } from '../sessions/host-context.js';
+import { hostLocalContext, ownPrivates } from '../sessions/host-context.js';
 import { SessionJournal } from '../sessions/session-journal.js';
 import { SessionManager } from '../sessions/session-manager.js';
 import { WrappedPrograms } from '../sessions/wrapped/wrapped-programs.js';
@@ -118,6 +118,10 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
   const paths = dataPaths(options.dataDir);
   const dir = prepareDataDir(paths.dir);
   if (!dir.ok) return dir;
+  const roots = options.remote?.roots ?? options.roots ?? [homedir()];
+  const checkedPrivates = ownPrivates(options, roots);
+  if (!checkedPrivates.ok) return checkedPrivates;
+  const privates = checkedPrivates.value;
   const loaded = loadOrCreateIdentity(paths.identity);
   if (!loaded.ok) return loaded;
   const identity = loaded.value.identity;
@@ -184,8 +188,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
     publish: (event) => hostEvents.emit(event),
     sessionsOn: (machine) => sessionStore.list(true).filter((s) => s.place === machine).length,
   });
-  const local = hostLocalContext(options.env);
-  const roots = options.remote?.roots ?? options.roots ?? [homedir()];
+  const local = hostLocalContext(options.env, privates);
   const localTerminals = new PtyTerminals({ pty: new NodePtyPort(), roots, clock, env: options.env });
   const terminals = new TerminalManager({
     clock,
@@ -321,7 +324,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
         disconnectDevice: (id) => self.hub.disconnectDevice(id),
         roots,
         // The same list a machine keeps from its host: credential folders and Tether's own data.
-        privates: privatePaths(options.env ? { env: options.env } : {}),
+        privates,
         models,
         agents: catalog,
         agentSessions,

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { RunResult } from '../../src/sessions/session-backend.js';
 import { ApprovalBroker } from '../../src/sessions/approval-broker.js';
 import { ApprovalGate } from '../../src/sessions/approval-gate.js';
+import { folderPlaces } from '../../src/sessions/approval-policy.js';
 import type { RunHost } from '../../src/sessions/builtin/agent-run.js';
 import { runAgent } from '../../src/sessions/builtin/agent-run.js';
 import { buildHistory } from '../../src/sessions/builtin/history.js';
@@ -75,7 +76,7 @@ export async function contextRun(
       record: () => sessions.get('s1')!,
       addAllowRule: () => undefined,
       setWaiting: () => undefined,
-      inFolder: async (path) => (await context.realPath(project, path)).ok,
+      inFolder: folderPlaces(context, () => project),
     }),
     context,
     tools: () => BUILTIN_TOOLS,

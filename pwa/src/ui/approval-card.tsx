@@ -1,6 +1,6 @@
 import type { Approval, Decision, ProtocolError, Result } from '@tether/shared-protocol';
-import { Fragment } from 'preact';
-import { useId, useRef, useState } from 'preact/hooks';
+import { Fragment, createContext } from 'preact';
+import { useContext, useId, useRef, useState } from 'preact/hooks';
 import { actionView, approvalOutcome, approvalQuestion, linesBadge } from './approval-text.js';
 import { Segments } from './visible-text.js';
 
@@ -15,6 +15,12 @@ interface Props {
 }
 
 /**
+ * Whether a note given with an answer reaches the agent: only from a device with the `chat` scope
+ * (the host keeps a note from any other back from the agent), so only such a device offers one.
+ */
+export const NotesReachAgent = createContext(false);
+
+/**
  * An approval: the complete action (wrapped, never cut; a long one scrolls inside the card), the
  * folder and place it runs in, and the answers (a fourth, "always", where the agent offers an answer
  * of its own that outlives the session). Once answered anywhere, says by whom. A
@@ -23,6 +29,7 @@ interface Props {
  */
 export function ApprovalCard({ approval, deviceId, onAnswer, context }: Props) {
   const [note, setNote] = useState('');
+  const notes = useContext(NotesReachAgent);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ProtocolError | null>(null);
   const noteId = useId();
@@ -87,15 +94,19 @@ export function ApprovalCard({ approval, deviceId, onAnswer, context }: Props) {
       </p>
       {pending && onAnswer ? (
         <>
-          <label for={noteId}>Note for the agent (optional)</label>
-          <input
-            id={noteId}
-            type="text"
-            value={note}
-            maxLength={4000}
-            onInput={(e) => setNote(e.currentTarget.value)}
-            placeholder="e.g. use the test database instead"
-          />
+          {notes && (
+            <>
+              <label for={noteId}>Note for the agent (optional)</label>
+              <input
+                id={noteId}
+                type="text"
+                value={note}
+                maxLength={4000}
+                onInput={(e) => setNote(e.currentTarget.value)}
+                placeholder="e.g. use the test database instead"
+              />
+            </>
+          )}
           <div class="buttons">
             <button
               type="button"

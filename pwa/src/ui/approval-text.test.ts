@@ -88,7 +88,7 @@ describe('a prefix rule where it is recorded', () => {
       answeredBy: { kind: 'local', label: 'terminal' },
     };
     expect(approvalOutcome(allowed, 'd1')).toBe(
-      'Allowed for this session at the computer; from now on “git log” alone or followed only by plain words (no options, no shell syntax, nothing outside the session folder or in a private folder; the program decides what they do) runs without asking',
+      'Allowed for this session at the computer; from now on “git log” alone or followed only by plain words (no options, no shell syntax, no host or address, nothing outside the session folder or in a private folder; the program decides what they do) runs without asking',
     );
   });
 });

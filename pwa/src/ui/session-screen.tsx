@@ -5,6 +5,7 @@ import type { SessionsView } from '../net/host-connection.js';
 import { useApp } from './app-context.js';
 import { HostsLoading } from './hosts-loading.js';
 import { AttachmentSource } from '../attach/attachment-context.js';
+import { NotesReachAgent } from './approval-card.js';
 import { ChangesView } from './changes-view.js';
 import { Composer } from './composer.js';
 import { OutboxList } from './outbox-list.js';
@@ -197,18 +198,20 @@ export function SessionScreen({ hostId, sessionId, back }: { hostId: string; ses
       <div class={`session-body${changesOpen && sideBySide ? ' side-by-side' : ''}`}>
         {changesOpen && !sideBySide ? null : view.loaded ? (
           <AttachmentSource.Provider value={attachments}>
-            <TranscriptView
-              transcript={view.transcript}
-              live={live}
-              savedSeq={view.savedSeq}
-              deviceId={record.deviceId}
-              onAnswer={canApprove ? answer : undefined}
-              onLoadOlder={feed && loadOlder}
-              loadingOlder={view.loadingOlder}
-              olderError={view.olderError?.message}
-              findOpen={findOpen}
-              onFind={setFindOpen}
-            />
+            <NotesReachAgent.Provider value={canChat}>
+              <TranscriptView
+                transcript={view.transcript}
+                live={live}
+                savedSeq={view.savedSeq}
+                deviceId={record.deviceId}
+                onAnswer={canApprove ? answer : undefined}
+                onLoadOlder={feed && loadOlder}
+                loadingOlder={view.loadingOlder}
+                olderError={view.olderError?.message}
+                findOpen={findOpen}
+                onFind={setFindOpen}
+              />
+            </NotesReachAgent.Provider>
           </AttachmentSource.Provider>
         ) : (
           <p class="placeholder">Loading…</p>

@@ -1,6 +1,6 @@
 import { hostDisplayName } from '../data/records.js';
 import { useApp } from './app-context.js';
-import { ApprovalCard } from './approval-card.js';
+import { ApprovalCard, NotesReachAgent } from './approval-card.js';
 import { formatRoute } from './route.js';
 import { TopBar } from './top-bar.js';
 import { useStore } from './use-store.js';
@@ -25,23 +25,25 @@ export function WaitingScreen({ back }: { back?: string }) {
               const session = connection?.sessions.get().list.find((s) => s.id === approval.sessionId);
               return (
                 <li key={`${hostId}/${approval.id}`}>
-                  <ApprovalCard
-                    approval={approval}
-                    deviceId={host?.deviceId}
-                    onAnswer={
-                      connection && host?.scopes.includes('approve')
-                        ? (decision, note) => connection.answer(approval.id, decision, note)
-                        : undefined
-                    }
-                    context={
-                      <p class="row-meta">
-                        {host ? hostDisplayName(host) : 'Computer'} ·{' '}
-                        <a href={formatRoute({ name: 'session', hostId, sessionId: approval.sessionId })}>
-                          {session?.title ?? 'open the session'}
-                        </a>
-                      </p>
-                    }
-                  />
+                  <NotesReachAgent.Provider value={host?.scopes.includes('chat') ?? false}>
+                    <ApprovalCard
+                      approval={approval}
+                      deviceId={host?.deviceId}
+                      onAnswer={
+                        connection && host?.scopes.includes('approve')
+                          ? (decision, note) => connection.answer(approval.id, decision, note)
+                          : undefined
+                      }
+                      context={
+                        <p class="row-meta">
+                          {host ? hostDisplayName(host) : 'Computer'} ·{' '}
+                          <a href={formatRoute({ name: 'session', hostId, sessionId: approval.sessionId })}>
+                            {session?.title ?? 'open the session'}
+                          </a>
+                        </p>
+                      }
+                    />
+                  </NotesReachAgent.Provider>
                 </li>
               );
             })}

@@ -7,5 +7,5 @@ import { visibleText } from './visible-text.js';
  * (`npm run NAME` runs any script of that name), which is why the text says so.
  */
 export function prefixRuleText(prefix: string): string {
-  return `“${visibleText(prefix)}” alone or followed only by plain words (no options, no shell syntax, nothing outside the session folder or in a private folder; the program decides what they do)`;
+  return `“${visibleText(prefix)}” alone or followed only by plain words (no options, no shell syntax, no host or address, nothing outside the session folder or in a private folder; the program decides what they do)`;
 }

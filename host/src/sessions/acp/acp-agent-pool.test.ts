@@ -5,7 +5,15 @@ import { AcpAgentPool } from './acp-agent-pool.js';
 import type { AcpConnection } from './acp-connection.js';
 import type { AgentSpec } from './agent-config.js';
 
-const SPEC: AgentSpec = { name: 'scripted', title: 'Scripted', command: 'agent', args: [], env: {}, passEnv: [] };
+const SPEC: AgentSpec = {
+  name: 'scripted',
+  title: 'Scripted',
+  command: 'agent',
+  args: [],
+  env: {},
+  passEnv: [],
+  allowEnv: [],
+};
 const KEEP_MS = 60_000;
 
 /** An agent with as much of a connection as the pool reads: whether it ended, and `kill`. */

@@ -59,6 +59,7 @@ async function hostWithAgent(
           args: [FIXTURE],
           env: { SCRIPTED_ACP_LOAD: '1', SCRIPTED_ACP_STATE_DIR: join(config, 'state') },
           passEnv: ['SCRIPTED_KEY'],
+          allowEnv: ['GREETING'],
         },
         missing: { command: 'tether-no-such-acp-agent' },
       },
@@ -358,6 +359,30 @@ describe('an ACP agent as a session back-end', () => {
     expect(host.events(id).filter((e) => e.type === 'approval.requested')).toHaveLength(1);
   });
 
+  it('a variable not known to be inert (CC, TAR_OPTIONS) is refused unless the person allowed it for the agent, and the transcript says how', async () => {
+    const host = await hostWithAgent();
+    const marker = join(host.dir, 'compiler-ran');
+    const compiler = join(host.dir, 'cc.sh');
+    writeFileSync(compiler, `#!/bin/sh\ntouch ${marker}\n`, { mode: 0o755 });
+    const id = await start(
+      host,
+      `ask-run-env CC=${compiler} "$CC" x.c\nrun-env TAR_OPTIONS=--to-command=sh tar -xf a.tar`,
+    );
+    const approval = await approvalOf(host, id);
+    host.host.approvals.answer(approval.id, { decision: 'allow-once' }, { kind: 'local', label: 'test' });
+    expect((await finished(host, id)).status).toBe('done');
+    expect(existsSync(marker)).toBe(false);
+    const said = messages(host, id).join('');
+    expect(said).toMatch(
+      /command refused \(yes\): the environment variable CC is refused: only variables known to be inert/,
+    );
+    expect(said).toMatch(/command refused \(unasked\): the environment variable TAR_OPTIONS is refused/);
+    const notices = host.events(id).filter((e): e is Of<'notice'> => e.type === 'notice');
+    expect(notices.map((n) => n.text).join('\n')).toContain(
+      'To let Scripted set it, add "allowEnv": ["CC"] to its entry in agents.json',
+    );
+  });
+
   it('an agent’s own variables are shown with the command, asked for even under a session rule, and allowed once only', async () => {
     const host = await hostWithAgent();
     const id = await start(
@@ -370,7 +395,10 @@ describe('an ACP agent as a session back-end', () => {
     // The same command with a variable of the agent's: the rule does not cover it, and the
     // approval shows the variable.
     const second = await approvalOf(host, id, 2);
-    expect(second.action).toBe('echo "$GREETING"\nenvironment from the agent: GREETING=hi');
+    // GREETING is not known to be inert: it passes because agents.json allows it, and says so.
+    expect(second.action).toBe(
+      'echo "$GREETING"\nenvironment from the agent: GREETING=hi\nallowed for this agent in agents.json ("allowEnv"): GREETING',
+    );
     const row = host.events(id).filter((e): e is Of<'tool.started'> => e.type === 'tool.started' && e.tool === 'shell');
     expect(row.at(-1)!.title).toBe('echo "$GREETING"\nenvironment from the agent: GREETING=hi');
     expect(row.at(-1)!.input).toMatchObject({ env: { GREETING: 'hi' } });

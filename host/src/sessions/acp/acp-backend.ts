@@ -98,7 +98,7 @@ export class AcpBackend implements SessionBackend {
       this.agents.release(live);
       return { status: 'done' };
     }
-    const turn = new AcpTurn(run, spec.title, () => live.connection.kill());
+    const turn = new AcpTurn(run, spec, () => live.connection.kill());
     live.connection.attach(live.acpSessionId, turn);
     let ending = 'The run ended before the agent finished this.';
     try {

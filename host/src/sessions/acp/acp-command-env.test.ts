@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
+  INERT_VARIABLES,
   MAX_AGENT_ENV,
   VARIABLES_THAT_LOAD_CODE,
+  allowedText,
   checkAgentEnv,
   envText,
   markersText,
@@ -40,16 +42,82 @@ describe('an ACP agent’s variables for a command', () => {
     'HOME',
     'PAGER',
   ])('refuses %s, which loads code, and says why', (name) => {
-    const checked = checkAgentEnv(vars(['HARMLESS', '1'], [name, 'x']));
+    // Even when the person named it for the agent: no approval could show what it runs.
+    const checked = checkAgentEnv(vars(['CI', '1'], [name, 'x']), new Set([name]));
     expect(checked).toMatchObject({ ok: false, reason: 'loads-code' });
     expect(checked.ok ? '' : checked.message).toContain(`${name} is refused: `);
   });
 
-  it('takes ordinary variables, the last value of a name given twice', () => {
-    expect(checkAgentEnv(vars(['NODE_ENV', 'test'], ['CI', '1'], ['NODE_ENV', 'production']))).toEqual({
+  // A second review found each of these accepted (shown, but no person can know they run code):
+  // `TAR_OPTIONS=--to-command=…`, `CC=./x.sh`, `CONFIG_SITE=./x.sh` (configure sources it), …
+  it.each([
+    'TAR_OPTIONS',
+    'CC',
+    'CONFIG_SITE',
+    'RUSTFLAGS',
+    'GOENV',
+    'JAVA_OPTS',
+    'YARN_YARN_PATH',
+    'BUNDLE_GEMFILE',
+    'PYTEST_ADDOPTS',
+    'HGRCPATH',
+    'WGETRC',
+    'GRADLE_USER_HOME',
+    'GREETING',
+    'NODE_ENV',
+  ])('refuses %s, which is not known to be inert, and says how the person allows it', (name) => {
+    const checked = checkAgentEnv(vars(['CI', '1'], [name, './x.sh']));
+    expect(checked).toMatchObject({ ok: false, reason: 'not-inert', name });
+    expect(checked.ok ? '' : checked.message).toContain(`${name} is refused: `);
+    expect(checked.ok ? '' : checked.message).toContain(`"allowEnv": ["${name}"]`);
+  });
+
+  it('takes a variable the person allowed for the agent, and says so', () => {
+    const checked = checkAgentEnv(vars(['CC', 'gcc'], ['CI', '1']), new Set(['CC']));
+    expect(checked).toEqual({ ok: true, env: { CC: 'gcc', CI: '1' }, own: { CC: 'gcc', CI: '1' }, markers: {} });
+    expect(allowedText(['CC'])).toBe('allowed for this agent in agents.json ("allowEnv"): CC');
+    expect(allowedText([])).toBe('');
+    // Never one that loads code, whatever the config says (the config refuses to name it, too).
+    expect(checkAgentEnv(vars(['BASH_ENV', './x.sh']), new Set(['BASH_ENV']))).toMatchObject({
+      ok: false,
+      reason: 'loads-code',
+    });
+  });
+
+  it.each([
+    ['CI', 'true'],
+    ['TERM', 'xterm-256color'],
+    ['NO_COLOR', '1'],
+    ['FORCE_COLOR', '0'],
+    ['COLUMNS', '120'],
+    ['LANG', 'en_US.UTF-8'],
+    ['LC_ALL', 'C'],
+    ['LANGUAGE', 'en_GB:en'],
+    ['TZ', 'Europe/Paris'],
+    ['PAGER', 'cat'],
+    ['GIT_PAGER', 'cat'],
+    ['PYTHONUNBUFFERED', '1'],
+  ])('passes %s=%s, known to be inert', (name, value) => {
+    expect(checkAgentEnv(vars([name, value]))).toMatchObject({ ok: true, own: { [name]: value } });
+  });
+
+  it.each([
+    ['LANG', '/tmp/locale'],
+    ['LC_ALL', '../x'],
+    ['TERM', '../../tmp/terminfo'],
+    ['TZ', ':/tmp/zone'],
+    ['COLUMNS', '80; rm -rf ~'],
+    ['PAGER', 'sh -c x'],
+    ['GIT_PAGER', 'less'],
+  ])('refuses %s=%s: an inert name with a value that reaches further', (name, value) => {
+    expect(checkAgentEnv(vars([name, value]))).toMatchObject({ ok: false });
+  });
+
+  it('takes inert variables, the last value of a name given twice', () => {
+    expect(checkAgentEnv(vars(['TERM', 'dumb'], ['CI', '1'], ['TERM', 'xterm']))).toEqual({
       ok: true,
-      env: { NODE_ENV: 'production', CI: '1' },
-      own: { NODE_ENV: 'production', CI: '1' },
+      env: { TERM: 'xterm', CI: '1' },
+      own: { TERM: 'xterm', CI: '1' },
       markers: {},
     });
     expect(checkAgentEnv([])).toEqual({ ok: true, env: {}, own: {}, markers: {} });
@@ -62,8 +130,15 @@ describe('an ACP agent’s variables for a command', () => {
       own: { CI: '1' },
       markers: { CLAUDECODE: '1' },
     });
-    expect(checkAgentEnv(vars(['CLAUDECODE', 'yes']))).toMatchObject({ own: { CLAUDECODE: 'yes' }, markers: {} });
-    expect(checkAgentEnv(vars(['claudecode', '1']))).toMatchObject({ own: { claudecode: '1' }, markers: {} });
+    // Any other value, or the name in another case, is no marker: an agent's own variable, refused
+    // unless the person allowed it.
+    expect(checkAgentEnv(vars(['CLAUDECODE', 'yes']))).toMatchObject({ ok: false, reason: 'not-inert' });
+    const allowed = new Set(['CLAUDECODE', 'claudecode']);
+    expect(checkAgentEnv(vars(['CLAUDECODE', 'yes']), allowed)).toMatchObject({
+      own: { CLAUDECODE: 'yes' },
+      markers: {},
+    });
+    expect(checkAgentEnv(vars(['claudecode', '1']), allowed)).toMatchObject({ own: { claudecode: '1' }, markers: {} });
     expect(markersText({ CLAUDECODE: '1' })).toBe('set by the adapter on every command: CLAUDECODE=1');
     expect(markersText({})).toBe('');
   });
@@ -72,7 +147,7 @@ describe('an ACP agent’s variables for a command', () => {
     expect(checkAgentEnv(vars(['BAD NAME', 'x']))).toMatchObject({ ok: false, reason: 'invalid' });
     expect(checkAgentEnv(vars(['f%%', '() { :; }']))).toMatchObject({ ok: false, reason: 'invalid' });
     expect(checkAgentEnv(vars(['', 'x']))).toMatchObject({ ok: false, reason: 'invalid' });
-    const many = Array.from({ length: MAX_AGENT_ENV + 1 }, (_, i): [string, string] => [`V${i}`, 'x']);
+    const many = Array.from({ length: MAX_AGENT_ENV + 1 }, (): [string, string] => ['CI', 'x']);
     expect(checkAgentEnv(vars(...many))).toMatchObject({ ok: false, reason: 'invalid' });
   });
 
@@ -94,7 +169,8 @@ describe('an ACP agent’s variables for a command', () => {
     expect(huge.startsWith('echo\nenvironment from the agent: BIG=')).toBe(true);
   });
 
-  it('documents why each variable is on the list', () => {
+  it('documents why each variable is on the lists', () => {
     for (const entry of VARIABLES_THAT_LOAD_CODE) expect(entry.why.length, entry.pattern).toBeGreaterThan(20);
+    for (const entry of INERT_VARIABLES) expect(entry.why.length, entry.pattern).toBeGreaterThan(20);
   });
 });

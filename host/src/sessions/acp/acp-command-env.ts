@@ -4,9 +4,16 @@ import type { EnvVariable } from '@agentclientprotocol/sdk';
  * The variables an ACP agent sets for a command it runs (`terminal/create`'s `env`). They change
  * what the command does as much as its words, so they are part of what the person allows: shown
  * with the command on every surface (`envText`), part of what a grant matches, and never covered
- * by a session rule (approval-policy.ts). The ones on `VARIABLES_THAT_LOAD_CODE`, which make a
- * program run code the command line does not show (`BASH_ENV=./x.sh` runs `./x.sh` before
- * `echo hello`), are refused outright: no approval could show what they run.
+ * by a session rule (approval-policy.ts).
+ *
+ * Which may be set at all is turned around, as prefix rules were: a variable passes when it is on
+ * the short list of those known to be inert (`INERT_VARIABLES`, each with the values it may take),
+ * or when the person named it for that agent (`allowEnv` in agents.json); any other is refused
+ * with the way to allow it. No list of variables that run code can be complete (`TAR_OPTIONS`,
+ * `CC`, `CONFIG_SITE`, `RUSTFLAGS`, `GOENV`, `JAVA_OPTS`, `YARN_YARN_PATH`, `BUNDLE_GEMFILE`, … each
+ * make some program run what the value names). The ones on `VARIABLES_THAT_LOAD_CODE` are refused
+ * even when named (`BASH_ENV=./x.sh` runs `./x.sh` before `echo hello`): no approval could show
+ * what they run.
  */
 
 /** Variables one command may bring; more is refused (the machine's spawn takes no more either). */
@@ -82,6 +89,52 @@ export function loadsCode(name: string): CodeLoadingVariable | undefined {
   return VARIABLES_THAT_LOAD_CODE.find((v) => v.matches(name));
 }
 
+/** A variable known to do nothing but what its name says, with the values it may take. */
+export interface InertVariable {
+  /** How it looks, for people: `CI`, `LC_*`. */
+  pattern: string;
+  why: string;
+  matches(name: string): boolean;
+  /** A value that keeps it inert (a locale name, not a path to locale files). */
+  value: RegExp;
+}
+
+function inert(names: string[], value: RegExp, why: string): InertVariable {
+  return { pattern: names.join(', '), why, value, matches: (name) => names.includes(name) };
+}
+
+/** A switch: `1`, `true`, `0`, `yes`, `noninteractive`. */
+const SWITCH = /^[A-Za-z0-9_.-]{0,32}$/;
+/** A locale (`en_US.UTF-8`, `C`, `en_GB:en`): never a path, which glibc would load locale data from. */
+const LOCALE = /^[A-Za-z0-9_.@:-]{0,64}$/;
+
+/**
+ * Variables known to be inert: each changes how output looks or which language it is in, or says
+ * the command runs unattended, and makes no program load or run anything it names. Matched by exact
+ * name, with a value of the form given (a path never fits). A short list on purpose: anything else
+ * an agent needs, the person allows for it by name (`allowEnv`).
+ */
+export const INERT_VARIABLES: readonly InertVariable[] = [
+  inert(['CI'], SWITCH, 'says the command runs unattended: tools stop asking questions and animating output'),
+  inert(['NO_COLOR', 'FORCE_COLOR', 'CLICOLOR', 'CLICOLOR_FORCE'], SWITCH, 'turn colored output off or on'),
+  inert(['TERM', 'COLORTERM'], /^[A-Za-z0-9._+-]{1,64}$/, "name the terminal's kind (a terminfo name, never a path)"),
+  inert(['COLUMNS', 'LINES'], /^\d{1,5}$/, "give the terminal's size in characters"),
+  inert(['LANG', 'LANGUAGE'], LOCALE, 'name the language and character set of messages'),
+  { pattern: 'LC_*', why: 'name the locale of one category (messages, dates, sorting)', value: LOCALE, matches: (name) => /^LC_[A-Z]+$/.test(name) },
+  inert(['TZ'], /^[A-Za-z0-9_+-]{1,64}(?:\/[A-Za-z0-9_+-]{1,64}){0,3}$/, 'names the time zone (a zone name such as Europe/Paris, never a file)'),
+  inert(['PAGER', 'GIT_PAGER'], /^(?:cat)?$/, 'as `cat` or empty: output goes straight out instead of to a pager that waits for keys'),
+  inert(['GIT_TERMINAL_PROMPT'], /^[01]$/, 'as 0, git fails rather than wait for a password at a prompt no one sees'),
+  inert(['PYTHONUNBUFFERED', 'PYTHONDONTWRITEBYTECODE'], SWITCH, 'python writes output at once, or writes no .pyc files'),
+  inert(['PYTHONIOENCODING'], /^[A-Za-z0-9_.:-]{0,32}$/, "names python's encoding for its standard streams"),
+  inert(['RUST_BACKTRACE'], SWITCH, 'a Rust program prints a backtrace when it panics'),
+  inert(['DEBIAN_FRONTEND'], SWITCH, 'as noninteractive, Debian tools ask no questions'),
+]; // prettier-ignore
+
+/** The inert entry `name=value` fits, if any. */
+function inertVariable(name: string, value: string): InertVariable | undefined {
+  return INERT_VARIABLES.find((v) => v.matches(name) && v.value.test(value));
+}
+
 /**
  * Variables an adapter sets on every command it runs, each with the one value it sets, to say the
  * command runs under it: Zed's Claude Code adapter sends `CLAUDECODE=1` with every `terminal/create`
@@ -97,14 +150,20 @@ export type AgentEnvCheck =
   | { ok: true; env: Record<string, string>; own: Record<string, string>; markers: Record<string, string> }
   /** A variable on the list: `name` as the agent sent it, what it does, and the error for the agent. */
   | { ok: false; reason: 'loads-code'; name: string; why: string; message: string }
+  /** A variable neither known to be inert nor allowed by the person for this agent. */
+  | { ok: false; reason: 'not-inert'; name: string; message: string }
   /** A malformed request. */
   | { ok: false; reason: 'invalid'; message: string };
 
 /**
  * The agent's variables as one environment (a name given twice: the last value, as a process would
- * get it), refused when one is malformed or loads code.
+ * get it), refused when one is malformed, loads code, or is neither inert nor in `allowed` (the
+ * agent's `allowEnv`, names the person allowed it to set).
  */
-export function checkAgentEnv(variables: readonly EnvVariable[]): AgentEnvCheck {
+export function checkAgentEnv(
+  variables: readonly EnvVariable[],
+  allowed: ReadonlySet<string> = new Set(),
+): AgentEnvCheck {
   if (variables.length > MAX_AGENT_ENV) {
     return {
       ok: false,
@@ -121,6 +180,12 @@ export function checkAgentEnv(variables: readonly EnvVariable[]): AgentEnvCheck 
         message: `invalid environment variable name ${JSON.stringify(name.slice(0, 100))}`,
       };
     }
+    const marker = Object.hasOwn(ADAPTER_MARKERS, name) && ADAPTER_MARKERS[name] === value;
+    // Inert with this value (`PAGER=cat`), whatever the name could do with another.
+    if (marker || inertVariable(name, value)) {
+      env[name] = value;
+      continue;
+    }
     const loading = loadsCode(name);
     if (loading) {
       return {
@@ -129,6 +194,14 @@ export function checkAgentEnv(variables: readonly EnvVariable[]): AgentEnvCheck 
         name,
         why: loading.why,
         message: `the environment variable ${name} is refused: ${loading.why}, which no approval could show`,
+      };
+    }
+    if (!allowed.has(name)) {
+      return {
+        ok: false,
+        reason: 'not-inert',
+        name,
+        message: `the environment variable ${name} is refused: only variables known to be inert pass (${INERT_NAMES}), and a variable can make a program run code it names; the person can let this agent set ${name} with "allowEnv": ["${name}"] in its entry in agents.json`,
       };
     }
     env[name] = value;
@@ -155,6 +228,18 @@ export function envText(env: Readonly<Record<string, string>>): string {
   const names = Object.keys(env).sort();
   if (names.length === 0) return '';
   return `environment from the agent: ${names.map((n) => `${n}=${shownValue(env[n]!)}`).join(' ')}`;
+}
+
+/** The inert names as a refusal lists them. */
+const INERT_NAMES = INERT_VARIABLES.map((v) => v.pattern).join(', ');
+
+/**
+ * The agent's variables that passed only because the person named them (`allowEnv`), as the
+ * approval shows them: one line, empty when there are none.
+ */
+export function allowedText(names: readonly string[]): string {
+  if (names.length === 0) return '';
+  return `allowed for this agent in agents.json ("allowEnv"): ${[...names].sort().join(' ')}`;
 }
 
 /** The adapter's markers as the approval shows them: one line, empty when there are none. */

@@ -52,7 +52,17 @@ async function setup() {
   const newId = (prefix: string) => `${prefix}${++ids}`;
   const approvals = new ApprovalBroker(new ApprovalStore(kit.db), log, clock, () => newId('a'));
   const catalog = new AgentCatalog(
-    [{ name: 'scripted', title: 'Scripted', command: process.execPath, args: [FIXTURE], env: {}, passEnv: [] }],
+    [
+      {
+        name: 'scripted',
+        title: 'Scripted',
+        command: process.execPath,
+        args: [FIXTURE],
+        env: {},
+        passEnv: [],
+        allowEnv: [],
+      },
+    ],
     {},
   );
   backend = new AcpBackend({ catalog, log, sessions: new AcpSessionStore(kit.db), clock, env: {} });

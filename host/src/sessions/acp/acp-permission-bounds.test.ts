@@ -34,6 +34,7 @@ describe('a permission request too large to show', () => {
     const turn = {
       run,
       agentTitle: 'Agent',
+      allowedEnv: new Set<string>(),
       log: new AcpUpdateLog({ run, terminalOutput: () => undefined }),
       grants: new Grants(),
       denied: () => undefined,

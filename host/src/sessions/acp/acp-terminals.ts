@@ -11,7 +11,8 @@ import { MAX_ACTION_TEXT } from '@tether/shared-protocol';
 import { displayPath } from '@tether/machine';
 import { resolve } from 'node:path';
 import type { ApprovalNeed } from '../../tools/tool.js';
-import { checkAgentEnv, envText, markersText, rowTitle } from './acp-command-env.js';
+import type { AgentEnvCheck } from './acp-command-env.js';
+import { allowedText, checkAgentEnv, envText, markersText, rowTitle } from './acp-command-env.js';
 import { shellWords } from './acp-permission.js';
 import type { AcpTurnContext } from './acp-turn-context.js';
 
@@ -63,15 +64,10 @@ export class AcpTerminals {
     const command: SpawnCommand = args.length === 0 ? { shell: params.command } : { program: params.command, args };
     const line = 'shell' in command ? command.shell : shellWords([params.command, ...args]);
     const cwd = run.record().cwd;
-    const checked = checkAgentEnv(params.env ?? []);
+    const checked = checkAgentEnv(params.env ?? [], this.turn.allowedEnv);
     if (!checked.ok) {
-      if (checked.reason === 'loads-code') {
-        run.append({
-          type: 'notice',
-          level: 'warning',
-          text: `The agent asked to run “${line.slice(0, 200)}” with ${checked.name} set (${checked.why}); it was refused.`,
-        });
-      }
+      if (checked.reason !== 'invalid')
+        run.append({ type: 'notice', level: 'warning', text: this.envNotice(line, checked) });
       throw new RequestError(INVALID_PARAMS, checked.message);
     }
     const { env, own } = checked;
@@ -92,7 +88,8 @@ export class AcpTerminals {
     }
     const folderLine = where === resolve(cwd) ? '' : `in folder: ${displayPath(cwd, where)}`;
     const extra = [folderLine, envText(own)].filter((text) => text !== '').join('\n');
-    const shown = [line, extra, markersText(checked.markers)].filter((text) => text !== '');
+    const allowed = allowedText(Object.keys(own).filter((name) => this.turn.allowedEnv.has(name)));
+    const shown = [line, extra, allowed, markersText(checked.markers)].filter((text) => text !== '');
     const action = shown.join('\n');
     let toolCallId: string | undefined;
     if (!this.turn.grants.takeCommand(line, extra)) {
@@ -192,6 +189,13 @@ export class AcpTerminals {
     });
     this.terminals.set(id, terminal);
     return { terminalId: id };
+  }
+
+  /** What the person is told of a command refused for a variable: why, and how to allow it where one can. */
+  private envNotice(line: string, refused: Extract<AgentEnvCheck, { reason: 'loads-code' | 'not-inert' }>): string {
+    const asked = `The agent asked to run “${line.slice(0, 200)}” with ${refused.name} set`;
+    if (refused.reason === 'loads-code') return `${asked} (${refused.why}); it was refused.`;
+    return `${asked}; it was refused: ${refused.name} is not known to be inert, and a variable can make a command run other code. To let ${this.turn.agentTitle} set it, add "allowEnv": ["${refused.name}"] to its entry in agents.json: each command that sets it still asks, showing its value.`;
   }
 
   output(terminalId: string): TerminalOutputResponse {

@@ -7,6 +7,8 @@ export interface AcpTurnContext {
   run: RunContext;
   /** The agent as people know it ("Claude Code"), for approvals and notices. */
   agentTitle: string;
+  /** Variables the person lets this agent set on its commands (its `allowEnv`). */
+  allowedEnv: ReadonlySet<string>;
   log: AcpUpdateLog;
   grants: Grants;
   /**

@@ -21,13 +21,17 @@ export class AcpTurn implements AcpTurnContext {
   private closed = false;
   /** Denials the person gave in this run. */
   denials = 0;
+  readonly agentTitle: string;
+  readonly allowedEnv: ReadonlySet<string>;
 
-  /** `end`: ends the agent's process (it flooded the log). */
+  /** `agent`: its title and `allowEnv` (AgentSpec); `end`: ends the agent's process (it flooded the log). */
   constructor(
     readonly run: RunContext,
-    readonly agentTitle: string,
+    agent: { title: string; allowEnv?: readonly string[] },
     end: () => void = () => undefined,
   ) {
+    this.agentTitle = agent.title;
+    this.allowedEnv = new Set(agent.allowEnv ?? []);
     this.terminals = new AcpTerminals(this);
     this.files = new AcpFiles(this);
     this.log = new AcpUpdateLog({
@@ -37,7 +41,7 @@ export class AcpTurn implements AcpTurnContext {
         run.append({
           type: 'notice',
           level: 'error',
-          text: `${agentTitle} sent more than ${MAX_UPDATE_BURST} updates at once (over ${UPDATES_PER_SECOND} a second); it was stopped.`,
+          text: `${agent.title} sent more than ${MAX_UPDATE_BURST} updates at once (over ${UPDATES_PER_SECOND} a second); it was stopped.`,
         });
         end();
       },

@@ -31,7 +31,7 @@ describe('agents.json', () => {
       JSON.stringify({
         agents: {
           gemini: { command: '/opt/gemini/bin/gemini', args: ['--experimental-acp'], passEnv: ['GEMINI_API_KEY'] },
-          mine: { title: 'My agent', command: 'my-agent', env: { MODE: 'acp' } },
+          mine: { title: 'My agent', command: 'my-agent', env: { MODE: 'acp' }, allowEnv: ['RUSTFLAGS'] },
         },
       }),
     );
@@ -48,6 +48,7 @@ describe('agents.json', () => {
       args: [],
       env: { MODE: 'acp' },
       passEnv: [],
+      allowEnv: ['RUSTFLAGS'],
     });
     expect(decoded.value.agents).toHaveLength(4);
   });
@@ -87,6 +88,11 @@ describe('agents.json', () => {
       "passing Tether's own variables",
       JSON.stringify({ agents: { a: { command: 'x', passEnv: ['TETHER_TOKEN'] } } }),
       'never passed to an agent',
+    ],
+    [
+      'allowing a variable that loads code',
+      JSON.stringify({ agents: { a: { command: 'x', allowEnv: ['LD_PRELOAD'] } } }),
+      'LD_PRELOAD is never allowed: the dynamic loader',
     ],
     ['a bad prompt pattern', JSON.stringify({ prompts: { claude: ['(unclosed'] } }), 'regular expression'],
     ['prompts not a list', JSON.stringify({ prompts: { claude: 'Proceed' } }), 'array of patterns'],

@@ -2,7 +2,7 @@
  * ACP agents by name: ready entries for the common adapters, and `<data-dir>/agents.json` to add
  * more or change them:
  *
- *     { "agents": { "<name>": { "command", "args", "env", "passEnv", "title" } },
+ *     { "agents": { "<name>": { "command", "args", "env", "passEnv", "allowEnv", "title" } },
  *       "prompts": { "<program>": { "writtenFor", "patterns": ["<pattern>", …] } } }
  *
  * An entry with a ready entry's name replaces it. `prompts` names, per wrapped program (`tether
@@ -20,6 +20,7 @@ import { describeIssues } from '../../schema-issues.js';
 import type { PromptSet } from './ready-prompts.js';
 import { READY_PROMPTS } from './ready-prompts.js';
 import { TETHER_VARIABLES } from './agent-env.js';
+import { loadsCode } from './acp-command-env.js';
 
 export interface AgentSpec {
   name: string;
@@ -34,6 +35,11 @@ export interface AgentSpec {
    * needs, which commands otherwise never see). Only for agents run on this computer.
    */
   passEnv: string[];
+  /**
+   * Variables the person lets this agent set on the commands it runs, beyond those known to be
+   * inert (acp-command-env.ts); each command still asks, showing them. Never one that loads code.
+   */
+  allowEnv: string[];
 }
 
 /**
@@ -49,9 +55,26 @@ export const READY_AGENTS: readonly AgentSpec[] = [
     args: [],
     env: {},
     passEnv: ['ANTHROPIC_API_KEY'],
+    allowEnv: [],
   },
-  { name: 'codex', title: 'Codex', command: 'codex-acp', args: [], env: {}, passEnv: ['OPENAI_API_KEY'] },
-  { name: 'gemini', title: 'Gemini CLI', command: 'gemini', args: ['--experimental-acp'], env: {}, passEnv: [] },
+  {
+    name: 'codex',
+    title: 'Codex',
+    command: 'codex-acp',
+    args: [],
+    env: {},
+    passEnv: ['OPENAI_API_KEY'],
+    allowEnv: [],
+  },
+  {
+    name: 'gemini',
+    title: 'Gemini CLI',
+    command: 'gemini',
+    args: ['--experimental-acp'],
+    env: {},
+    passEnv: [],
+    allowEnv: [],
+  },
 ];
 
 /** A config file is a few KiB; refusing anything past this keeps a wrong path from being slurped. */
@@ -91,6 +114,19 @@ const EntrySchema = notArray(
           v.check(
             (name) => !TETHER_VARIABLES.test(name),
             "Tether's own TETHER_* variables are never passed to an agent",
+          ),
+        ),
+        'must be an array of names',
+      ),
+    ),
+    allowEnv: v.optional(
+      v.array(
+        v.pipe(
+          v.string('must be a string'),
+          v.regex(ENV_NAME, 'environment variable names are letters, digits and "_"'),
+          v.check(
+            (name) => loadsCode(name) === undefined,
+            (issue) => `${String(issue.input)} is never allowed: ${loadsCode(String(issue.input))?.why ?? ''}`,
           ),
         ),
         'must be an array of names',
@@ -192,6 +228,7 @@ export function decodeAgents(text: string): Result<AgentsConfig> {
       args: entry.args ?? [],
       env: entry.env ?? {},
       passEnv: entry.passEnv ?? [],
+      allowEnv: entry.allowEnv ?? [],
     });
   }
   const prompts: Record<string, PromptSet> = { ...READY_PROMPTS };

@@ -12,6 +12,7 @@ import { SessionStore } from '../../store/session-store.js';
 import { BUILTIN_TOOLS } from '../../tools/builtin-tools.js';
 import { ApprovalBroker } from '../approval-broker.js';
 import { ApprovalGate } from '../approval-gate.js';
+import { folderPlaces } from '../approval-policy.js';
 import { hostLocalContext } from '../host-context.js';
 import type { RunHost } from './agent-run.js';
 import { runAgent } from './agent-run.js';
@@ -86,7 +87,7 @@ function loop(
       record: () => sessions.get('s1')!,
       addAllowRule: () => undefined,
       setWaiting: (on) => waiting.push(on),
-      inFolder: async (path) => (await context.realPath(project, path)).ok,
+      inFolder: folderPlaces(context, () => project),
     }),
     context,
     tools: () => BUILTIN_TOOLS,

@@ -22,6 +22,7 @@ function answeringWith(code: ExecErrorCode, message: string): ExecutionContext {
     realPath: answer,
     readFile: answer,
     writeFile: answer,
+    stat: answer,
     listDir: answer,
     search: answer,
   };
@@ -81,7 +82,7 @@ function runOn(context: ExecutionContext, model: OneToolModel) {
       record: () => record,
       addAllowRule: () => undefined,
       setWaiting: () => undefined,
-      inFolder: () => Promise.resolve(false),
+      inFolder: () => Promise.resolve('outside' as const),
     }),
     context,
     tools: () => BUILTIN_TOOLS,
