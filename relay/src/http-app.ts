@@ -122,9 +122,11 @@ export function createRelayApp(deps: RelayAppDeps): Hono {
     }
     if (deps.isClosing()) return refuse('shutting-down', 'unavailable', 'this relay node is shutting down');
     const census = deps.relay.census;
+    const from = source(c);
     if (census.open >= l.maxConnections) return refuse('node-full', 'busy', 'this relay node is full');
-    if (census.pending >= l.maxPendingAuth) return refuse('pending-full', 'busy', 'this relay node is busy');
-    if (connects.allow(source(c)) === 'limited') {
+    if (census.refuses(from))
+      return refuse('pending-full', 'busy', 'too many connections from this address are waiting');
+    if (connects.allow(from) === 'limited') {
       return refuse('rate-limited', 'rate-limited', 'too many connections from this address');
     }
     await next();

@@ -74,3 +74,4 @@ export * from './hkdf.js';
 export * from './sha256.js';
 export * from './x25519.js';
 export * from './secretbox.js';
+export * from './link/socket-cap.js';
