@@ -17,10 +17,15 @@ import { FakeDevice, FakeHost, until } from './testing/clients.js';
  */
 
 const running: RelayServer[] = [];
-const open: { close(): void; destroy?(): void }[] = [];
+/** What a test opened: WebSockets and raw sockets alike end at once when it is over. */
+const open: { terminate?(): void; destroy?(): void; close(): void }[] = [];
 
 afterEach(async () => {
-  for (const s of open.splice(0)) (s.destroy ?? s.close).call(s);
+  for (const s of open.splice(0)) {
+    if (s.terminate) s.terminate();
+    else if (s.destroy) s.destroy();
+    else s.close();
+  }
   for (const r of running.splice(0)) await r.close();
 });
 
@@ -61,7 +66,7 @@ async function silentTcp(relay: RelayServer, localAddress: string): Promise<{ so
   const held = { socket, closed: false };
   socket.on('error', () => undefined);
   socket.once('close', () => (held.closed = true));
-  open.push(socket);
+  open.push({ destroy: () => socket.destroy(), close: () => socket.end() });
   await new Promise<void>((resolve) => {
     socket.once('connect', resolve);
     socket.once('close', () => resolve());

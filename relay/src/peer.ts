@@ -1,11 +1,10 @@
 import type { Clock, TimerHandle } from '@tether/shared-protocol';
-import { CloseCode, RelayCloseCode } from '@tether/shared-protocol';
+import { CloseCode, RelayCloseCode, TokenBucket } from '@tether/shared-protocol';
 import type { Census, PendingConn } from './census.js';
 import type { ConnKind, DropReason, RefusalReason, RelayMetrics } from './metrics.js';
 import type { ByteBudget, OutboxLimits, OutboxVerdict } from './outbox.js';
 import { Outbox } from './outbox.js';
 import type { PeerPort, PortHandler } from './peer-port.js';
-import { TokenBucket } from './token-bucket.js';
 
 /** What every connection of one kind shares: made once per node, never per connection. */
 export interface PeerConfig {

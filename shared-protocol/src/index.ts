@@ -9,6 +9,8 @@ export * from './json.js';
 export * from './schema-issues.js';
 export * from './wire.js';
 export * from './address-range.js';
+export * from './token-bucket.js';
+export * from './address-limiter.js';
 export * from './scopes.js';
 export * from './identity.js';
 export * from './device-key.js';
