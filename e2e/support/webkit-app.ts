@@ -16,10 +16,17 @@ export const hashOf = (phone: WebKitPhone) => phone.run<string>('return location
 
 /**
  * Opens the pairing link; once the computer prints its request, checks that the phone shows the
- * same code, allows it there, and waits for the computer's sessions, connected.
+ * same code, allows it there, and waits for the computer's sessions, connected. `loaded` runs
+ * once the page has loaded, before the app's first connection (to put a watcher in the page).
  */
-export async function pairByLink(phone: WebKitPhone, host: AppHost, link = host.pairUrl): Promise<PairRequestLine> {
+export async function pairByLink(
+  phone: WebKitPhone,
+  host: AppHost,
+  link = host.pairUrl,
+  loaded?: () => Promise<void>,
+): Promise<PairRequestLine> {
   await phone.open(link);
+  await loaded?.();
   const request = await nextPairRequest(host);
   await expect.poll(() => phone.attr('[data-pairing-code]', 'data-pairing-code')).toBe(request.code);
   await allowPairRequest(host, request.id);

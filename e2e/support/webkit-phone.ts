@@ -36,7 +36,7 @@ export interface WebKitPhone {
   attr(css: string, name: string): Promise<string | null | undefined>;
   /** `css`'s visible text; undefined while there is no such element. */
   text(css: string): Promise<string | undefined>;
-  /** Whether an element matching `css` is displayed. */
+  /** Whether an element matching `css` is displayed; throws when the driver could not tell. */
   shown(css: string): Promise<boolean>;
   /**
    * Clicks the first displayed button whose text or label is `name` (inside `within`, when given),
@@ -189,17 +189,21 @@ function phone(driver: WebDriver, server: DriverProcess, xvfb: Xvfb, size: Scree
       return element ? element.getText().catch(() => undefined) : undefined;
     },
     shown: async (css) => {
-      // Every element found may leave the page before it is asked about: then look again.
+      // Every element found may leave the page before it is asked about: then look again. Only an
+      // answer says "not shown": a driver that fails to answer, or an element replaced at every
+      // look, throws, so that a poll for `false` never passes on a question left unanswered.
       for (let tried = 1; ; tried++) {
         let stale = false;
         for (const element of await unstale(() => driver.findElements(By.css(css)))) {
           const shown = await element.isDisplayed().catch((error: unknown) => {
-            stale ||= isStale(error);
+            if (!isStale(error)) throw error;
+            stale = true;
             return false;
           });
           if (shown) return true;
         }
-        if (!stale || tried >= STALE_TRIES) return false;
+        if (!stale) return false;
+        if (tried >= STALE_TRIES) throw new Error(`${css} left the page at every look`);
       }
     },
     clickButton: async (name, within) => {

@@ -26,7 +26,8 @@ function setup(
   reply: Result<RelayReply> = ok({ status: 200, body: utf8Encode('{}') }),
 ) {
   const clock = new ManualClock();
-  const census = new Census();
+  const l = { ...DEFAULT_LIMITS, ...limits };
+  const census = new Census(l.maxPendingAuth, l.maxPendingAuthPerAddress);
   const metrics = new RelayMetrics();
   const seen: { kind: string; hostId: string; source: string; body: Uint8Array }[] = [];
   const app = createRelayApp({
@@ -77,15 +78,18 @@ describe('relay HTTP routes', () => {
     expect(metrics.refusals('upgrade-required')).toBe(2);
   });
 
-  it('turns sockets away before the upgrade when the node is full or busy', async () => {
-    const { request, census, metrics } = setup({ maxConnections: 2, maxPendingAuth: 1 });
-    census.opened();
+  it('turns sockets away before the upgrade when the node is full, or when their range has its share waiting', async () => {
+    const { request, census, metrics } = setup({ maxConnections: 3, maxPendingAuthPerAddress: 1 });
+    const waiting = { evicted: () => undefined };
+    census.opened(waiting, '198.51.100.20');
     const busy = await request('/relay/host', upgrade);
     expect([busy.status, await busy.json()]).toMatchObject([503, { error: { code: 'busy', retryable: true } }]);
     expect(metrics.refusals('pending-full')).toBe(1);
-    census.authenticated();
-    census.opened();
-    census.authenticated();
+    // Another range is let in (500 here means "admitted": app.request cannot upgrade).
+    expect((await request('/relay/host', upgrade, '198.51.100.21')).status).toBe(500);
+    census.authenticated(waiting);
+    census.opened({ evicted: () => undefined }, '203.0.113.1');
+    census.opened({ evicted: () => undefined }, '203.0.113.2');
     expect((await request('/relay/host', upgrade)).status).toBe(503);
     expect(metrics.refusals('node-full')).toBe(1);
   });

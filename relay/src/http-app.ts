@@ -1,6 +1,7 @@
 import type { Clock, ErrorCode, ProtocolError, RelayAnswer, Result } from '@tether/shared-protocol';
 import {
   APP_SECURITY_HEADERS,
+  AddressLimiter,
   NO_CALL_TAKER,
   NO_SUCH_PAIRING,
   RELAY_MAX_CALL_BODY,
@@ -15,7 +16,6 @@ import {
 import type { Context, Handler, MiddlewareHandler } from 'hono';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { AddressLimiter } from './address-limiter.js';
 import type { AppFiles } from './app-files.js';
 import type { Census } from './census.js';
 import type { RelayLimits } from './limits.js';
@@ -89,8 +89,13 @@ function peerAddress(c: Context): string | undefined {
 export function createRelayApp(deps: RelayAppDeps): Hono {
   const app = new Hono();
   const l = deps.limits;
-  const limiter = (name: LimiterName, rate: number, burst: number) =>
-    new AddressLimiter(deps.clock, rate, burst, l.maxTrackedAddresses, () => deps.metrics.evicted(name));
+  const limiter = (name: LimiterName, perSecond: number, burst: number) =>
+    new AddressLimiter(deps.clock, {
+      perSecond,
+      burst,
+      maxRanges: l.maxTrackedAddresses,
+      onForget: () => deps.metrics.evicted(name),
+    });
   const connects = limiter('connect', l.connectsPerSecond, l.connectBurst);
   const pairs = limiter('pair', l.pairsPerSecond, l.pairBurst);
   const calls = limiter('call', l.callsPerSecond, l.callBurst);
@@ -122,9 +127,11 @@ export function createRelayApp(deps: RelayAppDeps): Hono {
     }
     if (deps.isClosing()) return refuse('shutting-down', 'unavailable', 'this relay node is shutting down');
     const census = deps.relay.census;
+    const from = source(c);
     if (census.open >= l.maxConnections) return refuse('node-full', 'busy', 'this relay node is full');
-    if (census.pending >= l.maxPendingAuth) return refuse('pending-full', 'busy', 'this relay node is busy');
-    if (connects.allow(source(c)) === 'limited') {
+    if (census.refuses(from))
+      return refuse('pending-full', 'busy', 'too many connections from this address are waiting');
+    if (!connects.allow(from)) {
       return refuse('rate-limited', 'rate-limited', 'too many connections from this address');
     }
     await next();
@@ -162,7 +169,7 @@ export function createRelayApp(deps: RelayAppDeps): Hono {
     (kind: RequestKind, limiter: AddressLimiter): MiddlewareHandler =>
     async (c, next) => {
       if (deps.isClosing()) return refuse('shutting-down', 'unavailable', 'this relay node is shutting down');
-      if (limiter.allow(source(c)) === 'limited') {
+      if (!limiter.allow(source(c))) {
         return refuse(
           kind === 'pair' ? 'pair-rate-limited' : 'call-rate-limited',
           'rate-limited',

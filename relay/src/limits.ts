@@ -18,8 +18,27 @@ export const AUTH_DEADLINE_MS = 10_000;
 export const PREAUTH_MAX_BYTES = 1024;
 
 /** Connections awaiting their first message at once, per node: 1,024. Bounds what a crowd of silent
- * sockets can hold (each at most PREAUTH_MAX_BYTES) until the auth deadline clears them. */
+ * sockets can hold (each at most PREAUTH_MAX_BYTES) until the auth deadline clears them. When it is
+ * full, a newcomer takes the place of the oldest of the range holding the most (census.ts): a crowd
+ * from many ranges delays nobody, since a real client speaks within a round trip. */
 export const MAX_PENDING_AUTH = 1024;
+
+/** Of those, from one address range (an IPv4 address, an IPv6 /64): 32; one more is refused (503).
+ * Many phones behind one carrier NAT each wait only a round trip, and new connections from one
+ * address are limited to 60 at once anyway. */
+export const MAX_PENDING_AUTH_PER_ADDRESS = 32;
+
+/** Plain TCP/HTTP sockets one address range may hold open, counted from the connection until it
+ * becomes a WebSocket (from then on the pending pool and the connection limits hold it): 64, a few
+ * browsers' worth of parallel requests. Past it a new socket is closed at once. A trusted proxy's
+ * sockets carry many clients and are not capped. */
+export const MAX_SOCKETS_PER_ADDRESS = 64;
+
+/** Milliseconds a new socket may stay silent before its request starts: 5 s, many round trips of a
+ * slow mobile link. A socket that has said nothing by then is closed (Node's own deadline for the
+ * headers counts only from a request's first byte: a socket that never sent one stayed open for as
+ * long as its client liked, over two minutes when measured). */
+export const FIRST_BYTE_TIMEOUT_MS = 5_000;
 
 /** Open WebSocket connections per node, of every kind: 20,000. An idle connection costs under 10 KB
  * of RSS (`npm run bench -- relay`), so this keeps a node's sockets under about 300 MB before any
@@ -116,9 +135,12 @@ export const REQUEST_ANSWER_FLOOR_MS = 250;
 export const ATTACH_BUFFER_FRAMES = 16;
 export const ATTACH_BUFFER_BYTES = 2 * 1024 * 1024;
 
-/** HTTP server timeouts: headers within 10 s (slow-loris), a whole request within 70 s (a pair
- * request waits up to 55 s for its reply), idle keep-alive 5 s, at most 64 headers. */
+/** HTTP server timeouts: headers within 10 s (slow-loris), checked every second (Node's default is
+ * every 30 s), a whole request within 70 s (a pair request waits up to 55 s for its reply), idle
+ * keep-alive 5 s, at most 64 headers; a TLS handshake (with --tls) within 10 s. */
 export const HEADERS_TIMEOUT_MS = 10_000;
+export const HEADERS_CHECK_INTERVAL_MS = 1_000;
+export const TLS_HANDSHAKE_TIMEOUT_MS = 10_000;
 export const REQUEST_TIMEOUT_MS = 70_000;
 export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 export const MAX_HEADERS = 64;
@@ -153,6 +175,9 @@ export interface RelayLimits {
   authDeadlineMs: number;
   preauthMaxBytes: number;
   maxPendingAuth: number;
+  maxPendingAuthPerAddress: number;
+  maxSocketsPerAddress: number;
+  firstByteTimeoutMs: number;
   maxConnections: number;
   maxDeviceConnsPerHost: number;
   connectBurst: number;
@@ -196,6 +221,9 @@ export const DEFAULT_LIMITS: Readonly<RelayLimits> = Object.freeze({
   authDeadlineMs: AUTH_DEADLINE_MS,
   preauthMaxBytes: PREAUTH_MAX_BYTES,
   maxPendingAuth: MAX_PENDING_AUTH,
+  maxPendingAuthPerAddress: MAX_PENDING_AUTH_PER_ADDRESS,
+  maxSocketsPerAddress: MAX_SOCKETS_PER_ADDRESS,
+  firstByteTimeoutMs: FIRST_BYTE_TIMEOUT_MS,
   maxConnections: MAX_CONNECTIONS,
   maxDeviceConnsPerHost: MAX_DEVICE_CONNS_PER_HOST,
   connectBurst: CONNECT_BURST_PER_ADDRESS,

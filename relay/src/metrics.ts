@@ -34,6 +34,12 @@ export const REFUSAL_REASONS = [
   'request-timeout',
   'request-aborted',
   'shutting-down',
+  // Crowding: the oldest unauthenticated socket of the busiest range, closed for a newcomer when
+  // the pending pool is full; plain sockets past an address's cap, and silent past the first-byte
+  // deadline.
+  'pending-evicted',
+  'sockets-per-address',
+  'first-byte-timeout',
 ] as const;
 export type RefusalReason = (typeof REFUSAL_REASONS)[number];
 

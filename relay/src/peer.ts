@@ -1,11 +1,10 @@
 import type { Clock, TimerHandle } from '@tether/shared-protocol';
-import { CloseCode, RelayCloseCode } from '@tether/shared-protocol';
-import type { Census } from './census.js';
+import { CloseCode, RelayCloseCode, TokenBucket } from '@tether/shared-protocol';
+import type { Census, PendingConn } from './census.js';
 import type { ConnKind, DropReason, RefusalReason, RelayMetrics } from './metrics.js';
 import type { ByteBudget, OutboxLimits, OutboxVerdict } from './outbox.js';
 import { Outbox } from './outbox.js';
 import type { PeerPort, PortHandler } from './peer-port.js';
-import { TokenBucket } from './token-bucket.js';
 
 /** What every connection of one kind shares: made once per node, never per connection. */
 export interface PeerConfig {
@@ -43,7 +42,7 @@ export interface PeerOwner {
  * connection that could be shared: the config is the node's, the owner and the port are objects
  * rather than closures, and one timer serves the auth deadline, then pings and silence.
  */
-export class Peer implements PortHandler {
+export class Peer implements PortHandler, PendingConn {
   readonly outbox: Outbox;
   private readonly bucket: TokenBucket;
   private state: 'open' | 'closing' | 'closed' = 'open';
@@ -65,10 +64,10 @@ export class Peer implements PortHandler {
     this.outbox = new Outbox(o.outbox, o.budget, port);
     this.bucket = new TokenBucket(o.clock, o.bytesPerSecond, o.burstBytes);
     this.lastHeard = o.clock.now();
-    o.census.opened();
     port.setMaxMessage(o.preauthMaxBytes);
     port.handler = this;
     this.timer = o.clock.setTimeout(() => this.refuse(RelayCloseCode.AuthTimeout, 'auth-timeout'), o.authDeadlineMs);
+    o.census.opened(this, port.source);
   }
 
   get isOpen(): boolean {
@@ -87,7 +86,7 @@ export class Peer implements PortHandler {
   authenticate(maxMessage: number): void {
     if (this.state !== 'open' || this.authenticated) return;
     this.authenticated = true;
-    this.o.census.authenticated();
+    this.o.census.authenticated(this);
     this.o.clock.clearTimeout(this.timer!);
     this.port.setMaxMessage(maxMessage);
     this.lastHeard = this.o.clock.now();
@@ -107,6 +106,10 @@ export class Peer implements PortHandler {
 
   release(): void {
     if (this.holds > 0 && --this.holds === 0 && !this.rateHeld && this.state === 'open') this.port.resume();
+  }
+
+  evicted(): void {
+    this.refuse(CloseCode.Busy, 'pending-evicted');
   }
 
   /** Refuses a connection that has not authenticated: counted as a refusal, closed cleanly. */
@@ -173,7 +176,7 @@ export class Peer implements PortHandler {
     if (this.state === 'closed') return;
     const notify = this.state === 'open';
     this.state = 'closed';
-    this.o.census.closed(this.authenticated);
+    this.o.census.closed(this);
     this.stopTimers();
     if (this.graceTimer) this.o.clock.clearTimeout(this.graceTimer);
     this.outbox.close();

@@ -1,6 +1,7 @@
 import type { Clock, RandomBytes, Result } from '@tether/shared-protocol';
 import {
   RELAY_MAX_LINK_MESSAGE,
+  SocketCap,
   fail,
   ok,
   relayOrigin,
@@ -21,12 +22,16 @@ import type { RelayLimits } from './limits.js';
 import { DRAIN_GRACE_MS } from './limits.js';
 import {
   DEFAULT_LIMITS,
+  HEADERS_CHECK_INTERVAL_MS,
   HEADERS_TIMEOUT_MS,
   KEEP_ALIVE_TIMEOUT_MS,
   MAX_HEADERS,
   REQUEST_TIMEOUT_MS,
+  TLS_HANDSHAKE_TIMEOUT_MS,
 } from './limits.js';
+import { guardSockets } from './listener-sockets.js';
 import { RelayMetrics } from './metrics.js';
+import { normalize } from './source-address.js';
 import { Switchboard } from './switchboard.js';
 import { handleUpgrades } from './ws-upgrade.js';
 
@@ -94,12 +99,20 @@ export class RelayServer {
     const switchboard = new Switchboard({ clock, random, limits, metrics, origin: '' });
     const state = { closing: false };
     let cluster: RedisCluster | undefined;
+    const trustedProxies = new Set(options.trustedProxies ?? []);
+    const sockets = new SocketCap({
+      perRange: limits.maxSocketsPerAddress,
+      firstByteMs: limits.firstByteTimeoutMs,
+      uncapped: (peer) => trustedProxies.has(normalize(peer) ?? peer),
+      onRefused: () => metrics.refuse('sockets-per-address'),
+      onSilent: () => metrics.refuse('first-byte-timeout'),
+    });
     const app = createRelayApp({
       relay: switchboard,
       limits,
       metrics,
       clock,
-      trustedProxies: new Set(options.trustedProxies ?? []),
+      trustedProxies,
       app: options.forwardOnly ? 'forward-only' : options.app,
       isClosing: () => state.closing,
     });
@@ -115,16 +128,25 @@ export class RelayServer {
           fetch: app.fetch,
           hostname: options.bind,
           port: options.port,
+          // Node checks the headers deadline only this often: 30 s by default.
+          serverOptions: { connectionsCheckingInterval: HEADERS_CHECK_INTERVAL_MS },
           ...(options.tls
             ? {
                 createServer: createHttpsServer,
-                serverOptions: { cert: options.tls.cert, key: options.tls.key, minVersion: 'TLSv1.2' as const },
+                serverOptions: {
+                  cert: options.tls.cert,
+                  key: options.tls.key,
+                  minVersion: 'TLSv1.2' as const,
+                  handshakeTimeout: TLS_HANDSHAKE_TIMEOUT_MS,
+                  connectionsCheckingInterval: HEADERS_CHECK_INTERVAL_MS,
+                },
               }
             : {}),
         },
         () => resolve(ok(server)),
       );
-      handleUpgrades(server as Server, app, wss);
+      guardSockets(server as Server, sockets, options.tls !== undefined);
+      handleUpgrades(server as Server, app, wss, sockets);
       server.once('error', (error: NodeJS.ErrnoException) =>
         resolve(
           fail(

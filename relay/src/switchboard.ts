@@ -43,7 +43,7 @@ export interface SwitchboardDeps {
  * not on this node is looked for through the cluster, when there is one.
  */
 export class Switchboard {
-  readonly census = new Census();
+  readonly census: Census;
   readonly budget: ByteBudget;
   readonly requests: Gate;
   private readonly hosts = new Map<string, HostLink>();
@@ -56,6 +56,7 @@ export class Switchboard {
   private readonly deviceDeps: DeviceConnDeps;
 
   constructor(deps: SwitchboardDeps) {
+    this.census = new Census(deps.limits.maxPendingAuth, deps.limits.maxPendingAuthPerAddress);
     this.budget = new ByteBudget(deps.limits.nodeQueuedBytes);
     this.requests = new Gate(deps.limits.maxPendingRequests);
     const l = deps.limits;

@@ -1,6 +1,8 @@
 import type { IncomingMessage, Server } from 'node:http';
 import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import type { SocketCap } from '@tether/shared-protocol';
 import type { Hono } from 'hono';
 import type { WebSocket, WebSocketServer } from 'ws';
 
@@ -24,14 +26,24 @@ const REFUSAL_MAX_BODY = 4096;
  * Request, URL or closure of the web framework kept per connection (which is most of what an
  * idle connection cost through a framework's WebSocket helper).
  */
-export function handleUpgrades(server: Server, app: Hono, wss: WebSocketServer): void {
-  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+export function handleUpgrades(server: Server, app: Hono, wss: WebSocketServer, cap: SocketCap): void {
+  server.on('upgrade', (req: IncomingMessage, duplex: Duplex, head: Buffer) => {
+    // An HTTP server's upgrade hands over its TCP (or TLS) socket.
+    const socket = duplex as Socket;
     socket.on('error', ignore);
-    void upgrade(app, wss, req, socket, head);
+    cap.started(socket);
+    void upgrade(app, wss, req, socket, head, cap);
   });
 }
 
-async function upgrade(app: Hono, wss: WebSocketServer, req: IncomingMessage, socket: Duplex, head: Buffer) {
+async function upgrade(
+  app: Hono,
+  wss: WebSocketServer,
+  req: IncomingMessage,
+  socket: Socket,
+  head: Buffer,
+  cap: SocketCap,
+) {
   let open: ((ws: WebSocket) => void) | undefined;
   const env: UpgradeEnv = { incoming: req, upgrade: (o) => (open = o) };
   let response: Response;
@@ -45,6 +57,8 @@ async function upgrade(app: Hono, wss: WebSocketServer, req: IncomingMessage, so
   const accept = open;
   wss.handleUpgrade(req, socket, head, (ws) => {
     socket.off('error', ignore);
+    // A WebSocket from here: the pending pool and the connection limits bound it, not the cap.
+    cap.release(socket);
     accept(ws);
   });
 }

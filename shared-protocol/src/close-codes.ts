@@ -10,7 +10,7 @@ export const CloseCode = {
   GoingAway: 1001,
   /** The connection dropped without a close frame (a transport reports this; never sent). */
   Abnormal: 1006,
-  /** No pong in time: the connection is dead. */
+  /** Nothing heard in time (no pong, or no hello): the connection is dead; try again. */
   PingTimeout: 4000,
   /** Unknown or revoked device, or a hello that does not open. The two look alike on purpose. */
   HandshakeFailed: 4001,

@@ -88,8 +88,10 @@ export class DeviceConnection implements ConnectionPort {
   ) {
     transport.onMessage = (data) => this.receive(data);
     transport.onClose = () => this.finish();
+    // Nothing heard in time, as a missed pong: a device too slow to say hello is not refused
+    // (4001 would tell it this host no longer knows it); it tries again.
     this.helloTimer = deps.clock.setTimeout(
-      () => this.refuse('handshake-timeout', CloseCode.HandshakeFailed, 'no hello'),
+      () => this.refuse('handshake-timeout', CloseCode.PingTimeout, 'no hello'),
       HANDSHAKE_TIMEOUT_MS,
     );
     const isClosed = () => this.closed;

@@ -9,7 +9,7 @@ import type {
   Result,
   TetherEvent,
 } from '@tether/shared-protocol';
-import { CloseCode, HandshakePool, METHODS, ReplayCache, protocolError } from '@tether/shared-protocol';
+import { CloseCode, HandshakePool, METHODS, ReplayCache, addressRange, protocolError } from '@tether/shared-protocol';
 import type { Caller } from '../rpc/caller.js';
 import type { Dispatch, Handlers } from '../rpc/dispatch.js';
 import { createDispatch } from '../rpc/dispatch.js';
@@ -26,8 +26,9 @@ import { HostCounters } from '../stats/host-counters.js';
 
 /** Device connections open at once, over every transport; more are refused as `busy`. */
 export const MAX_CONNECTIONS = 64;
-/** Established connections from one address: a phone with a few tabs, a tablet behind the same
- * NAT. Keeps one address from taking every slot. */
+/** Established connections from one address range (an IPv6 /64 counts as one): a phone with a few
+ * tabs, a tablet behind the same NAT or on the same home /64. Keeps one address from taking every
+ * slot. */
 export const MAX_CONNECTIONS_PER_ADDRESS = 16;
 /** Connections still in their handshake, a separate small pool (HandshakePool): each has
  * HANDSHAKE_TIMEOUT_MS to say hello, and a real device says it within milliseconds. When it is
@@ -67,7 +68,7 @@ export class DeviceGateway {
   private readonly dispatch: Dispatch<Caller>;
   /** Connections in their handshake. */
   private readonly handshaking = new HandshakePool<DeviceConnection>(MAX_HANDSHAKING, MAX_HANDSHAKING_PER_ADDRESS);
-  /** Established connections, with their addresses. */
+  /** Established connections, with their address ranges. */
   private readonly established = new Map<DeviceConnection, string>();
   private readonly startedAt: number;
 
@@ -174,18 +175,19 @@ export class DeviceGateway {
 
   private opened(connection: DeviceConnection, source: string): void {
     this.handshaking.delete(connection);
-    if (this.established.size >= MAX_CONNECTIONS || count(this.established, source) >= MAX_CONNECTIONS_PER_ADDRESS) {
+    const range = addressRange(source);
+    if (this.established.size >= MAX_CONNECTIONS || count(this.established, range) >= MAX_CONNECTIONS_PER_ADDRESS) {
       this.stats.add('connection:too-many-established');
       connection.sendBye('busy', 'too many connections; close another tab or device', CloseCode.Busy);
       return;
     }
-    this.established.set(connection, source);
+    this.established.set(connection, range);
     this.hub.opened(connection);
   }
 }
 
-function count(connections: ReadonlyMap<DeviceConnection, string>, source: string): number {
+function count(connections: ReadonlyMap<DeviceConnection, string>, range: string): number {
   let n = 0;
-  for (const s of connections.values()) if (s === source) n++;
+  for (const r of connections.values()) if (r === range) n++;
   return n;
 }

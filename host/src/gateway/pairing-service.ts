@@ -12,6 +12,7 @@ import type {
   Scope,
 } from '@tether/shared-protocol';
 import {
+  AddressLimiter,
   DEFAULT_DEVICE_SCOPES,
   MAX_SHOWN_LABEL,
   NO_SUCH_PAIRING,
@@ -36,7 +37,6 @@ import {
 } from '@tether/shared-protocol';
 import type { DeviceStore } from '../store/device-store.js';
 import { PairCommits } from './pair-commits.js';
-import { RateLimiter } from './rate-limiter.js';
 
 /** Pairing tries per source address per minute; each shows a request (and a code) at the computer. */
 export const PAIR_ATTEMPTS_PER_MINUTE = 10;
@@ -135,15 +135,13 @@ export class PairingService {
   private failedOpens = 0;
   private readonly commits: PairCommits<Link>;
   private readonly pending = new Map<string, Pending>();
-  private readonly limiter: RateLimiter;
+  private readonly limiter: AddressLimiter;
 
   constructor(private readonly deps: PairingServiceDeps) {
     this.commits = new PairCommits(deps.clock, deps.random);
-    this.limiter = new RateLimiter(
-      deps.clock,
-      (deps.attemptsPerMinute ?? PAIR_ATTEMPTS_PER_MINUTE) * POSTS_PER_ATTEMPT,
-      60_000,
-    );
+    // A minute's tries at once, then they come back at that rate.
+    const posts = (deps.attemptsPerMinute ?? PAIR_ATTEMPTS_PER_MINUTE) * POSTS_PER_ATTEMPT;
+    this.limiter = new AddressLimiter(deps.clock, { burst: posts, perSecond: posts / 60 });
   }
 
   /** The current link for an app served at `base` (a new one if none is valid). */

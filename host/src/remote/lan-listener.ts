@@ -4,6 +4,7 @@ import {
   LINK_FRAME_OVERHEAD,
   MAX_FRAME_PLAINTEXT,
   MAX_LINK_FRAME_PLAINTEXT,
+  SocketCap,
   every,
   fail,
   ok,
@@ -13,7 +14,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { Server as HttpsServer } from 'node:https';
-import { Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { WebSocket } from 'ws';
@@ -25,16 +26,20 @@ import { classifyAddress, hostPort } from './bind-address.js';
 import { createHttpApp } from './http-app.js';
 import { wsTransport } from './ws-transport.js';
 
-/** Sockets one address may hold open, HTTP and WebSocket alike: enough for a few tabs and the
- * app's parallel requests, far from what it takes to starve everyone else. */
+/** Sockets one address range may hold open (an IPv6 /64 is one range, a NAT64 client its IPv4
+ * address: addressRange), HTTP and WebSocket alike: enough for a few tabs and the app's parallel
+ * requests, far from what it takes to starve everyone else. */
 export const MAX_SOCKETS_PER_ADDRESS = 32;
 /** Sockets the listener holds open at once, from everyone. */
 export const MAX_SOCKETS = 512;
-/** Milliseconds a socket may stay silent before it is closed: above the 30 s ping interval, so an
- * upgraded WebSocket (which clears it anyway) is never caught; an idle HTTP socket is. */
-const IDLE_SOCKET_MS = 75_000;
+/** Milliseconds a new socket may stay silent before its first request (or upgrade) starts: 5 s. A
+ * browser sends its request as soon as it has connected; a socket that has said nothing by then is
+ * closed (it lived 75 s). Between requests Node's keep-alive deadline applies. */
+export const FIRST_BYTE_TIMEOUT_MS = 5_000;
 /** Milliseconds a TLS handshake may take. */
 const TLS_HANDSHAKE_MS = 10_000;
+/** Milliseconds between Node's checks of the headers deadline (30 s by default). */
+const HEADERS_CHECK_INTERVAL_MS = 1_000;
 
 /** Milliseconds between WebSocket pings; a socket that missed one is ended (half-open TCP). */
 const WS_PING_MS = 30_000;
@@ -71,6 +76,8 @@ export class LanListener {
   /** Machine links: their own server, since a link frame may be bigger than a device frame. */
   private readonly machineWss: WebSocketServer;
   private readonly alive = new WeakMap<WebSocket, boolean>();
+  /** Sockets per address range, and the first-byte deadline (SocketCap). */
+  readonly sockets: SocketCap;
   private stopPings: (() => void) | undefined;
   private boundPort = 0;
   /** `Host` values this server answers to (lowercase `host:port`); set once it listens. */
@@ -85,6 +92,13 @@ export class LanListener {
     private readonly server: Server | HttpsServer,
   ) {
     this.allowedOrigins = new Set(options.extraOrigins ?? []);
+    const stats = options.gateway.stats;
+    this.sockets = new SocketCap({
+      perRange: MAX_SOCKETS_PER_ADDRESS,
+      firstByteMs: FIRST_BYTE_TIMEOUT_MS,
+      onRefused: () => stats.add('socket:too-many-from-address'),
+      onSilent: () => stats.add('socket:idle'),
+    });
     this.wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_PLAINTEXT + FRAME_OVERHEAD });
     this.machineWss = new WebSocketServer({
       noServer: true,
@@ -99,8 +113,9 @@ export class LanListener {
           key: options.tls.key,
           minVersion: 'TLSv1.2',
           handshakeTimeout: TLS_HANDSHAKE_MS,
+          connectionsCheckingInterval: HEADERS_CHECK_INTERVAL_MS,
         })
-      : createHttpServer();
+      : createHttpServer({ connectionsCheckingInterval: HEADERS_CHECK_INTERVAL_MS });
     // Slow-loris bounds: headers within 10 s; a whole request within 70 s (a pair request is held
     // up to 50 s for the person's answer).
     server.headersTimeout = 10_000;
@@ -123,7 +138,10 @@ export class LanListener {
       ...(options.connectSources ? { connectSources: options.connectSources } : {}),
     });
     const listener = getRequestListener(app.fetch);
-    server.on('request', (request, response) => void listener(request, response));
+    server.on('request', (request, response) => {
+      remote.sockets.started(request.socket);
+      void listener(request, response);
+    });
     server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) =>
       remote.upgrade(request, socket, head, (ws, source) => {
         gateway.accept(wsTransport(ws, source, gateway.stats));
@@ -209,34 +227,13 @@ export class LanListener {
     for (const origin of this.ownOrigins) this.allowedOrigins.add(origin);
   }
 
-  /** Counts sockets per address, refusing past the cap, and closes sockets left idle. */
+  /** Counts sockets per address range, refusing past the cap, and closes sockets left silent. */
   private capSocketsPerAddress(): void {
-    const open = new Map<string, number>();
     this.server.on('connection', (socket: Socket) => {
-      const address = socket.remoteAddress ?? 'unknown';
-      const count = (open.get(address) ?? 0) + 1;
-      if (count > MAX_SOCKETS_PER_ADDRESS) {
-        this.options.gateway.stats.add('socket:too-many-from-address');
-        socket.destroy();
-        return;
-      }
-      open.set(address, count);
-      socket.once('close', () => {
-        const left = (open.get(address) ?? 1) - 1;
-        if (left > 0) open.set(address, left);
-        else open.delete(address);
-      });
-      if (!this.options.tls) this.closeWhenIdle(socket);
+      if (this.sockets.admit(socket) && !this.options.tls) this.sockets.awaitFirstRequest(socket);
     });
-    // Over TLS the timer goes on the TLS socket, which is the one an upgrade hands over.
-    this.server.on('secureConnection', (socket: Socket) => this.closeWhenIdle(socket));
-  }
-
-  private closeWhenIdle(socket: Socket): void {
-    socket.setTimeout(IDLE_SOCKET_MS, () => {
-      this.options.gateway.stats.add('socket:idle');
-      socket.destroy();
-    });
+    // Over TLS the deadline starts after the handshake (which has its own), on the TLS socket.
+    this.server.on('secureConnection', (socket: Socket) => this.sockets.awaitFirstRequest(socket));
   }
 
   private upgrade(
@@ -246,6 +243,9 @@ export class LanListener {
     accept: (ws: WebSocket, source: string) => void,
   ): void {
     const stats = this.options.gateway.stats;
+    // The request has come: its deadlines are the server's (a WebSocket is kept alive by pings,
+    // and stays counted against its address).
+    this.sockets.started(request.socket);
     const refuse = (status: number, reason: WsRefusal) => {
       stats.add(`ws:${reason}`);
       socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
@@ -259,8 +259,6 @@ export class LanListener {
     if (origin !== undefined && !this.allowedOrigins.has(origin)) return refuse(403, 'bad-origin');
     const source = request.socket.remoteAddress ?? 'unknown';
     if (this.options.gateway.admits(source)) return refuse(503, 'too-many-connections');
-    // A WebSocket is kept alive by pings, not by the idle timer.
-    if (socket instanceof Socket) socket.setTimeout(0);
     this.wss.handleUpgrade(request, socket, head, (ws) => {
       this.alive.set(ws, true);
       ws.on('pong', () => this.alive.set(ws, true));
@@ -287,7 +285,6 @@ export class LanListener {
     if (request.headers.origin !== undefined) return refuse(403, 'machine-from-browser');
     const source = request.socket.remoteAddress ?? 'unknown';
     if (!machines.admits(source)) return refuse(503, 'too-many-machine-links');
-    if (socket instanceof Socket) socket.setTimeout(0);
     this.machineWss.handleUpgrade(request, socket, head, (ws) => {
       machines.accept(wsTransport(ws, source, this.options.gateway.stats), source);
     });

@@ -5,7 +5,7 @@ import { WebSocket } from 'ws';
 import { connectDevice, pairDevice, until, waitForState } from '../../test/support/remote-device.js';
 import type { TestHost } from '../../test/support/test-host.js';
 import { LOCAL_REMOTE, startTestHost } from '../../test/support/test-host.js';
-import { MAX_SOCKETS_PER_ADDRESS } from './lan-listener.js';
+import { FIRST_BYTE_TIMEOUT_MS, MAX_SOCKETS_PER_ADDRESS } from './lan-listener.js';
 
 let t: TestHost | undefined;
 const cleanups: (() => void)[] = [];
@@ -58,4 +58,21 @@ describe('connection limits', () => {
     const page = await fetch(`${t.url}/rc/nothing`, { method: 'POST' });
     expect(page.status).toBe(404);
   });
+
+  it('closes sockets that say nothing within the first-byte deadline, not a minute later', async () => {
+    t = await startTestHost({ remote: LOCAL_REMOTE });
+    const port = Number(new URL(t.url).port);
+    const closed: boolean[] = [false, false, false];
+    closed.forEach((_, i) => {
+      const socket = createConnection({ host: '127.0.0.1', port, localAddress: ATTACKER });
+      socket.on('close', () => (closed[i] = true));
+      socket.on('error', () => undefined);
+      cleanups.push(() => socket.destroy());
+    });
+    expect(FIRST_BYTE_TIMEOUT_MS).toBeLessThanOrEqual(5_000);
+    await until(() => closed.every(Boolean), FIRST_BYTE_TIMEOUT_MS + 10_000, 'the silent sockets to be closed');
+    expect(t.host.gateway.stats.get('socket:idle')).toBe(3);
+    // A phone's requests are answered as ever.
+    expect((await fetch(`${t.url}/rc/nothing`, { method: 'POST' })).status).toBe(404);
+  }, 30_000);
 });

@@ -94,8 +94,8 @@ export function gatewayHarness(handlers: Partial<Handlers<Methods, Caller>> = {}
       updatedAt: clock.now(),
     });
 
-  /** Pairs a device in the store and connects it over a fresh pipe. */
-  const connect = async (scopes: Scope[] = ['watch', 'approve', 'chat', 'terminal']) => {
+  /** Pairs a device in the store and connects it over a fresh pipe (from `address`). */
+  const connect = async (scopes: Scope[] = ['watch', 'approve', 'chat', 'terminal'], address?: string) => {
     const keys = generateBoxKeyPair(random);
     const device: DeviceInfo = devices.insert({
       id: generateDeviceId(random),
@@ -104,7 +104,7 @@ export function gatewayHarness(handlers: Partial<Handlers<Methods, Caller>> = {}
       scopes,
       createdAt: clock.now(),
     });
-    const pipe = gatewayPipe();
+    const pipe = gatewayPipe(address);
     const accepted = gateway.accept(pipe.host);
     if (!accepted.ok) throw new Error(accepted.error.message);
     const opening = DeviceChannel.open(pipe.device, {

@@ -168,6 +168,32 @@ describe('DeviceClient', () => {
     s.client.stop();
   });
 
+  it('woken after a long outage, retries a failed dial at the shortest step, not after the backoff the outage built', async () => {
+    const s = setup();
+    s.network.up = false;
+    s.client.start();
+    await settle();
+    for (let i = 0; i < 8; i++) {
+      const state = s.client.state;
+      if (state.name !== 'waiting') throw new Error(`state ${state.name}`);
+      s.clock.advance(state.retryAt - s.clock.now());
+      await settle();
+    }
+    // Back online, but the first dial fails (the network is not quite there yet): the next one
+    // comes within a second, not the 15–30 s the failures while it was away had built up.
+    s.client.reconnectNow();
+    await settle();
+    const state = s.client.state;
+    if (state.name !== 'waiting') throw new Error(`state ${state.name}`);
+    expect(state.retryAt - s.clock.now()).toBeLessThanOrEqual(500);
+    s.network.up = true;
+    s.clock.advance(state.retryAt - s.clock.now());
+    await settle();
+    await settle();
+    expect(s.client.state.name).toBe('open');
+    s.client.stop();
+  });
+
   it('keeps trying, with backoff, when the host does not know the device: an unsealed close proves nothing', async () => {
     const s = setup();
     s.host.devices.clear();

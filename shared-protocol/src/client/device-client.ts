@@ -124,11 +124,18 @@ export class DeviceClient {
     for (const call of [...this.pending.values()]) this.settle(call, fail('disconnected', 'client stopped'));
   }
 
-  /** Connects now instead of waiting out the backoff (the app came back online or to the front). */
+  /**
+   * Connects now instead of waiting out the backoff (the app came back online or to the front).
+   * The failures so far are forgotten: they were the network that has just changed, so a dial
+   * that fails now is tried again at the shortest step, not after the up to 30 s a long outage
+   * built up (after one unlucky dial, the phone stayed out of reach that long).
+   */
   reconnectNow(): void {
     if (this.stateValue.name === 'waiting') {
+      this.reconnector.reset();
       this.reconnector.wake();
     } else if (this.stateValue.name === 'connecting') {
+      this.reconnector.reset();
       this.dialAgainAtOnce = true;
     } else if (this.stateValue.name === 'open') {
       this.sendPing();

@@ -7,10 +7,17 @@ import { addressRange } from '../address-range.js';
  * sockets left silent from a few addresses can never keep a real peer from elsewhere out. Each
  * handshake has a deadline of its own, and a real peer finishes within milliseconds, so an evicted
  * one is almost always an idle one.
+ *
+ * Used wherever a server waits for a peer's first words: the host's device and machine sockets,
+ * and the relay's unauthenticated sockets. Asking whether a range is refused costs one lookup; an
+ * eviction, one look at each range present.
  */
 export class HandshakePool<T> {
-  /** Pending connections with their ranges; a Map keeps the oldest first. */
-  private readonly pending = new Map<T, string>();
+  /** Each pending connection's range and arrival number; a Map keeps the oldest first. */
+  private readonly pending = new Map<T, { range: string; seq: number }>();
+  /** Each range's connections, oldest first. */
+  private readonly byRange = new Map<string, Set<T>>();
+  private nextSeq = 0;
 
   constructor(
     private readonly max: number,
@@ -23,7 +30,7 @@ export class HandshakePool<T> {
 
   /** Whether a newcomer from `address` would be refused: its range holds its share already. */
   refuses(address: string): boolean {
-    return this.count(addressRange(address)) >= this.maxPerRange;
+    return (this.byRange.get(addressRange(address))?.size ?? 0) >= this.maxPerRange;
   }
 
   /**
@@ -32,35 +39,43 @@ export class HandshakePool<T> {
    */
   add(connection: T, address: string): T | undefined {
     const evicted = this.pending.size >= this.max ? this.evict() : undefined;
-    this.pending.set(connection, addressRange(address));
+    const range = addressRange(address);
+    this.pending.set(connection, { range, seq: this.nextSeq++ });
+    let inRange = this.byRange.get(range);
+    if (!inRange) this.byRange.set(range, (inRange = new Set()));
+    inRange.add(connection);
     return evicted;
   }
 
   /** The connection finished its handshake, or closed. */
   delete(connection: T): void {
+    const entry = this.pending.get(connection);
+    if (!entry) return;
     this.pending.delete(connection);
+    const inRange = this.byRange.get(entry.range)!;
+    inRange.delete(connection);
+    if (inRange.size === 0) this.byRange.delete(entry.range);
   }
 
   connections(): T[] {
     return [...this.pending.keys()];
   }
 
+  /** Of the ranges holding the most, the one whose oldest connection came first: that one goes. */
   private evict(): T | undefined {
-    const perRange = new Map<string, number>();
-    for (const range of this.pending.values()) perRange.set(range, (perRange.get(range) ?? 0) + 1);
-    const most = Math.max(...perRange.values());
-    // Oldest first: the first connection of a range holding the most is the one to go.
-    for (const [connection, range] of this.pending) {
-      if (perRange.get(range) !== most) continue;
-      this.pending.delete(connection);
-      return connection;
+    let chosen: T | undefined;
+    let most = 0;
+    let oldest = Infinity;
+    for (const inRange of this.byRange.values()) {
+      const first = inRange.values().next().value as T;
+      const seq = this.pending.get(first)!.seq;
+      if (inRange.size > most || (inRange.size === most && seq < oldest)) {
+        chosen = first;
+        most = inRange.size;
+        oldest = seq;
+      }
     }
-    return undefined;
-  }
-
-  private count(range: string): number {
-    let n = 0;
-    for (const r of this.pending.values()) if (r === range) n++;
-    return n;
+    if (chosen !== undefined) this.delete(chosen);
+    return chosen;
   }
 }

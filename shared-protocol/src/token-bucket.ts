@@ -1,4 +1,4 @@
-import type { Clock } from '@tether/shared-protocol';
+import type { Clock } from './clock.js';
 
 /**
  * A token bucket: `ratePerSecond` tokens a second, holding at most `burst`. `take` always succeeds

@@ -1,4 +1,4 @@
-import { ManualClock } from '@tether/shared-protocol/testing';
+import { ManualClock } from './testing/manual-clock.js';
 import { describe, expect, it } from 'vitest';
 import { TokenBucket } from './token-bucket.js';
 
