@@ -36,6 +36,8 @@ export * from './rpc/machines.js';
 export * from './rpc/terminals.js';
 export * from './rpc/push.js';
 export * from './rpc/relay.js';
+export * from './rpc/share.js';
+export * from './share-link.js';
 export * from './rpc/methods.js';
 export * from './rpc/dispatch.js';
 export * from './rpc/events.js';

@@ -25,6 +25,10 @@ import type { Caller, ConnectionPort } from '../rpc/caller.js';
 import type { Dispatch } from '../rpc/dispatch.js';
 import type { DeviceRecord } from '../store/device-store.js';
 import type { EventLog } from '../store/event-log.js';
+import type { ShareLinkRecord } from '../store/share-store.js';
+import { linkWorks } from '../store/share-store.js';
+import type { ViewerSide } from './viewer-side.js';
+import { viewerAsDevice } from './viewer-side.js';
 import type { GatewayTransport } from './gateway-transport.js';
 import type { Outbox } from '../streams/outbox.js';
 import { LOW_WATER_BYTES } from '../streams/outbox.js';
@@ -61,6 +65,8 @@ export interface ConnectionDeps {
   stats: HostCounters;
   log: EventLog;
   dispatch: Dispatch<Caller>;
+  /** Share links' viewers, when the host has links: checked after the devices at each hello. */
+  viewers?: ViewerSide;
   /** Called once the handshake succeeded. */
   onOpen: (connection: DeviceConnection) => void;
   /** Called once when the connection ends, whether or not its handshake succeeded. */
@@ -75,6 +81,8 @@ export interface ConnectionDeps {
  */
 export class DeviceConnection implements ConnectionPort {
   device: DeviceRecord | undefined;
+  /** Set when this is a share link's viewer: then `device` stands for the link, with no scope. */
+  viewer: ShareLinkRecord | undefined;
   private channel: HostChannel | undefined;
   private readonly subscriptions = new Map<string, Subscription>();
   private inFlight = 0;
@@ -135,7 +143,18 @@ export class DeviceConnection implements ConnectionPort {
     if (!this.subscriptions.has(key) && watching >= MAX_WATCHED_SESSIONS) {
       return fail('busy', `watching at most ${MAX_WATCHED_SESSIONS} sessions`);
     }
-    return this.subscribe(new SessionWatch(this.deps.log, sessionId, after, this.outbox, tail));
+    const viewer = this.viewer;
+    const view = viewer && this.deps.viewers?.view;
+    return this.subscribe(
+      new SessionWatch(
+        this.deps.log,
+        sessionId,
+        after,
+        this.outbox,
+        tail,
+        view && viewer ? (event) => view(event, viewer.includePhotos) : undefined,
+      ),
+    );
   }
 
   unwatch(sessionId: string): void {
@@ -199,12 +218,15 @@ export class DeviceConnection implements ConnectionPort {
 
   private handshake(hello: Uint8Array): void {
     let device: DeviceRecord | undefined;
+    let viewer: ShareLinkRecord | undefined;
     const accepted = HostChannel.accept(hello, {
       hostKeys: this.deps.identity.box,
       // A revoked device still completes the handshake, so that it can be told so sealed: an
       // unsealed close code proves nothing, and a device must not unpair on a forged one.
       lookupDevice: (id) => {
         device = this.deps.lookupDevice(id);
+        viewer = device ? undefined : this.deps.viewers?.lookup(id);
+        if (viewer) device = viewerAsDevice(viewer);
         return device?.publicKey;
       },
       clock: this.deps.clock,
@@ -224,9 +246,16 @@ export class DeviceConnection implements ConnectionPort {
       this.deps.stats.add('handshake:revoked');
       return this.sendBye('revoked', 'this device was revoked at the computer; pair again', CloseCode.Revoked);
     }
+    // A link that ended says so, sealed, like a revoked device: its page stops and says why.
+    if (viewer && !linkWorks(viewer, this.deps.clock.now())) {
+      const revoked = viewer.revokedAt !== null;
+      this.deps.stats.add(revoked ? 'viewer:revoked' : 'viewer:expired');
+      return this.sendBye('revoked', revoked ? 'this link was revoked' : 'this link has expired', CloseCode.Revoked);
+    }
     this.device = device;
+    this.viewer = viewer;
     this.deps.stats.add('handshake:accepted');
-    if (device.scopes.includes('watch')) {
+    if (!viewer && device.scopes.includes('watch')) {
       this.subscribe(new LatestOnly(SESSION_LIST_ROUTE, this.outbox, updateSubject));
       this.subscribe(new LatestOnly(HOST_ROUTE, this.outbox, updateSubject));
     }
@@ -242,7 +271,13 @@ export class DeviceConnection implements ConnectionPort {
     }
     this.inFlight++;
     try {
-      const result = await this.deps.dispatch(method, params, { device: this.device, connection: this });
+      const viewer = this.viewer;
+      const dispatch = viewer ? this.deps.viewers!.dispatch : this.deps.dispatch;
+      const result = await dispatch(method, params, {
+        device: this.device,
+        connection: this,
+        ...(viewer ? { viewer } : {}),
+      });
       this.send(result.ok ? { t: 'res', id, result: result.value } : { t: 'res', id, error: result.error });
     } finally {
       this.inFlight--;

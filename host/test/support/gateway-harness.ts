@@ -1,4 +1,4 @@
-import type { ChannelMessage, DeviceInfo, Methods, Scope, TetherEvent } from '@tether/shared-protocol';
+import type { BoxKeyPair, ChannelMessage, DeviceInfo, Methods, Scope, TetherEvent } from '@tether/shared-protocol';
 import {
   DeviceChannel,
   decodeEvent,
@@ -18,6 +18,8 @@ import { openDatabase } from '../../src/store/database.js';
 import { DeviceStore } from '../../src/store/device-store.js';
 import { EventLog } from '../../src/store/event-log.js';
 import { SessionStore } from '../../src/store/session-store.js';
+import { ShareStore } from '../../src/store/share-store.js';
+import { ShareLinks } from '../../src/share/share-links.js';
 
 /** A host-side end of an in-memory pipe whose queued byte count the test sets. */
 export interface TestTransport extends GatewayTransport {
@@ -55,7 +57,7 @@ export const settle = () => new Promise<void>((resolve) => setImmediate(resolve)
 
 /**
  * A device gateway in memory: a real event log and device store on an in-memory SQLite, a
- * manual clock, seeded randomness, and the method handlers the test gives it.
+ * manual clock, seeded randomness, and the method handlers the test gives it; share links too.
  */
 export function gatewayHarness(handlers: Partial<Handlers<Methods, Caller>> = {}) {
   const clock = new ManualClock();
@@ -65,8 +67,16 @@ export function gatewayHarness(handlers: Partial<Handlers<Methods, Caller>> = {}
   const sessions = new SessionStore(db);
   const devices = new DeviceStore(db);
   const identity = generateHostIdentity(random);
+  const shares = new ShareLinks({
+    store: new ShareStore(db),
+    sessionExists: (id) => sessions.get(id) !== undefined,
+    deviceIdTaken: (id) => devices.get(id) !== undefined,
+    clock,
+    random,
+  });
   let ids = 0;
   const gateway = new DeviceGateway({
+    shares,
     identity,
     devices,
     oneShotHorizon: new OneShotHorizon(db),
@@ -95,7 +105,7 @@ export function gatewayHarness(handlers: Partial<Handlers<Methods, Caller>> = {}
     });
 
   /** Pairs a device in the store and connects it over a fresh pipe. */
-  const connect = async (scopes: Scope[] = ['watch', 'approve', 'chat', 'terminal']) => {
+  const connect = async (scopes: Scope[] = ['watch', 'approve', 'chat', 'terminal'], address?: string) => {
     const keys = generateBoxKeyPair(random);
     const device: DeviceInfo = devices.insert({
       id: generateDeviceId(random),
@@ -104,7 +114,15 @@ export function gatewayHarness(handlers: Partial<Handlers<Methods, Caller>> = {}
       scopes,
       createdAt: clock.now(),
     });
-    const pipe = gatewayPipe();
+    return open(device, keys, address);
+  };
+
+  /** Connects as a share link's viewer, with the key its secret gives. */
+  const connectViewer = (linkId: string, keys: BoxKeyPair, address?: string) =>
+    open({ id: linkId } as DeviceInfo, keys, address);
+
+  const open = async (device: DeviceInfo, keys: BoxKeyPair, address?: string) => {
+    const pipe = gatewayPipe(address);
     const accepted = gateway.accept(pipe.host);
     if (!accepted.ok) throw new Error(accepted.error.message);
     const opening = DeviceChannel.open(pipe.device, {
@@ -149,5 +167,5 @@ export function gatewayHarness(handlers: Partial<Handlers<Methods, Caller>> = {}
     };
   };
 
-  return { clock, random, log, sessions, devices, identity, gateway, session, connect };
+  return { clock, random, log, sessions, devices, identity, gateway, shares, session, connect, connectViewer };
 }
