@@ -1,0 +1,39 @@
+import type { AppHost } from './app-host.js';
+import { sessionEvents } from './app-host.js';
+import { eventually, tether, tetherJson } from './host-process.js';
+
+/** What `tether share SESSION --json` prints. */
+export interface MadeLink {
+  url: string;
+  relayUrl?: string;
+  link: { id: string; sessionId: string; expiresAt: number };
+}
+
+/** `tether share SESSION [args] --json`: a read-only link to the session. */
+export function shareSession(host: AppHost, sessionId: string, args: string[] = []): Promise<MadeLink> {
+  return tetherJson<MadeLink>(host.dataDir, ['share', sessionId, ...args]);
+}
+
+/** `tether share --revoke ID`. */
+export async function revokeLink(host: AppHost, id: string): Promise<void> {
+  const result = await tether(host.dataDir, ['share', '--revoke', id]);
+  if (result.code !== 0) throw new Error(`tether share --revoke failed: ${result.stderr}`);
+}
+
+/** `tether sessions new --cwd DIR TEXT --json`: a session started at the computer; its id. */
+export async function startSessionAtComputer(host: AppHost, text: string): Promise<string> {
+  const made = await tetherJson<{ id: string }>(host.dataDir, ['sessions', 'new', '--cwd', host.dataDir, text]);
+  return made.id;
+}
+
+/** Waits for the session's run to end; the whole event log then. */
+export function runFinished(host: AppHost, sessionId: string, timeoutMs = 180_000): Promise<Record<string, unknown>[]> {
+  return eventually(
+    async () => {
+      const events = await sessionEvents(host, sessionId);
+      return events.some((e) => e.type === 'run.finished') ? events : undefined;
+    },
+    timeoutMs,
+    'the run to finish',
+  );
+}
