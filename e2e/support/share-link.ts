@@ -26,14 +26,25 @@ export async function startSessionAtComputer(host: AppHost, text: string): Promi
   return made.id;
 }
 
-/** Waits for the session's run to end; the whole event log then. */
-export function runFinished(host: AppHost, sessionId: string, timeoutMs = 180_000): Promise<Record<string, unknown>[]> {
-  return eventually(
+/**
+ * Waits for the session's run to end (read from the session list: a log of thousands of events is
+ * too big to poll), then reads its whole event log once.
+ */
+export async function runFinished(
+  host: AppHost,
+  sessionId: string,
+  timeoutMs = 180_000,
+): Promise<Record<string, unknown>[]> {
+  await eventually(
     async () => {
-      const events = await sessionEvents(host, sessionId);
-      return events.some((e) => e.type === 'run.finished') ? events : undefined;
+      const list = await tetherJson<{ id: string; status: string }[]>(host.dataDir, ['sessions']);
+      const status = list.find((s) => s.id === sessionId)?.status;
+      return status === 'idle' || status === 'error' || status === 'interrupted' ? true : undefined;
     },
     timeoutMs,
     'the run to finish',
   );
+  const events = await sessionEvents(host, sessionId);
+  if (!events.some((e) => e.type === 'run.finished')) throw new Error('the session is idle without a finished run');
+  return events;
 }
