@@ -8,6 +8,7 @@ import type {
   ReplayCache,
   Result,
   Scope,
+  SessionEvent,
   TetherEvent,
   TimerHandle,
 } from '@tether/shared-protocol';
@@ -143,18 +144,12 @@ export class DeviceConnection implements ConnectionPort {
     if (!this.subscriptions.has(key) && watching >= MAX_WATCHED_SESSIONS) {
       return fail('busy', `watching at most ${MAX_WATCHED_SESSIONS} sessions`);
     }
+    // A viewer is sent each event as the link shows it, encoded once for every viewer.
     const viewer = this.viewer;
-    const view = viewer && this.deps.viewers?.view;
-    return this.subscribe(
-      new SessionWatch(
-        this.deps.log,
-        sessionId,
-        after,
-        this.outbox,
-        tail,
-        view && viewer ? (event) => view(event, viewer.includePhotos) : undefined,
-      ),
-    );
+    const frame = this.deps.viewers?.frame;
+    const send =
+      viewer && frame ? (event: SessionEvent) => this.sendBinary(frame(event, viewer.includePhotos)) : undefined;
+    return this.subscribe(new SessionWatch(this.deps.log, sessionId, after, this.outbox, tail, send));
   }
 
   unwatch(sessionId: string): void {

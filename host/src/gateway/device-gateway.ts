@@ -111,7 +111,7 @@ export class DeviceGateway {
     this.viewers = shares && {
       lookup: (id) => shares.lookup(id),
       dispatch: createDispatch(METHODS, viewerHandlers(handlers, view), { authorize: authorizeViewer, count }),
-      view: (event, includePhotos) => view.event(event, includePhotos),
+      frame: (event, includePhotos) => view.frame(event, includePhotos),
     };
     // A link revoked or expired cuts its viewers off the moment it ends.
     this.stopShares = shares?.onEnded((id, why) => this.hub.cutViewers(id, why)) ?? (() => undefined);

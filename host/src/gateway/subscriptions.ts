@@ -38,9 +38,9 @@ export const HOST_ROUTE = 'host';
  * same synchronous step as the read of the log's end, and the replay starts after it. The device
  * reads the skipped range as history pages; nothing is lost, and nothing is sent twice.
  *
- * `shown` is what the device is shown of each event (a share link's viewer gets them masked). Live
- * events may come later than the replay read them (a viewer's are fanned out after the devices'):
- * one at or below the last sequence number sent is dropped, never sent twice.
+ * `send` sends one event (a share link's viewer is sent it masked, encoded once for all viewers).
+ * Live events may come later than the replay read them (a viewer's are fanned out after the
+ * devices'): one at or below the last sequence number sent is dropped, never sent twice.
  */
 export class SessionWatch implements Subscription {
   readonly key: string;
@@ -54,7 +54,7 @@ export class SessionWatch implements Subscription {
     after: number,
     private readonly outbox: Outbox,
     tail?: number,
-    private readonly shown: (event: SessionEvent) => SessionEvent = (event) => event,
+    private readonly send: (event: SessionEvent) => void = (event) => outbox.send({ t: 'evt', event }),
   ) {
     this.key = sessionRoute(sessionId);
     let from = after;
@@ -70,7 +70,7 @@ export class SessionWatch implements Subscription {
       from,
       (event) => {
         this.sent = event.seq;
-        outbox.send({ t: 'evt', event: shown(event) });
+        this.send(event);
         return outbox.buffered() < LOW_WATER_BYTES;
       },
       () => (this.live = true),
@@ -84,7 +84,7 @@ export class SessionWatch implements Subscription {
     if (this.ended || !this.live || !isSessionEvent(event) || event.seq <= this.sent) return;
     if (this.outbox.buffered() > HIGH_WATER_BYTES) return this.outbox.cutOff();
     this.sent = event.seq;
-    this.outbox.send({ t: 'evt', event: this.shown(event) });
+    this.send(event);
   }
 
   end(): void {

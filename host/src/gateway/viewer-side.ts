@@ -10,8 +10,8 @@ export interface ViewerSide {
   lookup: (id: string) => ShareLinkRecord | undefined;
   /** The viewer's own dispatch: its methods, its one session (share/viewer-handlers.ts). */
   dispatch: Dispatch<Caller>;
-  /** What the viewer is shown of an event (masked; photos only when the link has them). */
-  view: (event: SessionEvent, includePhotos: boolean) => SessionEvent;
+  /** What the viewer is sent of an event, encoded (masked; photos only when the link has them). */
+  frame: (event: SessionEvent, includePhotos: boolean) => Uint8Array;
 }
 
 /** A link's viewer as a connection's `device`: the link's id and key, and no scope at all. */

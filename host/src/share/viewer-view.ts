@@ -1,5 +1,5 @@
 import type { SessionEvent, SessionSummary } from '@tether/shared-protocol';
-import { SessionSummarySchema, decodeEvent, isSessionEvent } from '@tether/shared-protocol';
+import { SessionSummarySchema, decodeEvent, encodeChannelMessage, isSessionEvent } from '@tether/shared-protocol';
 import * as v from 'valibot';
 import { maskSecrets } from '../push/secret-mask.js';
 
@@ -14,19 +14,30 @@ const MEMO_ENTRIES = 1024;
  * its end. An event that no longer fits its schema once masked (a value grew past its bound) is
  * shown as a notice in its place, so the viewer's sequence has no hole.
  *
- * Each event is masked once however many viewers follow it (a small memo by session and sequence).
+ * Each event is masked and encoded once however many viewers follow it (a small memo by session and
+ * sequence): a crowd of viewers costs the host one seal and one write each, nothing more.
  */
 export class ViewerView {
-  private readonly memo = new Map<string, SessionEvent>();
+  private readonly memo = new Map<string, { event: SessionEvent; frame?: Uint8Array }>();
 
   event(event: SessionEvent, includePhotos: boolean): SessionEvent {
+    return this.entry(event, includePhotos).event;
+  }
+
+  /** The channel message `{t: "evt", event}` of the viewer's version of the event, encoded. */
+  frame(event: SessionEvent, includePhotos: boolean): Uint8Array {
+    const entry = this.entry(event, includePhotos);
+    return (entry.frame ??= encodeChannelMessage({ t: 'evt', event: entry.event }));
+  }
+
+  private entry(event: SessionEvent, includePhotos: boolean) {
     const key = `${includePhotos ? 1 : 0}:${event.sessionId}:${event.seq}`;
-    const known = this.memo.get(key);
-    if (known) return known;
-    const shown = viewEvent(event, includePhotos);
+    let entry = this.memo.get(key);
+    if (entry) return entry;
+    entry = { event: viewEvent(event, includePhotos) };
     if (this.memo.size >= MEMO_ENTRIES) this.memo.delete(this.memo.keys().next().value!);
-    this.memo.set(key, shown);
-    return shown;
+    this.memo.set(key, entry);
+    return entry;
   }
 
   summary(summary: SessionSummary): SessionSummary {
