@@ -1,10 +1,5 @@
 import type { ShareExpiry, ShareLinkInfo } from '@tether/shared-protocol';
-import {
-  MAX_SHARE_LINKS_PER_SESSION,
-  MAX_VIEWERS_PER_LINK,
-  SHARE_EXPIRIES,
-  visibleText,
-} from '@tether/shared-protocol';
+import { MAX_SHARE_LINKS_PER_SESSION, MAX_VIEWERS_PER_LINK, SHARE_EXPIRIES } from '@tether/shared-protocol';
 import { flag, stringOption } from '../args.js';
 import type { Command, CommandContext } from '../command.js';
 import { Exit } from '../command.js';
@@ -103,13 +98,14 @@ async function listLinks(context: CommandContext, client: ControlClient, session
   return Exit.Ok;
 }
 
+/** A link as a row. Its name and maker arrive as the host keeps them: hidden characters already marks. */
 function row(link: ShareLinkInfo): string[] {
   const now = Date.now();
   return [
     link.id,
     link.state,
     link.sessionId,
-    visibleText(link.name) || '-',
+    link.name || '-',
     String(link.viewers),
     link.lastSeenAt === null ? 'never' : ago(link.lastSeenAt, now),
     link.state === 'revoked'
@@ -117,7 +113,7 @@ function row(link: ShareLinkInfo): string[] {
       : link.expiresAt > now
         ? `in ${ago(now, link.expiresAt).replace(' ago', '')}`
         : ago(link.expiresAt, now),
-    visibleText(link.createdBy),
+    link.createdBy,
   ];
 }
 
