@@ -48,6 +48,9 @@ export const MAX_CONNECTIONS_PER_ADDRESS = 16;
 export const MAX_HANDSHAKING = 32;
 /** Of the handshake pool, from one address (an IPv6 /64 counts as one). */
 export const MAX_HANDSHAKING_PER_ADDRESS = 8;
+/** Connections a viewer leaves free on a way in it shares with the devices (a relay, which carries
+ * 64 of a host's connections): the owner's phones still get through a crowd of viewers there. */
+export const PATH_ROOM_FOR_DEVICES = 16;
 
 export interface GatewayDeps extends Omit<PairingServiceDeps, 'devices' | 'clock' | 'random' | 'identity'> {
   identity: HostIdentity;
@@ -216,12 +219,16 @@ export class DeviceGateway {
     this.hub.opened(connection);
   }
 
-  /** A viewer is let in while its link, the viewers' pool and its address each have room. */
+  /**
+   * A viewer is let in while its link, the viewers' pool and its address each have room, and the
+   * way it came by (a relay) keeps room for the devices.
+   */
   private openedViewer(connection: DeviceConnection, linkId: string, source: string): void {
     if (
       this.viewing.size >= MAX_VIEWERS ||
       this.hub.viewerCount(linkId) >= MAX_VIEWERS_PER_LINK ||
-      count(this.viewing, source) >= MAX_CONNECTIONS_PER_ADDRESS
+      count(this.viewing, source) >= MAX_CONNECTIONS_PER_ADDRESS ||
+      (connection.transport.path?.room() ?? Infinity) < PATH_ROOM_FOR_DEVICES
     ) {
       this.stats.add('viewer:too-many');
       connection.sendBye('busy', 'too many people are viewing this link now; try again later', CloseCode.Busy);

@@ -6,6 +6,9 @@ import type { DeviceConnection } from './device-connection.js';
 /** Events waiting for the viewers at most; past it every viewer is cut off (they resume by sequence
  * number): a host that cannot keep up drops its viewers before anything of its devices. */
 export const MAX_VIEWER_BACKLOG = 2048;
+/** How full a shared way in (a relay link's queue) may be before a viewer on it is cut off rather
+ * than sent more: the rest is the devices', so a viewer never makes the link drop a device. */
+export const MAX_VIEWER_PATH_PRESSURE = 0.25;
 /** Deliveries to viewers in one turn before the host's other work (its devices, their requests,
  * new events) gets its own: one is a seal and a write of a frame encoded once for all (~15 µs), so
  * a turn is about half a millisecond. A turn is a timer, which Node runs after pending I/O. */
@@ -79,7 +82,12 @@ export class ViewerFanout {
       }
       while (this.next < this.pending.length) {
         if (served++ === VIEWER_SLICE) return this.schedule();
-        this.pending[this.next++]!.deliver(event);
+        const viewer = this.pending[this.next++]!;
+        if ((viewer.transport.path?.pressure() ?? 0) <= MAX_VIEWER_PATH_PRESSURE) viewer.deliver(event);
+        else {
+          this.stats.add('viewer:behind');
+          viewer.sendBye('slow-consumer', 'the way to the host is busy; reconnect to resume', CloseCode.SlowConsumer);
+        }
       }
       this.backlog.shift();
       this.pending = [];

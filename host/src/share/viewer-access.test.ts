@@ -11,7 +11,7 @@ import {
 } from '@tether/shared-protocol';
 import { describe, expect, it } from 'vitest';
 import { gatewayHarness, settle } from '../../test/support/gateway-harness.js';
-import { MAX_CONNECTIONS_PER_ADDRESS } from '../gateway/device-gateway.js';
+import { MAX_CONNECTIONS_PER_ADDRESS, PATH_ROOM_FOR_DEVICES } from '../gateway/device-gateway.js';
 import type { Caller } from '../rpc/caller.js';
 import type { Handlers } from '../rpc/dispatch.js';
 
@@ -180,6 +180,30 @@ describe("a share link's viewer", () => {
     expect(phone.closed()).toBeUndefined();
     expect(h.gateway.hub.connectedDevices().size).toBe(1);
     expect(h.gateway.hub.viewerCount(link.id)).toBe(MAX_CONNECTIONS_PER_ADDRESS);
+  });
+
+  it('leaves the devices room on a way in it shares with them (a relay), and is cut off before it fills', async () => {
+    const h = harness();
+    const link = makeLink(h);
+    const relay = { free: PATH_ROOM_FOR_DEVICES + 1, pressure: 0 };
+    const path = { room: () => relay.free, pressure: () => relay.pressure };
+    const first = await h.connectViewer(link.id, link.keys, '203.0.113.1', path);
+    relay.free = PATH_ROOM_FOR_DEVICES - 1;
+    const second = await h.connectViewer(link.id, link.keys, '203.0.113.2', path);
+    await settle();
+    expect(first.closed()).toBeUndefined();
+    expect(second.received.at(-1)).toMatchObject({ t: 'bye', code: 'busy' });
+    const phone = await h.connect(['watch']);
+    await phone.request('sessions.watch', { id: 's1', after: 0 });
+    await first.request('sessions.watch', { id: 's1', after: 0 });
+    for (let i = 0; i < 3; i++) await settle();
+    relay.pressure = 0.5;
+    h.log.append('s1', { type: 'notice', level: 'info', text: 'busy relay' });
+    h.clock.advance(0);
+    await settle();
+    expect(first.closed()).toBe('slow-consumer');
+    expect(phone.closed()).toBeUndefined();
+    expect(phone.events().some((e) => e.type === 'notice')).toBe(true);
   });
 
   it('drops the viewers, not the devices, when the host cannot keep up with them', async () => {

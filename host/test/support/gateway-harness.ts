@@ -9,7 +9,7 @@ import {
 } from '@tether/shared-protocol';
 import { ManualClock, seededRandom } from '@tether/shared-protocol/testing';
 import type { MemoryTransport } from '@tether/shared-protocol';
-import type { GatewayTransport } from '../../src/gateway/gateway-transport.js';
+import type { GatewayTransport, SharedPath } from '../../src/gateway/gateway-transport.js';
 import { DeviceGateway } from '../../src/gateway/device-gateway.js';
 import { OneShotHorizon } from '../../src/gateway/one-shot-horizon.js';
 import type { Caller } from '../../src/rpc/caller.js';
@@ -24,6 +24,7 @@ import { ShareLinks } from '../../src/share/share-links.js';
 /** A host-side end of an in-memory pipe whose queued byte count the test sets. */
 export interface TestTransport extends GatewayTransport {
   buffered: number;
+  path?: SharedPath;
 }
 
 export function gatewayPipe(remoteAddress = '192.0.2.1'): { host: TestTransport; device: MemoryTransport } {
@@ -117,12 +118,13 @@ export function gatewayHarness(handlers: Partial<Handlers<Methods, Caller>> = {}
     return open(device, keys, address);
   };
 
-  /** Connects as a share link's viewer, with the key its secret gives. */
-  const connectViewer = (linkId: string, keys: BoxKeyPair, address?: string) =>
-    open({ id: linkId } as DeviceInfo, keys, address);
+  /** Connects as a share link's viewer, with the key its secret gives (by a shared way in, `path`). */
+  const connectViewer = (linkId: string, keys: BoxKeyPair, address?: string, path?: SharedPath) =>
+    open({ id: linkId } as DeviceInfo, keys, address, path);
 
-  const open = async (device: DeviceInfo, keys: BoxKeyPair, address?: string) => {
+  const open = async (device: DeviceInfo, keys: BoxKeyPair, address?: string, path?: SharedPath) => {
     const pipe = gatewayPipe(address);
+    if (path) pipe.host.path = path;
     const accepted = gateway.accept(pipe.host);
     if (!accepted.ok) throw new Error(accepted.error.message);
     const opening = DeviceChannel.open(pipe.device, {
