@@ -37,6 +37,7 @@ export * from './rpc/terminals.js';
 export * from './rpc/push.js';
 export * from './rpc/relay.js';
 export * from './rpc/share.js';
+export * from './rpc/view-methods.js';
 export * from './share-link.js';
 export * from './rpc/methods.js';
 export * from './rpc/dispatch.js';

@@ -1,5 +1,4 @@
 import * as v from 'valibot';
-import type { MethodName } from './methods.js';
 import { Count, Id, Name, Timestamp } from './common.js';
 
 /**
@@ -32,20 +31,6 @@ export const MAX_SHARE_NAME = 64;
 /** The scope a link grants: `view:<session id>`. */
 export type ViewScope = `view:${string}`;
 export const viewScope = (sessionId: string): ViewScope => `view:${sessionId}`;
-
-/**
- * What a viewer may call, and the field of its params that names the session: it must name the
- * link's own session, or the call is `forbidden`. Every other method is `forbidden` to a viewer,
- * whatever its scope in METHODS says (`null`, any device, included). `blobs.read` only when the
- * link was made with photos.
- */
-export const VIEW_METHODS: Readonly<Partial<Record<MethodName, 'id' | 'sessionId' | null>>> = {
-  'host.info': null,
-  'sessions.watch': 'id',
-  'sessions.unwatch': 'id',
-  'sessions.history': 'id',
-  'blobs.read': 'sessionId',
-};
 
 export const SHARE_LINK_STATES = ['active', 'expired', 'revoked'] as const;
 
