@@ -1,10 +1,7 @@
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser, Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 import type { AppHost } from '../support/app-host.js';
 import { device, startAppHost } from '../support/app-host.js';
-import { makeDataDir, removeDataDir, startHost } from '../support/host-process.js';
 import type { LongRunModel } from '../support/long-run-model.js';
 import { startLongRunModel } from '../support/long-run-model.js';
 import type { RelayProcess } from '../support/relay-process.js';
@@ -90,26 +87,7 @@ test.describe('a share link through a relay', () => {
     browser,
   }) => {
     relay = await startRelay(['--no-app']);
-    const dataDir = makeDataDir();
-    mkdirSync(join(dataDir, 'project'));
-    const process = await startHost(
-      dataDir,
-      ['--relay', relay.url, '--bind', '127.0.0.1', '--port', '0', '--root', dataDir],
-      { TETHER_DEMO_DELAY_MS: '20' },
-    );
-    await process.waitFor((l) => l.event === 'relay' && l.state === 'linked');
-    const listening = await process.waitFor((l) => l.event === 'listening');
-    host = {
-      process,
-      dataDir,
-      url: String(listening.url),
-      pairUrl: String(listening.pairUrl),
-      seenPairRequests: new Set(),
-      stop: async () => {
-        await process.stop();
-        removeDataDir(dataDir);
-      },
-    };
+    host = await startAppHost({ relay: relay.url, demoDelayMs: 20 });
     const sessionId = await startSessionAtComputer(host, 'Show me how approvals work');
     const made = await shareSession(host, sessionId);
     // On the host's page, naming the relay; and the same link on the relay's page, which serves none.

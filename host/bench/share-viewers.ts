@@ -8,8 +8,7 @@ import {
   DeviceClient,
   isSessionEvent,
   parseShareLink,
-  toBase64Url,
-  viewerKeyPair,
+  viewerIdentity,
   webSocketConnect,
 } from '@tether/shared-protocol';
 import type { ClientOptions } from 'ws';
@@ -35,9 +34,7 @@ function socketFrom(localAddress: string): WebSocketConstructor {
 const delays: number[] = [];
 const clients = Array.from({ length: count }, (_, i) => {
   const client = new DeviceClient({
-    deviceId: toBase64Url(link.linkId),
-    deviceKeys: viewerKeyPair(link.secret),
-    hostBoxPublicKey: link.hostBoxPublicKey,
+    ...viewerIdentity(link),
     connect: webSocketConnect(
       `${link.base.replace(/^http/, 'ws')}/rc/ws`,
       socketFrom(`127.0.1.${1 + Math.floor(i / PER_ADDRESS)}`),

@@ -50,6 +50,19 @@ export function viewerKeyPair(secret: Uint8Array): BoxKeyPair {
   return nacl.box.keyPair.fromSecretKey(nacl.hash(concatBytes(KEY_LABEL, secret)).slice(0, KEY_BYTES));
 }
 
+/** What a client needs to connect as a link's viewer: the id its hello names, its key, the host's key. */
+export function viewerIdentity(link: ShareLink): {
+  deviceId: string;
+  deviceKeys: BoxKeyPair;
+  hostBoxPublicKey: Uint8Array;
+} {
+  return {
+    deviceId: toBase64Url(link.linkId),
+    deviceKeys: viewerKeyPair(link.secret),
+    hostBoxPublicKey: link.hostBoxPublicKey,
+  };
+}
+
 export function formatShareLink(link: ShareLink): string {
   const fields = [
     String(SHARE_LINK_VERSION),

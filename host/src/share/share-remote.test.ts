@@ -6,8 +6,7 @@ import {
   sealCall,
   secureRandom,
   systemClock,
-  toBase64Url,
-  viewerKeyPair,
+  viewerIdentity,
   webSocketConnect,
 } from '@tether/shared-protocol';
 import { createServer } from 'node:net';
@@ -40,9 +39,7 @@ function viewerFor(url: string) {
   if (!parsed.ok) throw new Error(parsed.error.message);
   const link = parsed.value;
   const client = new DeviceClient({
-    deviceId: toBase64Url(link.linkId),
-    deviceKeys: viewerKeyPair(link.secret),
-    hostBoxPublicKey: link.hostBoxPublicKey,
+    ...viewerIdentity(link),
     connect: webSocketConnect(
       `${link.base.replace(/^http/, 'ws')}/rc/ws`,
       WebSocket as unknown as WebSocketConstructor,
@@ -96,9 +93,7 @@ describe('a share link, end to end on real sockets', () => {
     // Nor as a one-shot call (what a notification action sends): its key is no device's.
     const call = sealCall(
       {
-        deviceId: toBase64Url(viewer.link.linkId),
-        deviceKeys: viewerKeyPair(viewer.link.secret),
-        hostBoxPublicKey: viewer.link.hostBoxPublicKey,
+        ...viewerIdentity(viewer.link),
         clock: systemClock,
         random: secureRandom,
       },

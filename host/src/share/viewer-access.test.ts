@@ -68,6 +68,17 @@ function makeLink(h: ReturnType<typeof harness>, includePhotos = false, sessionI
 
 const sessionField = (method: MethodName) => VIEW_METHODS[method];
 
+/** A phone and a link's viewer, both following s1 from its start. */
+async function phoneAndViewer(h: ReturnType<typeof harness>) {
+  const link = makeLink(h);
+  const phone = await h.connect();
+  const viewer = await h.connectViewer(link.id, link.keys);
+  await phone.request('sessions.watch', { id: 's1', after: 0 });
+  await viewer.request('sessions.watch', { id: 's1', after: 0 });
+  for (let i = 0; i < 3; i++) await settle();
+  return { phone, viewer };
+}
+
 describe("a share link's viewer", () => {
   it('is refused `forbidden` for every method of the table but following its own session', async () => {
     const h = harness();
@@ -111,12 +122,7 @@ describe("a share link's viewer", () => {
 
   it('gets events after the devices, with secrets masked, and never twice', async () => {
     const h = harness();
-    const link = makeLink(h);
-    const phone = await h.connect();
-    const viewer = await h.connectViewer(link.id, link.keys);
-    await phone.request('sessions.watch', { id: 's1', after: 0 });
-    await viewer.request('sessions.watch', { id: 's1', after: 0 });
-    for (let i = 0; i < 3; i++) await settle();
+    const { phone, viewer } = await phoneAndViewer(h);
     h.log.append('s1', { type: 'notice', level: 'info', text: SECRET_COMMAND });
     await settle();
     expect(phone.events().map((e) => ('text' in e ? e.text : e.type))).toContain(SECRET_COMMAND);
@@ -208,11 +214,7 @@ describe("a share link's viewer", () => {
 
   it('drops the viewers, not the devices, when the host cannot keep up with them', async () => {
     const h = harness();
-    const link = makeLink(h);
-    const phone = await h.connect();
-    const viewer = await h.connectViewer(link.id, link.keys);
-    await phone.request('sessions.watch', { id: 's1', after: 0 });
-    await viewer.request('sessions.watch', { id: 's1', after: 0 });
+    const { phone, viewer } = await phoneAndViewer(h);
     // The fan-out never gets its turn (the clock stands still): its backlog fills.
     for (let i = 0; i < 2100; i++) h.log.append('s1', { type: 'notice', level: 'info', text: `step ${i}` });
     await settle();

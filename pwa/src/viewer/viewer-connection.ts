@@ -6,7 +6,7 @@ import type {
   ShareLink,
   WebSocketConstructor,
 } from '@tether/shared-protocol';
-import { DeviceClient, isSessionEvent, shareLinkHostId, toBase64Url, viewerKeyPair } from '@tether/shared-protocol';
+import { DeviceClient, isSessionEvent, shareLinkHostId, toBase64Url, viewerIdentity } from '@tether/shared-protocol';
 import { BlobReader } from '../attach/blob-reader.js';
 import { Store } from '../lib/store.js';
 import type { TranscriptCachePort } from '../net/cache-port.js';
@@ -54,9 +54,7 @@ export class ViewerConnection {
     };
     this.connect = pathConnect({ host: () => host, ...deps });
     this.client = new DeviceClient({
-      deviceId: toBase64Url(link.linkId),
-      deviceKeys: viewerKeyPair(link.secret),
-      hostBoxPublicKey: link.hostBoxPublicKey,
+      ...viewerIdentity(link),
       connect: this.connect,
       clock: deps.clock,
     });
