@@ -98,10 +98,15 @@ describe('share links', () => {
     t.links.close();
     t.db.close();
     const again = open(t.path, t.clock);
-    expect(again.links.list().map((l) => [l.id, l.revokedAt !== null])).toEqual([
-      [gone.value.record.id, true],
-      [kept.value.record.id, false],
-    ]);
+    const byId = (a: [string, boolean], b: [string, boolean]) => (a[0] < b[0] ? -1 : 1);
+    expect(again.links.list().map((l): [string, boolean] => [l.id, l.revokedAt !== null])).toEqual(
+      (
+        [
+          [gone.value.record.id, true],
+          [kept.value.record.id, false],
+        ] as [string, boolean][]
+      ).sort(byId),
+    );
     t.clock.advance(SHARE_EXPIRY_MS['1d']);
     expect(again.ended).toEqual([[kept.value.record.id, 'expired']]);
     // Ended links are listed for a while, then forgotten at a start.

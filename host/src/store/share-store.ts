@@ -81,8 +81,8 @@ export class ShareStore {
   list(sessionId?: string): ShareLinkRecord[] {
     const rows =
       sessionId === undefined
-        ? this.db.prepare('SELECT * FROM share_links ORDER BY created_at DESC').all()
-        : this.db.prepare('SELECT * FROM share_links WHERE session_id = ? ORDER BY created_at DESC').all(sessionId);
+        ? this.db.prepare('SELECT * FROM share_links ORDER BY created_at DESC, id').all()
+        : this.db.prepare('SELECT * FROM share_links WHERE session_id = ? ORDER BY created_at DESC, id').all(sessionId);
     return (rows as Row[]).map(fromRow);
   }
 
