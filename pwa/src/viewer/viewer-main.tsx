@@ -32,5 +32,4 @@ export function startViewer(root: HTMLElement): void {
   const wake = () => document.visibilityState === 'visible' && viewer.client.reconnectNow();
   document.addEventListener('visibilitychange', wake);
   window.addEventListener('online', wake);
-  window.addEventListener('pagehide', () => viewer.stop());
 }

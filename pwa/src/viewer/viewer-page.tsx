@@ -95,14 +95,16 @@ function ViewerBanner({
 }) {
   let text: string | undefined;
   if (status.name === 'refused') {
-    // A link that ended is told so, sealed; when it ended, the link's own end says which way.
-    const expired = info?.view !== undefined && Date.now() >= info.view.expiresAt;
+    // A link that ended is told so, sealed; its end, when the page learnt it, says which way.
+    const end = info?.view?.expiresAt;
     text =
-      status.error.code === 'revoked'
-        ? expired
-          ? 'This link has expired. Ask for a new one.'
-          : 'This link was revoked. Ask for a new one.'
-        : `The computer refused this link: ${status.error.message}`;
+      status.error.code !== 'revoked'
+        ? `The computer refused this link: ${status.error.message}`
+        : end === undefined
+          ? 'This link no longer works: it was revoked or has expired. Ask for a new one.'
+          : Date.now() >= end
+            ? 'This link has expired. Ask for a new one.'
+            : 'This link was revoked. Ask for a new one.';
   } else if (watchError) text = `This session cannot be shown: ${watchError.message}`;
   else if (status.name === 'waiting') text = `Can't reach the computer (${status.error.message}); trying again…`;
   else if (status.name === 'connecting' && status.attempt > 1) text = 'Connecting to the computer…';
