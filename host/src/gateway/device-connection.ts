@@ -32,7 +32,7 @@ import type { ViewerSide } from './viewer-side.js';
 import { viewerAsDevice } from './viewer-side.js';
 import type { GatewayTransport } from './gateway-transport.js';
 import type { Outbox } from '../streams/outbox.js';
-import { LOW_WATER_BYTES } from '../streams/outbox.js';
+import { HIGH_WATER_BYTES, LOW_WATER_BYTES } from '../streams/outbox.js';
 import type { HostCounterName, HostCounters } from '../stats/host-counters.js';
 import type { Subscription } from '../streams/subscription.js';
 import {
@@ -259,6 +259,9 @@ export class DeviceConnection implements ConnectionPort {
 
   private async request(id: number, method: string, params: unknown): Promise<void> {
     if (!this.device) return;
+    // Anyone may hold a link: a viewer that asks for more while it leaves what it was sent unread
+    // is cut off (it resumes by sequence number), so no viewer makes the host queue without bound.
+    if (this.viewer && this.transport.bufferedAmount() > HIGH_WATER_BYTES) return this.outbox.cutOff();
     if (this.inFlight >= MAX_IN_FLIGHT) {
       this.deps.stats.add('request:busy');
       this.send({ t: 'res', id, error: protocolError('busy', 'too many requests in progress') });

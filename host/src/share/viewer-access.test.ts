@@ -14,6 +14,7 @@ import { gatewayHarness, settle } from '../../test/support/gateway-harness.js';
 import { MAX_CONNECTIONS_PER_ADDRESS, PATH_ROOM_FOR_DEVICES } from '../gateway/device-gateway.js';
 import type { Caller } from '../rpc/caller.js';
 import type { Handlers } from '../rpc/dispatch.js';
+import { HIGH_WATER_BYTES } from '../streams/outbox.js';
 
 const SECRET_COMMAND = 'curl -H "Authorization: Bearer sk-live-abc123def456" https://api.example.com';
 
@@ -107,6 +108,21 @@ describe("a share link's viewer", () => {
     // A paired device on the same host is held to its own scopes, as before.
     const phone = await h.connect(['watch']);
     expect(await phone.request('sessions.list', {})).toMatchObject({ error: { message: 'reached the handler' } });
+  });
+
+  it('is cut off when it asks for more while leaving what it was sent unread', async () => {
+    const h = harness();
+    const link = makeLink(h);
+    const viewer = await h.connectViewer(link.id, link.keys);
+    const phone = await h.connect();
+    viewer.transport.buffered = HIGH_WATER_BYTES + 1;
+    phone.transport.buffered = HIGH_WATER_BYTES + 1;
+    viewer.channel.send({ t: 'req', id: 1, method: 'sessions.history', params: { id: 's1' } });
+    await settle();
+    expect(viewer.closed()).toBe('slow-consumer');
+    // A paired device is not held to it (its own pacing applies).
+    expect(await phone.request('sessions.history', { id: 's1' })).toMatchObject({ result: {} });
+    expect(phone.closed()).toBeUndefined();
   });
 
   it('reads photos only when the link was made with them, and only its own session’s', async () => {
