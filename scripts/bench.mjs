@@ -29,6 +29,8 @@ export const BENCHES = {
   attach: 'host/bench/attach.ts',
   // Each real ACP adapter (Claude Code, Codex) through a real host, against the stand-in model direct.
   agents: 'e2e/bench/agents.ts',
+  // The owner's event → device latency with 200 viewers on one share link, against none.
+  share: 'host/bench/share.ts',
 };
 
 const ROW_PREFIX = 'bench-row ';

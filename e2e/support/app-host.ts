@@ -37,6 +37,8 @@ export interface AppHostOptions {
   args?: string[];
   /** Link to this relay and listen nowhere (`--relay URL --relay-only`): the app is the relay's. */
   relayOnly?: string;
+  /** Link to this relay and listen on 127.0.0.1 too (`--relay URL`): starts once both are up. */
+  relay?: string;
   /** Written to `<data-dir>/agents.json` before the host starts: ACP agents it offers. */
   agents?: Record<string, { command: string; args?: string[]; title?: string; env?: Record<string, string> }>;
 }
@@ -53,10 +55,13 @@ export async function startAppHost(options: AppHostOptions = {}): Promise<AppHos
     options.relayOnly !== undefined
       ? ['--relay', options.relayOnly, '--relay-only']
       : ['--bind', options.bind ?? '127.0.0.1', '--port', '0'];
-  const process = await startHost(dataDir, [...listen, '--root', dataDir, ...model, ...(options.args ?? [])], {
-    TETHER_DEMO_DELAY_MS: String(options.demoDelayMs ?? 10),
-    ...options.env,
-  });
+  const relay = options.relay !== undefined ? ['--relay', options.relay] : [];
+  const process = await startHost(
+    dataDir,
+    [...listen, ...relay, '--root', dataDir, ...model, ...(options.args ?? [])],
+    { TETHER_DEMO_DELAY_MS: String(options.demoDelayMs ?? 10), ...options.env },
+  );
+  if (options.relay !== undefined) await process.waitFor((l) => l.event === 'relay' && l.state === 'linked');
   const listening =
     options.relayOnly !== undefined
       ? await process.waitFor((l) => l.event === 'relay' && l.state === 'linked')

@@ -186,6 +186,7 @@ export class Host {
     parts.keepAwake.stop();
     parts.terminals.closeAll();
     parts.gateway.close();
+    parts.shares.close();
     parts.push.close();
     parts.uploads.close();
     // Calls waiting for an offline machine fail now, so no run holds the shutdown.

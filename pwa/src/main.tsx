@@ -19,41 +19,48 @@ import './styles/transcript.css';
 import './styles/forms.css';
 import './styles/terminal.css';
 
-const db = new AppDb();
-const app: AppModel = new AppModel({
-  db,
-  // Direct to the host when the page is the host's, else (or failing that) through a relay.
-  connectTo: (_host, current) =>
-    pathConnect({
-      host: current,
-      pageOrigin: location.origin,
-      WebSocketImpl: WebSocket as unknown as WebSocketConstructor,
-      clock: systemClock,
-    }),
-  now: () => Date.now(),
-  subtle: platformSubtle(),
-});
+// A share link opens the read-only viewer instead of the app: nothing of the app's state is made.
+if (location.hash.startsWith('#view=')) {
+  void import('./viewer/viewer-main.js').then((m) => m.startViewer(document.getElementById('app')!));
+} else startApp();
 
-// Opened from a pairing link: take the link, then drop it from the address bar and the history
-// (the fragment holds the pairing key, which is for this page alone).
-if (location.hash.startsWith('#pair=')) {
-  app.pairingLink.set(parsePairingLink(`${location.origin}${location.pathname}${location.hash}`));
-  history.replaceState(null, '', formatRoute({ name: 'pair' }));
+function startApp(): void {
+  const db = new AppDb();
+  const app: AppModel = new AppModel({
+    db,
+    // Direct to the host when the page is the host's, else (or failing that) through a relay.
+    connectTo: (_host, current) =>
+      pathConnect({
+        host: current,
+        pageOrigin: location.origin,
+        WebSocketImpl: WebSocket as unknown as WebSocketConstructor,
+        clock: systemClock,
+      }),
+    now: () => Date.now(),
+    subtle: platformSubtle(),
+  });
+
+  // Opened from a pairing link: take the link, then drop it from the address bar and the history
+  // (the fragment holds the pairing key, which is for this page alone).
+  if (location.hash.startsWith('#pair=')) {
+    app.pairingLink.set(parsePairingLink(`${location.origin}${location.pathname}${location.hash}`));
+    history.replaceState(null, '', formatRoute({ name: 'pair' }));
+  }
+
+  const opening = parseRoute(location.hash);
+  if (opening.name === 'session') db.prefetchTranscript(opening.hostId, opening.sessionId);
+
+  const { online } = watchLifecycle(app);
+  const reach = watchReach(app, online);
+  const root = document.getElementById('app')!;
+  root.textContent = '';
+  render(<App app={app} online={online} reach={reach} />, root);
+  // What the first screen did not need, fetched once it is drawn.
+  setTimeout(() => {
+    void preloadMarkdown();
+    void loadSessionScreen();
+  }, 0);
+  void app.init();
+  watchPush(app);
+  registerServiceWorker();
 }
-
-const opening = parseRoute(location.hash);
-if (opening.name === 'session') db.prefetchTranscript(opening.hostId, opening.sessionId);
-
-const { online } = watchLifecycle(app);
-const reach = watchReach(app, online);
-const root = document.getElementById('app')!;
-root.textContent = '';
-render(<App app={app} online={online} reach={reach} />, root);
-// What the first screen did not need, fetched once it is drawn.
-setTimeout(() => {
-  void preloadMarkdown();
-  void loadSessionScreen();
-}, 0);
-void app.init();
-watchPush(app);
-registerServiceWorker();

@@ -11,3 +11,6 @@ export const PROTOCOL_VERSION = 2;
 
 /** The pairing link's own layout version (the `1.` after `#pair=`). */
 export const PAIRING_LINK_VERSION = 1;
+
+/** The share link's own layout version (the `1.` after `#view=`). */
+export const SHARE_LINK_VERSION = 1;

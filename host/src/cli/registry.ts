@@ -18,6 +18,7 @@ import {
   sessionsShowCommand,
 } from './commands/sessions.js';
 import { devicesCommand, devicesRevokeCommand } from './commands/devices.js';
+import { shareCommand } from './commands/share.js';
 import { machineShareCommand, machineStatusCommand } from './commands/machine-share.js';
 import { machinesForgetCommand, machinesListCommand } from './commands/machines.js';
 import { tokenCreateCommand, tokensListCommand, tokensRevokeCommand } from './commands/tokens.js';
@@ -61,6 +62,7 @@ export const COMMANDS: Command[] = [
   pairDenyCommand,
   devicesCommand,
   devicesRevokeCommand,
+  shareCommand,
   tokenCreateCommand,
   tokensListCommand,
   tokensRevokeCommand,

@@ -8,6 +8,7 @@ import type {
   ReplayCache,
   Result,
   Scope,
+  SessionEvent,
   TetherEvent,
   TimerHandle,
 } from '@tether/shared-protocol';
@@ -25,9 +26,13 @@ import type { Caller, ConnectionPort } from '../rpc/caller.js';
 import type { Dispatch } from '../rpc/dispatch.js';
 import type { DeviceRecord } from '../store/device-store.js';
 import type { EventLog } from '../store/event-log.js';
+import type { ShareLinkRecord } from '../store/share-store.js';
+import { linkWorks } from '../store/share-store.js';
+import type { ViewerSide } from './viewer-side.js';
+import { viewerAsDevice } from './viewer-side.js';
 import type { GatewayTransport } from './gateway-transport.js';
 import type { Outbox } from '../streams/outbox.js';
-import { LOW_WATER_BYTES } from '../streams/outbox.js';
+import { HIGH_WATER_BYTES, LOW_WATER_BYTES } from '../streams/outbox.js';
 import type { HostCounterName, HostCounters } from '../stats/host-counters.js';
 import type { Subscription } from '../streams/subscription.js';
 import {
@@ -61,6 +66,8 @@ export interface ConnectionDeps {
   stats: HostCounters;
   log: EventLog;
   dispatch: Dispatch<Caller>;
+  /** Share links' viewers, when the host has links: checked after the devices at each hello. */
+  viewers?: ViewerSide;
   /** Called once the handshake succeeded. */
   onOpen: (connection: DeviceConnection) => void;
   /** Called once when the connection ends, whether or not its handshake succeeded. */
@@ -75,6 +82,8 @@ export interface ConnectionDeps {
  */
 export class DeviceConnection implements ConnectionPort {
   device: DeviceRecord | undefined;
+  /** Set when this is a share link's viewer: then `device` stands for the link, with no scope. */
+  viewer: ShareLinkRecord | undefined;
   private channel: HostChannel | undefined;
   private readonly subscriptions = new Map<string, Subscription>();
   private inFlight = 0;
@@ -137,7 +146,12 @@ export class DeviceConnection implements ConnectionPort {
     if (!this.subscriptions.has(key) && watching >= MAX_WATCHED_SESSIONS) {
       return fail('busy', `watching at most ${MAX_WATCHED_SESSIONS} sessions`);
     }
-    return this.subscribe(new SessionWatch(this.deps.log, sessionId, after, this.outbox, tail));
+    // A viewer is sent each event as the link shows it, encoded once for every viewer.
+    const viewer = this.viewer;
+    const frame = this.deps.viewers?.frame;
+    const send =
+      viewer && frame ? (event: SessionEvent) => this.sendBinary(frame(event, viewer.includePhotos)) : undefined;
+    return this.subscribe(new SessionWatch(this.deps.log, sessionId, after, this.outbox, tail, send));
   }
 
   unwatch(sessionId: string): void {
@@ -201,12 +215,15 @@ export class DeviceConnection implements ConnectionPort {
 
   private handshake(hello: Uint8Array): void {
     let device: DeviceRecord | undefined;
+    let viewer: ShareLinkRecord | undefined;
     const accepted = HostChannel.accept(hello, {
       hostKeys: this.deps.identity.box,
       // A revoked device still completes the handshake, so that it can be told so sealed: an
       // unsealed close code proves nothing, and a device must not unpair on a forged one.
       lookupDevice: (id) => {
         device = this.deps.lookupDevice(id);
+        viewer = device ? undefined : this.deps.viewers?.lookup(id);
+        if (viewer) device = viewerAsDevice(viewer);
         return device?.publicKey;
       },
       clock: this.deps.clock,
@@ -226,9 +243,16 @@ export class DeviceConnection implements ConnectionPort {
       this.deps.stats.add('handshake:revoked');
       return this.sendBye('revoked', 'this device was revoked at the computer; pair again', CloseCode.Revoked);
     }
+    // A link that ended says so, sealed, like a revoked device: its page stops and says why.
+    if (viewer && !linkWorks(viewer, this.deps.clock.now())) {
+      const revoked = viewer.revokedAt !== null;
+      this.deps.stats.add(revoked ? 'viewer:revoked' : 'viewer:expired');
+      return this.sendBye('revoked', revoked ? 'this link was revoked' : 'this link has expired', CloseCode.Revoked);
+    }
     this.device = device;
+    this.viewer = viewer;
     this.deps.stats.add('handshake:accepted');
-    if (device.scopes.includes('watch')) {
+    if (!viewer && device.scopes.includes('watch')) {
       this.subscribe(new LatestOnly(SESSION_LIST_ROUTE, this.outbox, updateSubject));
       this.subscribe(new LatestOnly(HOST_ROUTE, this.outbox, updateSubject));
     }
@@ -237,6 +261,9 @@ export class DeviceConnection implements ConnectionPort {
 
   private async request(id: number, method: string, params: unknown): Promise<void> {
     if (!this.device) return;
+    // Anyone may hold a link: a viewer that asks for more while it leaves what it was sent unread
+    // is cut off (it resumes by sequence number), so no viewer makes the host queue without bound.
+    if (this.viewer && this.transport.bufferedAmount() > HIGH_WATER_BYTES) return this.outbox.cutOff();
     if (this.inFlight >= MAX_IN_FLIGHT) {
       this.deps.stats.add('request:busy');
       this.send({ t: 'res', id, error: protocolError('busy', 'too many requests in progress') });
@@ -244,7 +271,13 @@ export class DeviceConnection implements ConnectionPort {
     }
     this.inFlight++;
     try {
-      const result = await this.deps.dispatch(method, params, { device: this.device, connection: this });
+      const viewer = this.viewer;
+      const dispatch = viewer ? this.deps.viewers!.dispatch : this.deps.dispatch;
+      const result = await dispatch(method, params, {
+        device: this.device,
+        connection: this,
+        ...(viewer ? { viewer } : {}),
+      });
       this.send(result.ok ? { t: 'res', id, result: result.value } : { t: 'res', id, error: result.error });
     } finally {
       this.inFlight--;

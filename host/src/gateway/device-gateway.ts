@@ -9,7 +9,16 @@ import type {
   Result,
   TetherEvent,
 } from '@tether/shared-protocol';
-import { CloseCode, HandshakePool, METHODS, ReplayCache, addressRange, protocolError } from '@tether/shared-protocol';
+import {
+  CloseCode,
+  HandshakePool,
+  addressRange,
+  MAX_VIEWERS,
+  MAX_VIEWERS_PER_LINK,
+  METHODS,
+  ReplayCache,
+  protocolError,
+} from '@tether/shared-protocol';
 import type { Caller } from '../rpc/caller.js';
 import type { Dispatch, Handlers } from '../rpc/dispatch.js';
 import { createDispatch } from '../rpc/dispatch.js';
@@ -23,6 +32,10 @@ import type { OneShotHorizon } from './one-shot-horizon.js';
 import type { PairChannel, PairingServiceDeps } from './pairing-service.js';
 import { PairingService } from './pairing-service.js';
 import { HostCounters } from '../stats/host-counters.js';
+import type { ShareLinks } from '../share/share-links.js';
+import { authorizeViewer, viewerHandlers } from '../share/viewer-handlers.js';
+import { ViewerView } from '../share/viewer-view.js';
+import type { ViewerSide } from './viewer-side.js';
 
 /** Device connections open at once, over every transport; more are refused as `busy`. */
 export const MAX_CONNECTIONS = 64;
@@ -37,6 +50,9 @@ export const MAX_CONNECTIONS_PER_ADDRESS = 16;
 export const MAX_HANDSHAKING = 32;
 /** Of the handshake pool, from one address (an IPv6 /64 counts as one). */
 export const MAX_HANDSHAKING_PER_ADDRESS = 8;
+/** Connections a viewer leaves free on a way in it shares with the devices (a relay, which carries
+ * 64 of a host's connections): the owner's phones still get through a crowd of viewers there. */
+export const PATH_ROOM_FOR_DEVICES = 16;
 
 export interface GatewayDeps extends Omit<PairingServiceDeps, 'devices' | 'clock' | 'random' | 'identity'> {
   identity: HostIdentity;
@@ -52,6 +68,8 @@ export interface GatewayDeps extends Omit<PairingServiceDeps, 'devices' | 'clock
   x25519?: X25519;
   /** The secretbox chosen at start for device frames (crypto/native-secretbox.ts); tweetnacl's unless given. */
   secretbox?: Secretbox;
+  /** Share links: their viewers connect like devices, to a dispatch of their own (absent: none). */
+  shares?: Pick<ShareLinks, 'lookup' | 'touch' | 'onEnded'>;
 }
 
 /**
@@ -70,23 +88,38 @@ export class DeviceGateway {
   private readonly handshaking = new HandshakePool<DeviceConnection>(MAX_HANDSHAKING, MAX_HANDSHAKING_PER_ADDRESS);
   /** Established connections, with their address ranges. */
   private readonly established = new Map<DeviceConnection, string>();
+  /** Share links' viewers, with their address ranges: a pool of their own, so they never crowd a device out. */
+  private readonly viewing = new Map<DeviceConnection, string>();
+  private readonly viewers: ViewerSide | undefined;
+  private readonly stopShares: () => void;
   private readonly startedAt: number;
 
   constructor(private readonly deps: GatewayDeps) {
     this.startedAt = deps.clock.now();
-    this.hub = new DeviceHub(deps.devices, deps.clock);
+    this.hub = new DeviceHub(deps.devices, deps.clock, this.stats, (id, at) => deps.shares?.touch(id, at));
     this.pairing = new PairingService(deps);
     this.replay = new ReplayCache(deps.clock);
-    this.dispatch = createDispatch(METHODS, deps.handlers(this), {
+    // Dispatch counts `request:<error code>`, all of which are listed.
+    const count = (reason: string) => this.stats.add(this.stats.has(reason) ? reason : 'request:internal');
+    const handlers = deps.handlers(this);
+    this.dispatch = createDispatch(METHODS, handlers, {
       authorize: (method, caller) => {
         const scope = METHODS[method].scope;
         return scope !== null && !caller.device.scopes.includes(scope)
           ? protocolError('forbidden', `${method} needs the ${scope} scope, which this device was not given`)
           : undefined;
       },
-      // Dispatch counts `request:<error code>`, all of which are listed.
-      count: (reason) => this.stats.add(this.stats.has(reason) ? reason : 'request:internal'),
+      count,
     });
+    const shares = deps.shares;
+    const view = new ViewerView();
+    this.viewers = shares && {
+      lookup: (id) => shares.lookup(id),
+      dispatch: createDispatch(METHODS, viewerHandlers(handlers, view), { authorize: authorizeViewer, count }),
+      frame: (event, includePhotos) => view.frame(event, includePhotos),
+    };
+    // A link revoked or expired cuts its viewers off the moment it ends.
+    this.stopShares = shares?.onEnded((id, why) => this.hub.cutViewers(id, why)) ?? (() => undefined);
   }
 
   /**
@@ -122,10 +155,12 @@ export class DeviceGateway {
       stats: this.stats,
       log: this.deps.log,
       dispatch: this.dispatch,
+      ...(this.viewers ? { viewers: this.viewers } : {}),
       onOpen: (c) => this.opened(c, source),
       onClose: (c) => {
         this.handshaking.delete(c);
         this.established.delete(c);
+        this.viewing.delete(c);
         this.hub.closed(c);
       },
     });
@@ -168,20 +203,42 @@ export class DeviceGateway {
 
   /** Ends every waiting pair request and says goodbye to every connection. */
   close(): void {
+    this.stopShares();
     this.pairing.close();
-    for (const connection of [...this.handshaking.connections(), ...this.established.keys()])
-      connection.sendBye('unavailable', 'the host is stopping', CloseCode.GoingAway);
+    const open = [...this.handshaking.connections(), ...this.established.keys(), ...this.viewing.keys()];
+    for (const connection of open) connection.sendBye('unavailable', 'the host is stopping', CloseCode.GoingAway);
   }
 
   private opened(connection: DeviceConnection, source: string): void {
     this.handshaking.delete(connection);
     const range = addressRange(source);
+    if (connection.viewer) return this.openedViewer(connection, connection.viewer.id, range);
     if (this.established.size >= MAX_CONNECTIONS || count(this.established, range) >= MAX_CONNECTIONS_PER_ADDRESS) {
       this.stats.add('connection:too-many-established');
       connection.sendBye('busy', 'too many connections; close another tab or device', CloseCode.Busy);
       return;
     }
     this.established.set(connection, range);
+    this.hub.opened(connection);
+  }
+
+  /**
+   * A viewer is let in while its link, the viewers' pool and its address each have room, and the
+   * way it came by (a relay) keeps room for the devices.
+   */
+  private openedViewer(connection: DeviceConnection, linkId: string, range: string): void {
+    if (
+      this.viewing.size >= MAX_VIEWERS ||
+      this.hub.viewerCount(linkId) >= MAX_VIEWERS_PER_LINK ||
+      count(this.viewing, range) >= MAX_CONNECTIONS_PER_ADDRESS ||
+      (connection.transport.path?.room() ?? Infinity) < PATH_ROOM_FOR_DEVICES
+    ) {
+      this.stats.add('viewer:too-many');
+      connection.sendBye('busy', 'too many people are viewing this link now; try again later', CloseCode.Busy);
+      return;
+    }
+    this.stats.add('viewer:accepted');
+    this.viewing.set(connection, range);
     this.hub.opened(connection);
   }
 }

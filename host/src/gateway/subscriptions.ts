@@ -1,4 +1,4 @@
-import type { TetherEvent } from '@tether/shared-protocol';
+import type { SessionEvent, TetherEvent } from '@tether/shared-protocol';
 import { isSessionEvent } from '@tether/shared-protocol';
 import type { EventLog } from '../store/event-log.js';
 import { replayThenFollow } from '../store/replay.js';
@@ -37,11 +37,16 @@ export const HOST_ROUTE = 'host';
  * than `tail` came after `after`, a `watch.skipped` naming the range left out goes first, in the
  * same synchronous step as the read of the log's end, and the replay starts after it. The device
  * reads the skipped range as history pages; nothing is lost, and nothing is sent twice.
+ *
+ * `send` sends one event (a share link's viewer is sent it masked, encoded once for all viewers).
+ * Live events may come later than the replay read them (a viewer's are fanned out after the
+ * devices'): one at or below the last sequence number sent is dropped, never sent twice.
  */
 export class SessionWatch implements Subscription {
   readonly key: string;
   private live = false;
   private ended = false;
+  private sent: number;
 
   constructor(
     private readonly log: EventLog,
@@ -49,6 +54,7 @@ export class SessionWatch implements Subscription {
     after: number,
     private readonly outbox: Outbox,
     tail?: number,
+    private readonly send: (event: SessionEvent) => void = (event) => outbox.send({ t: 'evt', event }),
   ) {
     this.key = sessionRoute(sessionId);
     let from = after;
@@ -57,12 +63,14 @@ export class SessionWatch implements Subscription {
       from = last - tail;
       outbox.send({ t: 'evt', event: { type: 'watch.skipped', sessionId, after, to: from } });
     }
+    this.sent = from;
     void replayThenFollow(
       log,
       sessionId,
       from,
       (event) => {
-        outbox.send({ t: 'evt', event });
+        this.sent = event.seq;
+        this.send(event);
         return outbox.buffered() < LOW_WATER_BYTES;
       },
       () => (this.live = true),
@@ -73,9 +81,10 @@ export class SessionWatch implements Subscription {
 
   deliver(event: TetherEvent): void {
     // While replaying, the replay itself will reach this event: sending it now would jump ahead.
-    if (this.ended || !this.live) return;
+    if (this.ended || !this.live || !isSessionEvent(event) || event.seq <= this.sent) return;
     if (this.outbox.buffered() > HIGH_WATER_BYTES) return this.outbox.cutOff();
-    this.outbox.send({ t: 'evt', event });
+    this.sent = event.seq;
+    this.send(event);
   }
 
   end(): void {

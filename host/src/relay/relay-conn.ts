@@ -1,5 +1,5 @@
 import type { CloseInfo } from '@tether/shared-protocol';
-import type { GatewayTransport } from '../gateway/gateway-transport.js';
+import type { GatewayTransport, SharedPath } from '../gateway/gateway-transport.js';
 
 /** What a device connection needs of the link it rides on. */
 export interface ConnLink {
@@ -7,6 +7,8 @@ export interface ConnLink {
   sendData(conn: RelayConn, payload: Uint8Array): void;
   /** Tells the relay the connection ended (a `close` frame) and forgets it. */
   endConn(conn: RelayConn, code: number, reason: string): void;
+  /** The link's bounds, shared by every connection on it. */
+  readonly path: SharedPath;
 }
 
 /**
@@ -31,6 +33,10 @@ export class RelayConn implements GatewayTransport {
 
   get isClosed(): boolean {
     return this.ended;
+  }
+
+  get path(): SharedPath {
+    return this.link.path;
   }
 
   send(data: Uint8Array): void {

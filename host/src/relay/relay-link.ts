@@ -76,6 +76,8 @@ interface Session {
   requests: Set<AbortController>;
   lastHeard: number;
   readyTimer: TimerHandle | undefined;
+  /** The host's connections the relay carries at most (its `ready`). */
+  maxConnections: number;
 }
 
 /**
@@ -151,6 +153,12 @@ export class RelayLink implements ConnLink {
     return this.session?.conns.size ?? 0;
   }
 
+  /** The link's bounds as its connections share them (share links' viewers leave the devices room). */
+  readonly path = {
+    room: () => (this.session ? this.session.maxConnections - this.session.conns.size : 0),
+    pressure: () => (this.session?.queued ?? 0) / MAX_LINK_QUEUED_BYTES,
+  };
+
   start(): void {
     if (this.stateValue.name !== 'idle') return;
     this.dial();
@@ -219,6 +227,7 @@ export class RelayLink implements ConnLink {
       socket,
       phase: 'opening',
       conns: new Map(),
+      maxConnections: 0,
       queued: 0,
       requests: new Set(),
       lastHeard: this.options.clock.now(),
@@ -337,6 +346,7 @@ export class RelayLink implements ConnLink {
           'auth-failed',
         );
       }
+      session.maxConnections = frame.maxConnections;
       return this.linked(session);
     }
     this.options.gateway.stats.add('relay:unexpected-frame');

@@ -22,6 +22,11 @@ export class RelayTickets {
     return { url: this.urls[0]!, ticket, expiresAt, ...this.list() };
   }
 
+  /** A ticket's bytes for `deviceId` that ends at `expiresAt`: a share link's, which ends with the link. */
+  until(deviceId: string, expiresAt: number): Uint8Array {
+    return signRelayTicket({ deviceId, expiresAt }, this.sign);
+  }
+
   /** What a pairing reply carries. */
   details(deviceId: string): RelayDetails {
     const { url, ticket } = this.issue(deviceId);

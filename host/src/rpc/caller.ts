@@ -1,6 +1,7 @@
 import type { Result, SessionEvent } from '@tether/shared-protocol';
 import type { StreamHost } from '../streams/stream-host.js';
 import type { DeviceRecord } from '../store/device-store.js';
+import type { ShareLinkRecord } from '../store/share-store.js';
 
 /** What a method handler may ask of the live connection a request came on. */
 export interface ConnectionPort extends StreamHost {
@@ -15,6 +16,8 @@ export interface ConnectionPort extends StreamHost {
 export interface Caller {
   device: DeviceRecord;
   connection?: ConnectionPort;
+  /** Set when the caller is a share link's viewer (`device` then stands for it, with no scope). */
+  viewer?: ShareLinkRecord;
 }
 
 /** The control socket's connection a `tether …` command came on, as its handlers use it. */

@@ -100,6 +100,11 @@ function setup() {
       ran.push(params);
       return Promise.resolve(fail('conflict', 'a program named x is running already'));
     },
+    shares: {
+      'share.create': () => fail('unsupported', 'no links here'),
+      'share.list': () => ok({ links: [] }),
+      'share.revoke': () => fail('not-found', 'no links here'),
+    },
   };
   const connection = {} as ControlConnection;
   return { handlers: controlHandlers(deps), created, calls, ran, devices, connection };

@@ -90,7 +90,15 @@ export interface ControlDeps {
   run: (params: ControlParams<'terminals.run'>) => Promise<Result<ControlResult<'terminals.run'>>>;
   /** Attachments: uploads (`tether sessions send --attach`) and the store they end in. */
   blobs?: BlobHandlerDeps;
+  /** Share links (`tether share`): their handlers, made where the links are (share/share-handlers.ts). */
+  shares: ShareControl;
 }
+
+/** The control socket's `share.*`, as the share links' own handlers give them. */
+export type ShareControl = Pick<
+  Handlers<ControlMethods, ControlCaller>,
+  'share.create' | 'share.list' | 'share.revoke'
+>;
 
 const noAttachments = () => fail('unsupported', 'this host keeps no attachments');
 const noUploads = {
@@ -105,6 +113,7 @@ export function controlHandlers(deps: ControlDeps): Handlers<ControlMethods, Con
   const { sessions, approvals, log, gateway } = deps;
   const local = { kind: 'local' as const, label: 'this computer' };
   return {
+    ...deps.shares,
     'host.status': () => {
       const all = sessions.list(true);
       return ok({

@@ -70,6 +70,12 @@ export const HOST_COUNTER_NAMES = [
   'relay:link-queue-full',
   'relay:pair:bad-json',
   ...prefixed('relay:encode-', ERROR_CODES),
+  // Share links' viewers: let in, turned away (the link ended, a bound was full), cut off behind.
+  'viewer:accepted',
+  'viewer:revoked',
+  'viewer:expired',
+  'viewer:too-many',
+  'viewer:behind',
 ] as const;
 export type HostCounterName = (typeof HOST_COUNTER_NAMES)[number];
 export type HttpRefusal = (typeof HTTP_REFUSALS)[number];

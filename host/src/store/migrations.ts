@@ -207,4 +207,22 @@ export const MIGRATIONS: readonly string[] = [
   DROP INDEX sessions_updated;
   ALTER TABLE sessions DROP COLUMN last_seq;
   `,
+  // 12: share links: read-only links to one session. Like a device, a link is kept by the public key
+  // of its viewer (the secret it is derived from is only in the link), with its session, name,
+  // whether photos are shown, who made it, when it ends and whether it was revoked.
+  `
+  CREATE TABLE share_links (
+    id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL REFERENCES sessions (id),
+    public_key TEXT NOT NULL,
+    name TEXT NOT NULL,
+    include_photos INTEGER NOT NULL,
+    created_by TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    revoked_at INTEGER,
+    last_seen_at INTEGER
+  ) WITHOUT ROWID;
+  CREATE INDEX share_links_session ON share_links (session_id);
+  `,
 ];

@@ -29,6 +29,7 @@ import { PushService } from '../push/push-service.js';
 import { HostRelay, relayTickets, relayUrls } from '../relay/host-relay.js';
 import { relayHandlers } from '../relay/relay-handlers.js';
 import type { RelayTickets } from '../relay/relay-tickets.js';
+import type { Caller } from '../rpc/caller.js';
 import { controlHandlers } from '../rpc/control-handlers.js';
 import { deviceHandlers } from '../rpc/device-handlers.js';
 import { AcpBackend, DEFAULT_ACP_LIMITS } from '../sessions/acp/acp-backend.js';
@@ -54,6 +55,10 @@ import { openDatabase } from '../store/database.js';
 import { DeviceStore } from '../store/device-store.js';
 import { EventLog } from '../store/event-log.js';
 import { SessionStore } from '../store/session-store.js';
+import { ShareStore } from '../store/share-store.js';
+import type { ShareHandlerDeps } from '../share/share-handlers.js';
+import { shareHandlers } from '../share/share-handlers.js';
+import { ShareLinks } from '../share/share-links.js';
 import { TerminalManager } from '../terminals/terminal-manager.js';
 import { BUILTIN_TOOLS } from '../tools/builtin-tools.js';
 import { mcpAgentTool } from '../tools/mcp-tool.js';
@@ -91,6 +96,8 @@ export interface HostParts {
   readonly agents: { backend: AcpBackend; catalog: AgentCatalog; sessions: AgentSessions };
   readonly push: PushService;
   readonly gateway: DeviceGateway;
+  /** Read-only links to one session each (`tether share`); their viewers connect to the gateway. */
+  readonly shares: ShareLinks;
   /** The link to a relay, with `--relay` (built here, started with the host). */
   readonly relay: HostRelay | undefined;
   /** Whether and where phones reach the host; the listener joins it when it starts. */
@@ -292,9 +299,24 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
     return push;
   }
 
-  // The device side: the gateway and the handler tables it dispatches to.
+  // The device side: the gateway and the handler tables it dispatches to; share links' viewers
+  // connect to it too, and a new link's URL names where phones reach the host (`reach`, below).
   const models = offeredModels(parsedDefault.value, options.env);
+  const shares = new ShareLinks({
+    store: new ShareStore(db),
+    sessionExists: (id) => sessionStore.get(id) !== undefined,
+    deviceIdTaken: (id) => devices.get(id) !== undefined,
+    clock,
+    random: secureRandom,
+  });
+  const shareDeps = (viewers: (id: string) => number): ShareHandlerDeps => ({
+    links: shares,
+    hostBoxPublicKey: identity.box.publicKey,
+    place: () => reach.sharePlace(),
+    viewers,
+  });
   const gateway = new DeviceGateway({
+    shares,
     identity,
     devices,
     oneShotHorizon: new OneShotHorizon(db),
@@ -336,6 +358,10 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
         blobs: { store: blobs, uploads },
       }),
       ...push.value.handlers(),
+      ...shareHandlers(
+        shareDeps((id) => self.hub.viewerCount(id)),
+        (caller: Caller) => caller.device.label,
+      ),
     }),
   });
   const keepAwake = new KeepAwake({
@@ -376,6 +402,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
     if (!made.ok) {
       for (const stop of unsubscribers) stop();
       gateway.close();
+      shares.close();
       push.value.close();
       machines.close();
       await sessions.shutdown();
@@ -386,7 +413,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
     }
     relay = made.value;
   }
-  const reach = new HostReach(gateway.pairing, relay);
+  const reach = new HostReach(gateway.pairing, relay, identity.sign.publicKey);
   if (relay && !options.remote)
     reach.message = 'listening on no network address: phones reach this host through the relay';
 
@@ -413,6 +440,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
     agents: { backend: acp, catalog, sessions: agentSessions },
     push: push.value,
     gateway,
+    shares,
     relay,
     reach,
     keepAwake,
@@ -441,6 +469,10 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
       terminals,
       run: (params) => wrapped.start(params),
       blobs: { store: blobs, uploads },
+      shares: shareHandlers(
+        shareDeps((id) => gateway.hub.viewerCount(id)),
+        () => 'this computer',
+      ),
     }),
     unsubscribe: () => {
       for (const stop of unsubscribers) stop();

@@ -4,6 +4,7 @@ import type { PairingService } from '../gateway/pairing-service.js';
 import type { HostRelay } from '../relay/host-relay.js';
 import type { LanListener } from '../remote/lan-listener.js';
 import type { Reach } from '../rpc/control-handlers.js';
+import type { SharePlace } from '../share/share-handlers.js';
 
 /**
  * Whether and where phones reach a host: its relay (known when it is built), its LAN or
@@ -18,7 +19,22 @@ export class HostReach {
   constructor(
     private readonly pairing: Pick<PairingService, 'currentLink'>,
     readonly relay: HostRelay | undefined,
+    /** The host's signing key, which a share link's viewer shows the relay with its ticket. */
+    private readonly hostSignPublicKey: Uint8Array,
   ) {}
+
+  /** Where a new share link sends its viewer: the host's own page, and the relay now in use. */
+  sharePlace(): SharePlace {
+    const relay = this.relay;
+    return {
+      direct: this.listener?.url,
+      relay: relay && {
+        url: relay.url,
+        hostSignPublicKey: this.hostSignPublicKey,
+        ticket: (linkId, expiresAt) => relay.tickets.until(linkId, expiresAt),
+      },
+    };
+  }
 
   reach(): Reach {
     return {

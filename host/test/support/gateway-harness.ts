@@ -1,4 +1,4 @@
-import type { ChannelMessage, DeviceInfo, Methods, Scope, TetherEvent } from '@tether/shared-protocol';
+import type { BoxKeyPair, ChannelMessage, DeviceInfo, Methods, Scope, TetherEvent } from '@tether/shared-protocol';
 import {
   DeviceChannel,
   decodeEvent,
@@ -9,7 +9,7 @@ import {
 } from '@tether/shared-protocol';
 import { ManualClock, seededRandom } from '@tether/shared-protocol/testing';
 import type { MemoryTransport } from '@tether/shared-protocol';
-import type { GatewayTransport } from '../../src/gateway/gateway-transport.js';
+import type { GatewayTransport, SharedPath } from '../../src/gateway/gateway-transport.js';
 import { DeviceGateway } from '../../src/gateway/device-gateway.js';
 import { OneShotHorizon } from '../../src/gateway/one-shot-horizon.js';
 import type { Caller } from '../../src/rpc/caller.js';
@@ -18,10 +18,13 @@ import { openDatabase } from '../../src/store/database.js';
 import { DeviceStore } from '../../src/store/device-store.js';
 import { EventLog } from '../../src/store/event-log.js';
 import { SessionStore } from '../../src/store/session-store.js';
+import { ShareStore } from '../../src/store/share-store.js';
+import { ShareLinks } from '../../src/share/share-links.js';
 
 /** A host-side end of an in-memory pipe whose queued byte count the test sets. */
 export interface TestTransport extends GatewayTransport {
   buffered: number;
+  path?: SharedPath;
 }
 
 export function gatewayPipe(remoteAddress = '192.0.2.1'): { host: TestTransport; device: MemoryTransport } {
@@ -55,7 +58,7 @@ export const settle = () => new Promise<void>((resolve) => setImmediate(resolve)
 
 /**
  * A device gateway in memory: a real event log and device store on an in-memory SQLite, a
- * manual clock, seeded randomness, and the method handlers the test gives it.
+ * manual clock, seeded randomness, and the method handlers the test gives it; share links too.
  */
 export function gatewayHarness(handlers: Partial<Handlers<Methods, Caller>> = {}) {
   const clock = new ManualClock();
@@ -65,8 +68,16 @@ export function gatewayHarness(handlers: Partial<Handlers<Methods, Caller>> = {}
   const sessions = new SessionStore(db);
   const devices = new DeviceStore(db);
   const identity = generateHostIdentity(random);
+  const shares = new ShareLinks({
+    store: new ShareStore(db),
+    sessionExists: (id) => sessions.get(id) !== undefined,
+    deviceIdTaken: (id) => devices.get(id) !== undefined,
+    clock,
+    random,
+  });
   let ids = 0;
   const gateway = new DeviceGateway({
+    shares,
     identity,
     devices,
     oneShotHorizon: new OneShotHorizon(db),
@@ -104,7 +115,16 @@ export function gatewayHarness(handlers: Partial<Handlers<Methods, Caller>> = {}
       scopes,
       createdAt: clock.now(),
     });
+    return open(device, keys, address);
+  };
+
+  /** Connects as a share link's viewer, with the key its secret gives (by a shared way in, `path`). */
+  const connectViewer = (linkId: string, keys: BoxKeyPair, address?: string, path?: SharedPath) =>
+    open({ id: linkId } as DeviceInfo, keys, address, path);
+
+  const open = async (device: DeviceInfo, keys: BoxKeyPair, address?: string, path?: SharedPath) => {
     const pipe = gatewayPipe(address);
+    if (path) pipe.host.path = path;
     const accepted = gateway.accept(pipe.host);
     if (!accepted.ok) throw new Error(accepted.error.message);
     const opening = DeviceChannel.open(pipe.device, {
@@ -149,5 +169,5 @@ export function gatewayHarness(handlers: Partial<Handlers<Methods, Caller>> = {}
     };
   };
 
-  return { clock, random, log, sessions, devices, identity, gateway, session, connect };
+  return { clock, random, log, sessions, devices, identity, gateway, shares, session, connect, connectViewer };
 }

@@ -25,9 +25,12 @@ export interface PathState {
 /** A Connect that tries the host's paths in turn, and says which one it is on. */
 export type PathConnect = Connect & { readonly path: Store<PathState> };
 
+/** What finding a path needs of a host: a paired host's record, or what a share link says. */
+export type PathHost = Pick<HostRecord, 'apiBase' | 'relay' | 'hostId' | 'hostSignPublicKey'>;
+
 export interface PathConnectDeps {
   /** The host's record as it is now (a renewed ticket, a relay added since pairing). */
-  host: () => HostRecord | undefined;
+  host: () => PathHost | undefined;
   pageOrigin: string;
   WebSocketImpl: WebSocketConstructor;
   clock: Clock;
@@ -49,7 +52,7 @@ export function pathConnect(deps: PathConnectDeps): PathConnect {
   const keyOf = (target: HostPath) => (target.kind === 'direct' ? target.url : target.relayUrl);
   const failed = (target: HostPath) => failedAt.set(keyOf(target), deps.clock.now());
 
-  const open = (host: HostRecord, target: HostPath, timeoutMs: number): Promise<Transport> => {
+  const open = (host: PathHost, target: HostPath, timeoutMs: number): Promise<Transport> => {
     let connect: Connect;
     if (target.kind === 'direct') connect = webSocketConnect(target.url, deps.WebSocketImpl);
     else {

@@ -7,7 +7,7 @@ import type { AppServices } from './app-context.js';
 import { AppContext } from './app-context.js';
 import { Banners } from './banners.js';
 import { HostsScreen } from './hosts-screen.js';
-import { AddHostScreen, NewSessionScreen, PairScreen, TerminalScreen } from './lazy-screens.js';
+import { AddHostScreen, NewSessionScreen, PairScreen, ShareScreen, TerminalScreen } from './lazy-screens.js';
 import { SessionScreen } from './lazy-session-screen.js';
 import { markOnce } from './perf-marks.js';
 import type { Route } from './route.js';
@@ -74,7 +74,10 @@ function NarrowLayout({ route }: { route: Route }) {
 function WideLayout({ route }: { route: Route }) {
   const hostId = 'hostId' in route && route.name !== 'add' ? route.hostId : undefined;
   const list = hostId ? (
-    <SessionsScreen hostId={hostId} currentSessionId={route.name === 'session' ? route.sessionId : undefined} />
+    <SessionsScreen
+      hostId={hostId}
+      currentSessionId={route.name === 'session' || route.name === 'share' ? route.sessionId : undefined}
+    />
   ) : (
     <HostsScreen />
   );
@@ -84,7 +87,7 @@ function WideLayout({ route }: { route: Route }) {
         {route.name === 'home' ? 'Choose a computer.' : 'Choose a session, or start a new one.'}
       </p>
     ) : (
-      screenFor(route, route.name === 'new' ? formatRoute(parentRoute(route)) : undefined)
+      screenFor(route, route.name === 'new' || route.name === 'share' ? formatRoute(parentRoute(route)) : undefined)
     );
   return (
     <>
@@ -119,6 +122,15 @@ function screenFor(route: Route, back: string | undefined): ComponentChildren {
     case 'session':
       return (
         <SessionScreen
+          key={`${route.hostId}/${route.sessionId}`}
+          hostId={route.hostId}
+          sessionId={route.sessionId}
+          back={back}
+        />
+      );
+    case 'share':
+      return (
+        <ShareScreen
           key={`${route.hostId}/${route.sessionId}`}
           hostId={route.hostId}
           sessionId={route.sessionId}

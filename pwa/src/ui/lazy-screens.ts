@@ -12,3 +12,4 @@ export const AddHostScreen = lazyScreen('Add a computer', () =>
 export const NewSessionScreen = lazyScreen('New session', () =>
   import('./new-session-screen.js').then((m) => m.NewSessionScreen),
 );
+export const ShareScreen = lazyScreen('Share', () => import('./share-screen.js').then((m) => m.ShareScreen));

@@ -14,6 +14,7 @@ describe('routes', () => {
       { name: 'new', hostId: 'h1' },
       { name: 'session', hostId: 'h-_1', sessionId: 's:1.2' },
       { name: 'terminal', hostId: 'h1', terminalId: 't_x-1' },
+      { name: 'share', hostId: 'h1', sessionId: 's_1' },
     ];
     for (const route of routes) expect(parseRoute(formatRoute(route))).toEqual(route);
   });
@@ -24,5 +25,10 @@ describe('routes', () => {
     expect(parentRoute({ name: 'session', hostId: 'h', sessionId: 's' })).toEqual({ name: 'host', hostId: 'h' });
     expect(parentRoute({ name: 'host', hostId: 'h' })).toEqual({ name: 'home' });
     expect(parentRoute({ name: 'terminal', hostId: 'h', terminalId: 't' })).toEqual({ name: 'host', hostId: 'h' });
+    expect(parentRoute({ name: 'share', hostId: 'h', sessionId: 's' })).toEqual({
+      name: 'session',
+      hostId: 'h',
+      sessionId: 's',
+    });
   });
 });

@@ -11,7 +11,8 @@ export type Route =
   | { name: 'host'; hostId: string }
   | { name: 'new'; hostId: string }
   | { name: 'session'; hostId: string; sessionId: string }
-  | { name: 'terminal'; hostId: string; terminalId: string };
+  | { name: 'terminal'; hostId: string; terminalId: string }
+  | { name: 'share'; hostId: string; sessionId: string };
 
 export function parseRoute(hash: string): Route {
   const parts = hash
@@ -19,12 +20,13 @@ export function parseRoute(hash: string): Route {
     .split('/')
     .filter((p) => p !== '')
     .map((p) => safeDecode(p));
-  const [first, hostId, third, sessionId] = parts;
+  const [first, hostId, third, sessionId, fifth] = parts;
   if (first === 'add') return hostId ? { name: 'add', hostId } : { name: 'add' };
   if (first === 'pair') return { name: 'pair' };
   if (first === 'waiting') return { name: 'waiting' };
   if (first === 'h' && hostId) {
     if (third === 'new') return { name: 'new', hostId };
+    if (third === 's' && sessionId && fifth === 'share') return { name: 'share', hostId, sessionId };
     if (third === 's' && sessionId) return { name: 'session', hostId, sessionId };
     if (third === 't' && sessionId) return { name: 'terminal', hostId, terminalId: sessionId };
     return { name: 'host', hostId };
@@ -51,12 +53,16 @@ export function formatRoute(route: Route): string {
       return `#/h/${enc(route.hostId)}/s/${enc(route.sessionId)}`;
     case 'terminal':
       return `#/h/${enc(route.hostId)}/t/${enc(route.terminalId)}`;
+    case 'share':
+      return `#/h/${enc(route.hostId)}/s/${enc(route.sessionId)}/share`;
   }
 }
 
 /** The screen "back" leads to on a phone, where screens stack. */
 export function parentRoute(route: Route): Route {
   switch (route.name) {
+    case 'share':
+      return { name: 'session', hostId: route.hostId, sessionId: route.sessionId };
     case 'new':
     case 'session':
     case 'terminal':

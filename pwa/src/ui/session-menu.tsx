@@ -10,6 +10,8 @@ const CHOICES: { level: NotifyLevel; label: string }[] = [
 interface Props {
   session: SessionSummary;
   onChange: (level: NotifyLevel) => Promise<Result<unknown>>;
+  /** Opens the share screen (a read-only link to this session); absent where it cannot be shared. */
+  onShare?: (() => void) | undefined;
 }
 
 /**
@@ -17,7 +19,7 @@ interface Props {
  * device and `tether sessions notify` see the same choice). Nothing is sent for a session a
  * device has open in front, whatever the choice.
  */
-export function SessionMenu({ session, onChange }: Props) {
+export function SessionMenu({ session, onChange, onShare }: Props) {
   const [error, setError] = useState<ProtocolError | null>(null);
   const [saving, setSaving] = useState(false);
   const current = session.notify ?? 'needs';
@@ -52,6 +54,11 @@ export function SessionMenu({ session, onChange }: Props) {
           <p class="error-text" role="alert">
             Not changed: {error.message}
           </p>
+        )}
+        {onShare && (
+          <button type="button" onClick={onShare}>
+            Share…
+          </button>
         )}
       </div>
     </details>

@@ -164,6 +164,7 @@ export function SessionScreen({ hostId, sessionId, back }: { hostId: string; ses
           <SessionMenu
             session={summary}
             onChange={(notify) => connection.client.call('sessions.configure', { id: sessionId, notify })}
+            onShare={() => navigate(formatRoute({ name: 'share', hostId, sessionId }))}
           />
         )}
         {summary && (

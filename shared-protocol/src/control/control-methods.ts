@@ -33,6 +33,14 @@ import {
 } from '../rpc/blobs.js';
 import { ConfigureSessionParams } from '../rpc/history.js';
 import {
+  CreateShareParams,
+  CreateShareResult,
+  ListSharesParams,
+  ListSharesResult,
+  RevokeShareParams,
+  RevokeShareResult,
+} from '../rpc/share.js';
+import {
   ArchiveParams,
   ListSessionsParams,
   ListSessionsResult,
@@ -283,6 +291,12 @@ export const CONTROL_METHODS = {
   'terminals.ack': control(AckTerminalParams, Empty),
   'terminals.input': control(TerminalInputParams, Empty),
   'terminals.resize': control(ResizeTerminalParams, Empty),
+
+  // Share links (`tether share`): read-only links to one session, the same as a device's `share.*`.
+  'share.create': control(CreateShareParams, CreateShareResult),
+  'share.list': control(ListSharesParams, ListSharesResult),
+  /** Revokes a link; its viewers are cut off at once. */
+  'share.revoke': control(RevokeShareParams, RevokeShareResult),
 } as const;
 
 export type ControlMethods = typeof CONTROL_METHODS;

@@ -20,6 +20,14 @@ import { ListMachinesResult, MachineListDirsParams } from './machines.js';
 import { AppVisibilityParams, PushStatusResult, PushSubscribeParams, PushUnsubscribeParams } from './push.js';
 import { RelayTicketResult } from './relay.js';
 import {
+  CreateShareParams,
+  CreateShareResult,
+  ListSharesParams,
+  ListSharesResult,
+  RevokeShareParams,
+  RevokeShareResult,
+} from './share.js';
+import {
   ArchiveParams,
   CreateSessionParams,
   ListSessionsParams,
@@ -120,6 +128,12 @@ export const METHODS = {
 
   // Any paired device may renew its own relay ticket: the ticket names the caller, nobody else.
   'relay.ticket': method(null, Empty, RelayTicketResult, true),
+
+  // Share links (read-only, one session): making one shows the session to whoever holds it, as much
+  // as sending it a message would reach; a link's viewer gets none of these (share.ts, VIEW_METHODS).
+  'share.create': method('chat', CreateShareParams, CreateShareResult, false),
+  'share.list': method('chat', ListSharesParams, ListSharesResult, true),
+  'share.revoke': method('chat', RevokeShareParams, RevokeShareResult, true),
 } as const;
 
 export type Methods = typeof METHODS;
