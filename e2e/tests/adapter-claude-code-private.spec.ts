@@ -1,11 +1,11 @@
 import { expect, test } from '@playwright/test';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AnthropicStandIn } from '../support/anthropic-stand-in.js';
 import { startAnthropicStandIn } from '../support/anthropic-stand-in.js';
 import { claudeCodeAgent } from '../support/acp-adapters.js';
 import type { AdapterHost } from '../support/adapter-host.js';
-import { runEnd, startAdapterHost } from '../support/adapter-host.js';
+import { eventsOfType, runEnd, startAdapterHost } from '../support/adapter-host.js';
 
 /**
  * The attack as it was shown: a Claude Code session in the home folder, where the model asks
@@ -30,7 +30,7 @@ test.beforeAll(async () => {
     },
     { home: (dir) => join(dir, 'home') },
   );
-  for (const file of ['.ssh/id_ed25519', '.aws/credentials', '.npmrc', '.config/gh/hosts.yml']) {
+  for (const file of ['.ssh/id_ed25519', '.aws/credentials', '.npmrc', '.config/gh/hosts.yml', '.bashrc']) {
     mkdirSync(join(home, file, '..'), { recursive: true });
     writeFileSync(join(home, file), `-----BEGIN OPENSSH PRIVATE KEY-----\n${NEEDLE} in ${file}\n`);
   }
@@ -52,6 +52,13 @@ const ATTEMPTS = () => [
   { tool: 'Glob', input: { pattern: '**/*', path: join(home, '.ssh') } },
   { tool: 'Glob', input: { pattern: '.aws/*' } },
   { tool: 'Grep', input: { pattern: 'NEEDLE', glob: '**/hosts.yml', output_mode: 'content' } },
+  { tool: 'Grep', input: { pattern: 'NEEDLE', path: join(home, '.bashrc'), output_mode: 'content' } },
+  {
+    tool: 'NotebookEdit',
+    input: { notebook_path: join(home, '.ssh', 'keys.ipynb'), new_source: 'x', cell_type: 'code', edit_mode: 'insert' },
+  },
+  // Still useful where nothing is private.
+  { tool: 'Grep', input: { pattern: 'export const app', output_mode: 'content' } },
 ];
 
 test('Claude Code’s own Grep and Glob read nothing private in a session in the home folder', async () => {
@@ -66,6 +73,10 @@ test('Claude Code’s own Grep and Glob read nothing private in a session in the
     attempts.length,
   );
   for (const [i, result] of results.entries()) expect(result, JSON.stringify(attempts[i])).not.toContain(NEEDLE);
+  expect(results.at(-1)).toContain('app.ts');
+  // Refused by Claude Code's own rules: nobody was asked, and nothing was written.
+  expect(eventsOfType(follow, 'approval.requested')).toHaveLength(0);
+  expect(existsSync(join(home, '.ssh', 'keys.ipynb'))).toBe(false);
   expect(JSON.stringify(model.model.calls.map((c) => c.body))).not.toContain(NEEDLE);
   expect(JSON.stringify(follow.events)).not.toContain(NEEDLE);
 });

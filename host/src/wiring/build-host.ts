@@ -54,6 +54,8 @@ import { openDatabase } from '../store/database.js';
 import { DeviceStore } from '../store/device-store.js';
 import { EventLog } from '../store/event-log.js';
 import { SessionStore } from '../store/session-store.js';
+import { TrustStore } from '../store/trust-store.js';
+import { FolderTrust } from '../trust/folder-trust.js';
 import { TerminalManager } from '../terminals/terminal-manager.js';
 import { BUILTIN_TOOLS } from '../tools/builtin-tools.js';
 import { mcpAgentTool } from '../tools/mcp-tool.js';
@@ -85,6 +87,8 @@ export interface HostParts {
   /** Programs run with `tether run`, followed as `terminal` sessions. */
   readonly wrapped: WrappedPrograms;
   readonly sessions: SessionManager;
+  /** Whether a folder's own agent configuration may load (`tether trust`, trust approvals). */
+  readonly trust: FolderTrust;
   /** Attachments kept, and those on their way in. */
   readonly blobs: BlobStore;
   readonly uploads: UploadManager;
@@ -154,6 +158,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
   const devices = new DeviceStore(db);
   const approvals = new ApprovalBroker(new ApprovalStore(db), log, clock, () => newId('a'));
   const blobs = new BlobStore(db, paths.blobs, options.blobCap);
+  const trust = new FolderTrust({ store: new TrustStore(db), clock, env: options.env });
 
   // MCP servers: their failures are said in every session (at once in running ones, below).
   const mcpFailures: string[] = [];
@@ -204,6 +209,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
     sessions: acpSessions,
     clock,
     env: options.env,
+    trust,
     ...(options.acpLimits ? { limits: options.acpLimits } : {}),
   });
   const wrapped = new WrappedPrograms({
@@ -405,6 +411,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
     terminals,
     wrapped,
     sessions,
+    trust,
     blobs,
     uploads,
     agents: { backend: acp, catalog, sessions: agentSessions },

@@ -35,6 +35,8 @@ export function approvalQuestion(approval: Pick<Approval, 'kind' | 'tool'>): str
       return 'Make this edit?';
     case 'mcp':
       return `Use ${approval.tool}?`;
+    case 'trust':
+      return "Trust this folder's own agent configuration?";
   }
 }
 
