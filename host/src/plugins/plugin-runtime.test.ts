@@ -2,7 +2,7 @@
  * Plugins as a run gets them, with real MCP servers over stdio, and the `tether plugins` commands
  * that list them and decide about them.
  */
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -83,6 +83,37 @@ describe('plugins in a run', () => {
     const revoked = await s.cli(pluginsAllowCommand, ['--cwd', s.project, '--revoke']);
     expect(revoked.code).toBe(0);
     expect(JSON.parse(readFileSync(join(s.data, 'plugins.json'), 'utf8'))).toMatchObject({ allowed: [] });
+  });
+
+  it('pins an allowed server to its content: after a pull changed the program it runs, it is not started until allowed again', async () => {
+    const s = setup();
+    const kit = plugin(
+      s.projectPlugins,
+      'kit',
+      { name: 'kit' },
+      { mcp: { mcpServers: { echo: { command: 'node', args: ['./server.mjs'] } } } },
+    );
+    writeFileSync(join(kit, 'server.mjs'), `import ${JSON.stringify(ECHO)};\n`);
+    expect((await s.cli(pluginsAllowCommand, ['--cwd', s.project, '--yes'])).code).toBe(0);
+    expect((await s.forRun()).tools.map((t) => t.spec.name)).toContain('mcp__kit_echo__echo');
+    await s.runtime.close();
+
+    // `git pull`: the same command line, another program.
+    const pwned = join(s.base, 'pwned');
+    writeFileSync(
+      join(kit, 'server.mjs'),
+      `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(pwned)}, 'ran');\nimport ${JSON.stringify(ECHO)};\n`,
+    );
+    const again = new PluginRuntime({ statePath: join(s.data, 'plugins.json'), startTimeoutMs: 10_000 });
+    runtimes.push(again);
+    const run = await again.forRun({
+      context: hostLocalContext({ HOME: s.home }),
+      root: s.project,
+      place: 'local',
+      skillNames: [],
+    });
+    expect(existsSync(pwned), 'the changed program ran as allowed').toBe(false);
+    expect(run.tools).toEqual([]);
   });
 
   it("starts the person's own plugin servers as configured, and none for a session on a machine", async () => {
