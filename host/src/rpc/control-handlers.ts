@@ -26,6 +26,8 @@ import { historyHandlers } from './history-handlers.js';
 import type { MachineDeps } from '../machines/host-machines.js';
 import { machineControlHandlers, placeFolder } from './machine-handlers.js';
 import { answerApproval, publicDeviceInfo, revokeDevice } from './shared-handlers.js';
+import type { TrustHandlerDeps } from './trust-handlers.js';
+import { trustHandlers } from './trust-handlers.js';
 
 /** What `tether status` says about this host itself. */
 export interface HostFacts {
@@ -90,8 +92,12 @@ export interface ControlDeps {
   run: (params: ControlParams<'terminals.run'>) => Promise<Result<ControlResult<'terminals.run'>>>;
   /** Attachments: uploads (`tether sessions send --attach`) and the store they end in. */
   blobs?: BlobHandlerDeps;
+  /** Folder trust (`tether trust`). */
+  trust?: TrustHandlerDeps;
 }
 
+const noTrust = () => fail('unsupported', 'this host keeps no folder trust');
+const noTrustHandlers = { 'trust.show': noTrust, 'trust.set': noTrust, 'trust.list': noTrust, 'trust.revoke': noTrust };
 const noAttachments = () => fail('unsupported', 'this host keeps no attachments');
 const noUploads = {
   'blobs.begin': noAttachments,
@@ -210,5 +216,6 @@ export function controlHandlers(deps: ControlDeps): Handlers<ControlMethods, Con
     'terminals.list': () => ok({ terminals: deps.terminals.list() }),
     'terminals.run': (p) => deps.run(p),
     ...terminalStreamHandlers<ControlCaller>(deps.terminals, (connection) => connection),
+    ...(deps.trust ? trustHandlers(deps.trust) : noTrustHandlers),
   };
 }

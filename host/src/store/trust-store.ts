@@ -1,3 +1,4 @@
+import type { TrustFamily } from '@tether/shared-protocol';
 import type { Db } from './database.js';
 
 /** Trusted folder configurations kept; past it the oldest are forgotten (and asked about again). */
@@ -8,8 +9,8 @@ export interface TrustRecord {
   /** `local`, or a machine's id. */
   place: string;
   folder: string;
-  /** The agent that loads it (folder-config.ts's TrustFamily). */
-  family: string;
+  /** The agent that loads it. */
+  family: TrustFamily;
   fingerprint: string;
   /** What the person was shown. */
   action: string;
@@ -31,7 +32,7 @@ interface Row {
 const fromRow = (row: Row): TrustRecord => ({
   place: row.place,
   folder: row.folder,
-  family: row.family,
+  family: row.family as TrustFamily,
   fingerprint: row.fingerprint,
   action: row.action,
   trustedAt: row.trusted_at,
@@ -82,8 +83,13 @@ export class TrustStore {
     return (this.db.prepare('SELECT * FROM folder_trust ORDER BY trusted_at DESC').all() as Row[]).map(fromRow);
   }
 
-  /** Forgets what was trusted in a folder (every agent's); how many were forgotten. */
-  revoke(place: string, folder: string): number {
+  /** Forgets what was trusted in a folder, for one agent or every one; how many were forgotten. */
+  revoke(place: string, folder: string, family?: TrustFamily): number {
+    if (family !== undefined) {
+      return this.db
+        .prepare('DELETE FROM folder_trust WHERE place = ? AND folder = ? AND family = ?')
+        .run(place, folder, family).changes;
+    }
     return this.db.prepare('DELETE FROM folder_trust WHERE place = ? AND folder = ?').run(place, folder).changes;
   }
 }

@@ -1,3 +1,5 @@
+import type { TrustFamily } from '@tether/shared-protocol';
+import { TRUST_FAMILY_NAMES } from '@tether/shared-protocol';
 import type { ExecutionContext } from '@tether/machine';
 import { claudeCodeConfig } from './claude-config.js';
 import { codexConfig, geminiConfig } from './codex-gemini-config.js';
@@ -12,9 +14,8 @@ import { ownLoopConfig } from './own-loop-config.js';
  * configuration and asks again.
  */
 
-/** Whose configuration: the three adapters Tether knows, and its own loop. */
-export const TRUST_FAMILIES = ['claude-code', 'codex', 'gemini', 'tether'] as const;
-export type TrustFamily = (typeof TRUST_FAMILIES)[number];
+export type { TrustFamily } from '@tether/shared-protocol';
+export const TRUST_FAMILIES = TRUST_FAMILY_NAMES;
 
 export const FAMILY_TITLES: Record<TrustFamily, string> = {
   'claude-code': 'Claude Code',
@@ -25,7 +26,7 @@ export const FAMILY_TITLES: Record<TrustFamily, string> = {
 
 export interface FolderConfig {
   family: TrustFamily;
-  /** The session folder (a real path). */
+  /** Where the configuration is trusted: the session folder, or for the own loop its repository root (real paths). */
   folder: string;
   /** What it would run and take, one line each. */
   lines: string[];
@@ -53,7 +54,9 @@ export async function readFolderConfig(input: ReadConfigInput, family: TrustFami
         : family === 'gemini'
           ? await geminiConfig(context, folder)
           : await ownLoopConfig(context, root, input.env);
-  return { family, folder, lines: read.lines, files: read.files.files, unpinnable: read.files.unpinnable };
+  // The own loop reads a repository's `.agents/` at its root, whichever folder of it the session is in.
+  const where = family === 'tether' ? root : folder;
+  return { family, folder: where, lines: read.lines, files: read.files.files, unpinnable: read.files.unpinnable };
 }
 
 /** Whether there is anything to trust: no configuration of its own needs no question. */

@@ -25,6 +25,8 @@ export const TRUST_ALWAYS = 'Trust it from now on, until it changes (tether trus
 
 export interface TrustOutcome {
   trusted: boolean;
+  /** The person answered just now (else it was known already, or there was nothing to ask). */
+  fresh?: true;
   /** The run was interrupted while the person was asked. */
   cancelled?: true;
   /** What to say in the transcript about it (none when there was nothing to trust). */
@@ -41,6 +43,8 @@ export interface FolderTrustDeps {
 export class FolderTrust {
   /** `session\0family` → the fingerprint trusted for that session only. */
   private readonly sessionTrusts = new Map<string, string>();
+  /** `session\0family` → the fingerprint the person declined in that session: not asked again there. */
+  private readonly sessionDeclines = new Map<string, string>();
 
   constructor(private readonly deps: FolderTrustDeps) {}
 
@@ -63,6 +67,9 @@ export class FolderTrust {
       return { trusted: true, notice: `${title} loads this folder's own configuration: it is trusted as it is.` };
     }
     const declined = notLoaded(family);
+    if (this.sessionDeclines.get(sessionKey) === print) {
+      return { trusted: false, notice: `${declined} You declined to trust it in this session.` };
+    }
     const problem = untrustable(config);
     if (problem !== undefined) return { trusted: false, notice: `${declined} ${capital(problem)}.` };
     const changed = kept ? `It changed since it was trusted (${kept.trustedBy}).\n` : '';
@@ -85,19 +92,38 @@ export class FolderTrust {
     );
     if (!answer.allowed) {
       if (answer.reason === 'cancelled') return { trusted: false, cancelled: true };
-      return { trusted: false, notice: `${declined} You declined to trust it.` };
+      remember(this.sessionDeclines, sessionKey, print);
+      return { trusted: false, fresh: true, notice: `${declined} You declined to trust it.` };
     }
     if (answer.by === 'person' && answer.decision === 'allow-always') {
       this.trust({ place: record.place, family, config, action, by: answer.answeredBy ?? 'the person' });
       return {
         trusted: true,
+        fresh: true,
         notice: `${title} loads this folder's own configuration: trusted from now on, until it changes.`,
       };
     }
-    if (this.sessionTrusts.size >= SESSION_TRUSTS_KEPT)
-      this.sessionTrusts.delete(this.sessionTrusts.keys().next().value!);
-    this.sessionTrusts.set(sessionKey, print);
-    return { trusted: true, notice: `${title} loads this folder's own configuration: trusted for this session.` };
+    remember(this.sessionTrusts, sessionKey, print);
+    return {
+      trusted: true,
+      fresh: true,
+      notice: `${title} loads this folder's own configuration: trusted for this session.`,
+    };
+  }
+
+  /** Whether the configuration is trusted, at that place, as it is now. */
+  isTrusted(place: string, config: FolderConfig): boolean {
+    return this.deps.store.get(place, config.folder, config.family)?.fingerprint === fingerprint(config);
+  }
+
+  /** Every trusted configuration, newest first. */
+  list(): TrustRecord[] {
+    return this.deps.store.list();
+  }
+
+  /** Forgets what was trusted in a folder, for one agent or every one: its next session asks again. */
+  revoke(place: string, folder: string, family?: TrustFamily): number {
+    return this.deps.store.revoke(place, folder, family);
   }
 
   /** Records trust in a configuration as it is (`tether trust`, or "always" on the approval). */
@@ -121,6 +147,13 @@ function notLoaded(family: TrustFamily): string {
   return family === 'tether'
     ? "This folder's own skills and plugins are not loaded: this session runs without them."
     : `This folder's own configuration for ${FAMILY_TITLES[family]} is not loaded: it runs with your user-level settings only.`;
+}
+
+/** Keeps `key` → `value`, forgetting the oldest past SESSION_TRUSTS_KEPT. */
+function remember(map: Map<string, string>, key: string, value: string): void {
+  map.delete(key);
+  if (map.size >= SESSION_TRUSTS_KEPT) map.delete(map.keys().next().value!);
+  map.set(key, value);
 }
 
 const capital = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);

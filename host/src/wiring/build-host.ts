@@ -232,6 +232,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
         providers,
         tools: () => [...BUILTIN_TOOLS, ...mcp.tools().map(mcpAgentTool)],
         hostInstructions: paths.instructions,
+        trust,
         plugins: async (input) => {
           const setup = await plugins.forRun(input);
           return { ...setup, tools: setup.tools.map(mcpAgentTool) };
@@ -445,6 +446,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
       terminals,
       run: (params) => wrapped.start(params),
       blobs: { store: blobs, uploads },
+      trust: { trust, local },
     }),
     unsubscribe: () => {
       for (const stop of unsubscribers) stop();
