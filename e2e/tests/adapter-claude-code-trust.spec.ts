@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AnthropicStandIn } from '../support/anthropic-stand-in.js';
 import { startAnthropicStandIn } from '../support/anthropic-stand-in.js';
@@ -90,4 +90,37 @@ test('a cloned repository’s hooks and MCP servers do not run unseen: the sessi
   expect((await runEnd(follow)).status).toBe('done');
   for (const path of Object.values(m)) expect(existsSync(path), path).toBe(false);
   expect(JSON.stringify(eventsOfType(follow, 'notice'))).toContain('user-level settings only');
+});
+
+test('trusted at the computer, the repository’s hooks run; a changed hook asks again, and “from now on” trusts the new one', async () => {
+  const shown = await host.cli(['trust', repo, '--yes']);
+  expect(shown).toContain(`hook SessionStart (.claude/settings.json): echo ran > ${markers().sessionStart}`);
+  expect(shown).toContain('Trusted for Claude Code, as shown, until it changes.');
+  model.model.script([{ text: 'Hello.' }]);
+  const { follow } = await host.newSession('claude-code', 'hello', repo);
+  expect((await runEnd(follow)).status).toBe('done');
+  expect(eventsOfType(follow, 'approval.requested')).toHaveLength(0);
+  // Loaded as Claude Code loads it: its hooks ran (they are the person's to have trusted).
+  expect(readFileSync(markers().sessionStart, 'utf8')).toBe('ran\n');
+  expect(readFileSync(markers().promptSubmit, 'utf8')).toBe('ran\n');
+  expect(readFileSync(markers().server, 'utf8')).toBe('ran\n');
+
+  // A pull changes a hook: the next session asks again, saying so, before anything runs.
+  clearMarkers();
+  writeRepository('changed');
+  model.model.script([{ text: 'Hello again.' }]);
+  const again = await host.newSession('claude-code', 'hello', repo);
+  const stop = await firstStop(again.follow);
+  expect(stop.type).toBe('approval.requested');
+  const approval = stop.approval as Approval;
+  expect(approval.action).toMatch(/^It changed since it was trusted \(this computer\)\.\n/);
+  expect(approval.action).toContain(`echo changed > ${markers().sessionStart}`);
+  expect(existsSync(markers().sessionStart)).toBe(false);
+  await host.approve(approval.id, 'allow', '--always');
+  expect((await runEnd(again.follow)).status).toBe('done');
+  expect(readFileSync(markers().sessionStart, 'utf8')).toBe('changed\n');
+  const listed = JSON.parse(await host.cli(['trust', '--list', '--json'])) as { folder: string; family: string }[];
+  expect(listed).toEqual([expect.objectContaining({ folder: repo, family: 'claude-code' })]);
+  await host.cli(['trust', '--revoke', repo]);
+  expect(JSON.parse(await host.cli(['trust', '--list', '--json']))).toEqual([]);
 });
