@@ -67,14 +67,14 @@ export function claudeCodeAgent(model: AnthropicStandIn, home: string): AgentEnt
 /**
  * Codex through Zed's adapter, offline: a `config.toml` in its own `CODEX_HOME` whose model
  * provider is the stand-in (`wire_api = "responses"`, a dummy key in the variable `env_key`
- * names) with a model Codex knows (`gpt-5.3-codex`), and a `TMPDIR` of its own; both outside
- * `/tmp`.
+ * names) with a model Codex knows (`gpt-5.3-codex`), a `TMPDIR` and a `HOME` of its own (it runs
+ * commands through `bash -lc`, which reads the home's startup files); all outside `/tmp`.
  */
 export function codexAgent(model: ResponsesStandIn, home: string): AgentEntry {
   const codexHome = join(home, 'codex-home');
   const tmp = join(home, 'tmp');
-  mkdirSync(codexHome, { recursive: true });
-  mkdirSync(tmp, { recursive: true });
+  const userHome = join(home, 'user-home');
+  for (const dir of [codexHome, tmp, userHome]) mkdirSync(dir, { recursive: true });
   writeFileSync(
     join(codexHome, 'config.toml'),
     [
@@ -92,7 +92,7 @@ export function codexAgent(model: ResponsesStandIn, home: string): AgentEntry {
   return {
     title: 'Codex',
     command: CODEX_ACP,
-    env: { CODEX_HOME: codexHome, STANDIN_API_KEY: 'sk-stand-in', TMPDIR: tmp, RUST_LOG: 'error' },
+    env: { CODEX_HOME: codexHome, STANDIN_API_KEY: 'sk-stand-in', TMPDIR: tmp, RUST_LOG: 'error', HOME: userHome },
   };
 }
 

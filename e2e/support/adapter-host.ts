@@ -22,7 +22,8 @@ export interface AdapterHost {
   process: HostProcess;
   /** Stops the host (SIGTERM) and starts it again on the same data dir. */
   restart(): Promise<void>;
-  newSession(agent: string, text: string): Promise<{ id: string; follow: SessionFollow }>;
+  /** A session of `agent` in the session folder (or `cwd`), started with `text`. */
+  newSession(agent: string, text: string, cwd?: string): Promise<{ id: string; follow: SessionFollow }>;
   /** Follows a session again (after a restart: the old follower's connection went with the host). */
   follow(id: string): SessionFollow;
   send(id: string, text: string): Promise<void>;
@@ -35,15 +36,32 @@ export interface AdapterHost {
 
 export type Approval = { id: string; action: string; kind: string; always?: string; status: string };
 
-export async function startAdapterHost(agents: (dir: string) => Record<string, AgentEntry>): Promise<AdapterHost> {
+/**
+ * `home`: a home folder of the test's own (under the scratch folder) that the host runs with as
+ * `HOME`, and the session folder and only root (a session "in ~"), instead of a project folder in
+ * the data dir.
+ */
+export interface AdapterHostOptions {
+  home?: (dir: string) => string;
+}
+
+export async function startAdapterHost(
+  agents: (dir: string) => Record<string, AgentEntry>,
+  options: AdapterHostOptions = {},
+): Promise<AdapterHost> {
   const dir = scratchDir('adapters-');
   const dataDir = join(dir, 'data');
-  const project = join(dataDir, 'project');
+  const home = options.home?.(dir);
+  const project = home ?? join(dataDir, 'project');
   mkdirSync(project, { recursive: true });
-  mkdirSync(hostDataDir(dataDir), { mode: 0o700 });
+  mkdirSync(hostDataDir(dataDir), { recursive: true, mode: 0o700 });
   writeFileSync(join(hostDataDir(dataDir), 'agents.json'), JSON.stringify({ agents: agents(dir) }));
   const follows: SessionFollow[] = [];
-  const start = () => startHost(dataDir, ['--root', dataDir], { TETHER_DEMO_DELAY_MS: '10' });
+  const start = () =>
+    startHost(dataDir, ['--root', home ?? dataDir], {
+      TETHER_DEMO_DELAY_MS: '10',
+      ...(home !== undefined ? { HOME: home } : {}),
+    });
   const cli = async (args: string[]) => {
     const result = await tether(dataDir, args);
     if (result.code !== 0) throw new Error(`tether ${args.join(' ')} failed (${result.code}): ${result.stderr}`);
@@ -58,14 +76,14 @@ export async function startAdapterHost(agents: (dir: string) => Record<string, A
       await host.process.stop();
       host.process = await start();
     },
-    newSession: async (agent, text) => {
+    newSession: async (agent, text, cwd = project) => {
       const session = await tetherJson<{ id: string }>(dataDir, [
         'sessions',
         'new',
         '--agent',
         agent,
         '--cwd',
-        project,
+        cwd,
         text,
       ]);
       return { id: session.id, follow: host.follow(session.id) };

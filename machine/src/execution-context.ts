@@ -19,6 +19,12 @@ export interface ExecutionContext {
    * and, often, credentials that the private list does not name.
    */
   readonly home?: string | undefined;
+  /**
+   * The real paths this place keeps from every session (privatePaths: credentials, Tether's own
+   * data), when it knows them here. An agent whose own tools do not pass through Tether is told
+   * to keep away from them (docs/agents.md).
+   */
+  readonly privates?: readonly string[] | undefined;
   /** Runs a shell command to its end and returns its output, kept head and tail. */
   exec(request: ExecRequest): Promise<Result<ExecOutcome, ExecRunError>>;
   /** Starts a process and streams its input and output (see ProcessHandle). */

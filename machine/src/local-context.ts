@@ -81,7 +81,7 @@ export class LocalContext implements ExecutionContext {
   readonly home: string | undefined;
   private readonly regexTimeLimitMs: number;
   private readonly env: NodeJS.ProcessEnv;
-  private readonly privates: readonly string[];
+  readonly privates: readonly string[];
   private readonly privateFiles: PrivateFiles;
   private readonly roots: readonly string[] | undefined;
   private readonly beforeOpen: ((path: string) => Promise<void>) | undefined;

@@ -55,6 +55,7 @@ export * from './client/attachment-upload.js';
 export * from './client/pairing-flow.js';
 export * from './server/host-channel.js';
 export * from './control/control-methods.js';
+export * from './control/trust-control.js';
 export * from './control/machine-control.js';
 export * from './text/visible-text.js';
 export * from './text/prefix-rule.js';

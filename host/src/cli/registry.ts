@@ -30,6 +30,7 @@ import { startCommand } from './commands/start.js';
 import { statusCommand } from './commands/status.js';
 import { terminalsCommand } from './commands/terminals.js';
 import { attachCommand, runCommand } from './commands/run.js';
+import { trustCommand } from './commands/trust.js';
 
 /** Every `tether …` command, in the order `tether --help` lists them. */
 export const COMMANDS: Command[] = [
@@ -52,6 +53,7 @@ export const COMMANDS: Command[] = [
   pluginsEnableCommand,
   pluginsDisableCommand,
   pluginsAllowCommand,
+  trustCommand,
   runCommand,
   attachCommand,
   approvalsCommand,

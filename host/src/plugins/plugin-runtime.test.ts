@@ -2,16 +2,11 @@
  * Plugins as a run gets them, with real MCP servers over stdio, and the `tether plugins` commands
  * that list them and decide about them.
  */
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  pluginsAllowCommand,
-  pluginsCommand,
-  pluginsDisableCommand,
-  pluginsEnableCommand,
-} from '../cli/commands/plugins.js';
+import { pluginsCommand, pluginsDisableCommand, pluginsEnableCommand } from '../cli/commands/plugins.js';
 import { hostLocalContext } from '../sessions/host-context.js';
 import { plugin, pluginLayout, removePluginLayouts } from '../../test/support/plugin-layout.js';
 import { runCommand } from '../../test/support/run-command.js';
@@ -32,8 +27,8 @@ function setup() {
   const runtime = new PluginRuntime({ statePath: join(data, 'plugins.json'), startTimeoutMs: 10_000 });
   runtimes.push(runtime);
   const env = { HOME: l.home };
-  const forRun = (place = 'local') =>
-    runtime.forRun({ context: hostLocalContext(env), root: l.project, place, skillNames: [] });
+  const forRun = (place = 'local', trusted = true) =>
+    runtime.forRun({ context: hostLocalContext(env), root: l.project, trusted, place, skillNames: [] });
   const cli = (command: Parameters<typeof runCommand>[0], args: string[]) =>
     runCommand(command, [...args, '--data-dir', data], env);
   return { ...l, data, runtime, forRun, cli };
@@ -42,47 +37,24 @@ function setup() {
 const echoServer = (args: string[] = []) => ({ mcpServers: { echo: { command: 'node', args: [ECHO, ...args] } } });
 
 describe('plugins in a run', () => {
-  it("starts a project plugin's server only once allowed at the computer, by its exact command line", async () => {
+  it("loads a project's plugins, skills and servers only when its folder is trusted", async () => {
     const s = setup();
-    const kit = plugin(s.projectPlugins, 'kit', { name: 'kit' }, { skills: ['release'], mcp: echoServer() });
+    plugin(s.projectPlugins, 'kit', { name: 'kit' }, { skills: ['release'], mcp: echoServer() });
 
-    const before = await s.forRun();
-    expect(before.tools).toEqual([]);
-    expect(before.skills.map((k) => k.name)).toEqual(['release']);
-    expect(before.notices).toEqual([
-      `Plugin kit's MCP server echo was not started: a project plugin's servers start only once allowed at the computer for this repository. ` +
-        `It would run: node ${ECHO}  (in ${kit}). To allow it, run there: tether plugins allow --cwd ${s.project}`,
-    ]);
+    const untrusted = await s.forRun('local', false);
+    expect([untrusted.skills, untrusted.tools, untrusted.notices]).toEqual([[], [], []]);
 
-    const shown = await s.cli(pluginsAllowCommand, ['--cwd', s.project]);
-    expect(shown.code, shown.err).toBe(0);
-    expect(shown.out).toContain(`  kit / echo: node ${ECHO}  (in ${kit})\n`);
-    expect(shown.out).toContain('--yes');
-    expect((await s.forRun()).tools).toEqual([]);
-
-    const allowed = await s.cli(pluginsAllowCommand, ['--cwd', s.project, '--yes']);
-    expect(allowed.code, allowed.err).toBe(0);
-    expect(statSync(join(s.data, 'plugins.json')).mode & 0o777).toBe(0o600);
-    const after = await s.forRun();
-    expect(after.notices).toEqual([]);
-    expect(after.tools.map((t) => t.spec.name)).toContain('mcp__kit_echo__echo');
+    const trusted = await s.forRun('local', true);
+    expect(trusted.notices).toEqual([]);
+    expect(trusted.skills.map((k) => k.name)).toEqual(['release']);
+    expect(trusted.tools.map((t) => t.spec.name)).toContain('mcp__kit_echo__echo');
     // A plugin's server is never trusted: each of its tool calls asks.
-    expect(after.tools.every((t) => !t.trusted)).toBe(true);
-    const echo = after.tools[0]!;
+    expect(trusted.tools.every((t) => !t.trusted)).toBe(true);
+    const echo = trusted.tools[0]!;
     expect(await echo.call({ text: 'from a plugin' }, new AbortController().signal)).toEqual({
       output: 'from a plugin',
       isError: false,
     });
-
-    // A changed argument is a different command: it waits to be allowed again.
-    plugin(s.projectPlugins, 'kit', { name: 'kit' }, { mcp: echoServer(['--changed']) });
-    const changed = await s.forRun();
-    expect(changed.tools).toEqual([]);
-    expect(changed.notices[0]).toContain(`It would run: node ${ECHO} --changed`);
-
-    const revoked = await s.cli(pluginsAllowCommand, ['--cwd', s.project, '--revoke']);
-    expect(revoked.code).toBe(0);
-    expect(JSON.parse(readFileSync(join(s.data, 'plugins.json'), 'utf8'))).toMatchObject({ allowed: [] });
   });
 
   it("starts the person's own plugin servers as configured, and none for a session on a machine", async () => {
@@ -136,7 +108,7 @@ describe('plugins in a run', () => {
     expect(listed.out).toMatch(
       /strange\s+user\s+failed\s+0\s+0\s+plugin\.json: hooks: is a field the format does not define/,
     );
-    expect(listed.out).toContain(`kit: MCP server echo (not allowed yet): node ${ECHO}`);
+    expect(listed.out).toContain(`kit: MCP server echo (in a trusted folder only): node ${ECHO}`);
 
     expect((await s.cli(pluginsDisableCommand, ['kit'])).code).toBe(0);
     expect((await s.cli(pluginsCommand, ['--cwd', s.project])).out).toMatch(/kit\s+project\s+disabled/);

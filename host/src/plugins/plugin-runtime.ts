@@ -3,9 +3,10 @@
  * notice for everything that was left out and why. Servers run on this computer, started the
  * first time a run needs a given set and kept until the host stops (a bounded pool).
  *
- * A project plugin's servers never start until allowed at the computer for that repository, by
- * their exact command line (`tether plugins allow`): a phone can start a session in any cloned
- * repository, and cloning one must not be enough to run its programs. The person's own plugins
+ * A project's plugins load only when its folder is trusted (folder-trust.ts: `tether trust`,
+ * `tether plugins allow`, or the approval its first session raises), pinned to the content of
+ * every file of its plugins: a phone can start a session in any cloned repository, and cloning
+ * one, or pulling into it, must not be enough to run its programs. The person's own plugins
  * (`~/.agents/plugins/`) start as configured.
  */
 import type { ExecutionContext } from '@tether/machine';
@@ -13,8 +14,7 @@ import type { McpServerConfig } from '../mcp/mcp-config.js';
 import { McpManager } from '../mcp/mcp-manager.js';
 import type { McpNotice, McpTool } from '../mcp/types.js';
 import type { Skill } from '../tools/skills.js';
-import { loadPluginState, isAllowed } from './plugin-state.js';
-import { serverCommandLine } from './plugin-servers.js';
+import { loadPluginState } from './plugin-state.js';
 import type { Plugin } from './plugins.js';
 import { discoverPlugins } from './plugins.js';
 
@@ -25,6 +25,8 @@ export interface PluginRunInput {
   context: ExecutionContext;
   /** The repository root of the session folder. */
   root: string;
+  /** Whether the repository's own configuration may load (its plugins, their servers), as trusted now. */
+  trusted: boolean;
   /** `local` for this computer, else a machine's id: servers run only for sessions here. */
   place: string;
   /** Names of the skills the run has already (project and person): a plugin's skill of one of those names is left out. */
@@ -38,7 +40,7 @@ export interface PluginRunSetup {
 }
 
 export interface PluginRuntimeOptions {
-  /** `<data-dir>/plugins.json`. */
+  /** `<data-dir>/plugins.json` (plugins disabled by name). */
   statePath: string;
   /** Server failures after the start, for the host's own output. */
   onNotice?: (notice: McpNotice) => void;
@@ -61,7 +63,8 @@ export class PluginRuntime {
   async forRun(input: PluginRunInput): Promise<PluginRunSetup> {
     const state = loadPluginState(this.options.statePath);
     if (!state.ok) return { skills: [], tools: [], notices: [`Plugins were not loaded: ${state.error.message}.`] };
-    const plugins = await discoverPlugins(input.context, input.root, input.context.home, state.value.disabled);
+    const project = input.trusted ? input.root : undefined;
+    const plugins = await discoverPlugins(input.context, project, input.context.home, state.value.disabled);
     const notices: string[] = [];
     const skills: Skill[] = [];
     const taken = new Set(input.skillNames);
@@ -80,7 +83,7 @@ export class PluginRuntime {
         taken.add(skill.name);
         skills.push(skill);
       }
-      start.push(...this.serversToStart(plugin, input, state.value, notices));
+      start.push(...serversToStart(plugin, input.place, notices));
     }
     if (start.length === 0 || this.closed) return { skills, tools: [], notices };
     const set = this.runningSet(start);
@@ -94,39 +97,6 @@ export class PluginRuntime {
     const sets = [...this.running.values()];
     this.running.clear();
     await Promise.all(sets.map(async (set) => (await set.manager).close()));
-  }
-
-  private serversToStart(
-    plugin: Plugin,
-    input: PluginRunInput,
-    state: Parameters<typeof isAllowed>[0],
-    notices: string[],
-  ): { name: string; config: McpServerConfig }[] {
-    const start: { name: string; config: McpServerConfig }[] = [];
-    for (const server of plugin.servers) {
-      const label = `Plugin ${plugin.name}'s MCP server ${server.name}`;
-      if (server.config === undefined) {
-        notices.push(`${label} is disabled: ${server.why ?? 'its entry is unusable'}.`);
-        continue;
-      }
-      if (input.place !== 'local') {
-        notices.push(`${label} was not started: a plugin's MCP servers run only for sessions on the host's computer.`);
-        continue;
-      }
-      const command = serverCommandLine(server.config);
-      if (
-        plugin.scope === 'project' &&
-        !isAllowed(state, { root: input.root, plugin: plugin.name, server: server.name, command })
-      ) {
-        notices.push(
-          `${label} was not started: a project plugin's servers start only once allowed at the computer for this repository. ` +
-            `It would run: ${command}. To allow it, run there: tether plugins allow --cwd ${input.root}`,
-        );
-        continue;
-      }
-      start.push({ name: `${plugin.name}.${server.name}`, config: server.config });
-    }
-    return start;
   }
 
   private runningSet(servers: { name: string; config: McpServerConfig }[]): RunningSet {
@@ -163,4 +133,17 @@ export class PluginRuntime {
     this.running.set(key, set);
     return set;
   }
+}
+
+/** The usable servers of an enabled plugin, for a session on this computer (a machine's get none). */
+function serversToStart(plugin: Plugin, place: string, notices: string[]): { name: string; config: McpServerConfig }[] {
+  const start: { name: string; config: McpServerConfig }[] = [];
+  for (const server of plugin.servers) {
+    const label = `Plugin ${plugin.name}'s MCP server ${server.name}`;
+    if (server.config === undefined) notices.push(`${label} is disabled: ${server.why ?? 'its entry is unusable'}.`);
+    else if (place !== 'local')
+      notices.push(`${label} was not started: a plugin's MCP servers run only for sessions on the host's computer.`);
+    else start.push({ name: `${plugin.name}.${server.name}`, config: server.config });
+  }
+  return start;
 }

@@ -1,8 +1,9 @@
 /**
  * What the person decided about plugins, kept in `<data-dir>/plugins.json` (owner-only): which
- * plugins are disabled (by name, wherever found), and which project plugin servers were allowed
- * to start, per repository, by their exact command line: a changed command, argument,
- * environment value or URL is a different server and must be allowed again.
+ * plugins are disabled (by name, wherever found). Whether a repository's own plugins may load is
+ * folder trust (trust/folder-trust.ts), pinned to their content; the `allowed` list an earlier
+ * version kept here (by command line only) is still read but no longer counts: such a repository
+ * asks again.
  *
  * Written only at the computer (`tether plugins …`); a session only reads it.
  */
@@ -12,8 +13,8 @@ import { chmodSync, readFileSync, renameSync, statSync, writeFileSync } from 'no
 import * as v from 'valibot';
 import { describeIssues } from '../schema-issues.js';
 
-/** Allowed servers kept; past it the oldest are forgotten (and must be allowed again). */
-export const MAX_ALLOWED = 1000;
+/** Entries of the old `allowed` list read (and ignored). */
+const MAX_ALLOWED = 1000;
 /** Disabled names kept. */
 export const MAX_DISABLED = 1000;
 const MAX_STATE_BYTES = 1024 * 1024;
@@ -27,13 +28,13 @@ const Allowed = v.strictObject({
 
 const StateSchema = v.strictObject({
   disabled: v.pipe(v.array(v.string()), v.maxLength(MAX_DISABLED)),
-  allowed: v.pipe(v.array(Allowed), v.maxLength(MAX_ALLOWED)),
+  /** Kept by an earlier version; ignored. */
+  allowed: v.optional(v.pipe(v.array(Allowed), v.maxLength(MAX_ALLOWED))),
 });
 
 export type PluginState = v.InferOutput<typeof StateSchema>;
-export type AllowedServer = v.InferOutput<typeof Allowed>;
 
-export const EMPTY_STATE: PluginState = { disabled: [], allowed: [] };
+export const EMPTY_STATE: PluginState = { disabled: [] };
 
 /** The state; a missing file is the empty state, a bad one an error naming the file. */
 export function loadPluginState(path: string): Result<PluginState> {
@@ -65,28 +66,5 @@ export function savePluginState(path: string, state: PluginState): void {
 
 export function setDisabled(state: PluginState, name: string, disabled: boolean): PluginState {
   const others = state.disabled.filter((n) => n !== name);
-  return { ...state, disabled: disabled ? [...others, name].slice(-MAX_DISABLED) : others };
-}
-
-/** Adds the servers (replacing an earlier entry for the same root, plugin and server). */
-export function allow(state: PluginState, servers: readonly AllowedServer[]): PluginState {
-  const same = (a: AllowedServer, b: AllowedServer) =>
-    a.root === b.root && a.plugin === b.plugin && a.server === b.server;
-  const kept = state.allowed.filter((a) => !servers.some((s) => same(a, s)));
-  return { ...state, allowed: [...kept, ...servers].slice(-MAX_ALLOWED) };
-}
-
-/** Forgets every server allowed for a repository. */
-export function revokeRoot(state: PluginState, root: string): PluginState {
-  return { ...state, allowed: state.allowed.filter((a) => a.root !== root) };
-}
-
-export function isAllowed(state: PluginState, server: AllowedServer): boolean {
-  return state.allowed.some(
-    (a) =>
-      a.root === server.root &&
-      a.plugin === server.plugin &&
-      a.server === server.server &&
-      a.command === server.command,
-  );
+  return { disabled: disabled ? [...others, name].slice(-MAX_DISABLED) : others };
 }

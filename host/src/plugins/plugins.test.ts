@@ -1,4 +1,4 @@
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { plugin, pluginLayout, removePluginLayouts } from '../../test/support/plugin-layout.js';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -86,6 +86,25 @@ describe('discovering plugins', () => {
     ]);
     expect(byName.get('other')).toMatchObject({ status: 'enabled', skills: [] });
     expect(byName.get('other')!.problems).toEqual([expect.stringMatching(/^skills\/ is not inside the plugin: /)]);
+  });
+
+  it("does not follow a project's .agents/plugins that is itself a link out of the project", async () => {
+    const l = pluginLayout();
+    // The person's own plugins elsewhere, which a cloned repository points at.
+    const elsewhere = join(l.base, 'outside', 'plugins');
+    plugin(elsewhere, 'mine', { name: 'mine' }, { skills: ['deploy'], mcp: { mcpServers: { s: { command: 'npx' } } } });
+    rmSync(l.projectPlugins, { recursive: true });
+    symlinkSync(elsewhere, l.projectPlugins);
+    const found = await discoverPlugins(context(), l.project, undefined, []);
+    expect(found).toEqual([
+      expect.objectContaining({
+        scope: 'project',
+        status: 'failed',
+        why: expect.stringMatching(/^\.agents\/plugins is not inside the project/) as unknown,
+        skills: [],
+        servers: [],
+      }),
+    ]);
   });
 
   it('reads mcp.json per server: a bad server is disabled on its own, with why', async () => {

@@ -11,7 +11,7 @@
 import type { ExecutionContext } from '@tether/machine';
 import { posix } from 'node:path';
 import type { Skill, SkillScope, SkillSet } from '../tools/skills.js';
-import { readSkillsFolder } from '../tools/skills.js';
+import { projectFolder, readSkillsFolder } from '../tools/skills.js';
 import { decodeManifest, MAX_MANIFEST_BYTES } from './plugin-manifest.js';
 import type { PluginServer } from './plugin-servers.js';
 import { readPluginServers } from './plugin-servers.js';
@@ -41,15 +41,26 @@ export interface Plugin {
   problems: string[];
 }
 
-/** Every plugin in both locations, in the order found (project first). */
+/**
+ * Every plugin in both locations, in the order found (project first; none of the project's when
+ * `project` is not given, as for a folder not trusted). The project's plugins folder must itself
+ * lie in the project by real path: one that links out of it is listed as failed, not followed.
+ */
 export async function discoverPlugins(
   context: ExecutionContext,
-  project: string,
+  project: string | undefined,
   home: string | undefined,
   disabled: readonly string[],
 ): Promise<Plugin[]> {
   const plugins: Plugin[] = [];
-  const locations: [SkillScope, string][] = [['project', posix.join(project, '.agents', 'plugins')]];
+  const locations: [SkillScope, string][] = [];
+  if (project !== undefined) {
+    const folder = await projectFolder(context, project, 'plugins');
+    if ('why' in folder) {
+      const path = posix.join(project, '.agents', 'plugins');
+      plugins.push({ ...empty('.agents/plugins', 'project', path), status: 'failed', why: folder.why });
+    } else if (folder.path !== undefined) locations.push(['project', folder.path]);
+  }
   if (home !== undefined) locations.push(['user', posix.join(home, '.agents', 'plugins')]);
   for (const [scope, root] of locations) {
     const listed = await context.listDir(root, '.', MAX_PLUGINS + 1);

@@ -26,6 +26,8 @@ import { historyHandlers } from './history-handlers.js';
 import type { MachineDeps } from '../machines/host-machines.js';
 import { machineControlHandlers, placeFolder } from './machine-handlers.js';
 import { answerApproval, publicDeviceInfo, revokeDevice } from './shared-handlers.js';
+import type { TrustHandlerDeps } from './trust-handlers.js';
+import { trustHandlers } from './trust-handlers.js';
 
 /** What `tether status` says about this host itself. */
 export interface HostFacts {
@@ -92,6 +94,8 @@ export interface ControlDeps {
   blobs?: BlobHandlerDeps;
   /** Share links (`tether share`): their handlers, made where the links are (share/share-handlers.ts). */
   shares: ShareControl;
+  /** Folder trust (`tether trust`). */
+  trust?: TrustHandlerDeps;
 }
 
 /** The control socket's `share.*`, as the share links' own handlers give them. */
@@ -100,6 +104,8 @@ export type ShareControl = Pick<
   'share.create' | 'share.list' | 'share.revoke'
 >;
 
+const noTrust = () => fail('unsupported', 'this host keeps no folder trust');
+const noTrustHandlers = { 'trust.show': noTrust, 'trust.set': noTrust, 'trust.list': noTrust, 'trust.revoke': noTrust };
 const noAttachments = () => fail('unsupported', 'this host keeps no attachments');
 const noUploads = {
   'blobs.begin': noAttachments,
@@ -219,5 +225,6 @@ export function controlHandlers(deps: ControlDeps): Handlers<ControlMethods, Con
     'terminals.list': () => ok({ terminals: deps.terminals.list() }),
     'terminals.run': (p) => deps.run(p),
     ...terminalStreamHandlers<ControlCaller>(deps.terminals, (connection) => connection),
+    ...(deps.trust ? trustHandlers(deps.trust) : noTrustHandlers),
   };
 }

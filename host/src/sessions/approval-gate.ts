@@ -1,7 +1,7 @@
 import type { Decision } from '@tether/shared-protocol';
 import type { AllowRule, SessionRecord } from '../store/session-store.js';
 import type { ApprovalNeed } from '../tools/tool.js';
-import type { ApprovalBroker } from './approval-broker.js';
+import type { AnswerInput, ApprovalBroker } from './approval-broker.js';
 import type { InFolder } from './approval-policy.js';
 import { isAllowedByRules, ruleForAnswer } from './approval-policy.js';
 
@@ -58,6 +58,39 @@ export class ApprovalGate {
     if (await isAllowedByRules(record.allowRules, request.tool, request.need, this.session.inFolder)) {
       return { allowed: true, by: 'rule' };
     }
+    const answer = await this.raise(request, signal, (answer) => {
+      if (answer.decision !== 'allow-session') return undefined;
+      const rule = ruleForAnswer(request.tool, request.need, answer.prefix);
+      return 'error' in rule ? rule.error : undefined;
+    });
+    if (!answer.allowed) return answer;
+    if (answer.decision === 'allow-session') {
+      const rule = ruleForAnswer(request.tool, request.need, answer.prefix);
+      if (!('error' in rule)) this.session.addAllowRule(rule);
+    }
+    return { allowed: true, by: 'person', decision: answer.decision };
+  }
+
+  /**
+   * Asks the person whatever auto-approve and the session's rules say, and makes no rule of the
+   * answer: for a decision that outlives the run (trusting a folder's own configuration), which
+   * no switch or rule made for commands may give.
+   */
+  async askPerson(request: GateRequest, signal: AbortSignal): Promise<GateOutcome & { answeredBy?: string }> {
+    const answer = await this.raise(request, signal, (answer) =>
+      answer.prefix !== undefined ? 'a prefix goes with a command' : undefined,
+    );
+    if (!answer.allowed) return answer;
+    const { prefix: _prefix, ...outcome } = answer;
+    return outcome;
+  }
+
+  private async raise(
+    request: GateRequest,
+    signal: AbortSignal,
+    validate: (answer: AnswerInput) => string | undefined,
+  ): Promise<Exclude<GateOutcome, { by: 'auto' | 'rule' }> & { prefix?: string; answeredBy?: string }> {
+    const record = this.session.record();
     const raised = this.broker.request(
       {
         sessionId: record.id,
@@ -69,11 +102,7 @@ export class ApprovalGate {
         ...(request.always !== undefined ? { always: request.always } : {}),
       },
       signal,
-      (answer) => {
-        if (answer.decision !== 'allow-session') return undefined;
-        const rule = ruleForAnswer(request.tool, request.need, answer.prefix);
-        return 'error' in rule ? rule.error : undefined;
-      },
+      validate,
     );
     // Announced after the approval exists, so the summary counts it.
     this.session.setWaiting(true);
@@ -83,15 +112,13 @@ export class ApprovalGate {
     if (answer.status === 'denied') {
       return { allowed: false, reason: 'denied', ...(answer.note ? { note: answer.note } : {}) };
     }
-    if (answer.decision === 'allow-session') {
-      const rule = ruleForAnswer(request.tool, request.need, answer.prefix);
-      if (!('error' in rule)) this.session.addAllowRule(rule);
-    }
     return {
       allowed: true,
       by: 'person',
       decision:
         answer.decision === 'allow-session' || answer.decision === 'allow-always' ? answer.decision : 'allow-once',
+      ...(answer.prefix !== undefined ? { prefix: answer.prefix } : {}),
+      ...(answer.approval.answeredBy ? { answeredBy: answer.approval.answeredBy.label } : {}),
     };
   }
 }

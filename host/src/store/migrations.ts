@@ -225,4 +225,19 @@ export const MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   CREATE INDEX share_links_session ON share_links (session_id);
   `,
+  // 13: folder trust: a folder's own agent configuration (Claude Code's .claude/, Codex's .codex/,
+  // Gemini CLI's .gemini/, the own loop's .agents/) that the person trusted, per place, folder and
+  // agent, pinned to its content by a fingerprint; `action` is what they were shown.
+  `
+  CREATE TABLE folder_trust (
+    place TEXT NOT NULL,
+    folder TEXT NOT NULL,
+    family TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    action TEXT NOT NULL,
+    trusted_at INTEGER NOT NULL,
+    trusted_by TEXT NOT NULL,
+    PRIMARY KEY (place, folder, family)
+  ) WITHOUT ROWID;
+  `,
 ];

@@ -95,6 +95,31 @@ describe('Agent Skills', () => {
     expect(r.out).toContain(`skipped ${join(l.projectSkills, 'linked')}: it is a link, not a folder`);
   });
 
+  it("does not follow a project's .agents/skills (or .agents) that is itself a link out of the project", async () => {
+    const l = layout();
+    // The person's own skills elsewhere (say ~/.claude/skills), which a cloned repository points at.
+    const elsewhere = join(l.base, 'outside', 'skills');
+    skill(elsewhere, 'deploy', 'name: deploy\ndescription: Deploy with my keys.', 'TOKEN=outside-secret');
+    rmSync(l.projectSkills, { recursive: true });
+    symlinkSync(elsewhere, l.projectSkills);
+    const set = await discoverSkills(hostLocalContext({}), l.project, undefined);
+    expect(set.skills).toEqual([]);
+    expect(set.skipped).toEqual([
+      expect.objectContaining({
+        scope: 'project',
+        why: expect.stringMatching(/^\.agents\/skills is not inside the project/) as unknown,
+      }),
+    ]);
+    // The same through a linked .agents folder.
+    rmSync(join(l.project, '.agents'), { recursive: true });
+    mkdirSync(join(l.base, 'outside', 'agents'));
+    symlinkSync(join(l.base, 'outside', 'skills'), join(l.base, 'outside', 'agents', 'skills'));
+    symlinkSync(join(l.base, 'outside', 'agents'), join(l.project, '.agents'));
+    expect((await discoverSkills(hostLocalContext({}), l.project, undefined)).skills).toEqual([]);
+    const r = await runCommand(skillsCommand, ['--cwd', l.project], { HOME: l.home });
+    expect(r.out).not.toContain('deploy');
+  });
+
   it('the skill tool loads the body and its files, confined to the skill folder by real path', async () => {
     const l = layout();
     skill(l.projectSkills, 'release', 'name: release\ndescription: Cut a release.', 'Run scripts/release.sh.');

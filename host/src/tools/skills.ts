@@ -66,22 +66,45 @@ function unquote(value: string): string {
 }
 
 /**
- * The skills a session may use: the project's (`<project>/.agents/skills/`) and the person's
- * (`<home>/.agents/skills/`), the project's copy winning a name both have. A skill that cannot be
- * used is skipped with the reason, and the others go on.
+ * The skills a session may use: the project's (`<project>/.agents/skills/`, when the folder is
+ * trusted: `project` given) and the person's (`<home>/.agents/skills/`), the project's copy
+ * winning a name both have. A skill that cannot be used is skipped with the reason, and the
+ * others go on. The project's skills folder must itself lie in the project by real path: a
+ * `.agents/skills` (or `.agents`) that links out of it is not followed.
  */
 export async function discoverSkills(
   context: ExecutionContext,
-  project: string,
+  project: string | undefined,
   home: string | undefined,
 ): Promise<SkillSet> {
   const set: SkillSet = { skills: [], skipped: [] };
-  const locations: [SkillScope, string][] = [['project', posix.join(project, '.agents', 'skills')]];
+  const locations: [SkillScope, string][] = [];
+  if (project !== undefined) {
+    const root = await projectFolder(context, project, 'skills');
+    if ('why' in root)
+      set.skipped.push({ folder: posix.join(project, '.agents', 'skills'), scope: 'project', why: root.why });
+    else if (root.path !== undefined) locations.push(['project', root.path]);
+  }
   if (home !== undefined) locations.push(['user', posix.join(home, '.agents', 'skills')]);
   for (const [scope, root] of locations) {
     if ((await readSkillsFolder(context, root, { scope }, set)) === 'unreachable') break;
   }
   return set;
+}
+
+/**
+ * A project's `.agents/<name>` folder as a real path inside the project, confined like every
+ * file in it; `path` is undefined when the place cannot be reached (nothing is read then).
+ */
+export async function projectFolder(
+  context: ExecutionContext,
+  project: string,
+  name: 'skills' | 'plugins',
+): Promise<{ path: string | undefined } | { why: string }> {
+  const real = await context.realPath(project, posix.join('.agents', name));
+  if (real.ok) return { path: real.value };
+  if (real.error.code === 'unreachable') return { path: undefined };
+  return { why: `.agents/${name} is not inside the project: ${real.error.message}` };
 }
 
 /**

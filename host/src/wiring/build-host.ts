@@ -59,6 +59,8 @@ import { ShareStore } from '../store/share-store.js';
 import type { ShareHandlerDeps } from '../share/share-handlers.js';
 import { shareHandlers } from '../share/share-handlers.js';
 import { ShareLinks } from '../share/share-links.js';
+import { TrustStore } from '../store/trust-store.js';
+import { FolderTrust } from '../trust/folder-trust.js';
 import { TerminalManager } from '../terminals/terminal-manager.js';
 import { BUILTIN_TOOLS } from '../tools/builtin-tools.js';
 import { mcpAgentTool } from '../tools/mcp-tool.js';
@@ -90,6 +92,8 @@ export interface HostParts {
   /** Programs run with `tether run`, followed as `terminal` sessions. */
   readonly wrapped: WrappedPrograms;
   readonly sessions: SessionManager;
+  /** Whether a folder's own agent configuration may load (`tether trust`, trust approvals). */
+  readonly trust: FolderTrust;
   /** Attachments kept, and those on their way in. */
   readonly blobs: BlobStore;
   readonly uploads: UploadManager;
@@ -165,6 +169,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
   const devices = new DeviceStore(db);
   const approvals = new ApprovalBroker(new ApprovalStore(db), log, clock, () => newId('a'));
   const blobs = new BlobStore(db, paths.blobs, options.blobCap);
+  const trust = new FolderTrust({ store: new TrustStore(db), clock, env: options.env });
 
   // MCP servers: their failures are said in every session (at once in running ones, below).
   const mcpFailures: string[] = [];
@@ -214,6 +219,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
     sessions: acpSessions,
     clock,
     env: options.env,
+    trust,
     ...(options.acpLimits ? { limits: options.acpLimits } : {}),
   });
   const wrapped = new WrappedPrograms({
@@ -236,6 +242,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
         providers,
         tools: () => [...BUILTIN_TOOLS, ...mcp.tools().map(mcpAgentTool)],
         hostInstructions: paths.instructions,
+        trust,
         plugins: async (input) => {
           const setup = await plugins.forRun(input);
           return { ...setup, tools: setup.tools.map(mcpAgentTool) };
@@ -435,6 +442,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
     terminals,
     wrapped,
     sessions,
+    trust,
     blobs,
     uploads,
     agents: { backend: acp, catalog, sessions: agentSessions },
@@ -473,6 +481,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
         shareDeps((id) => gateway.hub.viewerCount(id)),
         () => 'this computer',
       ),
+      trust: { trust, local },
     }),
     unsubscribe: () => {
       for (const stop of unsubscribers) stop();

@@ -126,6 +126,8 @@ function verb(kind: ApprovalPush['kind']): string {
       return 'Edit a file';
     case 'mcp':
       return 'Use a tool';
+    case 'trust':
+      return "Trust a folder's configuration";
   }
 }
 

@@ -1,7 +1,7 @@
 import type { Approval, Decision, ProtocolError, Result } from '@tether/shared-protocol';
 import { Fragment, createContext } from 'preact';
 import { useContext, useId, useRef, useState } from 'preact/hooks';
-import { actionView, approvalOutcome, approvalQuestion, linesBadge } from './approval-text.js';
+import { actionView, approvalAnswers, approvalOutcome, approvalQuestion, linesBadge } from './approval-text.js';
 import { Segments } from './visible-text.js';
 
 interface Props {
@@ -94,7 +94,7 @@ export function ApprovalCard({ approval, deviceId, onAnswer, context }: Props) {
       </p>
       {pending && onAnswer ? (
         <>
-          {notes && (
+          {notes && approval.kind !== 'trust' && (
             <>
               <label for={noteId}>Note for the agent (optional)</label>
               <input
@@ -108,35 +108,24 @@ export function ApprovalCard({ approval, deviceId, onAnswer, context }: Props) {
             </>
           )}
           <div class="buttons">
-            <button
-              type="button"
-              class="primary"
-              ref={allowButton}
-              disabled={busy}
-              onClick={() => void answer('allow-once')}
-            >
-              Allow once
-            </button>
-            <button type="button" disabled={busy} onClick={() => void answer('allow-session')}>
-              Allow for session
-            </button>
-            {approval.always !== undefined && (
+            {approvalAnswers(approval).map((choice) => (
               <button
+                key={choice.decision}
                 type="button"
+                {...(choice.style ? { class: choice.style } : {})}
+                {...(choice.title !== undefined ? { title: choice.title } : {})}
+                ref={choice.style === 'primary' ? allowButton : undefined}
                 disabled={busy}
-                title={`The agent's own answer: ${approval.always}`}
-                onClick={() => void answer('allow-always')}
+                onClick={() => void answer(choice.decision)}
               >
-                Always, for every session of this agent
+                {choice.label}
               </button>
-            )}
-            <button type="button" class="danger" disabled={busy} onClick={() => void answer('deny')}>
-              Deny
-            </button>
+            ))}
           </div>
           {shortcutUsed && (
             <p class="shortcut-note" role="status">
-              Read the whole action above: Enter allows it once.
+              Read the whole action above: Enter{' '}
+              {approval.kind === 'trust' ? 'trusts it for this session' : 'allows it once'}.
             </p>
           )}
           {error && (

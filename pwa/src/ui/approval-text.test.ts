@@ -1,6 +1,6 @@
 import type { Approval } from '@tether/shared-protocol';
 import { describe, expect, it } from 'vitest';
-import { actionView, approvalOutcome, approvalQuestion, linesBadge } from './approval-text.js';
+import { actionView, approvalAnswers, approvalOutcome, approvalQuestion, linesBadge } from './approval-text.js';
 
 const base: Approval = {
   id: 'a',
@@ -89,6 +89,40 @@ describe('a prefix rule where it is recorded', () => {
     };
     expect(approvalOutcome(allowed, 'd1')).toBe(
       'Allowed for this session at the computer; from now on “git log” alone or followed only by plain words (no options, no shell syntax, no host or address, nothing outside the session folder or in a private folder; the program decides what they do) runs without asking',
+    );
+  });
+});
+
+describe("a folder's trust", () => {
+  const trust: Approval = {
+    ...base,
+    tool: 'folder-trust',
+    kind: 'trust',
+    action: "Trust this folder's own configuration for Claude Code? /w\n  hook SessionStart: make setup",
+    always: 'Trust it from now on, until it changes',
+  };
+
+  it('asks about the folder, and offers this session, from now on, or not at all', () => {
+    expect(approvalQuestion(trust)).toBe("Trust this folder's own agent configuration?");
+    expect(approvalAnswers(trust).map((a) => [a.decision, a.label])).toEqual([
+      ['allow-once', 'Trust for this session'],
+      ['allow-always', 'Trust from now on'],
+      ['deny', "Don't trust"],
+    ]);
+    // A command's approval keeps its four answers, "always" only where the agent offers one.
+    expect(approvalAnswers(base).map((a) => a.label)).toEqual(['Allow once', 'Allow for session', 'Deny']);
+  });
+
+  it('says how it ended in its own words', () => {
+    const by = { kind: 'device' as const, id: 'd1', label: 'iPad' };
+    expect(approvalOutcome({ ...trust, status: 'allowed', decision: 'allow-always', answeredBy: by }, 'd2')).toBe(
+      'Trusted from now on, until it changes by iPad',
+    );
+    expect(approvalOutcome({ ...trust, status: 'allowed', decision: 'allow-once', answeredBy: by }, 'd1')).toBe(
+      'Trusted for this session on this device',
+    );
+    expect(approvalOutcome({ ...trust, status: 'denied', decision: 'deny', answeredBy: by }, 'd1')).toBe(
+      'Not trusted on this device',
     );
   });
 });

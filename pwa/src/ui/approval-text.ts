@@ -1,4 +1,4 @@
-import type { Approval, VisibleSegment } from '@tether/shared-protocol';
+import type { Approval, Decision, VisibleSegment } from '@tether/shared-protocol';
 import { prefixRuleText, visibleSegments } from '@tether/shared-protocol';
 
 /** An action as the card shows it: its lines, each as text and marks for hidden characters. */
@@ -35,7 +35,47 @@ export function approvalQuestion(approval: Pick<Approval, 'kind' | 'tool'>): str
       return 'Make this edit?';
     case 'mcp':
       return `Use ${approval.tool}?`;
+    case 'trust':
+      return "Trust this folder's own agent configuration?";
   }
+}
+
+/** One answer the card offers: its decision, its words, and how it looks. */
+export interface AnswerChoice {
+  decision: Decision;
+  label: string;
+  style?: 'primary' | 'danger';
+  /** More words, for the button's title. */
+  title?: string;
+}
+
+/**
+ * The answers the card offers, in order. A trust approval's are about the folder, not a command:
+ * this session only, from now on (until it changes), or not at all; none is "for the session" as a
+ * rule would be, and a note has no one to go to.
+ */
+export function approvalAnswers(approval: Pick<Approval, 'kind' | 'always'>): AnswerChoice[] {
+  if (approval.kind === 'trust') {
+    return [
+      { decision: 'allow-once', label: 'Trust for this session', style: 'primary' },
+      { decision: 'allow-always', label: 'Trust from now on', title: approval.always ?? 'until it changes' },
+      { decision: 'deny', label: "Don't trust", style: 'danger' },
+    ];
+  }
+  return [
+    { decision: 'allow-once', label: 'Allow once', style: 'primary' },
+    { decision: 'allow-session', label: 'Allow for session' },
+    ...(approval.always !== undefined
+      ? [
+          {
+            decision: 'allow-always' as const,
+            label: 'Always, for every session of this agent',
+            title: `The agent's own answer: ${approval.always}`,
+          },
+        ]
+      : []),
+    { decision: 'deny', label: 'Deny', style: 'danger' },
+  ];
 }
 
 /** How a resolved approval ended and who answered ("Allowed once by iPhone · Safari"). */
@@ -48,18 +88,25 @@ export function approvalOutcome(approval: Approval, myDeviceId: string | undefin
 }
 
 function answeredOutcome(approval: Approval, myDeviceId: string | undefined): string {
+  const trust = approval.kind === 'trust';
   const what =
-    approval.status === 'allowed'
-      ? approval.decision === 'allow-session'
-        ? 'Allowed for this session'
-        : approval.decision === 'allow-always'
-          ? 'Allowed always, for every session of this agent'
-          : 'Allowed once'
-      : approval.status === 'denied'
-        ? 'Denied'
-        : approval.status === 'cancelled'
-          ? 'Cancelled'
-          : 'Waiting';
+    trust && approval.status === 'allowed'
+      ? approval.decision === 'allow-always'
+        ? 'Trusted from now on, until it changes'
+        : 'Trusted for this session'
+      : trust && approval.status === 'denied'
+        ? 'Not trusted'
+        : approval.status === 'allowed'
+          ? approval.decision === 'allow-session'
+            ? 'Allowed for this session'
+            : approval.decision === 'allow-always'
+              ? 'Allowed always, for every session of this agent'
+              : 'Allowed once'
+          : approval.status === 'denied'
+            ? 'Denied'
+            : approval.status === 'cancelled'
+              ? 'Cancelled'
+              : 'Waiting';
   const by = approval.answeredBy;
   if (!by) return what;
   if (by.kind === 'device')

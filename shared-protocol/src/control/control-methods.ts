@@ -60,6 +60,15 @@ import {
   RevokeTokenParams,
   RevokeTokenResult,
 } from './machine-control.js';
+import {
+  TrustListResult,
+  TrustRecordSchema,
+  TrustRevokeParams,
+  TrustRevokeResult,
+  TrustSetParams,
+  TrustShowParams,
+  TrustShowResult,
+} from './trust-control.js';
 
 /**
  * The local control socket: what `tether …` commands ask the running host, over an owner-only
@@ -297,6 +306,13 @@ export const CONTROL_METHODS = {
   'share.list': control(ListSharesParams, ListSharesResult),
   /** Revokes a link; its viewers are cut off at once. */
   'share.revoke': control(RevokeShareParams, RevokeShareResult),
+
+  /** Folder trust (`tether trust`): a folder's own agent configuration as a session there would load it. */
+  'trust.show': control(TrustShowParams, TrustShowResult),
+  /** Trusts exactly what `trust.show` gave (refused when it changed meanwhile). */
+  'trust.set': control(TrustSetParams, v.object({ records: v.array(TrustRecordSchema) })),
+  'trust.list': control(Empty, TrustListResult),
+  'trust.revoke': control(TrustRevokeParams, TrustRevokeResult),
 } as const;
 
 export type ControlMethods = typeof CONTROL_METHODS;

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { APPROVAL_KINDS } from '../rpc/approvals.js';
 import { Id } from '../rpc/common.js';
 import { utf8Encode } from '../encoding.js';
 
@@ -37,7 +38,7 @@ export const ApprovalPushSchema = v.object({
   title: Line(MAX_PUSH_TITLE),
   /** One line: the action's first line (escaped), cut, with how much more there is. */
   summary: Line(MAX_PUSH_SUMMARY + 64),
-  kind: v.picklist(['shell', 'write', 'edit', 'mcp']),
+  kind: v.picklist(APPROVAL_KINDS),
   tool: Line(128),
   place: Line(128),
   lockScreen: v.picklist(['approve', 'deny-only']),

@@ -19,12 +19,19 @@ export const AnsweredBySchema = v.object({
   label: Name,
 });
 
+/**
+ * What is asked. `trust`: whether a folder's own agent configuration (hooks, MCP servers, plugins)
+ * may load; `allow-once` trusts it for this session, `allow-always` (its `always`) from now on
+ * until it changes, `deny` starts the agent without it.
+ */
+export const APPROVAL_KINDS = ['shell', 'write', 'edit', 'mcp', 'trust'] as const;
+
 export const ApprovalSchema = v.object({
   id: Id,
   sessionId: Id,
   toolCallId: Id,
   tool: Name,
-  kind: v.picklist(['shell', 'write', 'edit', 'mcp']),
+  kind: v.picklist(APPROVAL_KINDS),
   /** The complete action: the whole command, the whole diff. Never shortened. */
   action: v.pipe(v.string(), v.maxLength(MAX_ACTION_TEXT)),
   cwd: Path,

@@ -3,19 +3,13 @@ import { resolve } from 'node:path';
 import { flag, stringOption } from '../args.js';
 import type { Command, CommandContext } from '../command.js';
 import { Exit } from '../command.js';
-import { DATA_DIR_OPTION, JSON_OPTION, printJson, table } from '../common.js';
+import { DATA_DIR_OPTION, JSON_OPTION, failed, printJson, table, withClient } from '../common.js';
+import { actionBlock } from '../approval-lines.js';
 import { dataPaths, prepareDataDir, resolveDataDir } from '../../config/data-dir.js';
 import { PLUGIN_NAME } from '../../plugins/plugin-manifest.js';
 import { serverCommandLine } from '../../plugins/plugin-servers.js';
 import type { PluginState } from '../../plugins/plugin-state.js';
-import {
-  allow,
-  isAllowed,
-  loadPluginState,
-  revokeRoot,
-  savePluginState,
-  setDisabled,
-} from '../../plugins/plugin-state.js';
+import { loadPluginState, savePluginState, setDisabled } from '../../plugins/plugin-state.js';
 import type { Plugin } from '../../plugins/plugins.js';
 import { discoverPlugins } from '../../plugins/plugins.js';
 import { repositoryRoot } from '../../sessions/builtin/project-instructions.js';
@@ -50,22 +44,11 @@ async function pluginsHere(
   return { root, plugins, state: state.value, statePath };
 }
 
-/** Servers of the folder's enabled project plugins that need allowing: [plugin, server, command line]. */
-function projectServers(plugins: readonly Plugin[]) {
-  return plugins.flatMap((p) =>
-    p.scope === 'project' && p.status === 'enabled'
-      ? p.servers.flatMap((s) =>
-          s.config ? [{ plugin: p.name, server: s.name, command: serverCommandLine(s.config) }] : [],
-        )
-      : [],
-  );
-}
-
 export const pluginsCommand: Command = {
   path: ['plugins'],
   summary: "list the Agent Plugins a session of Tether's own loop in a folder gets, with their status and why",
   details:
-    "Plugins are folders with a plugin.json in <repository>/.agents/plugins/ and ~/.agents/plugins/ (the project wins a name both have). A project plugin's MCP servers start only once allowed with `tether plugins allow`.",
+    "Plugins are folders with a plugin.json in <repository>/.agents/plugins/ and ~/.agents/plugins/ (the project wins a name both have). A project's plugins load only once its folder is trusted (`tether plugins allow`, `tether trust`, or the approval its first session raises), pinned to their content.",
   options: [CWD_OPTION, DATA_DIR_OPTION, JSON_OPTION],
   arity: [0, 0],
   run: async (context) => {
@@ -107,9 +90,8 @@ export const pluginsCommand: Command = {
         }
         if (p.status !== 'enabled') continue;
         const command = serverCommandLine(s.config);
-        const waiting =
-          p.scope === 'project' && !isAllowed(here.state, { root: here.root, plugin: p.name, server: s.name, command });
-        context.stdout.write(`${label}${waiting ? ' (not allowed yet)' : ''}: ${visibleText(command)}\n`);
+        const trusted = p.scope === 'project' ? ' (in a trusted folder only)' : '';
+        context.stdout.write(`${label}${trusted}: ${visibleText(command)}\n`);
       }
     }
     return Exit.Ok;
@@ -154,52 +136,55 @@ export const pluginsDisableCommand = toggle(true);
 
 export const pluginsAllowCommand: Command = {
   path: ['plugins', 'allow'],
-  summary: "allow the MCP servers of a repository's plugins to start in its sessions, showing each exact command",
+  summary:
+    "trust a repository's own skills and plugins (with their MCP servers) for Tether's own loop, as they are now",
   details:
-    'Without --yes, shows what would be allowed. Allowed by exact command line: a changed command, argument, environment value or URL must be allowed again. --revoke forgets every server allowed for the repository.',
+    "Shows each plugin, each server's exact command line and every file it is pinned to; --yes trusts exactly that (folder trust for Tether's own loop, as `tether trust` gives it). A changed file, program, argument, environment value or URL asks again. --revoke forgets it. Needs the host running.",
   options: [
     CWD_OPTION,
     DATA_DIR_OPTION,
-    { name: 'yes', type: 'boolean', description: 'allow the servers shown' },
-    { name: 'revoke', type: 'boolean', description: 'forget the servers allowed for this repository' },
+    { name: 'yes', type: 'boolean', description: 'trust what is shown' },
+    { name: 'revoke', type: 'boolean', description: "forget what was trusted for the repository's own loop" },
   ],
   arity: [0, 0],
-  run: async (context) => {
-    const here = await pluginsHere(context, 'plugins allow');
-    if (!here) return Exit.Error;
-    const prepared = prepareDataDir(resolveDataDir(stringOption(context.args, 'data-dir'), context.env));
-    if (!prepared.ok) {
-      context.stderr.write(`tether plugins allow: ${visibleText(prepared.error.message)}\n`);
-      return Exit.Error;
-    }
-    if (flag(context.args, 'revoke')) {
-      savePluginState(here.statePath, revokeRoot(here.state, here.root));
-      context.stdout.write(`No plugin server is allowed for ${visibleText(here.root)} any more.\n`);
+  run: (context) =>
+    withClient(context, async (client) => {
+      const folder = resolve(stringOption(context.args, 'cwd') ?? process.cwd());
+      const shown = await client.call('trust.show', { folder });
+      if (failed(context, shown)) return Exit.Error;
+      const config = shown.value.configs.find((c) => c.family === 'tether')!;
+      const root = config.folder;
+      if (flag(context.args, 'revoke')) {
+        const revoked = await client.call('trust.revoke', { folder: root, family: 'tether' });
+        if (failed(context, revoked)) return Exit.Error;
+        context.stdout.write(`The skills and plugins of ${visibleText(root)} are not trusted any more.\n`);
+        return Exit.Ok;
+      }
+      if (!config.present) {
+        context.stdout.write(`${visibleText(root)} has no skills or plugins of its own.\n`);
+        return Exit.Ok;
+      }
+      context.stdout.write(`${actionBlock(config.action, '  ')}\n`);
+      if (config.untrustable !== undefined) {
+        context.stderr.write(`tether plugins allow: ${visibleText(config.untrustable)}\n`);
+        return Exit.Error;
+      }
+      if (config.trusted) {
+        context.stdout.write('Trusted as it is.\n');
+        return Exit.Ok;
+      }
+      if (!flag(context.args, 'yes')) {
+        context.stdout.write(`Read it; to trust exactly this, run: tether plugins allow --cwd ${root} --yes\n`);
+        return Exit.Ok;
+      }
+      const set = await client.call('trust.set', {
+        folder: shown.value.folder,
+        fingerprints: [{ family: 'tether', fingerprint: config.fingerprint }],
+      });
+      if (failed(context, set)) return Exit.Error;
+      context.stdout.write(
+        `Trusted for Tether's own loop in sessions in ${visibleText(root)}, as shown, until it changes.\n`,
+      );
       return Exit.Ok;
-    }
-    const servers = projectServers(here.plugins);
-    if (servers.length === 0) {
-      context.stdout.write(`The plugins of ${visibleText(here.root)} have no MCP servers to allow.\n`);
-      return Exit.Ok;
-    }
-    const yes = flag(context.args, 'yes');
-    context.stdout.write(
-      `${yes ? 'Allowed' : 'These would be allowed'} to start in sessions in ${visibleText(here.root)}, on this computer, as you:\n`,
-    );
-    for (const s of servers) {
-      context.stdout.write(`  ${visibleText(s.plugin)} / ${visibleText(s.server)}: ${visibleText(s.command)}\n`);
-    }
-    if (!yes) {
-      context.stdout.write(`Read them; to allow exactly these, run: tether plugins allow --cwd ${here.root} --yes\n`);
-      return Exit.Ok;
-    }
-    savePluginState(
-      here.statePath,
-      allow(
-        here.state,
-        servers.map((s) => ({ root: here.root, ...s })),
-      ),
-    );
-    return Exit.Ok;
-  },
+    }),
 };

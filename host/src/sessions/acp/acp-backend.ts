@@ -4,6 +4,7 @@ import type { Clock, Result, SessionEvent } from '@tether/shared-protocol';
 import { ok } from '@tether/shared-protocol';
 import type { RunContext, RunResult, SessionBackend } from '../session-backend.js';
 import type { EventLog } from '../../store/event-log.js';
+import type { FolderTrust } from '../../trust/folder-trust.js';
 import type { UserMessage } from '../../store/session-store.js';
 import { userMessageEvent } from '../user-message.js';
 import { promptBlocks } from './acp-prompt.js';
@@ -28,6 +29,8 @@ export interface AcpBackendDeps {
   /** The host's own environment, from which an agent's `passEnv` variables are taken. */
   env: NodeJS.ProcessEnv;
   limits?: Partial<AcpLimits>;
+  /** Folder trust: without it, no folder's own configuration loads. */
+  trust?: FolderTrust;
 }
 
 const REQUEST_CANCELLED = -32800;
@@ -64,6 +67,7 @@ export class AcpBackend implements SessionBackend {
       sessions: deps.sessions,
       clock: deps.clock,
       env: deps.env,
+      ...(deps.trust ? { trust: deps.trust } : {}),
     };
   }
 

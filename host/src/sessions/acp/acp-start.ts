@@ -7,7 +7,11 @@ import { AcpConnection } from './acp-connection.js';
 import { errorText } from './acp-error-text.js';
 import { AcpHistory } from './acp-history.js';
 import type { AcpSessionStore } from './acp-session-store.js';
+import type { FolderTrust } from '../../trust/folder-trust.js';
+import type { AgentBounds } from './agent-bounds.js';
+import { agentBounds } from './agent-bounds.js';
 import { agentEnv } from './agent-env.js';
+import { agentFamily } from './agent-family.js';
 import { cut } from './acp-update-log.js';
 import type { Settled } from './settle.js';
 import { settle } from './settle.js';
@@ -44,10 +48,32 @@ export interface AcpStartDeps {
   clock: Clock;
   /** The host's own environment, from which an agent's `passEnv` variables are taken. */
   env: NodeJS.ProcessEnv;
+  /** Whether a folder's own configuration may load (absent: never, as for an untrusted folder). */
+  trust?: FolderTrust;
+}
+
+/**
+ * Whether the folder's own configuration may load for this agent (asking the person when it
+ * must), and what the agent is told accordingly; a run interrupted while asked ends there.
+ */
+async function prepare(deps: AcpStartDeps, run: RunContext, spec: AgentSpec): Promise<AgentBounds | RunResult> {
+  const family = agentFamily(spec);
+  let trusted = false;
+  if (family !== 'other' && deps.trust) {
+    const outcome = await deps.trust.decide(run, family);
+    if (outcome.cancelled) return { status: 'interrupted' };
+    if (outcome.notice !== undefined)
+      run.append({ type: 'notice', level: outcome.trusted ? 'info' : 'warning', text: outcome.notice });
+    trusted = outcome.trusted;
+  }
+  return agentBounds({ family, trusted, context: run.context, cwd: run.record().cwd });
 }
 
 /** Starts the agent and gets its session ready: loaded or resumed where it can, else new. */
 export async function startAgent(deps: AcpStartDeps, run: RunContext, spec: AgentSpec): Promise<LiveAgent | RunResult> {
+  if (deps.agents.isClosed) return failure('the host is stopping');
+  const bounds = await prepare(deps, run, spec);
+  if ('status' in bounds) return bounds;
   if (deps.agents.isClosed) return failure('the host is stopping');
   if (!deps.agents.makeRoom()) {
     return failure(
@@ -57,9 +83,9 @@ export async function startAgent(deps: AcpStartDeps, run: RunContext, spec: Agen
   const record = run.record();
   const started = await AcpConnection.start({
     context: run.context,
-    spec,
+    spec: { ...spec, args: [...spec.args, ...bounds.args] },
     cwd: record.cwd,
-    env: agentEnv(spec, run.context.place, deps.env),
+    env: { ...agentEnv(spec, run.context.place, deps.env), ...bounds.env },
     clock: deps.clock,
   });
   // On a machine that is offline the spawn waits for it, and an interrupt drops it unsent:
@@ -128,7 +154,7 @@ export async function startAgent(deps: AcpStartDeps, run: RunContext, spec: Agen
     const history = canLoad ? new AcpHistory(run) : undefined;
     connection.setSession(previous);
     if (history) connection.history = { acpSessionId: previous, record: (update) => history.record(update) };
-    const params = { sessionId: previous, cwd: record.cwd, mcpServers: [] };
+    const params = { sessionId: previous, cwd: record.cwd, mcpServers: [], ...meta(bounds) };
     const loaded = await step(
       history
         ? connection.agent.request(methods.agent.session.load, params)
@@ -157,7 +183,7 @@ export async function startAgent(deps: AcpStartDeps, run: RunContext, spec: Agen
     // A loading agent replays the conversation as updates first: the log has it already.
     connection.setSession(previous);
     connection.replaying = !canResume;
-    const params = { sessionId: previous, cwd: record.cwd, mcpServers: [] };
+    const params = { sessionId: previous, cwd: record.cwd, mcpServers: [], ...meta(bounds) };
     const what = canResume ? 'session/resume' : 'session/load';
     const loaded = await step(
       canResume
@@ -182,13 +208,17 @@ export async function startAgent(deps: AcpStartDeps, run: RunContext, spec: Agen
       text: `${spec.title} was started again and cannot load its earlier session; it starts afresh without the conversation so far.`,
     });
   }
-  const created = await step(connection.agent.request(methods.agent.session.new, { cwd: record.cwd, mcpServers: [] }));
+  const created = await step(
+    connection.agent.request(methods.agent.session.new, { cwd: record.cwd, mcpServers: [], ...meta(bounds) }),
+  );
   if (created.kind !== 'value') return stop(created, 'session/new');
   live.acpSessionId = created.value.sessionId;
   connection.setSession(live.acpSessionId);
   deps.sessions.set(run.sessionId, { agent: spec.name, acpSessionId: live.acpSessionId });
   return live;
 }
+
+const meta = (bounds: AgentBounds) => (bounds.meta ? { _meta: bounds.meta } : {});
 
 /** The end of the agent's stderr, as a notice: why it stopped, in its own words. */
 export function reportStderr(run: RunContext, live: LiveAgent): void {

@@ -13,6 +13,7 @@ import { discoverSkills, skillsPrompt } from '../../tools/skills.js';
 import { asAnyTool } from '../../tools/tool.js';
 import type { RunContext, RunResult, SessionBackend } from '../session-backend.js';
 import { systemPrompt } from './system-prompt.js';
+import type { FolderTrust, TrustOutcome } from '../../trust/folder-trust.js';
 
 /** Resolves a model spec to a provider ready to stream (with retries that post notices). */
 export type ProviderFactory = (
@@ -35,9 +36,12 @@ export interface BuiltinBackendDeps {
   plugins?: (input: {
     context: RunContext['context'];
     root: string;
+    trusted: boolean;
     place: string;
     skillNames: readonly string[];
   }) => Promise<{ skills: readonly Skill[]; tools: readonly AnyTool[]; notices: readonly string[] }>;
+  /** Whether the repository's own skills and plugins may load: without it, they never do. */
+  trust?: FolderTrust;
 }
 
 /** Sessions whose last instruction notices are remembered, so an unchanged problem is said once. */
@@ -66,16 +70,22 @@ export class BuiltinBackend implements SessionBackend {
       return { status: 'error', error: resolved.error.message, usage: { inputTokens: 0, outputTokens: 0 } };
     }
     const root = await repositoryRoot(run.context, record.cwd);
+    const trust: TrustOutcome = this.deps.trust ? await this.deps.trust.decide(run, 'tether') : { trusted: false };
+    if (trust.cancelled) return { status: 'interrupted' };
+    // A fresh "yes" is said once; a "no" stands among the notices said again only when they change.
+    if (trust.fresh && trust.trusted && trust.notice !== undefined)
+      run.append({ type: 'notice', level: 'info', text: trust.notice });
     const instructions = await loadInstructions({
       context: run.context,
       cwd: record.cwd,
       root,
       hostFile: this.deps.hostInstructions,
     });
-    const skills = await discoverSkills(run.context, root, run.context.home);
+    const skills = await discoverSkills(run.context, trust.trusted ? root : undefined, run.context.home);
     const plugins = await this.deps.plugins?.({
       context: run.context,
       root,
+      trusted: trust.trusted,
       place: record.place,
       skillNames: skills.skills.map((s) => s.name),
     });
@@ -83,6 +93,7 @@ export class BuiltinBackend implements SessionBackend {
     const pluginTools = plugins?.tools ?? [];
     run.progress?.({ instructions: instructions.files });
     this.notify(run, [
+      ...(!trust.trusted && trust.notice !== undefined ? [trust.notice] : []),
       ...instructions.notices,
       ...skills.skipped.map((s) => `The skill in ${s.folder} was skipped: ${s.why}.`),
       ...(plugins?.notices ?? []),

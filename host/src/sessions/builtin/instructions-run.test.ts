@@ -124,6 +124,12 @@ describe("a session's instructions", () => {
     );
     const created = await t.host.sessions.create({ cwd: t.project, text: 'release it' });
     if (!created.ok) throw new Error(created.error.message);
+    // A project's skills load once its folder is trusted: here for this session.
+    const trust = await t.waitFor(created.value.id, (e) => e.type === 'approval.requested');
+    if (trust.type !== 'approval.requested') throw new Error('not an approval');
+    expect(trust.approval).toMatchObject({ kind: 'trust' });
+    expect(trust.approval.action).toContain(`skill release (${folder}): Cut a release.`);
+    t.host.approvals.answer(trust.approval.id, { decision: 'allow-once' }, { kind: 'local', label: 'test' });
     await t.waitFor(created.value.id, finished);
     expect(JSON.stringify(fake.requests[0]!['system'])).toContain('- release: Cut a release.');
     expect(JSON.stringify(fake.requests[0]!['tools'])).toContain('"skill"');
