@@ -207,4 +207,9 @@ export const MIGRATIONS: readonly string[] = [
   DROP INDEX sessions_updated;
   ALTER TABLE sessions DROP COLUMN last_seq;
   `,
+  // 12: a push subscription that takes Declarative Web Push (Safari 18.4+): the app's address a tap
+  // on its notifications opens (NULL: the service worker shows them).
+  `
+  ALTER TABLE push_subscriptions ADD COLUMN declarative_url TEXT;
+  `,
 ];
