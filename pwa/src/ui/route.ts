@@ -11,7 +11,9 @@ export type Route =
   | { name: 'host'; hostId: string }
   | { name: 'new'; hostId: string }
   | { name: 'session'; hostId: string; sessionId: string }
-  | { name: 'terminal'; hostId: string; terminalId: string };
+  | { name: 'terminal'; hostId: string; terminalId: string }
+  /** One approval's card: where a tapped notification opens (shared-protocol's pushFragment). */
+  | { name: 'approval'; hostId: string; approvalId: string };
 
 export function parseRoute(hash: string): Route {
   const parts = hash
@@ -27,6 +29,7 @@ export function parseRoute(hash: string): Route {
     if (third === 'new') return { name: 'new', hostId };
     if (third === 's' && sessionId) return { name: 'session', hostId, sessionId };
     if (third === 't' && sessionId) return { name: 'terminal', hostId, terminalId: sessionId };
+    if (third === 'a' && sessionId) return { name: 'approval', hostId, approvalId: sessionId };
     return { name: 'host', hostId };
   }
   return { name: 'home' };
@@ -51,6 +54,8 @@ export function formatRoute(route: Route): string {
       return `#/h/${enc(route.hostId)}/s/${enc(route.sessionId)}`;
     case 'terminal':
       return `#/h/${enc(route.hostId)}/t/${enc(route.terminalId)}`;
+    case 'approval':
+      return `#/h/${enc(route.hostId)}/a/${enc(route.approvalId)}`;
   }
 }
 
@@ -60,6 +65,7 @@ export function parentRoute(route: Route): Route {
     case 'new':
     case 'session':
     case 'terminal':
+    case 'approval':
       return { name: 'host', hostId: route.hostId };
     default:
       return { name: 'home' };
