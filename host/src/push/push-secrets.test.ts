@@ -1,19 +1,11 @@
 import type { ApprovalPush } from '@tether/shared-protocol';
-import {
-  decodeChannelMessage,
-  decodePushPayload,
-  encodeChannelMessage,
-  openCallReply,
-  sealCall,
-  secureRandom,
-  systemClock,
-} from '@tether/shared-protocol';
+import { decodeChannelMessage, decodePushPayload, openCallReply } from '@tether/shared-protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeOpenAIServer } from '../../test/fakes/fake-openai-server.js';
 import type { PushServiceStandIn } from '../../test/support/push-service.js';
 import { startPushService } from '../../test/support/push-service.js';
 import type { PairedDevice } from '../../test/support/remote-device.js';
-import { connectDevice, pairDevice, until, waitForState } from '../../test/support/remote-device.js';
+import { connectDevice, pairDevice, sealDeviceCall, until, waitForState } from '../../test/support/remote-device.js';
 import type { TestHost } from '../../test/support/test-host.js';
 import { LOCAL_REMOTE, startTestHost } from '../../test/support/test-host.js';
 import { MASK } from './secret-mask.js';
@@ -85,16 +77,7 @@ async function raise(command: string) {
 
 /** Answers as a notification's button does: one sealed one-shot call; the error code, or 'ok'. */
 async function oneShot(device: PairedDevice, approvalId: string, decision: string): Promise<string> {
-  const call = sealCall(
-    {
-      deviceId: device.reply.deviceId,
-      deviceKeys: device.keys,
-      hostBoxPublicKey: device.hostBoxPublicKey,
-      clock: systemClock,
-      random: secureRandom,
-    },
-    encodeChannelMessage({ t: 'req', id: 1, method: 'approvals.answer', params: { id: approvalId, decision } }),
-  );
+  const call = sealDeviceCall(device, 'approvals.answer', { id: approvalId, decision });
   const response = await fetch(`${t!.url}/rc/call`, {
     method: 'POST',
     body: new Uint8Array(call.message),

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { utf8Encode } from '../encoding.js';
 import type { PushPayload } from './push-payload.js';
-import { PushPayloadSchema } from './push-payload.js';
+import { PushPayloadSchema, parsePushText } from './push-payload.js';
 import {
   TAP_TO_ANSWER,
   approvalLines,
@@ -130,14 +130,7 @@ const MAX_RECEIVED_BYTES = 4096;
 
 /** A declarative message handed to a service worker after all; undefined for anything else. */
 export function decodeDeclarativePush(text: string): ReceivedDeclarative | undefined {
-  if (utf8Encode(text).length > MAX_RECEIVED_BYTES) return undefined;
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  const parsed = v.safeParse(DeclarativePushSchema, json);
+  const parsed = v.safeParse(DeclarativePushSchema, parsePushText(text, MAX_RECEIVED_BYTES));
   if (!parsed.success) return undefined;
   const { data, ...notification } = parsed.output.notification;
   const payload = data === undefined ? undefined : v.safeParse(PushPayloadSchema, data);
