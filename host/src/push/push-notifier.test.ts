@@ -281,6 +281,17 @@ describe('push notifier', () => {
     expect(sent[0]!.payload).toMatchObject({ status: 'denied', by: 'Phone 1' });
   });
 
+  it('tells the device that answered too when its browser shows the notifications itself', async () => {
+    const s = setUp();
+    const answering = s.device(['watch', 'approve'], undefined, 'https://studio.example/');
+    s.notifier.onEvent(event({ type: 'approval.requested', approval: approval('ls') }));
+    await s.bodies('https://push.example/1');
+    const by = { kind: 'device' as const, id: answering, label: 'Phone 1' };
+    s.notifier.onEvent(event({ type: 'approval.resolved', approval: approval('ls', 'allowed', { answeredBy: by }) }));
+    const [, resolved] = await s.bodies('https://push.example/1');
+    expect(resolved).toMatchObject({ notification: { title: 'Answered on studio', body: 'Approved by Phone 1.' } });
+  });
+
   it('tells of a run that ended only those who asked', async () => {
     const s = setUp();
     s.device(['watch', 'approve']);

@@ -122,8 +122,10 @@ export class PushNotifier {
     const answeredBy = approval.answeredBy?.kind === 'device' ? approval.answeredBy.id : undefined;
     const targets = [...told].flatMap((endpoint) => {
       const subscription = this.deps.store.get(endpoint);
-      // The device that answered replaced its own notification with the outcome already.
-      return subscription && subscription.deviceId !== answeredBy ? [subscription] : [];
+      // The device that answered replaced its own notification with the outcome already, unless
+      // its browser shows them itself (declarative): the app cannot reach those, the push can.
+      const told = subscription && (subscription.deviceId !== answeredBy || subscription.declarativeUrl !== undefined);
+      return told ? [subscription] : [];
     });
     this.send(
       targets,
