@@ -12,6 +12,7 @@ import { pathConnect } from './net/relay-path-connect.js';
 import { App } from './ui/app.js';
 import { preloadMarkdown } from './ui/lazy-markdown.js';
 import { loadSessionScreen } from './ui/lazy-session-screen.js';
+import { afterMark } from './ui/perf-marks.js';
 import { formatRoute, parseRoute } from './ui/route.js';
 import './styles/base.css';
 import './styles/layout.css';
@@ -55,11 +56,14 @@ function startApp(): void {
   const root = document.getElementById('app')!;
   root.textContent = '';
   render(<App app={app} online={online} reach={reach} />, root);
-  // What the first screen did not need, fetched once it is drawn.
-  setTimeout(() => {
+  // What the first screen did not need, fetched once it is drawn. Opened on an approval's card (a
+  // tapped notification), once the card is up: nothing competes with the connection it waits on.
+  const preload = () => {
     void preloadMarkdown();
     void loadSessionScreen();
-  }, 0);
+  };
+  if (opening.name === 'approval') afterMark(['tether:approval-ready', 'tether:approval-shown'], 5000, preload);
+  else setTimeout(preload, 0);
   void app.init();
   watchPush(app);
   registerServiceWorker();

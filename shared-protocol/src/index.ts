@@ -45,6 +45,8 @@ export * from './rpc/methods.js';
 export * from './rpc/dispatch.js';
 export * from './rpc/events.js';
 export * from './push/push-payload.js';
+export * from './push/notification-text.js';
+export * from './push/declarative-push.js';
 export * from './rpc/channel.js';
 export * from './client/transport.js';
 export * from './client/memory-transport.js';

@@ -64,6 +64,8 @@ export interface GatewayDeps extends Omit<PairingServiceDeps, 'devices' | 'clock
   handlers: (gateway: DeviceGateway) => Partial<Handlers<Methods, Caller>>;
   /** One-shot timestamps kept across restarts (read from the store when the host starts). */
   oneShotHorizon: OneShotHorizon;
+  /** Whether a one-shot call may approve this approval (see one-shot.ts). */
+  approvableUnopened: (approvalId: string) => boolean;
   /** The X25519 chosen at start (crypto/node-x25519.ts); tweetnacl's unless given. */
   x25519?: X25519;
   /** The secretbox chosen at start for device frames (crypto/native-secretbox.ts); tweetnacl's unless given. */

@@ -51,10 +51,13 @@ function setUp() {
     const message = (clock: Pick<Clock, 'now'>, decision = 'allow-once') => sealed(clock, decision).message;
     return Object.assign(message, { sealed });
   };
+  /** Approvals whose notification offered only Deny and Open (the test's `a_1` unless changed). */
+  const denyOnly = new Set<string>();
   /** The host starting (again) now. */
   const start = () => {
     const stats = new HostCounters();
     const deps = {
+      approvableUnopened: (id: string) => !denyOnly.has(id),
       identity,
       devices,
       clock,
@@ -82,7 +85,7 @@ function setUp() {
       },
     };
   };
-  return { clock, db, acted, device, start };
+  return { clock, db, acted, device, start, denyOnly };
 }
 
 describe('one-shot calls across a restart', () => {
@@ -159,5 +162,17 @@ describe('a one-shot answer', () => {
     expect(await run.reply(phone.sealed(s.clock, 'allow-once'))).toBe('ok');
     expect(await run.reply(phone.sealed(s.clock, 'deny'))).toBe('ok');
     expect(s.acted).toHaveLength(2);
+  });
+
+  it('does not approve what its notification offered only Deny and Open for, but denies it', async () => {
+    const s = setUp();
+    s.denyOnly.add('a_1');
+    const phone = s.device('phone');
+    const run = s.start();
+    expect(await run.reply(phone.sealed(s.clock, 'allow-once'))).toBe('forbidden');
+    expect(s.acted).toEqual([]);
+    expect(run.stats.get('call:approve-needs-the-app')).toBe(1);
+    expect(await run.reply(phone.sealed(s.clock, 'deny'))).toBe('ok');
+    expect(s.acted).toHaveLength(1);
   });
 });

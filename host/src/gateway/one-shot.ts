@@ -31,6 +31,12 @@ export interface OneShotDeps {
   horizon: OneShotHorizon;
   /** The X25519 chosen at start; tweetnacl's unless given. */
   x25519?: X25519;
+  /**
+   * Whether an approval may be approved without opening the app: false when its notification
+   * offered only Deny and Open (something in it was masked, or the lock-screen policy holds it),
+   * true for an approval the host does not know (the dispatch then answers not-found).
+   */
+  approvableUnopened: (approvalId: string) => boolean;
 }
 
 /**
@@ -88,6 +94,13 @@ function oneShotDispatch(deps: OneShotDeps, method: string, params: unknown, cal
   if (!ONE_SHOT_DECISIONS.has(decision)) {
     deps.stats.add('call:decision-not-one-shot');
     return refuse('a one-shot answer allows once or denies; a wider answer is given in the app');
+  }
+  // What the notification did not offer, the host does not take: a forged or replayed Approve of
+  // an action the lock screen could not show whole (or showed masked) is refused here too.
+  const id = (params as { id?: unknown }).id;
+  if (decision === 'allow-once' && typeof id === 'string' && !deps.approvableUnopened(id)) {
+    deps.stats.add('call:approve-needs-the-app');
+    return refuse('this approval is approved only in the app, where it is shown whole');
   }
   return deps.dispatch(method, params, caller);
 }

@@ -1,4 +1,8 @@
 import { MAX_PUSH_SUMMARY, visibleText } from '@tether/shared-protocol';
+import { maskSecrets } from './secret-mask.js';
+
+/** Characters of a tool's name, a machine's or a device's label in a push. */
+export const MAX_PUSH_LABEL = 128;
 
 export interface ActionSummary {
   /** One line for a notification: hidden characters as marks, cut, and how much more there is. */
@@ -27,7 +31,17 @@ export function summariseAction(action: string): ActionSummary {
   return { text: `${line}${note}`, shownWhole: !cut && more === 0 };
 }
 
-/** A title or label for a notification: one line, hidden characters shown, cut to `max`. */
-export function oneLine(text: string, max: number): string {
-  return visibleText(text, { maxLength: max });
+/**
+ * A text field of a push (a title, a label, a question): what looks secret masked first, then one
+ * line with hidden characters shown, cut to `max`. Every text a push carries goes through here or
+ * through lockScreenView (the action), so nothing reaches a lock screen unmasked.
+ */
+export function pushLine(text: string, max: number): { text: string; masked: boolean } {
+  const masked = maskSecrets(text);
+  return { text: visibleText(masked.text, { maxLength: max }), masked: masked.masked };
+}
+
+/** A longer text of a push (a question, an error): masked, its first line, cut, with how much more there is. */
+export function pushSummary(text: string): string {
+  return summariseAction(maskSecrets(text).text).text;
 }

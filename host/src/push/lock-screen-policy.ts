@@ -1,3 +1,7 @@
+import type { Approval } from '@tether/shared-protocol';
+import { MAX_PUSH_LABEL, pushLine, summariseAction } from './approval-summary.js';
+import { maskSecrets } from './secret-mask.js';
+
 /**
  * Which approvals may be approved from a notification without opening the app. Deny is always
  * offered (it only stops the agent); Approve is not when the action matches a pattern of the
@@ -42,4 +46,36 @@ export function lockScreenChoice(
 ): 'approve' | 'deny-only' {
   if (!shownWhole && !policy.approvePartial) return 'deny-only';
   return policy.denyOnly.some((pattern) => matchesPattern(action, pattern)) ? 'deny-only' : 'approve';
+}
+
+/** What a lock screen may show of an approval, and whether it may be approved from there. */
+export interface LockScreenView {
+  /** The action in one line, masked and escaped (approval-summary.ts). */
+  summary: string;
+  tool: string;
+  place: string;
+  lockScreen: 'approve' | 'deny-only';
+}
+
+/**
+ * An approval as a notification shows it: every text masked (secret-mask.ts), then one line. An
+ * approval in which anything was masked is deny-only whatever the policy says: what would be
+ * approved is not what is shown. The host refuses a one-shot Approve of a deny-only approval
+ * (gateway/one-shot.ts), so hiding the button is not the only guard.
+ */
+export function lockScreenView(
+  approval: Pick<Approval, 'action' | 'tool' | 'place'>,
+  policy: LockScreenPolicy,
+): LockScreenView {
+  const action = maskSecrets(approval.action);
+  const tool = pushLine(approval.tool, MAX_PUSH_LABEL);
+  const place = pushLine(approval.place, MAX_PUSH_LABEL);
+  const summary = summariseAction(action.text);
+  const masked = action.masked || tool.masked || place.masked;
+  return {
+    summary: summary.text,
+    tool: tool.text,
+    place: place.text,
+    lockScreen: masked ? 'deny-only' : lockScreenChoice(policy, approval.action, summary.shownWhole),
+  };
 }

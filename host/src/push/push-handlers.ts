@@ -20,7 +20,7 @@ type PushMethods = Pick<Methods, 'push.subscribe' | 'push.unsubscribe' | 'push.s
 /** The device methods of push notifications, behind the dispatch's scope and params checks. */
 export function pushHandlers(deps: PushHandlerDeps): Handlers<PushMethods, Caller> {
   return {
-    'push.subscribe': ({ endpoint, keys, preferences }, caller) => {
+    'push.subscribe': ({ endpoint, keys, preferences, declarative }, caller) => {
       if (!allowedEndpoint(endpoint, deps.extraPushOrigins)) {
         return fail('invalid-params', 'the endpoint is not on a push service this host sends to');
       }
@@ -38,6 +38,8 @@ export function pushHandlers(deps: PushHandlerDeps): Handlers<PushMethods, Calle
         auth: keys.auth.replace(/=+$/, ''),
         createdAt: deps.clock.now(),
         ...(preferences ? { preferences } : {}),
+        // The device says at each subscribe which form its browser takes.
+        ...(declarative ? { declarativeUrl: declarative.appUrl } : {}),
       });
       return ok({});
     },

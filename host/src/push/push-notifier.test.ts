@@ -31,6 +31,7 @@ function setUp(options: { approvePartial?: boolean } = {}) {
   const levels = new Map<string, NotifyLevel>();
   const notifier = new PushNotifier({
     hostId: HOST_ID,
+    hostName: 'studio',
     store,
     deviceScopes: (id) => {
       const d = devices.get(id);
@@ -48,6 +49,7 @@ function setUp(options: { approvePartial?: boolean } = {}) {
   const device = (
     scopes: ('watch' | 'approve')[],
     preferences = { approvals: true, runFinished: false, runFailed: false },
+    declarativeUrl?: string,
   ) => {
     n++;
     const id = `device${n}`.padEnd(22, 'x');
@@ -59,6 +61,7 @@ function setUp(options: { approvePartial?: boolean } = {}) {
       auth: 'a'.repeat(22),
       createdAt: n,
       preferences,
+      ...(declarativeUrl !== undefined ? { declarativeUrl } : {}),
     });
     return id;
   };
@@ -70,7 +73,14 @@ function setUp(options: { approvePartial?: boolean } = {}) {
       m,
     }));
   };
-  return { clock, devices, store, counters, sent, delivery, foreground, notifier, device, payloads, levels };
+  /** What was sent to `endpoint`, as JSON. */
+  const bodies = async (endpoint: string) => {
+    await delivery.idle();
+    return sent
+      .filter((m) => m.subscription.endpoint === endpoint)
+      .map((m) => JSON.parse(utf8Decode(m.payload)!) as unknown);
+  };
+  return { clock, devices, store, counters, sent, delivery, foreground, notifier, device, payloads, bodies, levels };
 }
 
 let seq = 0;
@@ -130,6 +140,57 @@ describe('push notifier', () => {
     expect(payload.summary).toBe('curl -H "Authorization: Bearer •••" https://api.example.com/charge');
     expect(JSON.stringify(payload)).not.toContain('sk-live');
     expect(payload.lockScreen).toBe('deny-only');
+  });
+
+  it('sends a device that takes Declarative Web Push that form, made from the same masked payload', async () => {
+    const s = setUp();
+    s.device(['watch', 'approve']);
+    s.device(['watch', 'approve'], undefined, 'https://studio.example.ts.net/app/');
+    const action = 'curl -u deploy:Sup3rS3cret https://api.example.com';
+    s.notifier.onEvent(event({ type: 'approval.requested', approval: approval(action) }));
+    const [worker] = await s.bodies('https://push.example/1');
+    const [declarative] = await s.bodies('https://push.example/2');
+    expect(declarative).toEqual({
+      web_push: 8030,
+      notification: {
+        title: 'Run a command on studio?',
+        body: 'curl -u deploy:••• https://api.example.com\nFix the build · studio\nTap to see it whole and answer.',
+        navigate: `https://studio.example.ts.net/app/#/h/${HOST_ID}/a/a_approval1`,
+        tag: 'a_approval1',
+        silent: false,
+        data: worker,
+      },
+    });
+    expect(JSON.stringify(declarative)).not.toContain('Sup3rS3cret');
+    expect(worker).toMatchObject({ type: 'approval', lockScreen: 'deny-only' });
+
+    // Its answer replaces it there too, and a tap still opens the card (which says it was answered).
+    s.notifier.onEvent(
+      event({
+        type: 'approval.resolved',
+        approval: approval(action, 'denied', { answeredBy: { kind: 'local', label: 'this computer' } }),
+      }),
+    );
+    const [, resolved] = await s.bodies('https://push.example/2');
+    expect(resolved).toMatchObject({
+      web_push: 8030,
+      notification: {
+        title: 'Answered on studio',
+        body: 'Denied by this computer.',
+        navigate: `https://studio.example.ts.net/app/#/h/${HOST_ID}/a/a_approval1`,
+        tag: 'a_approval1',
+        silent: true,
+      },
+    });
+
+    s.notifier.onEvent(event({ type: 'session.waiting', reason: 'question', text: 'Go on? [y/N]' }));
+    const [, , waiting] = await s.bodies('https://push.example/2');
+    expect(waiting).toMatchObject({
+      notification: {
+        title: 'Waiting for you: Fix the build',
+        navigate: `https://studio.example.ts.net/app/#/h/${HOST_ID}/s/s_session1`,
+      },
+    });
   });
 
   it('sends an approval to every subscribed device that may answer it, and to no other', async () => {
@@ -218,6 +279,17 @@ describe('push notifier', () => {
       ['https://push.example/2', 'resolved', 'a_approval1'],
     ]);
     expect(sent[0]!.payload).toMatchObject({ status: 'denied', by: 'Phone 1' });
+  });
+
+  it('tells the device that answered too when its browser shows the notifications itself', async () => {
+    const s = setUp();
+    const answering = s.device(['watch', 'approve'], undefined, 'https://studio.example/');
+    s.notifier.onEvent(event({ type: 'approval.requested', approval: approval('ls') }));
+    await s.bodies('https://push.example/1');
+    const by = { kind: 'device' as const, id: answering, label: 'Phone 1' };
+    s.notifier.onEvent(event({ type: 'approval.resolved', approval: approval('ls', 'allowed', { answeredBy: by }) }));
+    const [, resolved] = await s.bodies('https://push.example/1');
+    expect(resolved).toMatchObject({ notification: { title: 'Answered on studio', body: 'Approved by Phone 1.' } });
   });
 
   it('tells of a run that ended only those who asked', async () => {

@@ -1,11 +1,11 @@
-import type { Approval, Clock, NotifyLevel, Scope, SessionEvent } from '@tether/shared-protocol';
-import { MAX_PUSH_TITLE, PUSH_PAYLOAD_VERSION, encodePushPayload } from '@tether/shared-protocol';
+import type { Approval, Clock, NotifyLevel, PushPayload, Scope, SessionEvent } from '@tether/shared-protocol';
+import { MAX_PUSH_TITLE, PUSH_PAYLOAD_VERSION } from '@tether/shared-protocol';
 import type { PushCounters, PushReason } from './push-counters.js';
-import { oneLine, summariseAction } from './approval-summary.js';
+import { MAX_PUSH_LABEL, pushLine, pushSummary } from './approval-summary.js';
 import type { ForegroundTracker } from './foreground.js';
 import type { LockScreenPolicy } from './lock-screen-policy.js';
-import { lockScreenChoice } from './lock-screen-policy.js';
-import { maskSecrets } from './secret-mask.js';
+import { lockScreenView } from './lock-screen-policy.js';
+import { PushBodies } from './push-bodies.js';
 import type { PushDelivery } from './push-delivery.js';
 import type { PushMessage } from './push-sender.js';
 import type { PushStore, PushSubscriptionRecord } from './push-store.js';
@@ -21,6 +21,8 @@ export const MAX_TRACKED_APPROVALS = 1024;
 
 export interface PushNotifierDeps {
   hostId: string;
+  /** The computer's name, for the text of a declarative message (the worker uses its own record's). */
+  hostName: string;
   store: PushStore;
   /** A device's scopes, or undefined when it is unknown or revoked. */
   deviceScopes: (deviceId: string) => readonly Scope[] | undefined;
@@ -32,6 +34,15 @@ export interface PushNotifierDeps {
   policy: LockScreenPolicy;
   counters: PushCounters;
   clock: Pick<Clock, 'now'>;
+}
+
+/** How one push goes out: the delivery's key, how long it is kept, its urgency and topic. */
+interface Sending {
+  key: string;
+  ttlSeconds: number;
+  urgency: PushMessage['urgency'];
+  topic: string | undefined;
+  onSent?: (subscription: PushSubscriptionRecord) => void;
 }
 
 /**
@@ -73,34 +84,32 @@ export class PushNotifier {
     if (targets.length === 0) return;
     // What looks secret is masked on the lock screen, and such an action is never approved there:
     // what would be approved is not what is shown. The app shows it whole.
-    const secrets = maskSecrets(approval.action);
-    const summary = summariseAction(secrets.text);
-    const payload = encodePushPayload({
-      v: PUSH_PAYLOAD_VERSION,
-      type: 'approval',
-      hostId: this.deps.hostId,
-      approvalId: approval.id,
-      sessionId: approval.sessionId,
-      title: this.title(approval.sessionId),
-      summary: summary.text,
-      kind: approval.kind,
-      tool: oneLine(approval.tool, 128),
-      place: oneLine(approval.place, 128),
-      lockScreen: secrets.masked
-        ? 'deny-only'
-        : lockScreenChoice(this.deps.policy, approval.action, summary.shownWhole),
-    });
-    if (!payload) return this.count('rejected:payload-too-large'); // bounded fields: a bug
+    const view = lockScreenView(approval, this.deps.policy);
     const told = new Set<string>();
     this.remember(approval.id, told);
-    for (const subscription of targets) {
-      this.deps.delivery.enqueue({
+    this.send(
+      targets,
+      {
+        v: PUSH_PAYLOAD_VERSION,
+        type: 'approval',
+        hostId: this.deps.hostId,
+        approvalId: approval.id,
+        sessionId: approval.sessionId,
+        title: this.title(approval.sessionId),
+        summary: view.summary,
+        kind: approval.kind,
+        tool: view.tool,
+        place: view.place,
+        lockScreen: view.lockScreen,
+      },
+      {
         key: approval.id,
-        deviceId: subscription.deviceId,
-        message: message(subscription, payload, APPROVAL_PUSH_TTL_S, 'high', topicFor(approval.id)),
-        onSent: () => told.add(subscription.endpoint),
-      });
-    }
+        ttlSeconds: APPROVAL_PUSH_TTL_S,
+        urgency: 'high',
+        topic: topicFor(approval.id),
+        onSent: (subscription) => told.add(subscription.endpoint),
+      },
+    );
   }
 
   private resolved(approval: Approval): void {
@@ -110,27 +119,32 @@ export class PushNotifier {
     this.told.delete(approval.id);
     if (!told || told.size === 0) return;
     if (approval.status === 'pending') return;
-    const payload = encodePushPayload({
-      v: PUSH_PAYLOAD_VERSION,
-      type: 'resolved',
-      hostId: this.deps.hostId,
-      approvalId: approval.id,
-      sessionId: approval.sessionId,
-      status: approval.status,
-      by: oneLine(approval.answeredBy?.label ?? '', 128),
-    });
-    if (!payload) return this.count('rejected:payload-too-large');
     const answeredBy = approval.answeredBy?.kind === 'device' ? approval.answeredBy.id : undefined;
-    for (const endpoint of told) {
+    const targets = [...told].flatMap((endpoint) => {
       const subscription = this.deps.store.get(endpoint);
-      // The device that answered replaced its own notification with the outcome already.
-      if (!subscription || subscription.deviceId === answeredBy) continue;
-      this.deps.delivery.enqueue({
+      // The device that answered replaced its own notification with the outcome already, unless
+      // its browser shows them itself (declarative): the app cannot reach those, the push can.
+      const told = subscription && (subscription.deviceId !== answeredBy || subscription.declarativeUrl !== undefined);
+      return told ? [subscription] : [];
+    });
+    this.send(
+      targets,
+      {
+        v: PUSH_PAYLOAD_VERSION,
+        type: 'resolved',
+        hostId: this.deps.hostId,
+        approvalId: approval.id,
+        sessionId: approval.sessionId,
+        status: approval.status,
+        by: pushLine(approval.answeredBy?.label ?? '', MAX_PUSH_LABEL).text,
+      },
+      {
         key: `resolved:${approval.id}`,
-        deviceId: subscription.deviceId,
-        message: message(subscription, payload, APPROVAL_PUSH_TTL_S, 'normal', topicFor(approval.id)),
-      });
-    }
+        ttlSeconds: APPROVAL_PUSH_TTL_S,
+        urgency: 'normal',
+        topic: topicFor(approval.id),
+      },
+    );
   }
 
   /**
@@ -147,23 +161,19 @@ export class PushNotifier {
         : s.preferences.runFailed;
     const targets = this.unwatched(sessionId, this.targets(wanted, 'watch'));
     if (targets.length === 0) return;
-    const payload = encodePushPayload({
-      v: PUSH_PAYLOAD_VERSION,
-      type: 'run',
-      hostId: this.deps.hostId,
-      sessionId,
-      title: this.title(sessionId),
-      status,
-      text: status === 'error' ? summariseAction(maskSecrets(error ?? '').text).text : '',
-    });
-    if (!payload) return this.count('rejected:payload-too-large');
-    for (const subscription of targets) {
-      this.deps.delivery.enqueue({
-        key: `run:${sessionId}`,
-        deviceId: subscription.deviceId,
-        message: message(subscription, payload, RUN_PUSH_TTL_S, 'normal', topicFor(`run_${sessionId}`)),
-      });
-    }
+    this.send(
+      targets,
+      {
+        v: PUSH_PAYLOAD_VERSION,
+        type: 'run',
+        hostId: this.deps.hostId,
+        sessionId,
+        title: this.title(sessionId),
+        status,
+        text: status === 'error' ? pushSummary(error ?? '') : '',
+      },
+      { key: `run:${sessionId}`, ttlSeconds: RUN_PUSH_TTL_S, urgency: 'normal', topic: topicFor(`run_${sessionId}`) },
+    );
   }
 
   /** A session stopped for the person: heard by those who hear of approvals, since it is one in all but name. */
@@ -174,21 +184,43 @@ export class PushNotifier {
       this.targets((s) => s.preferences.approvals, 'watch'),
     );
     if (targets.length === 0) return;
-    const payload = encodePushPayload({
-      v: PUSH_PAYLOAD_VERSION,
-      type: 'waiting',
-      hostId: this.deps.hostId,
-      sessionId,
-      title: this.title(sessionId),
-      reason,
-      text: summariseAction(maskSecrets(text).text).text,
-    });
-    if (!payload) return this.count('rejected:payload-too-large');
+    this.send(
+      targets,
+      {
+        v: PUSH_PAYLOAD_VERSION,
+        type: 'waiting',
+        hostId: this.deps.hostId,
+        sessionId,
+        title: this.title(sessionId),
+        reason,
+        text: pushSummary(text),
+      },
+      {
+        key: `waiting:${sessionId}`,
+        ttlSeconds: APPROVAL_PUSH_TTL_S,
+        urgency: 'high',
+        topic: topicFor(`wait_${sessionId}`),
+      },
+    );
+  }
+
+  /** Queues `payload` for each of `targets`, in the form each takes (push-bodies.ts). */
+  private send(targets: readonly PushSubscriptionRecord[], payload: PushPayload, how: Sending): void {
+    if (targets.length === 0) return;
+    const bodies = PushBodies.of(payload, this.hostName);
+    if (!bodies) return this.count('rejected:payload-too-large'); // bounded fields: a bug
     for (const subscription of targets) {
       this.deps.delivery.enqueue({
-        key: `waiting:${sessionId}`,
+        key: how.key,
         deviceId: subscription.deviceId,
-        message: message(subscription, payload, APPROVAL_PUSH_TTL_S, 'high', topicFor(`wait_${sessionId}`)),
+        message: {
+          subscription: { endpoint: subscription.endpoint, p256dh: subscription.p256dh, auth: subscription.auth },
+          payload: bodies.for(subscription),
+          ttlSeconds: how.ttlSeconds,
+          urgency: how.urgency,
+          ...(how.topic !== undefined ? { topic: how.topic } : {}),
+        },
+        ...(how.onSent ? { onSent: () => how.onSent!(subscription) } : {}),
       });
     }
   }
@@ -221,8 +253,14 @@ export class PushNotifier {
     return true;
   }
 
+  /** The computer's name as a declarative message says it: masked and escaped like any field. */
+  private get hostName(): string {
+    return pushLine(this.deps.hostName, MAX_PUSH_LABEL).text || 'your computer';
+  }
+
   private title(sessionId: string): string {
-    return oneLine(this.deps.sessionTitle(sessionId) ?? 'Session', MAX_PUSH_TITLE);
+    // The first line of the task, where people paste tokens too: masked like every other field.
+    return pushLine(this.deps.sessionTitle(sessionId) ?? 'Session', MAX_PUSH_TITLE).text;
   }
 
   private remember(approvalId: string, told: Set<string>): void {
@@ -233,22 +271,6 @@ export class PushNotifier {
   private count(reason: PushReason): void {
     this.deps.counters.add(`push:${reason}`);
   }
-}
-
-function message(
-  subscription: PushSubscriptionRecord,
-  payload: Uint8Array,
-  ttlSeconds: number,
-  urgency: PushMessage['urgency'],
-  topic: string | undefined,
-): PushMessage {
-  return {
-    subscription: { endpoint: subscription.endpoint, p256dh: subscription.p256dh, auth: subscription.auth },
-    payload,
-    ttlSeconds,
-    urgency,
-    ...(topic !== undefined ? { topic } : {}),
-  };
 }
 
 /** An RFC 8030 topic: at most 32 characters of the URL-safe base64 alphabet, else none. */

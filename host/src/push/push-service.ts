@@ -1,4 +1,4 @@
-import type { Clock, NotifyLevel, Scope, SessionEvent } from '@tether/shared-protocol';
+import type { Approval, Clock, NotifyLevel, Scope, SessionEvent } from '@tether/shared-protocol';
 import type { Result } from '@tether/shared-protocol';
 import { ok } from '@tether/shared-protocol';
 import type { Agent } from 'node:https';
@@ -7,6 +7,8 @@ import type { Db } from '../store/database.js';
 import { ForegroundTracker } from './foreground.js';
 import type { NotificationsConfig } from './push-config.js';
 import { loadNotificationsConfig } from './push-config.js';
+import type { LockScreenView } from './lock-screen-policy.js';
+import { lockScreenView } from './lock-screen-policy.js';
 import { PushDelivery } from './push-delivery.js';
 import { pushHandlers } from './push-handlers.js';
 import { PushNotifier } from './push-notifier.js';
@@ -18,6 +20,8 @@ import { loadOrCreateVapidKeys } from './vapid-keys.js';
 
 export interface PushServiceOptions {
   hostId: string;
+  /** The computer's name, for the text of declarative messages. */
+  hostName: string;
   db: Db;
   /** `<data-dir>/vapid-key.json` (0600). */
   vapidPath: string;
@@ -83,6 +87,7 @@ export class PushService {
     });
     this.notifier = new PushNotifier({
       hostId: options.hostId,
+      hostName: options.hostName,
       store: this.store,
       deviceScopes: options.deviceScopes,
       sessionTitle: options.sessionTitle,
@@ -117,6 +122,11 @@ export class PushService {
       extraPushOrigins: this.config.extraPushOrigins,
       clock: this.options.clock,
     });
+  }
+
+  /** An approval as its notification shows it, and whether it may be approved unopened. */
+  lockScreen(approval: Pick<Approval, 'action' | 'tool' | 'place'>): LockScreenView {
+    return lockScreenView(approval, this.config);
   }
 
   status(): PushStatusFacts {

@@ -15,6 +15,8 @@ export interface PushSubscriptionRecord {
   auth: string;
   preferences: PushPreferences;
   createdAt: number;
+  /** The app's address when the browser takes Declarative Web Push (its taps open it). */
+  declarativeUrl?: string;
 }
 
 interface Row {
@@ -24,6 +26,7 @@ interface Row {
   auth: string;
   preferences: string;
   created_at: number;
+  declarative_url: string | null;
 }
 
 function fromRow(row: Row): PushSubscriptionRecord {
@@ -41,6 +44,7 @@ function fromRow(row: Row): PushSubscriptionRecord {
     auth: row.auth,
     preferences,
     createdAt: row.created_at,
+    ...(row.declarative_url !== null ? { declarativeUrl: row.declarative_url } : {}),
   };
 }
 
@@ -58,12 +62,12 @@ export class PushStore {
     this.db.transaction(() => {
       this.db
         .prepare(
-          `INSERT INTO push_subscriptions (endpoint, device_id, p256dh, auth, preferences, created_at)
-           VALUES (@endpoint, @deviceId, @p256dh, @auth, @preferences, @createdAt)
+          `INSERT INTO push_subscriptions (endpoint, device_id, p256dh, auth, preferences, created_at, declarative_url)
+           VALUES (@endpoint, @deviceId, @p256dh, @auth, @preferences, @createdAt, @declarativeUrl)
            ON CONFLICT (endpoint) DO UPDATE SET device_id = @deviceId, p256dh = @p256dh, auth = @auth,
-             preferences = @preferences, created_at = @createdAt`,
+             preferences = @preferences, created_at = @createdAt, declarative_url = @declarativeUrl`,
         )
-        .run({ ...record, preferences: JSON.stringify(preferences) });
+        .run({ ...record, preferences: JSON.stringify(preferences), declarativeUrl: record.declarativeUrl ?? null });
       const extra = this.forDevice(record.deviceId).slice(MAX_SUBSCRIPTIONS_PER_DEVICE);
       for (const old of extra) this.remove(old.endpoint);
     })();

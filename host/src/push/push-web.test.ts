@@ -1,5 +1,6 @@
 import type { ApprovalPush, DeviceClient, ResolvedPush } from '@tether/shared-protocol';
-import { decodePushPayload } from '@tether/shared-protocol';
+import { decodeDeclarativePush, decodePushPayload } from '@tether/shared-protocol';
+import { webkitRefuses } from '../../test/support/declarative-check.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PushServiceStandIn } from '../../test/support/push-service.js';
 import { startPushService } from '../../test/support/push-service.js';
@@ -79,6 +80,41 @@ describe('push to a real push service', () => {
     expect(push.payload).not.toContain(host.push.vapid.privateKey);
     await host.push.delivery.idle();
     expect(host.push.status().counters['push:delivered']).toBe(1);
+  });
+
+  it('sends a subscription that takes Declarative Web Push a message WebKit shows itself, opening the card', async () => {
+    const { host, service, client } = await setUp();
+    const subscription = service.subscribe();
+    const appUrl = 'https://studio.tail1234.ts.net:8443/';
+    expect((await client.call('push.subscribe', { ...subscription, declarative: { appUrl } })).ok).toBe(true);
+    const { approval, session } = await raiseApproval();
+    const [worker, declarative] = [
+      await service.next((p) => p.topic === approval.id && p.endpoint !== subscription.endpoint),
+      await service.next((p) => p.topic === approval.id && p.endpoint === subscription.endpoint),
+    ];
+    expect(declarative).toMatchObject({ ttl: 120, urgency: 'high', topic: approval.id });
+    expect(declarative.bodyBytes).toBeLessThanOrEqual(4096);
+    expect(webkitRefuses(declarative.payload)).toBeUndefined();
+    expect(JSON.parse(declarative.payload)).toEqual({
+      web_push: 8030,
+      notification: {
+        title: expect.stringMatching(/^Run a command on .+\?$/) as unknown,
+        body: expect.stringContaining('ls -la') as unknown,
+        navigate: `${appUrl}#/h/${host.hostId}/a/${approval.id}`,
+        tag: approval.id,
+        silent: false,
+        data: JSON.parse(worker.payload) as unknown,
+      },
+    });
+    // The worker form elsewhere; a worker handed the declarative one reads the same payload from it.
+    expect(decodePushPayload(worker.payload)).toMatchObject({ type: 'approval', sessionId: session.id });
+    expect(decodeDeclarativePush(declarative.payload)?.payload).toEqual(decodePushPayload(worker.payload));
+
+    // Only the app's own kind of address: no fragment, no user or password, http(s) only.
+    for (const bad of ['https://x.example/#/h', 'https://u:p@x.example/', 'javascript:alert(1)', 'file:///app/']) {
+      const refused = await client.call('push.subscribe', { ...service.subscribe(), declarative: { appUrl: bad } });
+      expect(refused.ok ? bad : refused.error.code).toBe('invalid-params');
+    }
   });
 
   it('sends nothing while a device shows that session in front, and again once it does not', async () => {

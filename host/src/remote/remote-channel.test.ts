@@ -256,6 +256,29 @@ describe('the sealed channel', () => {
     expect(!terminal.ok && terminal.error.code).toBe('forbidden');
   });
 
+  it('gives one approval with its session title, pending or answered, for the card a notification opens', async () => {
+    const t = await setup();
+    const device = await pairDevice(t, { scopes: ['watch'] });
+    const { client } = connectDevice(t, device);
+    cleanups.push(() => client.stop());
+    const created = await t.host.sessions.create({ cwd: t.project, text: 'List the files\nplease' });
+    if (!created.ok) throw new Error(created.error.message);
+    const approval = await until(() => t.host.approvals.pending()[0]);
+    const pending = await client.call('approvals.get', { id: approval.id });
+    expect(pending.ok && pending.value).toMatchObject({
+      approval: { id: approval.id, status: 'pending', action: 'ls -la' },
+      sessionTitle: 'List the files',
+    });
+    t.host.approvals.answer(approval.id, { decision: 'deny' }, { kind: 'local', label: 'this computer' });
+    const answered = await client.call('approvals.get', { id: approval.id });
+    expect(answered.ok && answered.value.approval).toMatchObject({
+      status: 'denied',
+      answeredBy: { kind: 'local', label: 'this computer' },
+    });
+    const missing = await client.call('approvals.get', { id: 'a_nope' });
+    expect(!missing.ok && missing.error.code).toBe('not-found');
+  });
+
   it('answers bad params and outside folders with stable codes', async () => {
     const t = await setup();
     const { client } = connectDevice(t, await pairDevice(t));

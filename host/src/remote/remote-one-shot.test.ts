@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PairedDevice } from '../../test/support/remote-device.js';
-import { pairDevice, until } from '../../test/support/remote-device.js';
+import { pairDevice, sealDeviceCall, until } from '../../test/support/remote-device.js';
 import type { TestHost } from '../../test/support/test-host.js';
 import { LOCAL_REMOTE, startTestHost } from '../../test/support/test-host.js';
 
@@ -21,18 +21,7 @@ afterEach(async () => {
   t = undefined;
 });
 
-function seal(device: PairedDevice, method: string, params: unknown) {
-  return sealCall(
-    {
-      deviceId: device.reply.deviceId,
-      deviceKeys: device.keys,
-      hostBoxPublicKey: device.hostBoxPublicKey,
-      clock: systemClock,
-      random: secureRandom,
-    },
-    encodeChannelMessage({ t: 'req', id: 7, method, params }),
-  );
-}
+const seal = (device: PairedDevice, method: string, params: unknown) => sealDeviceCall(device, method, params, 7);
 
 const post = (url: string, body: Uint8Array) =>
   fetch(`${url}/rc/call`, { method: 'POST', body, headers: { 'content-type': 'application/octet-stream' } });

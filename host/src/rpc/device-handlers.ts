@@ -161,6 +161,13 @@ export function deviceHandlers(deps: DeviceHandlerDeps): DeviceHandlers {
     'approvals.list': ({ sessionId }) => ok({ approvals: deps.approvals.pending(sessionId) }),
     'approvals.answer': (params, caller) => answerApproval(deps.approvals, params, byDevice(caller), noteKept(caller)),
 
+    'approvals.get': ({ id }) => {
+      const approval = deps.approvals.get(id);
+      if (!approval) return fail('not-found', `no approval ${id}`);
+      const title = deps.sessions.get(approval.sessionId)?.title;
+      return ok({ approval, ...(title !== undefined ? { sessionTitle: title.slice(0, 1000) } : {}) });
+    },
+
     ...(deps.machines ? machineDeviceHandlers(deps.machines) : {}),
     ...(deps.terminals ? terminalHandlers(deps.terminals) : {}),
 

@@ -119,6 +119,11 @@ export class ApprovalBroker {
     return resolved ?? alreadyResolved(this.store.get(id) ?? existing);
   }
 
+  /** One approval, pending or answered. */
+  get(id: string): Approval | undefined {
+    return this.store.get(id);
+  }
+
   /** Pending approvals, oldest first; of one session when given. */
   pending(sessionId?: string): Approval[] {
     return this.store.list({ pendingOnly: true, ...(sessionId !== undefined ? { sessionId } : {}) });

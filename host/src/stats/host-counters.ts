@@ -42,6 +42,7 @@ export const HOST_COUNTER_NAMES = [
   'call:not-recorded',
   'call:method-not-one-shot',
   'call:decision-not-one-shot',
+  'call:approve-needs-the-app',
   ...prefixed('call:', ERROR_CODES),
   'pair:answered',
   'pair:allowed',

@@ -240,4 +240,9 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (place, folder, family)
   ) WITHOUT ROWID;
   `,
+  // 14: a push subscription that takes Declarative Web Push (Safari 18.4+): the app's address a tap
+  // on its notifications opens (NULL: the service worker shows them).
+  `
+  ALTER TABLE push_subscriptions ADD COLUMN declarative_url TEXT;
+  `,
 ];

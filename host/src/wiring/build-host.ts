@@ -285,6 +285,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
 
   const push = PushService.start({
     hostId: identity.hostId,
+    hostName: name,
     db,
     vapidPath: paths.vapidKeys,
     configPath: paths.notificationsConfig,
@@ -327,6 +328,10 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
     identity,
     devices,
     oneShotHorizon: new OneShotHorizon(db),
+    approvableUnopened: (id) => {
+      const approval = approvals.get(id);
+      return approval === undefined || push.value.lockScreen(approval).lockScreen === 'approve';
+    },
     x25519: chooseX25519(),
     secretbox: chooseSecretbox(),
     log,

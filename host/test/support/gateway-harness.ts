@@ -81,6 +81,7 @@ export function gatewayHarness(handlers: Partial<Handlers<Methods, Caller>> = {}
     identity,
     devices,
     oneShotHorizon: new OneShotHorizon(db),
+    approvableUnopened: () => true,
     log,
     clock,
     random,

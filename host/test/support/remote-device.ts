@@ -10,12 +10,16 @@ import type {
 import {
   DeviceClient,
   ProtocolErrorSchema,
+  encodeChannelMessage,
   fail,
   fromBase64UrlExact,
   generateBoxKeyPair,
   ok,
   pairWithHost,
   parsePairingLink,
+  sealCall,
+  secureRandom,
+  systemClock,
   webSocketConnect,
 } from '@tether/shared-protocol';
 import * as v from 'valibot';
@@ -176,4 +180,18 @@ export async function until<T>(check: () => T | undefined, timeoutMs = 5000, wha
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/** A one-shot call from this device (as a notification's button sends one), sealed now. */
+export function sealDeviceCall(device: PairedDevice, method: string, params: unknown, id = 1) {
+  return sealCall(
+    {
+      deviceId: device.reply.deviceId,
+      deviceKeys: device.keys,
+      hostBoxPublicKey: device.hostBoxPublicKey,
+      clock: systemClock,
+      random: secureRandom,
+    },
+    encodeChannelMessage({ t: 'req', id, method, params }),
+  );
 }

@@ -329,6 +329,17 @@ describe('HostConnection', () => {
     s.connection.stop();
   });
 
+  it('asks first, once connected, for the approval a notification opened the app on', async () => {
+    const s = setup();
+    s.host.handlers.set('approvals.get', () => ({ error: { code: 'not-found' as const, message: 'gone' } }));
+    const lookup = s.connection.approvalState.lookup('a_1');
+    await s.connection.start();
+    await settle();
+    expect(s.host.calls.map((c) => c.method).slice(0, 2)).toEqual(['approvals.get', 'host.info']);
+    expect(lookup.get()).toEqual({ state: 'missing' });
+    s.connection.stop();
+  });
+
   it('records a refusal for good and stops dialling', async () => {
     const s = setup();
     s.host.revoked.add(s.record.deviceId);

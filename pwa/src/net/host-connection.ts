@@ -17,7 +17,6 @@ import type {
 } from '@tether/shared-protocol';
 import {
   DeviceClient,
-  fail,
   fromBase64UrlExact,
   isSessionEvent,
   secureRandom,
@@ -35,6 +34,7 @@ import type { OutboxStore } from './outbox.js';
 import { MemoryOutboxStore, Outbox } from './outbox.js';
 import type { PathConnect, PathState } from './relay-path-connect.js';
 import { SessionFeed } from './session-feed.js';
+import { HostApprovals } from './host-approvals.js';
 
 export interface SessionsView {
   list: SessionSummary[];
@@ -67,8 +67,6 @@ export const MAX_FEEDS = 8;
 const LIST_SAVE_DELAY_MS = 1000;
 /** "Last seen" is written at most this often (ms): it is shown in minutes. */
 const LAST_SEEN_EVERY_MS = 30_000;
-/** Approval counts change in bursts (raise, answer); one refresh covers a burst (ms). */
-const APPROVALS_REFRESH_DELAY_MS = 150;
 
 /**
  * Everything the app does with one paired host: the DeviceClient (handshake, sealed RPC,
@@ -81,7 +79,9 @@ export class HostConnection {
   readonly sessions = new Store<SessionsView>({ list: [], fresh: false, loaded: false });
   readonly info = new Store<HostInfo | null>(null);
   /** Approvals waiting for an answer, in every session of this host. */
-  readonly approvals = new Store<Approval[]>([]);
+  readonly approvals: Store<Approval[]>;
+  /** Those, and single approvals by id (the card a notification opens), and answering them. */
+  readonly approvalState: HostApprovals;
   /** The host's machines as their status events last said. */
   readonly machines = new Store<MachineInfo[]>([]);
   /** Which way the connection goes (direct or through a relay), when the Connect can say. */
@@ -95,7 +95,6 @@ export class HostConnection {
   private readonly clock: Clock;
   private readonly frame: FrameScheduler;
   private listTimer: TimerHandle | undefined;
-  private approvalsTimer: TimerHandle | undefined;
   private lastSeenSaved = 0;
   private readonly unsubscribe: (() => void)[] = [];
   /**
@@ -124,6 +123,8 @@ export class HostConnection {
       ...(deps.jitter ? { jitter: deps.jitter } : {}),
     });
     this.status = new Store<ClientState>(this.client.state);
+    this.approvalState = new HostApprovals(this.client, this.clock);
+    this.approvals = this.approvalState.pending;
     const random = deps.random ?? secureRandom;
     this.outbox = new Outbox({
       hostId: record.hostId,
@@ -157,15 +158,18 @@ export class HostConnection {
     return () => this.hostEventListeners.delete(listener);
   }
 
-  /** Shows the cached list, then connects. A host that refused this device is not dialled. */
+  /**
+   * Dials, then shows the cached list while the host answers (an approval opened from a
+   * notification waits on the connection alone). A host that refused this device is not dialled.
+   */
   async start(): Promise<void> {
+    if (!this.record.refused) this.client.start();
     const cached = await this.deps.cache.sessionList(this.hostId);
     this.sessions.update((view) => ({
       list: view.loaded ? view.list : replaceList(view.list, cached?.sessions ?? []),
       fresh: view.fresh,
       loaded: true,
     }));
-    if (!this.record.refused) this.client.start();
     await this.outbox.load();
   }
 
@@ -219,22 +223,9 @@ export class HostConnection {
     await this.saveList();
   }
 
-  /**
-   * Answers an approval, now or not at all: an answer is never kept to be sent later (the person
-   * would be deciding about a moment that has passed), so without a connection it fails at once.
-   */
-  async answer(approvalId: string, decision: Decision, note?: string): Promise<Result<Approval>> {
-    if (this.client.state.name !== 'open') {
-      return fail('disconnected', 'not connected to the computer: the answer was not sent');
-    }
-    const result = await this.client.call('approvals.answer', {
-      id: approvalId,
-      decision,
-      ...(note ? { note } : {}),
-    });
-    if (result.ok) this.approvalChanged(result.value.approval);
-    else if (result.error.code === 'already-resolved') this.scheduleApprovalsRefresh();
-    return result.ok ? { ok: true, value: result.value.approval } : result;
+  /** Answers an approval now or not at all (host-approvals.ts). */
+  answer(approvalId: string, decision: Decision, note?: string): Promise<Result<Approval>> {
+    return this.approvalState.answer(approvalId, decision, note);
   }
 
   private stateChanged(state: ClientState): void {
@@ -245,6 +236,7 @@ export class HostConnection {
       return;
     }
     this.seen(true);
+    this.approvalState.opened(); // first on the wire: a card opened from a notification waits on these alone
     void this.refreshOnOpen();
   }
 
@@ -252,7 +244,7 @@ export class HostConnection {
     const [info, list] = await Promise.all([
       this.client.call('host.info', {}),
       this.client.call('sessions.list', {}),
-      this.refreshApprovals(),
+      this.approvalState.refresh(),
     ]);
     if (info.ok) {
       this.info.set(info.value);
@@ -293,9 +285,9 @@ export class HostConnection {
         this.frame(() => this.mergeSummaries());
       }
       this.scheduleListSave();
-      if (before?.pendingApprovals !== event.session.pendingApprovals) this.scheduleApprovalsRefresh();
+      if (before?.pendingApprovals !== event.session.pendingApprovals) this.approvalState.scheduleRefresh();
     } else if (event.type === 'approval.requested' || event.type === 'approval.resolved') {
-      this.approvalChanged(event.approval);
+      this.approvalState.changed(event.approval);
     }
     this.feeds.get(event.sessionId)?.apply(event);
   }
@@ -315,26 +307,6 @@ export class HostConnection {
       this.machines.update((list) => [...list.filter((m) => m.id !== machine.id), machine]);
     }
     for (const listener of this.hostEventListeners) listener(event);
-  }
-
-  private approvalChanged(approval: Approval): void {
-    this.approvals.update((list) => {
-      const others = list.filter((a) => a.id !== approval.id);
-      return approval.status === 'pending' ? [...others, approval] : others;
-    });
-  }
-
-  private scheduleApprovalsRefresh(): void {
-    if (this.approvalsTimer !== undefined) return;
-    this.approvalsTimer = this.clock.setTimeout(() => {
-      this.approvalsTimer = undefined;
-      void this.refreshApprovals();
-    }, APPROVALS_REFRESH_DELAY_MS);
-  }
-
-  private async refreshApprovals(): Promise<void> {
-    const result = await this.client.call('approvals.list', {});
-    if (result.ok) this.approvals.set(result.value.approvals.filter((a) => a.status === 'pending'));
   }
 
   private seen(force: boolean): void {

@@ -1,5 +1,23 @@
-import type { ApprovalPush, PushPayload, ResolvedPush, WaitingPush } from '@tether/shared-protocol';
-import { visibleText } from '@tether/shared-protocol';
+import type {
+  ApprovalPush,
+  PushPayload,
+  ReceivedDeclarative,
+  ResolvedPush,
+  WaitingPush,
+} from '@tether/shared-protocol';
+import {
+  OPEN_TO_APPROVE,
+  TAP_TO_ANSWER,
+  approvalLines,
+  approvalTitle,
+  resolvedBody,
+  resolvedTitle,
+  runBody,
+  runTitle,
+  visibleText,
+  waitingBody,
+  waitingTitle,
+} from '@tether/shared-protocol';
 import { formatRoute } from '../ui/route.js';
 
 /**
@@ -76,9 +94,14 @@ function openHash(hostId: string, sessionId: string): string {
   return formatRoute({ name: 'session', hostId, sessionId });
 }
 
+/** A tap on an approval (or on its answer) opens its card, answered or not. */
+function cardHash(hostId: string, approvalId: string): string {
+  return formatRoute({ name: 'approval', hostId, approvalId });
+}
+
+/** The words are shared with the host's declarative messages (shared-protocol notification-text.ts). */
 export function approvalNotification(push: ApprovalPush, hostName: string, platform: Platform): NotificationSpec {
-  const where = push.place === 'local' ? hostName : `${push.place} (via ${hostName})`;
-  const lines = [push.summary, `${push.title} · ${where}`];
+  const lines = approvalLines(push, hostName);
   const canApprove = push.lockScreen === 'approve';
   let actions: NotificationAction[] | undefined;
   if (platform.actions) {
@@ -91,13 +114,13 @@ export function approvalNotification(push: ApprovalPush, hostName: string, platf
           { action: 'deny', title: 'Deny' },
           { action: 'open', title: 'Open' },
         ];
-    if (!canApprove) lines.push('Open the app to approve this one.');
+    if (!canApprove) lines.push(OPEN_TO_APPROVE);
   } else {
-    lines.push('Tap to see it whole and answer.');
+    lines.push(TAP_TO_ANSWER);
   }
   return {
     // Where it runs is in the title, the part every lock screen shows: a machine, or this computer.
-    title: `${verb(push.kind)} on ${where}?`,
+    title: approvalTitle(push, hostName),
     options: {
       body: lines.join('\n'),
       tag: push.approvalId,
@@ -106,7 +129,7 @@ export function approvalNotification(push: ApprovalPush, hostName: string, platf
         sessionId: push.sessionId,
         approvalId: push.approvalId,
         lockScreen: push.lockScreen,
-        open: openHash(push.hostId, push.sessionId),
+        open: cardHash(push.hostId, push.approvalId),
       },
       ...(actions ? { actions } : {}),
       requireInteraction: true,
@@ -116,27 +139,20 @@ export function approvalNotification(push: ApprovalPush, hostName: string, platf
   };
 }
 
-function verb(kind: ApprovalPush['kind']): string {
-  switch (kind) {
-    case 'shell':
-      return 'Run a command';
-    case 'write':
-      return 'Write a file';
-    case 'edit':
-      return 'Edit a file';
-    case 'mcp':
-      return 'Use a tool';
-    case 'trust':
-      return "Trust a folder's configuration";
-  }
-}
-
-/** An approval answered elsewhere: replaces its notification, quietly. */
+/** An approval answered elsewhere: replaces its notification, quietly; a tap opens its card. */
 export function resolvedNotification(push: ResolvedPush, hostName: string, platform: Platform): NotificationSpec {
-  const by = push.by ? ` by ${push.by}` : '';
-  const body =
-    push.status === 'allowed' ? `Approved${by}.` : push.status === 'denied' ? `Denied${by}.` : 'No longer asked.';
-  return quiet(push.approvalId, `Answered on ${hostName}`, body, push.hostId, push.sessionId, platform);
+  const spec = quiet(
+    push.approvalId,
+    resolvedTitle(hostName),
+    resolvedBody(push),
+    push.hostId,
+    push.sessionId,
+    platform,
+  );
+  return {
+    ...spec,
+    options: { ...spec.options, data: { ...spec.options.data, open: cardHash(push.hostId, push.approvalId) } },
+  };
 }
 
 /** What became of an answer given from the notification, in its place. */
@@ -171,8 +187,8 @@ export function outcomeNotification(
 /** A run failed: one notification per session, since each may need the person. */
 export function runNotification(push: Extract<PushPayload, { type: 'run' }>, hostName: string, platform: Platform) {
   if (push.status === 'done') return finishedNotification([finishedRun(push, hostName)], platform);
-  const body = `${push.text}\nOn ${hostName}.`;
-  return quiet(`run:${push.sessionId}`, `Failed: ${push.title}`, body, push.hostId, push.sessionId, platform, false);
+  const body = runBody(push, hostName);
+  return quiet(`run:${push.sessionId}`, runTitle(push), body, push.hostId, push.sessionId, platform, false);
 }
 
 export function finishedRun(push: Extract<PushPayload, { type: 'run' }>, hostName: string): FinishedRun {
@@ -216,9 +232,34 @@ export function finishedNotification(runs: readonly FinishedRun[], platform: Pla
 
 /** A session waits for the person: a wrapped program's question, or a run at its limit. A tap opens it. */
 export function waitingNotification(push: WaitingPush, hostName: string, platform: Platform): NotificationSpec {
-  const title = push.reason === 'question' ? `Waiting for you: ${push.title}` : `Stopped at its limit: ${push.title}`;
-  const body = `${push.text}\nOn ${hostName}. Tap to open it.`;
-  return quiet(`wait:${push.sessionId}`, title, body, push.hostId, push.sessionId, platform, false);
+  const body = waitingBody(push, hostName);
+  return quiet(`wait:${push.sessionId}`, waitingTitle(push), body, push.hostId, push.sessionId, platform, false);
+}
+
+/**
+ * A declarative message handed to the worker without a payload it knows (declarative-push.ts):
+ * shown as it declares itself. A tap opens its `navigate` when that is a screen of this app, else
+ * the app's home: the worker opens nothing outside its own scope.
+ */
+export function declaredNotification(
+  declared: ReceivedDeclarative['notification'],
+  scopeUrl: string,
+  platform: Platform,
+): NotificationSpec {
+  const base = scopeUrl.replace(/#.*$/, '');
+  const open = declared.navigate.startsWith(`${base}#/`)
+    ? declared.navigate.slice(base.length)
+    : formatRoute({ name: 'home' });
+  return {
+    title: declared.title,
+    options: {
+      body: declared.body ?? '',
+      tag: declared.tag ?? 'tether:declared',
+      data: { hostId: '', sessionId: '', open },
+      silent: declared.silent ?? false,
+      ...(platform.icon ? { icon: platform.icon, badge: platform.icon } : {}),
+    },
+  };
 }
 
 /** A push that did not decode, or names a computer this device no longer knows: shown all the

@@ -2,7 +2,7 @@ import type { Result } from '@tether/shared-protocol';
 import { ok, toBase64Url } from '@tether/shared-protocol';
 import { describe, expect, it } from 'vitest';
 import type { BrowserPush, PushEnvironment } from './push-setup.js';
-import { enableNotifications, pushAvailability } from './push-setup.js';
+import { enableNotifications, pushAvailability, takesDeclarativePush } from './push-setup.js';
 
 const env = (change: Partial<PushEnvironment>): PushEnvironment => ({
   secure: true,
@@ -36,7 +36,9 @@ function subscription(key: Uint8Array): PushSubscription {
   } as unknown as PushSubscription;
 }
 
-function fakes(options: { permission?: NotificationPermission; existing?: PushSubscription | null } = {}) {
+function fakes(
+  options: { permission?: NotificationPermission; existing?: PushSubscription | null; appUrl?: string } = {},
+) {
   const calls: [string, unknown][] = [];
   const subscribed: Uint8Array[] = [];
   const client = {
@@ -50,6 +52,7 @@ function fakes(options: { permission?: NotificationPermission; existing?: PushSu
     requestPermission: () => Promise.resolve(options.permission ?? 'granted'),
     current: () => Promise.resolve(options.existing ?? null),
     subscribe: (key) => (subscribed.push(key), Promise.resolve(subscription(key))),
+    declarativeAppUrl: () => options.appUrl,
   };
   return { client: client as Parameters<typeof enableNotifications>[0], browser, calls, subscribed };
 }
@@ -66,6 +69,18 @@ describe('switching notifications on', () => {
       'push.subscribe',
       { endpoint: 'https://fcm.googleapis.com/fcm/send/x', keys: { p256dh: P256, auth: AUTH }, preferences: prefs },
     ]);
+  });
+
+  it('tells the host when the browser shows declarative messages itself, and where a tap goes', async () => {
+    const f = fakes({ appUrl: 'https://studio.example.ts.net:8443/' });
+    expect((await enableNotifications(f.client, f.browser, prefs)).ok).toBe(true);
+    expect(f.calls[1]).toMatchObject([
+      'push.subscribe',
+      { preferences: prefs, declarative: { appUrl: 'https://studio.example.ts.net:8443/' } },
+    ]);
+    // WebKit's form puts a PushManager on the window; a browser without it gets the worker's form.
+    expect(takesDeclarativePush({ pushManager: {} })).toBe(true);
+    expect(takesDeclarativePush({})).toBe(false);
   });
 
   it('stops when permission is refused, and never takes over a subscription made for another key', async () => {

@@ -53,6 +53,20 @@ export interface BrowserPush {
   requestPermission(): Promise<NotificationPermission>;
   current(): Promise<PushSubscription | null>;
   subscribe(applicationServerKey: Uint8Array): Promise<PushSubscription>;
+  /**
+   * The app's address when this browser shows Declarative Web Push messages itself, so a tap
+   * opens it even with no service worker running; undefined where it does not.
+   */
+  declarativeAppUrl(): string | undefined;
+}
+
+/**
+ * Whether a browser shows declarative messages itself: WebKit's form puts a PushManager on the
+ * window (`window.pushManager`, Safari 18.4+), where others keep it on a service worker's
+ * registration only. The subscription is the same one either way.
+ */
+export function takesDeclarativePush(global: object): boolean {
+  return 'pushManager' in global;
 }
 
 export function browserPush(): BrowserPush {
@@ -65,6 +79,8 @@ export function browserPush(): BrowserPush {
         userVisibleOnly: true,
         applicationServerKey: new Uint8Array(key),
       }),
+    // The service worker's scope ('./'): what a tap opens, with the screen's fragment added.
+    declarativeAppUrl: () => (takesDeclarativePush(window) ? new URL('./', location.href).href : undefined),
   };
 }
 
@@ -73,7 +89,8 @@ type PushClient = Pick<HostConnection['client'], 'call'>;
 /**
  * Switches notifications on for one host: asks permission (call this from a click: iOS requires a
  * user gesture), subscribes with the host's VAPID key (push.status) and hands the subscription to
- * the host with the chosen preferences (push.subscribe). Enabling again only updates preferences.
+ * the host with the chosen preferences (push.subscribe), saying whether the browser shows
+ * declarative messages itself. Enabling again only updates preferences.
  */
 export async function enableNotifications(
   client: PushClient,
@@ -106,9 +123,10 @@ export async function enableNotifications(
   const p256dh = json.keys?.p256dh;
   const auth = json.keys?.auth;
   if (!json.endpoint || !p256dh || !auth) return fail('unavailable', 'The browser gave an incomplete subscription.');
+  const appUrl = browser.declarativeAppUrl();
   const sent = await client.call(
     'push.subscribe',
-    { endpoint: json.endpoint, keys: { p256dh, auth }, preferences },
+    { endpoint: json.endpoint, keys: { p256dh, auth }, preferences, ...(appUrl ? { declarative: { appUrl } } : {}) },
     { timeoutMs: PUSH_CALL_TIMEOUT_MS },
   );
   return sent.ok ? ok({ endpoint: json.endpoint }) : sent;

@@ -1,95 +1,18 @@
-import type { ApprovalPush, Decision } from '@tether/shared-protocol';
 import {
   ReplayCache,
   decodeChannelMessage,
   encodeChannelMessage,
-  generateBoxKeyPair,
   openCall,
   sealCallReply,
   secureRandom,
   systemClock,
-  toBase64Url,
 } from '@tether/shared-protocol';
 import { describe, expect, it } from 'vitest';
 import type { HostRecord } from '../data/records.js';
-import type { AnswerOutcome, NotificationSpec } from './notification-view.js';
 import { answerByOneShot, callTargets } from './one-shot-answer.js';
-import type { AppWindow, ShownNotification } from './sw-push.js';
-import { OPEN_MESSAGE, SwPush } from './sw-push.js';
-
-const HOST_ID = toBase64Url(new Uint8Array(16).fill(7));
-const host = generateBoxKeyPair();
-const device = generateBoxKeyPair();
-const record: HostRecord = {
-  hostId: HOST_ID,
-  name: 'studio\u202e',
-  apiBase: 'https://studio.example.ts.net:8443',
-  deviceId: toBase64Url(new Uint8Array(16).fill(9)),
-  keyStorage: 'raw',
-  deviceSecretKey: toBase64Url(device.secretKey),
-  hostBoxPublicKey: toBase64Url(host.publicKey),
-  hostSignPublicKey: toBase64Url(new Uint8Array(32)),
-  scopes: ['watch', 'approve'],
-  pairedAt: 1,
-  lastSeenAt: null,
-  recentFolders: [],
-};
-
-const approvalPush = (lockScreen: 'approve' | 'deny-only' = 'approve'): ApprovalPush => ({
-  v: 1,
-  type: 'approval',
-  hostId: HOST_ID,
-  approvalId: 'a_1',
-  sessionId: 's_1',
-  title: 'Fix the build',
-  summary: 'rm -rf build && make',
-  kind: 'shell',
-  tool: 'shell',
-  place: 'local',
-  lockScreen,
-});
-
-function world(
-  options: { actions?: boolean; windows?: AppWindow[]; answer?: AnswerOutcome; hold?: Promise<void> } = {},
-) {
-  const shown: NotificationSpec[] = [];
-  const closed: string[] = [];
-  const opened: string[] = [];
-  const answers: [string, Decision][] = [];
-  const push = new SwPush({
-    showNotification: (spec) => (shown.push(spec), Promise.resolve()),
-    getNotifications: (tag) =>
-      Promise.resolve(
-        // As a browser does: a notification replaces the one shown before with its tag.
-        shown
-          .filter((s, i) => !shown.slice(i + 1).some((later) => later.options.tag === s.options.tag))
-          .filter((s) => tag === undefined || s.options.tag === tag)
-          .map<ShownNotification>((s) => ({
-            tag: s.options.tag,
-            data: s.options.data,
-            close: () => closed.push(s.options.tag),
-          })),
-      ),
-    windows: () => Promise.resolve(options.windows ?? []),
-    openWindow: (url) => (opened.push(url), Promise.resolve(undefined)),
-    scopeUrl: 'https://studio.example.ts.net:8443/',
-    hosts: () => Promise.resolve([record]),
-    answer: async (_record, id, decision) => {
-      answers.push([id, decision]);
-      await options.hold;
-      return options.answer ?? { kind: 'approved' };
-    },
-    platform: { actions: options.actions ?? true },
-  });
-  const click = (action: string) => {
-    const spec = shown[shown.length - 1]!;
-    return push.onClick(
-      { tag: spec.options.tag, data: spec.options.data, close: () => closed.push(spec.options.tag) },
-      action,
-    );
-  };
-  return { push, shown, closed, opened, answers, click };
-}
+import type { AppWindow } from './sw-push.js';
+import { OPEN_MESSAGE } from './sw-push.js';
+import { HOST_ID, approvalPush, device, host, record, world } from './sw-test-world.js';
 
 describe('the service worker with a push', () => {
   it('folds finished runs into one notification, newest first, each session once; a failure stays apart', async () => {
@@ -132,7 +55,7 @@ describe('the service worker with a push', () => {
     expect(spec!.options).toMatchObject({
       tag: 'a_1',
       requireInteraction: true,
-      data: { open: `#/h/${HOST_ID}/s/s_1` },
+      data: { open: `#/h/${HOST_ID}/a/a_1` },
     });
   });
 
@@ -205,7 +128,7 @@ describe('the service worker with a push', () => {
     expect(w.closed).toEqual(['a_2']);
   });
 
-  it('opens the app on the session for a tap: in a window already open, else a new one', async () => {
+  it('opens the app on the approval’s card for a tap: in a window already open, else a new one', async () => {
     const messages: unknown[] = [];
     const window: AppWindow = {
       visibilityState: 'hidden',
@@ -215,12 +138,12 @@ describe('the service worker with a push', () => {
     const w = world({ windows: [window] });
     await w.push.onPush(JSON.stringify(approvalPush()));
     await w.click('');
-    expect(messages).toEqual([{ type: OPEN_MESSAGE, hash: `#/h/${HOST_ID}/s/s_1` }]);
+    expect(messages).toEqual([{ type: OPEN_MESSAGE, hash: `#/h/${HOST_ID}/a/a_1` }]);
     expect(w.closed).toEqual(['a_1']);
     const none = world();
     await none.push.onPush(JSON.stringify(approvalPush()));
     await none.click('');
-    expect(none.opened).toEqual([`https://studio.example.ts.net:8443/#/h/${HOST_ID}/s/s_1`]);
+    expect(none.opened).toEqual([`https://studio.example.ts.net:8443/#/h/${HOST_ID}/a/a_1`]);
   });
 
   it('replaces a notification answered elsewhere, and shows nothing new while the app is in front', async () => {

@@ -1,11 +1,12 @@
 import type { Decision } from '@tether/shared-protocol';
-import { decodePushPayload } from '@tether/shared-protocol';
+import { decodeDeclarativePush, decodePushPayload } from '@tether/shared-protocol';
 import type { HostRecord } from '../data/records.js';
 import { hostDisplayName } from '../data/records.js';
 import type { AnswerOutcome, FinishedRun, NotificationData, NotificationSpec, Platform } from './notification-view.js';
 import {
   FINISHED_TAG,
   approvalNotification,
+  declaredNotification,
   finishedNotification,
   finishedRun,
   outcomeNotification,
@@ -62,8 +63,18 @@ export class SwPush {
 
   constructor(private readonly deps: SwPushDeps) {}
 
+  /**
+   * A push message: the worker form, or a declarative one (Safari shows those itself; another
+   * browser, or a future `mutable` message, hands it here), whose `data` carries the same payload.
+   */
   async onPush(text: string | undefined): Promise<void> {
-    const payload = text === undefined ? undefined : decodePushPayload(text);
+    const declared = text === undefined ? undefined : decodeDeclarativePush(text);
+    const payload = text === undefined ? undefined : (decodePushPayload(text) ?? declared?.payload);
+    if (!payload && declared) {
+      return this.deps.showNotification(
+        declaredNotification(declared.notification, this.deps.scopeUrl, this.deps.platform),
+      );
+    }
     const record = payload && (await this.host(payload.hostId));
     if (!payload || !record) return this.deps.showNotification(unknownNotification(this.deps.platform));
     const name = shownHostName(hostDisplayName(record));

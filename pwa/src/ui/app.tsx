@@ -5,6 +5,7 @@ import type { Reach } from '../app/reachability.js';
 import type { Store } from '../lib/store.js';
 import type { AppServices } from './app-context.js';
 import { AppContext } from './app-context.js';
+import { ApprovalScreen } from './approval-screen.js';
 import { Banners } from './banners.js';
 import { HostsScreen } from './hosts-screen.js';
 import { AddHostScreen, NewSessionScreen, PairScreen, ShareScreen, TerminalScreen } from './lazy-screens.js';
@@ -134,6 +135,15 @@ function screenFor(route: Route, back: string | undefined): ComponentChildren {
           key={`${route.hostId}/${route.sessionId}`}
           hostId={route.hostId}
           sessionId={route.sessionId}
+          back={back}
+        />
+      );
+    case 'approval':
+      return (
+        <ApprovalScreen
+          key={`${route.hostId}/${route.approvalId}`}
+          hostId={route.hostId}
+          approvalId={route.approvalId}
           back={back}
         />
       );

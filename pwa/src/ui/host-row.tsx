@@ -7,7 +7,7 @@ import type { SessionsView } from '../net/host-connection.js';
 import { useApp } from './app-context.js';
 import { HostPathLabel, HostUnreachable } from './host-path.js';
 import { hostStatus } from './host-status.js';
-import { NotificationsPanel } from './notifications-panel.js';
+import { LazyNotificationsPanel } from './lazy-notifications-panel.js';
 import { formatRoute } from './route.js';
 import { useStore } from './use-store.js';
 
@@ -108,7 +108,7 @@ export function HostRow({ host, now, current }: { host: HostRecord; now: number;
         )}
         {mode === 'notifications' && (
           <>
-            <NotificationsPanel host={host} />
+            <LazyNotificationsPanel host={host} />
             <div class="row-actions">
               <button type="button" class="link" onClick={() => setMode('view')}>
                 Done

@@ -12,7 +12,10 @@ export type Route =
   | { name: 'new'; hostId: string }
   | { name: 'session'; hostId: string; sessionId: string }
   | { name: 'terminal'; hostId: string; terminalId: string }
-  | { name: 'share'; hostId: string; sessionId: string };
+  | { name: 'share'; hostId: string; sessionId: string }
+
+  /** One approval's card: where a tapped notification opens (shared-protocol's pushFragment). */
+  | { name: 'approval'; hostId: string; approvalId: string };
 
 export function parseRoute(hash: string): Route {
   const parts = hash
@@ -29,6 +32,7 @@ export function parseRoute(hash: string): Route {
     if (third === 's' && sessionId && fifth === 'share') return { name: 'share', hostId, sessionId };
     if (third === 's' && sessionId) return { name: 'session', hostId, sessionId };
     if (third === 't' && sessionId) return { name: 'terminal', hostId, terminalId: sessionId };
+    if (third === 'a' && sessionId) return { name: 'approval', hostId, approvalId: sessionId };
     return { name: 'host', hostId };
   }
   return { name: 'home' };
@@ -55,6 +59,8 @@ export function formatRoute(route: Route): string {
       return `#/h/${enc(route.hostId)}/t/${enc(route.terminalId)}`;
     case 'share':
       return `#/h/${enc(route.hostId)}/s/${enc(route.sessionId)}/share`;
+    case 'approval':
+      return `#/h/${enc(route.hostId)}/a/${enc(route.approvalId)}`;
   }
 }
 
@@ -66,6 +72,7 @@ export function parentRoute(route: Route): Route {
     case 'new':
     case 'session':
     case 'terminal':
+    case 'approval':
       return { name: 'host', hostId: route.hostId };
     default:
       return { name: 'home' };

@@ -95,15 +95,18 @@ export type PushPayload = v.InferOutput<typeof PushPayloadSchema>;
 
 /** Decodes a push message's text; undefined for anything that is not a payload of this version. */
 export function decodePushPayload(text: string): PushPayload | undefined {
-  if (utf8Encode(text).length > MAX_PUSH_PAYLOAD_BYTES) return undefined;
-  let json: unknown;
+  const parsed = v.safeParse(PushPayloadSchema, parsePushText(text, MAX_PUSH_PAYLOAD_BYTES));
+  return parsed.success ? parsed.output : undefined;
+}
+
+/** A push message's JSON: undefined when its text is over `maxBytes` or not JSON. */
+export function parsePushText(text: string, maxBytes: number): unknown {
+  if (utf8Encode(text).length > maxBytes) return undefined;
   try {
-    json = JSON.parse(text);
+    return JSON.parse(text) as unknown;
   } catch {
     return undefined;
   }
-  const parsed = v.safeParse(PushPayloadSchema, json);
-  return parsed.success ? parsed.output : undefined;
 }
 
 /** The JSON of a payload, or undefined when it would be over MAX_PUSH_PAYLOAD_BYTES. */

@@ -65,3 +65,16 @@ export const AnswerApprovalParams = v.object({
   prefix: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(4000))),
 });
 export const AnswerApprovalResult = v.object({ approval: ApprovalSchema });
+
+/**
+ * `approvals.get`: one approval, pending or answered, with its session's title: what the app needs
+ * to open straight on an approval's card (a tapped notification), before the session list or any
+ * transcript. An answered one says by whom, so the card says so at once.
+ */
+export const GetApprovalParams = v.object({ id: Id });
+export const GetApprovalResult = v.object({
+  approval: ApprovalSchema,
+  /** The session's title; absent when the session is gone. */
+  sessionTitle: v.optional(v.pipe(v.string(), v.maxLength(1000))),
+});
+export type GetApprovalResultValue = v.InferOutput<typeof GetApprovalResult>;

@@ -2,6 +2,7 @@ import type * as v from 'valibot';
 import type { Scope } from '../scopes.js';
 import { ContinueSessionParams, ListAgentSessionsParams, ListAgentSessionsResult } from './agents.js';
 import { AnswerApprovalParams, AnswerApprovalResult, ListApprovalsParams, ListApprovalsResult } from './approvals.js';
+import { GetApprovalParams, GetApprovalResult } from './approvals.js';
 import {
   BeginUploadParams,
   BeginUploadResult,
@@ -104,6 +105,9 @@ export const METHODS = {
 
   'approvals.list': method('watch', ListApprovalsParams, ListApprovalsResult, true),
   'approvals.answer': method('approve', AnswerApprovalParams, AnswerApprovalResult, true),
+
+  // One approval, answered or not: the card a tapped notification opens on (notifications.md).
+  'approvals.get': method('watch', GetApprovalParams, GetApprovalResult, true),
 
   'machines.list': method('watch', Empty, ListMachinesResult, true),
   'machines.listDirs': method('chat', MachineListDirsParams, ListDirsResult, true),

@@ -22,6 +22,12 @@ const Endpoint = v.pipe(v.string(), v.url(), v.startsWith('https://'), v.maxLeng
 const KeyText = (min: number, max: number) =>
   v.pipe(v.string(), v.minLength(min), v.maxLength(max), v.regex(/^[A-Za-z0-9_-]+=*$/));
 
+/**
+ * The app's own address (no fragment, no user or password in it): where a tap on a declarative
+ * notification goes, with the screen's fragment added.
+ */
+export const AppUrl = v.pipe(v.string(), v.maxLength(1024), v.url(), v.regex(/^https?:\/\/[^/?#@]+(?:\/[^#]*)?$/));
+
 export const PushSubscribeParams = v.object({
   endpoint: Endpoint,
   keys: v.object({
@@ -30,6 +36,13 @@ export const PushSubscribeParams = v.object({
   }),
   /** Absent: the defaults (approvals only), or what this endpoint had before. */
   preferences: v.optional(PushPreferencesSchema),
+  /**
+   * The browser shows Declarative Web Push messages itself (Safari 18.4+: `window.pushManager`
+   * exists), so the host sends this subscription that form, whose taps open `appUrl`. Absent:
+   * the service worker shows every message. Added without a version change: an older host
+   * ignores it and sends the service-worker form.
+   */
+  declarative: v.optional(v.object({ appUrl: AppUrl })),
 });
 export const PushUnsubscribeParams = v.object({
   endpoint: v.pipe(v.string(), v.maxLength(2048)),
