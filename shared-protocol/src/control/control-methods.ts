@@ -32,11 +32,13 @@ import {
   UploadIdParams,
 } from '../rpc/blobs.js';
 import { ConfigureSessionParams } from '../rpc/history.js';
+import { SessionControlsResult, SetBudgetParams, SetModeParams, SetModelParams } from '../rpc/steering.js';
 import {
   ArchiveParams,
   ListSessionsParams,
   ListSessionsResult,
   SendParams,
+  steeringAtStart,
   SendResult,
   SessionIdParams,
   SessionResult,
@@ -174,6 +176,7 @@ export const ControlCreateSessionParams = v.object({
   machine: v.optional(Name),
   /** An ACP agent by its configured name, instead of Tether's own loop; not with `model`. */
   agent: v.optional(AgentName),
+  ...steeringAtStart(),
 });
 
 /** `tether agents sessions NAME`: an agent's own sessions in a folder. */
@@ -283,6 +286,12 @@ export const CONTROL_METHODS = {
   'terminals.ack': control(AckTerminalParams, Empty),
   'terminals.input': control(TerminalInputParams, Empty),
   'terminals.resize': control(ResizeTerminalParams, Empty),
+
+  // `tether sessions commands|mode|model|budget`: the same steering a device has.
+  'sessions.controls': control(SessionIdParams, SessionControlsResult),
+  'sessions.setMode': control(SetModeParams, SessionResult),
+  'sessions.setModel': control(SetModelParams, SessionResult),
+  'sessions.setBudget': control(SetBudgetParams, SessionResult),
 } as const;
 
 export type ControlMethods = typeof CONTROL_METHODS;

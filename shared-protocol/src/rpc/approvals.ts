@@ -24,7 +24,8 @@ export const ApprovalSchema = v.object({
   sessionId: Id,
   toolCallId: Id,
   tool: Name,
-  kind: v.picklist(['shell', 'write', 'edit', 'mcp']),
+  /** `plan`: the own loop in plan mode proposes its plan; allowing it accepts the plan. */
+  kind: v.picklist(['shell', 'write', 'edit', 'mcp', 'plan']),
   /** The complete action: the whole command, the whole diff. Never shortened. */
   action: v.pipe(v.string(), v.maxLength(MAX_ACTION_TEXT)),
   cwd: Path,

@@ -32,6 +32,13 @@ import {
   WatchSessionResult,
 } from './sessions.js';
 import {
+  AgentControlsParams,
+  SessionControlsResult,
+  SetBudgetParams,
+  SetModeParams,
+  SetModelParams,
+} from './steering.js';
+import {
   AckTerminalParams,
   AttachTerminalParams,
   AttachTerminalResult,
@@ -120,6 +127,15 @@ export const METHODS = {
 
   // Any paired device may renew its own relay ticket: the ticket names the caller, nobody else.
   'relay.ticket': method(null, Empty, RelayTicketResult, true),
+
+  // Steering a session: its slash commands, modes and models (read as a watcher may read the
+  // transcript), switching them and its budget (as sending a message does).
+  'sessions.controls': method('watch', SessionIdParams, SessionControlsResult, true),
+  'sessions.setMode': method('chat', SetModeParams, SessionResult, true),
+  'sessions.setModel': method('chat', SetModelParams, SessionResult, true),
+  'sessions.setBudget': method('chat', SetBudgetParams, SessionResult, true),
+  // For New session: an agent's modes and models as it offered them last (as much as agents.sessions).
+  'agents.controls': method('chat', AgentControlsParams, SessionControlsResult, true),
 } as const;
 
 export type Methods = typeof METHODS;

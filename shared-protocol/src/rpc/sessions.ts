@@ -4,6 +4,7 @@ import { MAX_WATCH_TAIL } from './history.js';
 import { SessionActivitySchema } from './activity.js';
 import { AgentName } from './agents.js';
 import { BlobId, MAX_ATTACHMENTS_PER_MESSAGE } from './blobs.js';
+import { ChoiceId, ChoiceRefSchema, SessionBudgetSchema } from './choices.js';
 import { Count, Id, Name, Path, Seq, Timestamp } from './common.js';
 import { NotifyLevelSchema } from './notify-level.js';
 
@@ -53,6 +54,12 @@ export const SessionSummarySchema = v.object({
   terminalId: v.optional(Id),
   /** When devices are notified of this session (`needs` when absent: a host before the choice). */
   notify: v.optional(NotifyLevelSchema),
+  /** Its mode (plan, ask, …), where its back-end has modes. */
+  mode: v.optional(ChoiceRefSchema),
+  /** The model an ACP agent runs, where it says (Tether's own loop: `model`). */
+  agentModel: v.optional(ChoiceRefSchema),
+  /** What it may spend over its life; absent: no budget. */
+  budget: v.optional(SessionBudgetSchema),
 });
 
 export type SessionSummary = v.InferOutput<typeof SessionSummarySchema>;
@@ -70,6 +77,7 @@ export const CreateSessionParams = v.object({
   place: v.optional(Name),
   /** An ACP agent (from `host.info`'s `agents`) to run the session instead of Tether's own loop; not with `model`. */
   agent: v.optional(AgentName),
+  ...steeringAtStart(),
 });
 export const SessionResult = v.object({ session: SessionSummarySchema });
 
@@ -111,6 +119,20 @@ export const SendResult = v.object({
   queued: v.boolean(),
   /** The host already had this `clientMessageId`: nothing was sent again. */
   duplicate: v.optional(v.boolean()),
+  /** The message was `/clear`: the new session the conversation goes on in. */
+  session: v.optional(Id),
 });
+
+/**
+ * How a new session starts besides its model: in a mode (`plan`), with an ACP agent's own model
+ * (one it offered before; else the agent's default, said in a notice), and with a budget.
+ */
+export function steeringAtStart() {
+  return {
+    mode: v.optional(ChoiceId),
+    agentModel: v.optional(ChoiceId),
+    budget: v.optional(SessionBudgetSchema),
+  };
+}
 
 export const ArchiveParams = v.object({ id: Id, archived: v.optional(v.boolean()) });
