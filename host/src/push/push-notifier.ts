@@ -86,9 +86,11 @@ export class PushNotifier {
       kind: approval.kind,
       tool: oneLine(approval.tool, 128),
       place: oneLine(approval.place, 128),
-      lockScreen: secrets.masked
-        ? 'deny-only'
-        : lockScreenChoice(this.deps.policy, approval.action, summary.shownWhole),
+      // A plan is accepted only where it is read whole: in the app.
+      lockScreen:
+        secrets.masked || approval.kind === 'plan'
+          ? 'deny-only'
+          : lockScreenChoice(this.deps.policy, approval.action, summary.shownWhole),
     });
     if (!payload) return this.count('rejected:payload-too-large'); // bounded fields: a bug
     const told = new Set<string>();
@@ -167,7 +169,7 @@ export class PushNotifier {
   }
 
   /** A session stopped for the person: heard by those who hear of approvals, since it is one in all but name. */
-  private waiting(sessionId: string, reason: 'question' | 'limit', text: string): void {
+  private waiting(sessionId: string, reason: 'question' | 'limit' | 'budget', text: string): void {
     if (this.silenced(sessionId)) return;
     const targets = this.unwatched(
       sessionId,

@@ -12,6 +12,7 @@ import { VERSION } from '../../version.js';
 import { commandLine } from './agent-catalog.js';
 import type { AgentSpec } from './agent-config.js';
 import { processStreams } from './acp-stream.js';
+import type { AcpSteer } from './acp-steer.js';
 import type { AcpTurn } from './acp-turn.js';
 import { settle } from './settle.js';
 
@@ -41,6 +42,8 @@ export class AcpConnection {
   replaying = false;
   /** While the agent replays a session whose conversation the log does not have yet: where it goes. */
   history: { acpSessionId: string; record: (update: SessionUpdate) => void } | undefined;
+  /** Where what the agent says of its commands, modes, models and context goes, run or no run. */
+  steer: AcpSteer | undefined;
   /** Milliseconds (clock time) of the agent's last message. */
   lastActivity: number;
   /** The agent's requests being served now: while it waits on us, its silence is not a hang. */
@@ -111,6 +114,8 @@ export class AcpConnection {
       .onNotification(methods.client.session.update, ({ params }) => {
         const connection = made.connection!;
         connection.touch();
+        const ours = connection.acpSessionId === undefined || params.sessionId === connection.acpSessionId;
+        if (ours && connection.steer?.update(params.update)) return;
         const history = connection.history;
         if (history && params.sessionId === history.acpSessionId) return history.record(params.update);
         const turn = connection.turnFor(params.sessionId);

@@ -7,6 +7,8 @@ import { AcpConnection } from './acp-connection.js';
 import { errorText } from './acp-error-text.js';
 import { AcpHistory } from './acp-history.js';
 import type { AcpSessionStore } from './acp-session-store.js';
+import { AcpSteer } from './acp-steer.js';
+import type { SteeringStore } from '../../store/steering-store.js';
 import { agentEnv } from './agent-env.js';
 import { cut } from './acp-update-log.js';
 import type { Settled } from './settle.js';
@@ -44,6 +46,8 @@ export interface AcpStartDeps {
   clock: Clock;
   /** The host's own environment, from which an agent's `passEnv` variables are taken. */
   env: NodeJS.ProcessEnv;
+  /** What the agent offers (commands, modes, models) and the session's choice among them. */
+  steering?: SteeringStore;
 }
 
 /** Starts the agent and gets its session ready: loaded or resumed where it can, else new. */
@@ -66,6 +70,16 @@ export async function startAgent(deps: AcpStartDeps, run: RunContext, spec: Agen
   // nothing started, so the run was interrupted, not failed (as a waiting tool call is).
   if (!started.ok) return run.signal.aborted ? { status: 'interrupted' } : failure(started.message);
   const connection = started.value;
+  if (deps.steering) {
+    connection.steer = new AcpSteer({
+      store: deps.steering,
+      sessionId: run.sessionId,
+      agent: spec.name,
+      title: spec.title,
+      clock: deps.clock,
+      sink: run,
+    });
+  }
   const live: LiveAgent = {
     sessionId: run.sessionId,
     spec,
@@ -138,6 +152,7 @@ export async function startAgent(deps: AcpStartDeps, run: RunContext, spec: Agen
     if (loaded.kind === 'error') deps.sessions.set(run.sessionId, ref);
     if (loaded.kind !== 'value') return stop(loaded, history ? 'session/load' : 'session/resume');
     deps.sessions.set(run.sessionId, ref);
+    await connection.steer?.answered(loaded.value, connection, previous);
     const shown = history?.finish();
     run.append({
       type: 'notice',
@@ -167,6 +182,7 @@ export async function startAgent(deps: AcpStartDeps, run: RunContext, spec: Agen
     connection.replaying = false;
     if (loaded.kind === 'value') {
       live.acpSessionId = previous;
+      await connection.steer?.answered(loaded.value, connection, previous);
       return live;
     }
     if (loaded.kind !== 'error') return stop(loaded, what);
@@ -187,6 +203,7 @@ export async function startAgent(deps: AcpStartDeps, run: RunContext, spec: Agen
   live.acpSessionId = created.value.sessionId;
   connection.setSession(live.acpSessionId);
   deps.sessions.set(run.sessionId, { agent: spec.name, acpSessionId: live.acpSessionId });
+  await connection.steer?.answered(created.value, connection, live.acpSessionId);
   return live;
 }
 
