@@ -18,6 +18,7 @@ import './styles/layout.css';
 import './styles/transcript.css';
 import './styles/forms.css';
 import './styles/terminal.css';
+import './styles/steer.css';
 
 const db = new AppDb();
 const app: AppModel = new AppModel({

@@ -126,6 +126,8 @@ function verb(kind: ApprovalPush['kind']): string {
       return 'Edit a file';
     case 'mcp':
       return 'Use a tool';
+    case 'plan':
+      return 'Accept a plan';
   }
 }
 
@@ -212,9 +214,14 @@ export function finishedNotification(runs: readonly FinishedRun[], platform: Pla
   };
 }
 
-/** A session waits for the person: a wrapped program's question, or a run at its limit. A tap opens it. */
+/** A session waits for the person: a wrapped program's question, a run at its limit or its budget. A tap opens it. */
 export function waitingNotification(push: WaitingPush, hostName: string, platform: Platform): NotificationSpec {
-  const title = push.reason === 'question' ? `Waiting for you: ${push.title}` : `Stopped at its limit: ${push.title}`;
+  const title =
+    push.reason === 'question'
+      ? `Waiting for you: ${push.title}`
+      : push.reason === 'budget'
+        ? `Budget reached: ${push.title}`
+        : `Stopped at its limit: ${push.title}`;
   const body = `${push.text}\nOn ${hostName}. Tap to open it.`;
   return quiet(`wait:${push.sessionId}`, title, body, push.hostId, push.sessionId, platform, false);
 }

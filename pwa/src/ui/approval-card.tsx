@@ -29,6 +29,8 @@ export function ApprovalCard({ approval, deviceId, onAnswer, context }: Props) {
   const pending = approval.status === 'pending';
   const view = actionView(approval.action);
   const badge = linesBadge(view);
+  // A plan (the own loop's plan mode) is accepted or sent back with what to change: never for the session.
+  const plan = approval.kind === 'plan';
 
   const answer = async (decision: Decision) => {
     if (!onAnswer) return;
@@ -87,7 +89,7 @@ export function ApprovalCard({ approval, deviceId, onAnswer, context }: Props) {
       </p>
       {pending && onAnswer ? (
         <>
-          <label for={noteId}>Note for the agent (optional)</label>
+          <label for={noteId}>{plan ? 'What to change (optional)' : 'Note for the agent (optional)'}</label>
           <input
             id={noteId}
             type="text"
@@ -104,11 +106,13 @@ export function ApprovalCard({ approval, deviceId, onAnswer, context }: Props) {
               disabled={busy}
               onClick={() => void answer('allow-once')}
             >
-              Allow once
+              {plan ? 'Accept plan' : 'Allow once'}
             </button>
-            <button type="button" disabled={busy} onClick={() => void answer('allow-session')}>
-              Allow for session
-            </button>
+            {!plan && (
+              <button type="button" disabled={busy} onClick={() => void answer('allow-session')}>
+                Allow for session
+              </button>
+            )}
             {approval.always !== undefined && (
               <button
                 type="button"
@@ -120,7 +124,7 @@ export function ApprovalCard({ approval, deviceId, onAnswer, context }: Props) {
               </button>
             )}
             <button type="button" class="danger" disabled={busy} onClick={() => void answer('deny')}>
-              Deny
+              {plan ? 'Keep planning' : 'Deny'}
             </button>
           </div>
           {shortcutUsed && (

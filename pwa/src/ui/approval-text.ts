@@ -35,6 +35,8 @@ export function approvalQuestion(approval: Pick<Approval, 'kind' | 'tool'>): str
       return 'Make this edit?';
     case 'mcp':
       return `Use ${approval.tool}?`;
+    case 'plan':
+      return 'Accept this plan?';
   }
 }
 
@@ -48,8 +50,12 @@ export function approvalOutcome(approval: Approval, myDeviceId: string | undefin
 }
 
 function answeredOutcome(approval: Approval, myDeviceId: string | undefined): string {
-  const what =
-    approval.status === 'allowed'
+  const plan = approval.kind === 'plan' && (approval.status === 'allowed' || approval.status === 'denied');
+  const what = plan
+    ? approval.status === 'allowed'
+      ? 'Plan accepted'
+      : 'Sent back to planning'
+    : approval.status === 'allowed'
       ? approval.decision === 'allow-session'
         ? 'Allowed for this session'
         : approval.decision === 'allow-always'
