@@ -96,6 +96,11 @@ export interface SessionBackend {
   readonly live?: LiveSessions;
   /** Present when its sessions have commands, modes or models to choose. */
   readonly steering?: BackendSteering;
+  /**
+   * Why a run may not even start under the session's budget (an agent whose own model calls
+   * Tether cannot check one by one), if it may not: its messages then wait, queued.
+   */
+  budgetRefusal?(record: SessionRecord, spend: SpendState): string | undefined;
 }
 
 /**

@@ -184,8 +184,7 @@ export class SessionManager {
       return ok({ queued: true });
     }
     // Messages still queued from an interrupted run go first, in the order they were sent.
-    this.startRun(id, [...this.deps.sessions.takeQueued(id), message]);
-    return ok({ queued: false });
+    return ok({ queued: !this.startRun(id, [...this.deps.sessions.takeQueued(id), message]) });
   }
 
   interrupt(id: string): Result<Record<string, never>> {
@@ -255,7 +254,8 @@ export class SessionManager {
   goOn(id: string, command?: RunCommand): Result<Record<string, never>> {
     if (!this.deps.sessions.get(id)) return fail('not-found', `no session ${id}`);
     if (this.runs.has(id)) return fail('busy', 'a run is going: try again when it ends');
-    this.startRun(id, [], command);
+    // Messages held back at the budget go in first.
+    this.startRun(id, command ? [] : this.deps.sessions.takeQueued(id), command);
     return ok({});
   }
 
@@ -305,9 +305,23 @@ export class SessionManager {
     if (timer !== undefined) this.deps.clock.clearTimeout(timer);
   }
 
-  private startRun(id: string, messages: readonly UserMessage[], command?: RunCommand): void {
+  /**
+   * Starts a run with `messages`; false when the back-end may not be sent them under the session's
+   * budget (an agent whose own calls Tether cannot check): they are kept queued, and it waits.
+   */
+  private startRun(id: string, messages: readonly UserMessage[], command?: RunCommand): boolean {
     const { sessions } = this.deps;
     const record = sessions.get(id)!;
+    const refused =
+      messages.length > 0 ? this.deps.backends[record.kind]?.budgetRefusal?.(record, spendOf(sessions, id)) : undefined;
+    if (refused !== undefined) {
+      for (const message of messages) sessions.enqueue(id, message, this.deps.clock.now());
+      sessions.activity.change(id, { budgetReached: true });
+      this.appendEvent(id, { type: 'notice', level: 'warning', text: refused });
+      this.appendEvent(id, { type: 'session.waiting', reason: 'budget', text: refused.slice(0, 1000) });
+      this.announce(id);
+      return false;
+    }
     const runId = this.deps.newId('r');
     for (const message of messages) this.appendEvent(id, userMessageEvent(this.deps.newId('m'), message));
     const notices = this.deps.startNotices?.() ?? [];
@@ -331,6 +345,7 @@ export class SessionManager {
     const run: ActiveRun = { controller: new AbortController(), done: Promise.resolve() };
     this.runs.set(id, run);
     run.done = this.execute(record, runId, run, command);
+    return true;
   }
 
   private async execute(record: SessionRecord, runId: string, run: ActiveRun, command?: RunCommand): Promise<void> {
@@ -379,7 +394,7 @@ export class SessionManager {
     }
     this.announce(id);
     // A follow-up queued just as the run ended goes out now rather than waiting for another message.
-    const leftover = result.status === 'done' ? this.deps.sessions.takeQueued(id) : [];
+    const leftover = result.status === 'done' && !result.budgetReached ? this.deps.sessions.takeQueued(id) : [];
     if (leftover.length > 0) this.startRun(id, leftover);
   }
 

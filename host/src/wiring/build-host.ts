@@ -88,6 +88,9 @@ export interface HostParts {
   /** Programs run with `tether run`, followed as `terminal` sessions. */
   readonly wrapped: WrappedPrograms;
   readonly sessions: SessionManager;
+  /** Modes, models, budgets, and the own loop's slash commands. */
+  readonly steering: SessionSteering;
+  readonly commands: TypedCommands;
   /** Attachments kept, and those on their way in. */
   readonly blobs: BlobStore;
   readonly uploads: UploadManager;
@@ -432,6 +435,8 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
     terminals,
     wrapped,
     sessions,
+    steering,
+    commands,
     blobs,
     uploads,
     agents: { backend: acp, catalog, sessions: agentSessions },

@@ -5,12 +5,13 @@ import { ok } from '@tether/shared-protocol';
 import type { PriceBook } from '../../models/prices.js';
 import type { SteeringStore } from '../../store/steering-store.js';
 import type { BackendSteering, RunContext, RunResult, SessionBackend } from '../session-backend.js';
+import type { SpendState } from '../spend-guard.js';
 import { promptRefusal } from '../spend-guard.js';
 import { acpSteering } from './acp-steering.js';
 import type { TurnUsage } from './acp-usage.js';
 import { turnCost, turnUsage } from './acp-usage.js';
 import type { EventLog } from '../../store/event-log.js';
-import type { UserMessage } from '../../store/session-store.js';
+import type { SessionRecord, UserMessage } from '../../store/session-store.js';
 import { userMessageEvent } from '../user-message.js';
 import { promptBlocks } from './acp-prompt.js';
 import type { AgentCatalog } from './agent-catalog.js';
@@ -129,12 +130,6 @@ export class AcpBackend implements SessionBackend {
     try {
       let prompt = texts;
       for (;;) {
-        const refused = this.budgetRefusal(run, spec);
-        if (refused !== undefined) {
-          ending = 'Not sent: the budget was reached.';
-          run.append({ type: 'notice', level: 'warning', text: refused });
-          return withUsage({ status: 'done', budgetReached: refused });
-        }
         const outcome = await this.prompt(live, turn, prompt, run);
         if (outcome.kind === 'stopped') this.count(run, spec.name, outcome.usage, used);
         switch (outcome.kind) {
@@ -175,6 +170,12 @@ export class AcpBackend implements SessionBackend {
             return withUsage({ status: 'interrupted' });
         }
         if (run.signal.aborted) return withUsage({ status: 'interrupted' });
+        // Follow-ups wait, queued, while the budget is reached: they go when it is raised.
+        const refused = this.budgetRefusal(run.record(), run.spend?.());
+        if (refused !== undefined) {
+          run.append({ type: 'notice', level: 'warning', text: refused });
+          return withUsage({ status: 'done', budgetReached: refused });
+        }
         const queued = run.takeQueued();
         if (queued.length === 0) return withUsage({ status: 'done' });
         turn.log.endMessage();
@@ -189,10 +190,11 @@ export class AcpBackend implements SessionBackend {
   }
 
   /** Why the next prompt may not be sent under the session's budget, if it may not. */
-  private budgetRefusal(run: RunContext, spec: { name: string; title: string }): string | undefined {
-    const spend = run.spend?.();
+  budgetRefusal(record: SessionRecord, spend: SpendState | undefined): string | undefined {
     if (!spend?.budget) return undefined;
-    return promptRefusal(spend, this.deps.steering?.agentOffers(spec.name)?.reportsUsage, spec.title);
+    const agent = record.agent ?? record.model;
+    const title = this.deps.catalog.get(agent)?.title ?? agent;
+    return promptRefusal(spend, this.deps.steering?.agentOffers(agent)?.reportsUsage, title);
   }
 
   /**
