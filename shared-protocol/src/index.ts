@@ -29,7 +29,6 @@ export * from './rpc/sessions.js';
 export * from './rpc/blobs.js';
 export * from './rpc/notify-level.js';
 export * from './rpc/activity.js';
-export * from './rpc/choices.js';
 export * from './rpc/steering.js';
 export * from './rpc/history.js';
 export * from './rpc/approvals.js';

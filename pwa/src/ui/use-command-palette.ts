@@ -2,11 +2,8 @@ import type { Result, SessionCommand } from '@tether/shared-protocol';
 import type { ComponentChildren } from 'preact';
 import { createElement } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { lazyPart } from './lazy-part.js';
+import { CommandList } from './command-list.js';
 import { matchingCommands, typingCommand } from './steer-text.js';
-
-/** The list itself loads the first time `/` is typed. */
-const CommandList = lazyPart(() => import('./command-list.js').then((m) => m.CommandList));
 
 /** The id of the list, for the message box's `aria-controls` and `aria-activedescendant`. */
 export const COMMAND_LIST_ID = 'composer-commands';

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { AgentName } from './agents.js';
-import { ChoiceId, SessionBudgetSchema } from './choices.js';
+import { ChoiceId, SessionBudgetSchema } from './sessions.js';
 import { Id } from './common.js';
 
 /**
