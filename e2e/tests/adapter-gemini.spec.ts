@@ -73,7 +73,7 @@ test('a deny runs nothing and reads as a denial', async () => {
   expect(existsSync(join(host.project, 'never.txt'))).toBe(false);
 });
 
-test('its modes, models and commands are listed; a model is taken; its turns' usage is counted, and a budget holds the next message until it is raised', async () => {
+test('its modes, models and commands are listed; a model is taken; its turns’ usage is counted, and a budget holds the next message until it is raised', async () => {
   model.model.script([{ text: 'Ready.' }]);
   const { id, follow } = await host.newSession('gemini', 'get ready');
   const first = await runEnd(follow);
@@ -95,7 +95,12 @@ test('its modes, models and commands are listed; a model is taken; its turns' us
   expect(await host.cli(['sessions', 'model', id, 'gemini-2.5-pro'])).toBe('The model is now gemini-2.5-pro.\n');
 
   // What it spent is the budget: the next message waits, said, and goes when the budget is raised.
-  const spent = (JSON.parse(await host.cli(['sessions', 'list', '--json'])) as { id: string; activity: { inputTokens: number; outputTokens: number } }[]).find((s) => s.id === id)!.activity;
+  const spent = (
+    JSON.parse(await host.cli(['sessions', '--json'])) as {
+      id: string;
+      activity: { inputTokens: number; outputTokens: number };
+    }[]
+  ).find((s) => s.id === id)!.activity;
   await host.cli(['sessions', 'budget', id, '--tokens', String(spent.inputTokens + spent.outputTokens)]);
   const held = model.model.turns().length;
   await host.send(id, 'one more thing');
