@@ -14,7 +14,7 @@ type Listed = { state: 'loading' } | { state: 'ready'; commands: SessionCommand[
  * The slash-command list of the message box: `/` typed first fetches the session's commands
  * (`sessions.controls`: an agent's own, or the own loop's and its skills), and the list follows
  * what is typed. Keys: ↓/↑ move, Enter or Tab puts the command in the box, Escape closes the list
- * (until the box is emptied). A tap on a command does the same as Enter.
+ * (until something more is typed). A tap on a command does the same as Enter.
  */
 export function useCommandPalette(
   text: string,
@@ -30,7 +30,6 @@ export function useCommandPalette(
   useEffect(() => {
     if (!slash) {
       setListed(undefined);
-      setClosed(false);
       return undefined;
     }
     if (listed) return undefined;
@@ -51,12 +50,13 @@ export function useCommandPalette(
   const open = slash && !closed && typingCommand(text, all);
   const matches = open ? matchingCommands(all, text) : [];
   const index = Math.min(active, Math.max(0, matches.length - 1));
-  useEffect(() => setActive(0), [text]);
+  useEffect(() => {
+    setActive(0);
+    setClosed(false);
+  }, [text]);
 
-  const pick = (command: SessionCommand) => {
-    setText(`/${command.name} `);
-    setClosed(true);
-  };
+  // The command and a space: its arguments are typed next, and the list goes.
+  const pick = (command: SessionCommand) => setText(`/${command.name} `);
   const onKeyDown = (event: KeyboardEvent): boolean => {
     if (!open) return false;
     if (event.key === 'Escape') {
