@@ -1,10 +1,9 @@
 import type { DeviceClient, SessionSummary } from '@tether/shared-protocol';
 import { useState } from 'preact/hooks';
 import { lazyPart } from './lazy-part.js';
+import type { SteerPanelName } from './steer-text.js';
 import { budgetLine, modelLabel, spendLine } from './steer-text.js';
 import { VisibleText } from './visible-text.js';
-
-export type SteerPanelName = 'mode' | 'model' | 'budget';
 
 /** The pickers load the first time one is opened. */
 const SteerPanel = lazyPart(() => import('./steer-panels.js').then((m) => m.SteerPanel));

@@ -1,7 +1,7 @@
 import type { DeviceClient, Result, SessionBudget, SessionControls, SessionSummary } from '@tether/shared-protocol';
 import { MAX_BUDGET_TOKENS, MAX_BUDGET_USD } from '@tether/shared-protocol';
 import { useEffect, useState } from 'preact/hooks';
-import type { SteerPanelName } from './steer-bar.js';
+import type { SteerPanelName } from './steer-text.js';
 import { dollars, runTokens, spendLine } from './steer-text.js';
 import { VisibleText } from './visible-text.js';
 

@@ -1,5 +1,8 @@
 import type { SessionBudget, SessionCommand, SessionSummary } from '@tether/shared-protocol';
 
+/** The pickers of the steer bar. */
+export type SteerPanelName = 'mode' | 'model' | 'budget';
+
 /** "12.3 k" tokens. */
 export function tokenCount(n: number): string {
   return n < 1000 ? String(n) : n < 1_000_000 ? `${(n / 1000).toFixed(1)} k` : `${(n / 1_000_000).toFixed(1)} M`;

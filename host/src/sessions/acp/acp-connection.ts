@@ -12,7 +12,6 @@ import { VERSION } from '../../version.js';
 import { commandLine } from './agent-catalog.js';
 import type { AgentSpec } from './agent-config.js';
 import { processStreams } from './acp-stream.js';
-import type { AcpSteer } from './acp-steer.js';
 import type { AcpTurn } from './acp-turn.js';
 import { settle } from './settle.js';
 
@@ -42,8 +41,11 @@ export class AcpConnection {
   replaying = false;
   /** While the agent replays a session whose conversation the log does not have yet: where it goes. */
   history: { acpSessionId: string; record: (update: SessionUpdate) => void } | undefined;
-  /** Where what the agent says of its commands, modes, models and context goes, run or no run. */
-  steer: AcpSteer | undefined;
+  /**
+   * Where what the agent says of its commands, modes, models and context goes, run or no run
+   * (acp-steer.ts): true when the update was one of those.
+   */
+  steer: { update(update: SessionUpdate): boolean } | undefined;
   /** Milliseconds (clock time) of the agent's last message. */
   lastActivity: number;
   /** The agent's requests being served now: while it waits on us, its silence is not a hang. */
