@@ -147,7 +147,7 @@ test.describe('on an Android phone', () => {
     // Away from the session, a message from the computer starts a run that stops at once.
     await page.goto(`${host.url}/#/`);
     expect((await tether(host.dataDir, ['sessions', 'send', id, 'List them again'])).code).toBe(0);
-    const push = await pushService.next((p) => JSON.parse(p.payload).type === 'waiting');
+    const push = await pushService.next((p) => (JSON.parse(p.payload) as { type?: string }).type === 'waiting');
     expect(JSON.parse(push.payload)).toMatchObject({ type: 'waiting', sessionId: id, reason: 'budget' });
     const cdp = await context.newCDPSession(page);
     const registrations: { registrationId: string; scopeURL: string }[] = [];

@@ -41,7 +41,7 @@ async function start(): Promise<{ t: TestHost; fake: FakeAnthropicServer; id: st
 async function send(t: TestHost, id: string, text: string, runs = false) {
   const before = of(t.events(id), 'run.finished').length;
   const sent = await t.host.commands.send(id, text);
-  if (runs) await t.waitFor(id, (e) => e.type === 'run.finished' && of(t!.events(id), 'run.finished').length > before);
+  if (runs) await t.waitFor(id, (e) => e.type === 'run.finished' && of(t.events(id), 'run.finished').length > before);
   return sent;
 }
 

@@ -54,7 +54,7 @@ export function StartOptions({
       ...(agentModel ? { agentModel } : {}),
       ...(budget ? { budget } : {}),
     });
-  }, [mode, agentModel, tokens]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [mode, agentModel, tokens]);
   const modes = agent === '' ? OWN_MODES : (offers?.modes ?? []);
   const models = agent === '' ? [] : (offers?.models ?? []);
   return (

@@ -44,7 +44,7 @@ export function useCommandPalette(
     return () => {
       live = false;
     };
-  }, [slash]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [slash]);
 
   const all = listed?.state === 'ready' ? listed.commands : [];
   const open = slash && !closed && typingCommand(text, all);

@@ -102,7 +102,7 @@ function selectValues(options: unknown[]): unknown[] {
     .slice(0, MAX_READ)
     .flatMap((o) =>
       typeof o === 'object' && o !== null && Array.isArray((o as { options?: unknown }).options)
-        ? ((o as { options: unknown[] }).options as unknown[])
+        ? (o as { options: unknown[] }).options
         : [o],
     );
 }

@@ -70,8 +70,9 @@ export async function startAgent(deps: AcpStartDeps, run: RunContext, spec: Agen
   // nothing started, so the run was interrupted, not failed (as a waiting tool call is).
   if (!started.ok) return run.signal.aborted ? { status: 'interrupted' } : failure(started.message);
   const connection = started.value;
-  if (deps.steering) {
-    connection.steer = new AcpSteer({
+  const steer =
+    deps.steering &&
+    new AcpSteer({
       store: deps.steering,
       sessionId: run.sessionId,
       agent: spec.name,
@@ -79,7 +80,7 @@ export async function startAgent(deps: AcpStartDeps, run: RunContext, spec: Agen
       clock: deps.clock,
       sink: run,
     });
-  }
+  connection.steer = steer;
   const live: LiveAgent = {
     sessionId: run.sessionId,
     spec,
@@ -152,7 +153,7 @@ export async function startAgent(deps: AcpStartDeps, run: RunContext, spec: Agen
     if (loaded.kind === 'error') deps.sessions.set(run.sessionId, ref);
     if (loaded.kind !== 'value') return stop(loaded, history ? 'session/load' : 'session/resume');
     deps.sessions.set(run.sessionId, ref);
-    await connection.steer?.answered(loaded.value, connection, previous);
+    await steer?.answered(loaded.value, connection, previous);
     const shown = history?.finish();
     run.append({
       type: 'notice',
@@ -182,7 +183,7 @@ export async function startAgent(deps: AcpStartDeps, run: RunContext, spec: Agen
     connection.replaying = false;
     if (loaded.kind === 'value') {
       live.acpSessionId = previous;
-      await connection.steer?.answered(loaded.value, connection, previous);
+      await steer?.answered(loaded.value, connection, previous);
       return live;
     }
     if (loaded.kind !== 'error') return stop(loaded, what);
@@ -203,7 +204,7 @@ export async function startAgent(deps: AcpStartDeps, run: RunContext, spec: Agen
   live.acpSessionId = created.value.sessionId;
   connection.setSession(live.acpSessionId);
   deps.sessions.set(run.sessionId, { agent: spec.name, acpSessionId: live.acpSessionId });
-  await connection.steer?.answered(created.value, connection, live.acpSessionId);
+  await steer?.answered(created.value, connection, live.acpSessionId);
   return live;
 }
 
