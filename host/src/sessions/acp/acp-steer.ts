@@ -92,11 +92,12 @@ export class AcpSteer {
         this.keep({ commands: commandsOf(update.availableCommands) });
         return true;
       case 'current_mode_update': {
-        const mode = this.deps.store.get(this.deps.sessionId).modes.find((m) => m.id === update.currentModeId);
-        this.switched(
-          'mode',
-          mode ?? { id: update.currentModeId.slice(0, 200), name: update.currentModeId.slice(0, 100) },
-        );
+        const steering = this.deps.store.get(this.deps.sessionId);
+        const id = update.currentModeId;
+        // A mode it is in already, or no id at all, is nothing to say.
+        if (id === '' || id.length > 200 || id === steering.mode?.id) return true;
+        const mode = steering.modes.find((m) => m.id === id);
+        this.switched('mode', mode ?? { id, name: id.replace(/\s+/g, ' ').slice(0, 100) });
         return true;
       }
       case 'config_option_update': {
