@@ -211,7 +211,21 @@ export const sessionsSendCommand: Command = {
       if (failed(context, result)) return Exit.Error;
       if (result.value.session !== undefined) {
         context.stdout.write(`Cleared: it goes on in a new session.\n${result.value.session}\n`);
-      } else context.stdout.write(result.value.queued ? 'Queued: it goes in when the current turn ends.\n' : 'Sent.\n');
+        return Exit.Ok;
+      }
+      if (!result.value.queued) {
+        context.stdout.write('Sent.\n');
+        return Exit.Ok;
+      }
+      // Queued behind a run, or held at the session's budget: say which.
+      const now = await client.call('sessions.get', { id });
+      const held =
+        now.ok && now.value.session.activity?.budgetReached === true && now.value.session.status !== 'running';
+      context.stdout.write(
+        held
+          ? `Held: the session is at its budget; raise it (tether sessions budget ${id} --tokens N) and it goes.\n`
+          : 'Queued: it goes in when the current turn ends.\n',
+      );
       return Exit.Ok;
     });
   },
