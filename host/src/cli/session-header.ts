@@ -33,6 +33,13 @@ export function sessionHeaderLines(session: SessionSummary): string[] {
   return lines;
 }
 
+/** "16.0k tokens or $2.00". */
+function budgetWords(budget: NonNullable<SessionSummary['budget']>): string {
+  const tokenPart = budget.tokens !== undefined ? [`${tokens(budget.tokens)} tokens`] : [];
+  const dollarPart = budget.usd !== undefined ? [`$${budget.usd.toFixed(2)}`] : [];
+  return [...tokenPart, ...dollarPart].join(' or ');
+}
+
 /** Model and mode; tokens (the last run's and the session's), cost where known, and the budget. */
 function steeringLines(session: SessionSummary): string[] {
   const out: string[] = [];
@@ -40,19 +47,16 @@ function steeringLines(session: SessionSummary): string[] {
   const mode = session.mode ? ` · mode: ${session.mode.name}` : '';
   if (session.kind !== 'terminal') out.push(`Model: ${visibleText(model)}${visibleText(mode)}`);
   const a = session.activity;
-  if (a && (a.inputTokens > 0 || a.outputTokens > 0 || session.budget)) {
-    const run =
-      a.runInputTokens !== undefined
-        ? `last run ${tokens(a.runInputTokens)} in / ${tokens(a.runOutputTokens ?? 0)} out; `
-        : '';
-    const cost =
-      a.costUsd !== undefined
-        ? `, $${a.costUsd.toFixed(4)}${a.unpricedCalls ? ` + ${a.unpricedCalls} calls without a known price` : ''}`
-        : '';
-    const budget = session.budget
-      ? ` · budget ${[session.budget.tokens !== undefined ? `${tokens(session.budget.tokens)} tokens` : '', session.budget.usd !== undefined ? `$${session.budget.usd.toFixed(2)}` : ''].filter(Boolean).join(' or ')}${a.budgetReached ? ' (reached: it waits for you)' : ''}`
+  if (!a || (a.inputTokens === 0 && a.outputTokens === 0 && !session.budget)) return out;
+  const run =
+    a.runInputTokens !== undefined
+      ? `last run ${tokens(a.runInputTokens)} in / ${tokens(a.runOutputTokens ?? 0)} out; `
       : '';
-    out.push(`Spent: ${run}session ${tokens(a.inputTokens)} in / ${tokens(a.outputTokens)} out${cost}${budget}`);
-  }
+  const unpriced = a.unpricedCalls ? ` (${a.unpricedCalls} calls without a known price)` : '';
+  const cost = a.costUsd !== undefined ? `, $${a.costUsd.toFixed(4)}${unpriced}` : '';
+  const budget = session.budget
+    ? ` · budget ${budgetWords(session.budget)}${a.budgetReached ? ' (reached: it waits for you)' : ''}`
+    : '';
+  out.push(`Spent: ${run}session ${tokens(a.inputTokens)} in / ${tokens(a.outputTokens)} out${cost}${budget}`);
   return out;
 }
