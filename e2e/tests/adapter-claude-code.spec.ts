@@ -209,3 +209,49 @@ test('a session started at the computer is listed, continued in Tether, and goes
   expect(messages).toContain('remember the word mango');
   expect(messages).toContain('Noted: the word is mango.');
 });
+
+interface Controls {
+  commands: { name: string; description: string; source: string }[];
+  modes: { id: string; name: string }[];
+  mode?: string;
+  models: { id: string; name: string }[];
+  model?: string;
+}
+
+test('its slash commands, modes and models are listed; plan mode and another model are taken, and a /command goes to it', async () => {
+  // Four turns of a real Claude Code: on CI's 2 loaded cores, each can take tens of seconds.
+  test.setTimeout(300_000);
+  model.model.script([{ text: 'Ready.' }]);
+  const { id, follow } = await host.newSession('claude-code', 'get ready');
+  expect((await runEnd(follow)).status).toBe('done');
+  // Announced by Claude Code after its session started (`available_commands_update`).
+  const controls = await eventually(async () => {
+    const listed = JSON.parse(await host.cli(['sessions', 'commands', id, '--json'])) as Controls;
+    return listed.commands.length > 0 ? listed : undefined;
+  });
+  expect(controls.commands.map((c) => c.name)).toEqual(expect.arrayContaining(['compact', 'init', 'review']));
+  expect(controls.commands.every((c) => c.source === 'agent')).toBe(true);
+  expect(controls.modes.map((m) => m.id)).toEqual(expect.arrayContaining(['default', 'acceptEdits', 'plan']));
+  expect(controls.mode).toBe('default');
+  expect(controls.models.map((m) => m.id)).toEqual(expect.arrayContaining(['default', 'opus', 'haiku']));
+
+  expect(await host.cli(['sessions', 'model', id, 'haiku'])).toBe('The model is now Haiku.\n');
+  model.model.script([{ text: 'On Haiku.' }]);
+  await host.send(id, 'which model are you?');
+  expect((await runEnd(follow, 2)).status).toBe('done');
+  expect(String(model.model.turns().at(-1)!.body.model)).toMatch(/haiku/);
+
+  // In plan mode Claude Code plans with a model of its own choosing; it tells the model so.
+  expect(await host.cli(['sessions', 'mode', id, 'plan'])).toBe('The mode is now Plan Mode.\n');
+  const show = await host.cli(['sessions', 'show', id]);
+  expect(show.split('\n')[0]).toBe('Model: claude-code on Haiku · mode: Plan Mode');
+  model.model.script([{ text: 'Here is my plan.' }]);
+  await host.send(id, 'what would you change?');
+  expect((await runEnd(follow, 3)).status).toBe('done');
+  expect(JSON.stringify(model.model.turns().at(-1)!.body)).toMatch(/plan mode/i);
+
+  // Its own command is its own: sent to it as the text it is, never refused as Tether's.
+  model.model.script([{ text: 'Compacted.' }], [{ text: 'Compacted.' }]);
+  await host.send(id, '/compact');
+  expect((await runEnd(follow, 4)).status).toBe('done');
+});

@@ -1,6 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { eventually } from '../support/host-process.js';
 import { codexAgent, codexRules, descendants } from '../support/acp-adapters.js';
 import { device, pairThroughLink } from '../support/app-host.js';
 import type { AdapterHost } from '../support/adapter-host.js';
@@ -215,4 +216,38 @@ test('on the phone, the approval shows the command and Codex’s own “always�
     answeredBy: { kind: 'device' },
   });
   expect(Object.values(codexRules(host.dir)).join('')).not.toContain('from-the-phone');
+});
+
+interface Controls {
+  commands: { name: string; source: string }[];
+  modes: { id: string; name: string }[];
+  mode?: string;
+  models: { id: string; name: string }[];
+  model?: string;
+}
+
+test('its commands, modes and models (offered as a config option) are listed; another model and mode are taken; it says how full its context is', async () => {
+  model.model.script([{ text: 'Ready.' }]);
+  const { id, follow } = await host.newSession('codex', 'get ready');
+  expect((await runEnd(follow)).status).toBe('done');
+  const controls = await eventually(async () => {
+    const listed = JSON.parse(await host.cli(['sessions', 'commands', id, '--json'])) as Controls;
+    return listed.commands.length > 0 ? listed : undefined;
+  });
+  expect(controls.commands.map((c) => c.name)).toEqual(expect.arrayContaining(['review', 'init', 'compact']));
+  expect(controls.modes.map((m) => m.id)).toEqual(expect.arrayContaining(['read-only', 'auto', 'full-access']));
+  expect(controls.mode).toBe('read-only');
+  expect(controls.models.map((m) => m.id)).toEqual(expect.arrayContaining(['gpt-5.4', 'gpt-5.3-codex']));
+  expect(controls.model).toBe('gpt-5.3-codex');
+
+  expect(await host.cli(['sessions', 'model', id, 'gpt-5.4'])).toBe('The model is now gpt-5.4.\n');
+  expect(await host.cli(['sessions', 'mode', id, 'auto'])).toBe('The mode is now Default.\n');
+  model.model.script([{ text: 'On the other model.' }]);
+  await host.send(id, 'and now?');
+  expect((await runEnd(follow, 2)).status).toBe('done');
+  expect(model.model.turns().at(-1)?.body.model).toBe('gpt-5.4');
+  // Codex says how full its context is (`usage_update`), not what it spent.
+  const header = (await host.cli(['sessions', 'show', id])).split('\n');
+  expect(header.find((line) => line.startsWith('Context: '))).toMatch(/^Context: \d+ of [\d.]+k tokens/);
+  expect(header[0]).toBe('Model: codex on gpt-5.4 · mode: Default');
 });

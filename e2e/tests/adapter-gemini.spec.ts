@@ -2,6 +2,7 @@ import { expect, test } from '@playwright/test';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { geminiAgent } from '../support/acp-adapters.js';
+import { eventually } from '../support/host-process.js';
 import type { AdapterHost } from '../support/adapter-host.js';
 import { assistantText, eventsOfType, nthApproval, runEnd, startAdapterHost } from '../support/adapter-host.js';
 import type { GeminiStandIn } from '../support/gemini-stand-in.js';
@@ -70,4 +71,46 @@ test('a deny runs nothing and reads as a denial', async () => {
   expect(eventsOfType(follow, 'tool.finished').map((e) => e.output)).toContain('Denied: not run.');
   expect(JSON.stringify(follow.events)).not.toMatch(/interrupted|ended before the agent finished/i);
   expect(existsSync(join(host.project, 'never.txt'))).toBe(false);
+});
+
+test('its modes, models and commands are listed; a model is taken; its turns’ usage is counted, and a budget holds the next message until it is raised', async () => {
+  model.model.script([{ text: 'Ready.' }]);
+  const { id, follow } = await host.newSession('gemini', 'get ready');
+  const first = await runEnd(follow);
+  expect(first.status).toBe('done');
+  // Gemini CLI says what a turn used (`_meta.quota` in the prompt's answer).
+  expect(first.usageReported).toBeUndefined();
+  expect((first.usage as { inputTokens: number }).inputTokens).toBeGreaterThan(0);
+  const controls = await eventually(async () => {
+    const listed = JSON.parse(await host.cli(['sessions', 'commands', id, '--json'])) as {
+      commands: { name: string }[];
+      modes: { id: string }[];
+      models: { id: string }[];
+    };
+    return listed.commands.length > 0 ? listed : undefined;
+  });
+  expect(controls.commands.map((c) => c.name)).toEqual(expect.arrayContaining(['init', 'memory show']));
+  expect(controls.modes.map((m) => m.id)).toEqual(expect.arrayContaining(['default', 'autoEdit', 'plan']));
+  expect(controls.models.map((m) => m.id)).toEqual(expect.arrayContaining(['gemini-2.5-pro']));
+  expect(await host.cli(['sessions', 'model', id, 'gemini-2.5-pro'])).toBe('The model is now gemini-2.5-pro.\n');
+
+  // What it spent is the budget: the next message waits, said, and goes when the budget is raised.
+  const spent = (
+    JSON.parse(await host.cli(['sessions', '--json'])) as {
+      id: string;
+      activity: { inputTokens: number; outputTokens: number };
+    }[]
+  ).find((s) => s.id === id)!.activity;
+  await host.cli(['sessions', 'budget', id, '--tokens', String(spent.inputTokens + spent.outputTokens)]);
+  const held = model.model.turns().length;
+  await host.send(id, 'one more thing');
+  const waiting = await follow.waitFor((e) => e.type === 'session.waiting');
+  expect(waiting.reason).toBe('budget');
+  expect(String(waiting.text)).toMatch(/^Budget reached: \d+ of \d+ tokens spent\.$/);
+  expect(model.model.turns()).toHaveLength(held);
+  model.model.script([{ text: 'On the pro model.' }]);
+  expect(await host.cli(['sessions', 'budget', id, '--tokens', '1000000'])).toBe('Budget set. The session goes on.\n');
+  expect((await runEnd(follow, 2)).status).toBe('done');
+  expect(assistantText(follow)).toContain('On the pro model.');
+  expect(model.model.turns().at(-1)?.path).toContain('gemini-2.5-pro');
 });

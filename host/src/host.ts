@@ -3,6 +3,8 @@ import type { BlobStore } from './store/blob-store.js';
 import type { Clock, HostIdentity, Result } from '@tether/shared-protocol';
 import { CONTROL_METHODS, every, ok } from '@tether/shared-protocol';
 import type { DataPaths } from './config/data-dir.js';
+import type { SessionSteering } from './sessions/session-steering.js';
+import type { TypedCommands } from './sessions/typed-commands.js';
 import { ControlServer } from './control/control-server.js';
 import type { DeviceGateway } from './gateway/device-gateway.js';
 import type { HostMachines } from './machines/host-machines.js';
@@ -123,6 +125,14 @@ export class Host {
 
   get sessions(): SessionManager {
     return this.parts.sessions;
+  }
+  /** Modes, models and budgets of sessions. */
+  get steering(): SessionSteering {
+    return this.parts.steering;
+  }
+  /** The own loop's slash commands, as a message (`sessions.send`) carries them. */
+  get commands(): TypedCommands {
+    return this.parts.commands;
   }
   get approvals(): ApprovalBroker {
     return this.parts.approvals;

@@ -19,6 +19,7 @@ import './styles/layout.css';
 import './styles/transcript.css';
 import './styles/forms.css';
 import './styles/terminal.css';
+import './styles/steer.css';
 
 // A share link opens the read-only viewer instead of the app: nothing of the app's state is made.
 if (location.hash.startsWith('#view=')) {

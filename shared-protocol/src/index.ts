@@ -31,6 +31,7 @@ export * from './rpc/sessions.js';
 export * from './rpc/blobs.js';
 export * from './rpc/notify-level.js';
 export * from './rpc/activity.js';
+export * from './rpc/steering.js';
 export * from './rpc/history.js';
 export * from './rpc/approvals.js';
 export * from './rpc/devices.js';

@@ -26,6 +26,12 @@ import { doctorCommand } from './commands/doctor.js';
 import { pairAllowCommand, pairCommand, pairDenyCommand, pairRequestsCommand } from './commands/pair.js';
 import { sessionsLimitCommand } from './commands/sessions-limit.js';
 import { sessionsNotifyCommand } from './commands/sessions-notify.js';
+import {
+  sessionsBudgetCommand,
+  sessionsCommandsCommand,
+  sessionsModeCommand,
+  sessionsModelCommand,
+} from './commands/sessions-steer.js';
 import { startCommand } from './commands/start.js';
 import { statusCommand } from './commands/status.js';
 import { terminalsCommand } from './commands/terminals.js';
@@ -45,6 +51,10 @@ export const COMMANDS: Command[] = [
   sessionsAutoApproveCommand,
   sessionsLimitCommand,
   sessionsNotifyCommand,
+  sessionsCommandsCommand,
+  sessionsModeCommand,
+  sessionsModelCommand,
+  sessionsBudgetCommand,
   agentsCommand,
   agentsSessionsCommand,
   agentsContinueCommand,

@@ -102,8 +102,12 @@ export class TranscriptPrinter {
         this.endStream();
         const a = event.approval;
         const note = linesNote(a.action);
+        const answer =
+          a.kind === 'plan'
+            ? `tether approve ${a.id} allow (accept the plan) | deny --note "what to change"`
+            : `tether approve ${a.id} allow|deny [--for-session] [--note TEXT]`;
         this.out.write(
-          `\n┌ approval needed (${a.kind}${note ? `, ${note}` : ''}) in ${line(a.cwd)}\n${actionBlock(a.action)}\n└ tether approve ${a.id} allow|deny [--for-session] [--note TEXT]\n`,
+          `\n┌ approval needed (${a.kind}${note ? `, ${note}` : ''}) in ${line(a.cwd)}\n${actionBlock(a.action)}\n└ ${answer}\n`,
         );
         return;
       }
@@ -135,8 +139,8 @@ export class TranscriptPrinter {
         this.out.write(`  ${event.change} ${lines(event.path)}\n`);
         return;
       case 'session.waiting':
-        // A run at its limit says so in a notice of its own.
-        if (event.reason === 'limit') return;
+        // A run at its limit or its budget says so in a notice of its own.
+        if (event.reason === 'limit' || event.reason === 'budget') return;
         this.endStream();
         this.out.write(`\n[waiting for you] ${line(event.text)}\n`);
         return;

@@ -45,6 +45,8 @@ export function dataPaths(dir: string) {
     mcpConfig: join(dir, 'mcp.json'),
     /** What the host knows of a model beyond its name: its context window (model-config.ts). */
     models: join(dir, 'models.json'),
+    /** What models cost, over Tether's own dated table (price-config.ts). */
+    prices: join(dir, 'prices.json'),
     /** Plugins disabled, and project plugin servers allowed to start (plugin-state.ts). */
     plugins: join(dir, 'plugins.json'),
     /** This computer's own instructions for Tether's agent loop, after the project's. */

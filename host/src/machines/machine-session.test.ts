@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SessionEvent } from '@tether/shared-protocol';
 import { ok } from '@tether/shared-protocol';
@@ -50,17 +50,18 @@ function sessionsOn(clock: ManualClock, model: ModelProvider) {
   const store = new SessionStore(kit.db);
   let ids = 0;
   const approvals = new ApprovalBroker(new ApprovalStore(kit.db), log, clock, () => `a${++ids}`);
+  const backend = new BuiltinBackend({
+    log,
+    providers: () => ok({ provider: model, model: 'scripted' }),
+    tools: () => BUILTIN_TOOLS,
+    steering: store.steering,
+    controls: { models: () => ['scripted'], contexts: (place) => kit.registry.context(place) },
+  });
   const manager = new SessionManager({
     sessions: store,
     log,
     approvals,
-    backends: {
-      agent: new BuiltinBackend({
-        log,
-        providers: () => ok({ provider: model, model: 'scripted' }),
-        tools: () => BUILTIN_TOOLS,
-      }),
-    },
+    backends: { agent: backend },
     contexts: (place, run) => kit.registry.context(place, run),
     clock,
     newId: (prefix) => `${prefix}${++ids}`,
@@ -78,7 +79,7 @@ function sessionsOn(clock: ManualClock, model: ModelProvider) {
     await asked(id);
     approvals.answer(approvals.pending(id)[0]!.id, { decision: 'allow-once' }, { kind: 'local', label: 'test' });
   };
-  return { manager, events, until, asked, allow };
+  return { manager, store, backend, events, until, asked, allow };
 }
 
 const notices = (events: SessionEvent[]) => events.flatMap((e) => (e.type === 'notice' ? [e.text] : []));
@@ -92,6 +93,30 @@ async function session(manager: SessionManager, cwd: string) {
 }
 
 describe('a session on a machine', () => {
+  it("lists the machine folder's skills among its commands, and stops at its budget there", async () => {
+    const clock = new ManualClock();
+    kit = machineKit({ clock });
+    const machine = kit.machine({ token: kit.tokens.create('laptop', 0).token });
+    await machine.reached('linked');
+    const skill = join(machine.root, '.agents', 'skills', 'deploy-check');
+    mkdirSync(skill, { recursive: true });
+    writeFileSync(join(skill, 'SKILL.md'), '---\nname: deploy-check\ndescription: Check a deploy\n---\nLook.\n');
+    const model = new OneCommandModel('ls');
+    const s = sessionsOn(clock, model);
+    const id = await session(s.manager, machine.root);
+    await s.until(id, (e) => finished(e).length > 0);
+    const controls = await s.backend.steering!.controls(s.store.get(id)!);
+    expect(controls.commands.filter((c) => c.source === 'skill').map((c) => c.name)).toEqual(['deploy-check']);
+
+    // Less room than any request takes: the next model call is not made, and the session waits.
+    s.store.steering.setBudget(id, { tokens: 100 });
+    const calls = model.requests.length;
+    expect(s.manager.send(id, 'again').ok).toBe(true);
+    await s.until(id, (e) => e.some((x) => x.type === 'session.waiting' && x.reason === 'budget'));
+    expect(model.requests).toHaveLength(calls);
+    expect(s.manager.get(id)?.activity?.budgetReached).toBe(true);
+  });
+
   it('runs its shell tool there', async () => {
     const clock = new ManualClock();
     kit = machineKit({ clock });

@@ -61,10 +61,11 @@ export interface LockScreenView {
  * An approval as a notification shows it: every text masked (secret-mask.ts), then one line. An
  * approval in which anything was masked is deny-only whatever the policy says: what would be
  * approved is not what is shown. The host refuses a one-shot Approve of a deny-only approval
- * (gateway/one-shot.ts), so hiding the button is not the only guard.
+ * (gateway/one-shot.ts), so hiding the button is not the only guard. A plan, and a folder's
+ * configuration to trust, are accepted only where they are read whole: in the app.
  */
 export function lockScreenView(
-  approval: Pick<Approval, 'action' | 'tool' | 'place'>,
+  approval: Pick<Approval, 'action' | 'tool' | 'place' | 'kind'>,
   policy: LockScreenPolicy,
 ): LockScreenView {
   const action = maskSecrets(approval.action);
@@ -72,10 +73,11 @@ export function lockScreenView(
   const place = pushLine(approval.place, MAX_PUSH_LABEL);
   const summary = summariseAction(action.text);
   const masked = action.masked || tool.masked || place.masked;
+  const readWhole = approval.kind === 'plan' || approval.kind === 'trust';
   return {
     summary: summary.text,
     tool: tool.text,
     place: place.text,
-    lockScreen: masked ? 'deny-only' : lockScreenChoice(policy, approval.action, summary.shownWhole),
+    lockScreen: masked || readWhole ? 'deny-only' : lockScreenChoice(policy, approval.action, summary.shownWhole),
   };
 }

@@ -177,7 +177,7 @@ export class PushNotifier {
   }
 
   /** A session stopped for the person: heard by those who hear of approvals, since it is one in all but name. */
-  private waiting(sessionId: string, reason: 'question' | 'limit', text: string): void {
+  private waiting(sessionId: string, reason: 'question' | 'limit' | 'budget', text: string): void {
     if (this.silenced(sessionId)) return;
     const targets = this.unwatched(
       sessionId,

@@ -125,7 +125,7 @@ export class PushService {
   }
 
   /** An approval as its notification shows it, and whether it may be approved unopened. */
-  lockScreen(approval: Pick<Approval, 'action' | 'tool' | 'place'>): LockScreenView {
+  lockScreen(approval: Pick<Approval, 'action' | 'tool' | 'place' | 'kind'>): LockScreenView {
     return lockScreenView(approval, this.config);
   }
 

@@ -6,6 +6,9 @@ import type { ControlConnection } from '../control/control-server.js';
 import type { MachineDeps } from '../machines/host-machines.js';
 import { ApprovalBroker } from '../sessions/approval-broker.js';
 import type { SessionManager } from '../sessions/session-manager.js';
+import { SessionJournal } from '../sessions/session-journal.js';
+import { SessionSteering } from '../sessions/session-steering.js';
+import { TypedCommands } from '../sessions/typed-commands.js';
 import { ApprovalStore } from '../store/approval-store.js';
 import { openDatabase } from '../store/database.js';
 import { DeviceStore } from '../store/device-store.js';
@@ -71,6 +74,9 @@ function setup() {
     stats: { snapshot: () => ({ 'handshake:timeout': 3 }) },
   };
   const ran: ControlParams<'terminals.run'>[] = [];
+  const manager = sessions as unknown as SessionManager;
+  const journal = new SessionJournal({ sessions: store, log, clock });
+  const steering = new SessionSteering({ manager, sessions: store, journal, backends: {}, defaultModel: 'demo' });
   const deps: ControlDeps = {
     facts: { hostId: 'h1', name: 'desk', version: '1.2.3', dataDir: '/data', startedAt: 1_000, defaultModel: 'demo' },
     sessions: sessions as unknown as SessionManager,
@@ -105,6 +111,8 @@ function setup() {
       'share.list': () => ok({ links: [] }),
       'share.revoke': () => fail('not-found', 'no links here'),
     },
+    steering,
+    commands: new TypedCommands({ manager, steering, sessions: store, journal, clock }),
   };
   const connection = {} as ControlConnection;
   return { handlers: controlHandlers(deps), created, calls, ran, devices, connection };

@@ -28,6 +28,9 @@ import { machineControlHandlers, placeFolder } from './machine-handlers.js';
 import { answerApproval, publicDeviceInfo, revokeDevice } from './shared-handlers.js';
 import type { TrustHandlerDeps } from './trust-handlers.js';
 import { trustHandlers } from './trust-handlers.js';
+import type { SessionSteering } from '../sessions/session-steering.js';
+import type { TypedCommands } from '../sessions/typed-commands.js';
+import { steeringHandlers } from './steering-handlers.js';
 
 /** What `tether status` says about this host itself. */
 export interface HostFacts {
@@ -96,6 +99,10 @@ export interface ControlDeps {
   shares: ShareControl;
   /** Folder trust (`tether trust`). */
   trust?: TrustHandlerDeps;
+  /** Commands, modes, models and budgets (`tether sessions commands|mode|model|budget`). */
+  steering: SessionSteering;
+  /** Slash commands typed in a message (`tether sessions send ID /compact`). */
+  commands: TypedCommands;
 }
 
 /** The control socket's `share.*`, as the share links' own handlers give them. */
@@ -145,13 +152,16 @@ export function controlHandlers(deps: ControlDeps): Handlers<ControlMethods, Con
       }
       const placed = placeFolder(deps.machines.registry, p.machine, p.cwd);
       if (!placed.ok) return placed;
-      const created = await sessions.create({
-        cwd: placed.value?.cwd ?? p.cwd,
-        text: p.text,
-        ...(p.model !== undefined ? { model: p.model } : {}),
-        ...(placed.value ? { place: placed.value.place } : {}),
-        ...(p.agent !== undefined ? { kind: 'acp' as const, model: p.agent } : {}),
-      });
+      const created = await deps.steering.create(
+        {
+          cwd: placed.value?.cwd ?? p.cwd,
+          text: p.text,
+          ...(p.model !== undefined ? { model: p.model } : {}),
+          ...(placed.value ? { place: placed.value.place } : {}),
+          ...(p.agent !== undefined ? { kind: 'acp' as const, model: p.agent } : {}),
+        },
+        { mode: p.mode, agentModel: p.agentModel, budget: p.budget },
+      );
       return created.ok ? ok({ session: created.value }) : created;
     },
     'sessions.get': (p) => {
@@ -176,7 +186,7 @@ export function controlHandlers(deps: ControlDeps): Handlers<ControlMethods, Con
       );
       return ok({ session });
     },
-    'sessions.send': (p) => sessions.send(p.id, p.text, undefined, p.attachments),
+    'sessions.send': (p) => deps.commands.send(p.id, p.text, undefined, p.attachments),
     ...(deps.blobs ? uploadHandlers<ControlCaller>(deps.blobs, () => 'control') : noUploads),
     'sessions.interrupt': (p) => sessions.interrupt(p.id),
     'sessions.archive': (p) => sessions.archive(p.id, p.archived ?? true),
@@ -226,5 +236,6 @@ export function controlHandlers(deps: ControlDeps): Handlers<ControlMethods, Con
     'terminals.run': (p) => deps.run(p),
     ...terminalStreamHandlers<ControlCaller>(deps.terminals, (connection) => connection),
     ...(deps.trust ? trustHandlers(deps.trust) : noTrustHandlers),
+    ...steeringHandlers(deps.steering),
   };
 }

@@ -17,6 +17,9 @@ import type { Handlers } from './dispatch.js';
 import type { MachineRegistry } from '../machines/machine-registry.js';
 import { machineDeviceHandlers, placeFolder } from './machine-handlers.js';
 import { answerApproval, publicDeviceInfo, revokeDevice } from './shared-handlers.js';
+import type { SessionSteering } from '../sessions/session-steering.js';
+import type { TypedCommands } from '../sessions/typed-commands.js';
+import { agentControlsHandler, steeringHandlers } from './steering-handlers.js';
 
 export type DeviceHandlers = Partial<Handlers<Methods, Caller>>;
 
@@ -52,6 +55,10 @@ export interface DeviceHandlerDeps {
   terminals?: TerminalManager;
   /** Attachments; `blobs.*` answer `unsupported` without. */
   blobs?: BlobHandlerDeps;
+  /** Commands, modes, models and budgets; `sessions.controls` and `sessions.set*` answer `unsupported` without. */
+  steering?: SessionSteering;
+  /** Slash commands typed in a message; messages go straight to the session without. */
+  commands?: TypedCommands;
 }
 
 /**
@@ -103,7 +110,9 @@ export function deviceHandlers(deps: DeviceHandlerDeps): DeviceHandlers {
       });
       return continued.ok ? ok({ session: continued.value }) : continued;
     },
-    'sessions.create': async ({ cwd, text, model, place, agent }) => {
+    'sessions.create': async ({ cwd, text, model, place, agent, mode, agentModel, budget }) => {
+      const create = (input: Parameters<SessionManager['create']>[0]) =>
+        deps.steering ? deps.steering.create(input, { mode, agentModel, budget }) : deps.sessions.create(input);
       if (agent !== undefined && model !== undefined) {
         return fail('invalid-params', 'a session is run by a model or by an agent, not both');
       }
@@ -117,7 +126,7 @@ export function deviceHandlers(deps: DeviceHandlerDeps): DeviceHandlers {
       if (!placed.ok) return placed;
       if (placed.value) {
         // A folder on a machine: its roots, not this host's, say where a session may go.
-        const created = await deps.sessions.create({
+        const created = await create({
           ...placed.value,
           text,
           ...(model !== undefined ? { model } : {}),
@@ -127,7 +136,7 @@ export function deviceHandlers(deps: DeviceHandlerDeps): DeviceHandlers {
       }
       const folder = await insideRoots(deps.roots, cwd, deps.privates);
       if (!folder) return fail('forbidden', `${cwd} is not under a folder this host shares with devices`);
-      const created = await deps.sessions.create({
+      const created = await create({
         cwd: folder,
         text,
         ...(model !== undefined ? { model } : {}),
@@ -148,7 +157,7 @@ export function deviceHandlers(deps: DeviceHandlerDeps): DeviceHandlers {
     },
     // To a wrapped program, a message is keys typed into its terminal: that takes the terminal scope.
     'sessions.send': ({ id, text, clientMessageId, attachments }, caller) =>
-      terminalGuard(id, caller) ?? deps.sessions.send(id, text, clientMessageId, attachments),
+      terminalGuard(id, caller) ?? (deps.commands ?? deps.sessions).send(id, text, clientMessageId, attachments),
     ...(deps.blobs
       ? {
           ...uploadHandlers<Caller>(deps.blobs, (caller) => `device:${caller.device.id}`),
@@ -170,6 +179,8 @@ export function deviceHandlers(deps: DeviceHandlerDeps): DeviceHandlers {
 
     ...(deps.machines ? machineDeviceHandlers(deps.machines) : {}),
     ...(deps.terminals ? terminalHandlers(deps.terminals) : {}),
+
+    ...(deps.steering ? { ...steeringHandlers(deps.steering), ...agentControlsHandler(deps.steering) } : {}),
 
     'devices.list': () => ok({ devices: deps.devices.list().map(publicDeviceInfo) }),
     'devices.revoke': ({ id }, caller) => {

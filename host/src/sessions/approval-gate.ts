@@ -54,8 +54,10 @@ export class ApprovalGate {
 
   async ask(request: GateRequest, signal: AbortSignal): Promise<GateOutcome> {
     const record = this.session.record();
-    if (record.autoApprove) return { allowed: true, by: 'auto' };
-    if (await isAllowedByRules(record.allowRules, request.tool, request.need, this.session.inFolder)) {
+    // A plan is the person's to accept, whatever auto-approve or a rule would allow.
+    const personOnly = request.need.kind === 'plan';
+    if (record.autoApprove && !personOnly) return { allowed: true, by: 'auto' };
+    if (!personOnly && (await isAllowedByRules(record.allowRules, request.tool, request.need, this.session.inFolder))) {
       return { allowed: true, by: 'rule' };
     }
     const answer = await this.raise(request, signal, (answer) => {

@@ -67,6 +67,7 @@ export function ruleForAnswer(
   need: ApprovalNeed,
   prefix: string | undefined,
 ): AllowRule | { error: string } {
+  if (need.kind === 'plan') return { error: 'a plan is accepted once: each plan is asked for' };
   if (tool !== 'shell') {
     if (prefix !== undefined) return { error: 'a prefix applies only to shell commands' };
     return need.path !== undefined ? { tool, path: need.path } : { tool };

@@ -1,7 +1,16 @@
-import type { Clock, InstructionFile, Result, SessionEventBody } from '@tether/shared-protocol';
+import type {
+  ChoiceRef,
+  Clock,
+  InstructionFile,
+  Result,
+  SessionBudget,
+  SessionControls,
+  SessionEventBody,
+} from '@tether/shared-protocol';
 import type { ExecutionContext } from '@tether/machine';
 import type { SessionRecord, UserMessage } from '../store/session-store.js';
 import type { ApprovalGate } from './approval-gate.js';
+import type { SpendState } from './spend-guard.js';
 
 /** What one run of a session may use: its log, its approval gate, its place, and the time. */
 export interface RunContext {
@@ -24,13 +33,22 @@ export interface RunContext {
   attachmentBytes?(blobId: string): Uint8Array | undefined;
   /** How the run goes, for the session's "at a glance" (model calls, tokens). */
   progress?(progress: RunProgress): void;
+  /** What the session has spent and its budget, as of now: read before each model call. */
+  spend?(): SpendState;
+  /** The session's summary changed (its mode, an agent's model): devices are told. */
+  announce?(): void;
+  /** A command the run carries out instead of a turn (`/compact`). */
+  command?: RunCommand;
 }
+
+/** What a run does instead of a turn: compact the history now, with the person's focus if given. */
+export type RunCommand = { name: 'compact'; focus?: string };
 
 export interface RunProgress {
   /** A model call starts: its number in this run, from 1. */
   modelCall?: number;
-  /** Tokens (and, where the provider says, the cost) the last model call used. */
-  usage?: { inputTokens: number; outputTokens: number; costUsd?: number };
+  /** Tokens the last model call used, and its cost where its price is known (else `unpriced`). */
+  usage?: { inputTokens: number; outputTokens: number; costUsd?: number; unpriced?: true };
   /** The instruction files this run's system prompt took in, in order. */
   instructions?: InstructionFile[];
   /** How full the model's context was at the last request, in tokens. */
@@ -46,6 +64,20 @@ export interface RunResult {
   usage?: { inputTokens: number; outputTokens: number };
   /** The run stopped at its model-call limit: the session waits for someone to say go on. */
   limitReached?: true;
+  /** The run stopped before a model call (or prompt) that could have passed the budget: why, in words. */
+  budgetReached?: string;
+}
+
+/** How a back-end's sessions are steered: the commands, modes and models they offer. */
+export interface BackendSteering {
+  /** What the session offers now (an agent that has not started: what it offered last, if anything). */
+  controls(record: SessionRecord): Promise<SessionControls>;
+  /** Switches the mode (one the session offers); the mode it is in now. Stored by the caller. */
+  setMode(record: SessionRecord, mode: string): Promise<Result<ChoiceRef>>;
+  /** Switches the model (one the session offers); the model it runs now. Stored by the caller. */
+  setModel(record: SessionRecord, model: string): Promise<Result<ChoiceRef>>;
+  /** Why a budget cannot be kept for this session (`id` '' for one about to be made), if it cannot. */
+  budgetProblem?(record: Pick<SessionRecord, 'id' | 'model'>, budget: SessionBudget): string | undefined;
 }
 
 /**
@@ -62,6 +94,13 @@ export interface SessionBackend {
   agent?(model: string): string;
   /** Present when a session is a live program rather than a series of runs (a wrapped CLI). */
   readonly live?: LiveSessions;
+  /** Present when its sessions have commands, modes or models to choose. */
+  readonly steering?: BackendSteering;
+  /**
+   * Why a run may not even start under the session's budget (an agent whose own model calls
+   * Tether cannot check one by one), if it may not: its messages then wait, queued.
+   */
+  budgetRefusal?(record: SessionRecord, spend: SpendState): string | undefined;
 }
 
 /**

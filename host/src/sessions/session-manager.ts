@@ -14,7 +14,8 @@ import type { SessionRecord, SessionStore, UserMessage } from '../store/session-
 import type { ApprovalBroker } from './approval-broker.js';
 import { ApprovalGate } from './approval-gate.js';
 import { folderPlaces } from './approval-policy.js';
-import type { RunResult, SessionBackend } from './session-backend.js';
+import { recordProgress, spendOf } from './run-accounts.js';
+import type { RunCommand, RunResult, SessionBackend } from './session-backend.js';
 import { SessionJournal } from './session-journal.js';
 import { userMessageEvent } from './user-message.js';
 
@@ -95,6 +96,8 @@ export class SessionManager {
     place?: string;
     kind?: SessionKind;
     prepare?: (sessionId: string) => void;
+    /** Stored without a first run (`/clear`: a new session that waits for its first message). */
+    idle?: boolean;
   }): Promise<Result<SessionSummary>> {
     const kind = input.kind ?? 'agent';
     const backend = this.deps.backends[kind];
@@ -124,7 +127,8 @@ export class SessionManager {
       updatedAt: now,
     });
     input.prepare?.(record.id);
-    this.startRun(record.id, input.text === undefined ? [] : [{ text: input.text }]);
+    if (input.idle) this.announce(record.id);
+    else this.startRun(record.id, input.text === undefined ? [] : [{ text: input.text }]);
     return ok(this.get(record.id)!);
   }
 
@@ -181,8 +185,7 @@ export class SessionManager {
       return ok({ queued: true });
     }
     // Messages still queued from an interrupted run go first, in the order they were sent.
-    this.startRun(id, [...this.deps.sessions.takeQueued(id), message]);
-    return ok({ queued: false });
+    return ok({ queued: !this.startRun(id, [...this.deps.sessions.takeQueued(id), message]) });
   }
 
   interrupt(id: string): Result<Record<string, never>> {
@@ -246,6 +249,18 @@ export class SessionManager {
   }
 
   /**
+   * Starts a run with no new message: one that carries out a command (`/compact`), or one that
+   * goes on where the last stopped (its budget was raised). Refused while a run is busy.
+   */
+  goOn(id: string, command?: RunCommand): Result<Record<string, never>> {
+    if (!this.deps.sessions.get(id)) return fail('not-found', `no session ${id}`);
+    if (this.runs.has(id)) return fail('busy', 'a run is going: try again when it ends');
+    // Messages held back at the budget go in first.
+    this.startRun(id, command ? [] : this.deps.sessions.takeQueued(id), command);
+    return ok({});
+  }
+
+  /**
    * After a restart: every run that was in flight is marked interrupted, with a notice, and
    * anything it was waiting for is cancelled. Nothing that was recorded is lost.
    */
@@ -291,9 +306,23 @@ export class SessionManager {
     if (timer !== undefined) this.deps.clock.clearTimeout(timer);
   }
 
-  private startRun(id: string, messages: readonly UserMessage[]): void {
+  /**
+   * Starts a run with `messages`; false when the back-end may not be sent them under the session's
+   * budget (an agent whose own calls Tether cannot check): they are kept queued, and it waits.
+   */
+  private startRun(id: string, messages: readonly UserMessage[], command?: RunCommand): boolean {
     const { sessions } = this.deps;
     const record = sessions.get(id)!;
+    const refused =
+      messages.length > 0 ? this.deps.backends[record.kind]?.budgetRefusal?.(record, spendOf(sessions, id)) : undefined;
+    if (refused !== undefined) {
+      for (const message of messages) sessions.enqueue(id, message, this.deps.clock.now());
+      sessions.activity.change(id, { budgetReached: true });
+      this.appendEvent(id, { type: 'notice', level: 'warning', text: refused });
+      this.appendEvent(id, { type: 'session.waiting', reason: 'budget', text: refused.slice(0, 1000) });
+      this.announce(id);
+      return false;
+    }
     const runId = this.deps.newId('r');
     for (const message of messages) this.appendEvent(id, userMessageEvent(this.deps.newId('m'), message));
     const notices = this.deps.startNotices?.() ?? [];
@@ -307,6 +336,8 @@ export class SessionManager {
       modelCalls: 0,
       now: 'starting',
       paused: false,
+      budgetReached: false,
+      newRun: true,
     });
     sessions.update(id, { status: 'running' });
     this.announce(id);
@@ -314,14 +345,15 @@ export class SessionManager {
     // unregisters itself) inside `execute`, and must find itself registered when it does.
     const run: ActiveRun = { controller: new AbortController(), done: Promise.resolve() };
     this.runs.set(id, run);
-    run.done = this.execute(record, runId, run);
+    run.done = this.execute(record, runId, run, command);
+    return true;
   }
 
-  private async execute(record: SessionRecord, runId: string, run: ActiveRun): Promise<void> {
+  private async execute(record: SessionRecord, runId: string, run: ActiveRun, command?: RunCommand): Promise<void> {
     const id = record.id;
     let result: RunResult;
     try {
-      result = await this.runBackend(record, run.controller.signal);
+      result = await this.runBackend(record, run.controller.signal, command);
     } catch (error) {
       // A back-end that throws (a bug, or a failure before its first await) ends the run as an error.
       result = {
@@ -346,6 +378,7 @@ export class SessionManager {
       runEndedAt: this.deps.clock.now(),
       now: '',
       paused: result.limitReached === true,
+      budgetReached: result.budgetReached !== undefined,
       ...(result.usage === undefined ? { addUnreportedRuns: 1 } : {}),
     });
     this.deps.sessions.update(id, { status: result.status === 'done' ? 'idle' : result.status });
@@ -357,13 +390,16 @@ export class SessionManager {
         text: `Stopped after ${limit ?? 'the limit of'} model calls; say go on to continue.`,
       });
     }
+    if (result.budgetReached !== undefined) {
+      this.appendEvent(id, { type: 'session.waiting', reason: 'budget', text: result.budgetReached.slice(0, 1000) });
+    }
     this.announce(id);
     // A follow-up queued just as the run ended goes out now rather than waiting for another message.
-    const leftover = result.status === 'done' ? this.deps.sessions.takeQueued(id) : [];
+    const leftover = result.status === 'done' && !result.budgetReached ? this.deps.sessions.takeQueued(id) : [];
     if (leftover.length > 0) this.startRun(id, leftover);
   }
 
-  private runBackend(record: SessionRecord, signal: AbortSignal): Promise<RunResult> {
+  private runBackend(record: SessionRecord, signal: AbortSignal, command?: RunCommand): Promise<RunResult> {
     const id = record.id;
     const backend = this.deps.backends[record.kind];
     if (!backend) {
@@ -409,24 +445,13 @@ export class SessionManager {
       newId: this.deps.newId,
       signal,
       maxModelCalls: this.deps.sessions.activity.limitFor(id),
-      progress: ({ modelCall, usage, instructions, context: fill, compacted }) => {
-        const activity = this.deps.sessions.activity;
-        if (instructions) activity.change(id, { instructions });
-        if (fill) activity.change(id, { context: fill });
-        if (compacted) activity.change(id, { addCompactions: 1 });
-        if (modelCall !== undefined)
-          activity.change(id, { modelCalls: modelCall, now: `thinking (model call ${modelCall})` });
-        if (usage) {
-          activity.change(id, {
-            addTokens: {
-              input: usage.inputTokens,
-              output: usage.outputTokens,
-              ...(usage.costUsd !== undefined ? { costUsd: usage.costUsd } : {}),
-            },
-          });
-        }
+      progress: (progress) => {
+        recordProgress(this.deps.sessions, id, progress);
         this.announceSoon(id);
       },
+      spend: () => spendOf(this.deps.sessions, id),
+      announce: () => this.announce(id),
+      ...(command ? { command } : {}),
     });
   }
 

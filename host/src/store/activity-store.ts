@@ -22,6 +22,10 @@ interface Row {
   context_tokens: number | null;
   context_window: number | null;
   compactions: number;
+  run_input_tokens: number;
+  run_output_tokens: number;
+  unpriced_calls: number;
+  budget_reached: number;
 }
 
 const StoredInstructions = v.pipe(v.array(InstructionFileSchema), v.maxLength(MAX_INSTRUCTION_FILES));
@@ -44,7 +48,12 @@ export interface ActivityChange {
   /** Replaces the run's model-call count (a new run starts again from 0). */
   modelCalls?: number;
   addToolCalls?: number;
-  addTokens?: { input: number; output: number; costUsd?: number };
+  /** Adds to the session's and the run's tokens; `costUsd` where the call's price is known, else `unpriced`. */
+  addTokens?: { input: number; output: number; costUsd?: number; unpriced?: boolean };
+  /** A new run: its tokens start again from 0. */
+  newRun?: true;
+  /** The run stopped before a call that could have passed the budget (cleared when a run starts). */
+  budgetReached?: boolean;
   /** Runs that ended without saying what they used. */
   addUnreportedRuns?: number;
   now?: string;
@@ -107,6 +116,9 @@ export class ActivityStore {
       outputTokens: row?.output_tokens ?? 0,
       ...(row && row.unreported_runs > 0 ? { unreportedRuns: row.unreported_runs } : {}),
       ...(row && row.cost_usd !== null ? { costUsd: row.cost_usd } : {}),
+      ...(row && row.unpriced_calls > 0 ? { unpricedCalls: row.unpriced_calls } : {}),
+      ...(row ? { runInputTokens: row.run_input_tokens, runOutputTokens: row.run_output_tokens } : {}),
+      ...(row && row.budget_reached !== 0 ? { budgetReached: true } : {}),
       now: row?.now ?? '',
       paused: (row?.paused ?? 0) !== 0,
       ...(instructions !== undefined ? { instructions } : {}),
@@ -128,6 +140,11 @@ export class ActivityStore {
     if (change.modelCalls !== undefined) set('model_calls', change.modelCalls);
     if (change.now !== undefined) set('now', change.now.slice(0, NOW_CHARS));
     if (change.paused !== undefined) set('paused', change.paused ? 1 : 0);
+    if (change.budgetReached !== undefined) set('budget_reached', change.budgetReached ? 1 : 0);
+    if (change.newRun) {
+      set('run_input_tokens', 0);
+      set('run_output_tokens', 0);
+    }
     if (change.instructions !== undefined)
       set('instructions', JSON.stringify(change.instructions.slice(0, MAX_INSTRUCTION_FILES)));
     if (change.context !== undefined) {
@@ -147,7 +164,13 @@ export class ActivityStore {
       values['addUnreported'] = change.addUnreportedRuns;
     }
     if (change.addTokens !== undefined) {
-      sets.push('input_tokens = input_tokens + @addIn', 'output_tokens = output_tokens + @addOut');
+      sets.push(
+        'input_tokens = input_tokens + @addIn',
+        'output_tokens = output_tokens + @addOut',
+        'run_input_tokens = run_input_tokens + @addIn',
+        'run_output_tokens = run_output_tokens + @addOut',
+      );
+      if (change.addTokens.unpriced) sets.push('unpriced_calls = unpriced_calls + 1');
       values['addIn'] = change.addTokens.input;
       values['addOut'] = change.addTokens.output;
       if (change.addTokens.costUsd !== undefined) {

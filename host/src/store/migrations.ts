@@ -245,4 +245,38 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE push_subscriptions ADD COLUMN declarative_url TEXT;
   `,
+  // 15: steering: a session's mode and an ACP agent's model (id and name), the lists its agent offers
+  // (JSON) and how the agent takes a change of mode or model (\`set_mode\`, \`set_model\`, or
+  // \`config:<option id>\`), and
+  // its budget; per agent, the lists it offered last (shown at New session before it runs) and
+  // whether its turns report what they used; per run, its tokens, model calls without a known
+  // price, and whether it stopped at the budget.
+  `
+  CREATE TABLE session_steering (
+    session_id TEXT PRIMARY KEY REFERENCES sessions (id),
+    mode TEXT,
+    mode_name TEXT,
+    agent_model TEXT,
+    agent_model_name TEXT,
+    commands TEXT,
+    modes TEXT,
+    models TEXT,
+    mode_via TEXT,
+    model_via TEXT,
+    budget_tokens INTEGER,
+    budget_usd REAL
+  ) WITHOUT ROWID;
+  CREATE TABLE agent_offers (
+    agent TEXT PRIMARY KEY,
+    commands TEXT,
+    modes TEXT,
+    models TEXT,
+    reports_usage INTEGER,
+    updated_at INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  ALTER TABLE session_activity ADD COLUMN run_input_tokens INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE session_activity ADD COLUMN run_output_tokens INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE session_activity ADD COLUMN unpriced_calls INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE session_activity ADD COLUMN budget_reached INTEGER NOT NULL DEFAULT 0;
+  `,
 ];

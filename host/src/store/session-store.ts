@@ -3,6 +3,7 @@ import { AttachmentListSchema, isSessionKind } from '@tether/shared-protocol';
 import * as v from 'valibot';
 import { ActivityStore } from './activity-store.js';
 import type { Db } from './database.js';
+import { SteeringStore } from './steering-store.js';
 
 /**
  * What "allow for this session" has allowed: a tool; for `shell` an exact command or a prefix; for a
@@ -108,6 +109,7 @@ const COLUMNS = {
   lastLine: 'last_line',
   title: 'title',
   notify: 'notify',
+  model: 'model',
 } as const;
 type UpdatableField = keyof typeof COLUMNS;
 
@@ -123,6 +125,8 @@ export class SessionStore {
     private readonly db: Db,
     /** A run at a glance and each session's own model-call limit. */
     readonly activity = new ActivityStore(db),
+    /** Its mode, an agent's model and what the agent offers, its budget. */
+    readonly steering = new SteeringStore(db),
   ) {}
 
   insert(
@@ -237,6 +241,7 @@ export class SessionStore {
 
   /** The summary devices and the CLI see. `lastSeq` may be given for a summary inside an event. */
   summary(record: SessionRecord, lastSeq = record.lastSeq): SessionSummary {
+    const { mode, agentModel, budget } = this.steering.get(record.id);
     return {
       id: record.id,
       title: record.title,
@@ -257,6 +262,9 @@ export class SessionStore {
       activity: this.activity.get(record.id),
       ...(this.terminals.has(record.id) ? { terminalId: this.terminals.get(record.id) } : {}),
       notify: record.notify,
+      ...(mode ? { mode } : {}),
+      ...(agentModel ? { agentModel } : {}),
+      ...(budget ? { budget } : {}),
     };
   }
 }

@@ -41,6 +41,9 @@ import { ApprovalBroker } from '../sessions/approval-broker.js';
 import { contextWindowFor } from '../models/context-window.js';
 import type { ModelConfig } from '../models/model-config.js';
 import { configuredWindow, loadModelConfig } from '../models/model-config.js';
+import { loadPriceBook } from '../models/price-config.js';
+import { SessionSteering } from '../sessions/session-steering.js';
+import { TypedCommands } from '../sessions/typed-commands.js';
 import type { ProviderFactory } from '../sessions/builtin/builtin-backend.js';
 import { BuiltinBackend } from '../sessions/builtin/builtin-backend.js';
 import { hostLocalContext, ownPrivates } from '../sessions/host-context.js';
@@ -94,6 +97,9 @@ export interface HostParts {
   readonly sessions: SessionManager;
   /** Whether a folder's own agent configuration may load (`tether trust`, trust approvals). */
   readonly trust: FolderTrust;
+  /** Modes, models, budgets, and the own loop's slash commands. */
+  readonly steering: SessionSteering;
+  readonly commands: TypedCommands;
   /** Attachments kept, and those on their way in. */
   readonly blobs: BlobStore;
   readonly uploads: UploadManager;
@@ -149,6 +155,8 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
   if (!mcpConfig.ok) return mcpConfig;
   const modelConfig = loadModelConfig(paths.models);
   if (!modelConfig.ok) return modelConfig;
+  const prices = loadPriceBook(paths.prices);
+  if (!prices.ok) return prices;
   const agentSpecs = loadAgents(options.agentsConfig ?? agentsConfigPath(paths.dir), {
     required: options.agentsConfig !== undefined,
   });
@@ -211,6 +219,8 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
 
   // Sessions: the three back-ends, then the core that runs them.
   const providers = providerFactory(options, clock, defaultModel, modelConfig.value);
+  const models = offeredModels(parsedDefault.value, options.env, modelConfig.value);
+  const contextOf = (place: string) => (place === 'local' ? local : machines.registry.context(place));
   const catalog = new AgentCatalog(agentSpecs.value.agents, options.env);
   const acpSessions = new AcpSessionStore(db);
   const acp = new AcpBackend({
@@ -221,6 +231,8 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
     env: options.env,
     trust,
     ...(options.acpLimits ? { limits: options.acpLimits } : {}),
+    steering: sessionStore.steering,
+    prices: prices.value,
   });
   const wrapped = new WrappedPrograms({
     terminals,
@@ -231,26 +243,34 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
     newId,
     ...(options.promptQuietMs !== undefined ? { quietMs: options.promptQuietMs } : {}),
   });
+  const backends = {
+    agent: new BuiltinBackend({
+      log,
+      providers,
+      tools: () => [...BUILTIN_TOOLS, ...mcp.tools().map(mcpAgentTool)],
+      hostInstructions: paths.instructions,
+      trust,
+      plugins: async (input) => {
+        const setup = await plugins.forRun(input);
+        return { ...setup, tools: setup.tools.map(mcpAgentTool) };
+      },
+      steering: sessionStore.steering,
+      prices: prices.value,
+      controls: {
+        models: () => models,
+        contexts: contextOf,
+        unpricedCalls: (id) => sessionStore.activity.get(id).unpricedCalls ?? 0,
+      },
+    }),
+    acp,
+    terminal: wrapped,
+  };
   const sessions = new SessionManager({
     sessions: sessionStore,
     log,
     journal,
     approvals,
-    backends: {
-      agent: new BuiltinBackend({
-        log,
-        providers,
-        tools: () => [...BUILTIN_TOOLS, ...mcp.tools().map(mcpAgentTool)],
-        hostInstructions: paths.instructions,
-        trust,
-        plugins: async (input) => {
-          const setup = await plugins.forRun(input);
-          return { ...setup, tools: setup.tools.map(mcpAgentTool) };
-        },
-      }),
-      acp,
-      terminal: wrapped,
-    },
+    backends,
     contexts: (place, run) => (place === 'local' ? local : machines.registry.context(place, run)),
     clock,
     newId,
@@ -259,6 +279,15 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
     attachments: (sessionId, blobId) => blobs.forSession(sessionId, blobId),
     attachmentBytes: (blobId) => blobs.readAll(blobId),
   });
+  const steering = new SessionSteering({
+    manager: sessions,
+    sessions: sessionStore,
+    journal,
+    backends,
+    defaultModel,
+    agentTitle: (agent) => catalog.get(agent)?.title,
+  });
+  const commands = new TypedCommands({ manager: sessions, steering, sessions: sessionStore, journal, clock });
   const uploads = new UploadManager({
     store: blobs,
     sessionExists: (id) => sessionStore.get(id) !== undefined,
@@ -309,7 +338,6 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
 
   // The device side: the gateway and the handler tables it dispatches to; share links' viewers
   // connect to it too, and a new link's URL names where phones reach the host (`reach`, below).
-  const models = offeredModels(parsedDefault.value, options.env);
   const shares = new ShareLinks({
     store: new ShareStore(db),
     sessionExists: (id) => sessionStore.get(id) !== undefined,
@@ -368,6 +396,8 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
         machines: machines.registry,
         terminals,
         blobs: { store: blobs, uploads },
+        steering,
+        commands,
       }),
       ...push.value.handlers(),
       ...shareHandlers(
@@ -448,6 +478,8 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
     wrapped,
     sessions,
     trust,
+    steering,
+    commands,
     blobs,
     uploads,
     agents: { backend: acp, catalog, sessions: agentSessions },
@@ -487,6 +519,8 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
         () => 'this computer',
       ),
       trust: { trust, local },
+      steering,
+      commands,
     }),
     unsubscribe: () => {
       for (const stop of unsubscribers) stop();
@@ -526,10 +560,22 @@ function providerFactory(
   };
 }
 
-/** Models a device may pick: the default first, then the demo, then each provider with a key. */
-export function offeredModels(defaultSpec: ModelSpec, environment: NodeJS.ProcessEnv): string[] {
+/**
+ * Models a device may pick: the default first, then the demo, then each provider with a key, then
+ * each model `models.json` names whose provider can be reached (an Anthropic or OpenAI model with
+ * its key set, any compatible server).
+ */
+export function offeredModels(
+  defaultSpec: ModelSpec,
+  environment: NodeJS.ProcessEnv,
+  config: ModelConfig = { windows: new Map() },
+): string[] {
   const models = [formatModelSpec(defaultSpec), 'demo'];
   if (isSet(environment.ANTHROPIC_API_KEY)) models.push(`anthropic:${DEFAULT_ANTHROPIC_MODEL}`);
   if (isSet(environment.OPENAI_API_KEY)) models.push(`openai:${DEFAULT_OPENAI_MODEL}`);
+  for (const spec of config.windows.keys()) {
+    const parsed = parseModelSpec(spec);
+    if (parsed.ok && createProvider(parsed.value, environment).ok) models.push(spec);
+  }
   return [...new Set(models)];
 }

@@ -1,5 +1,5 @@
 import { FakeModelServer, type ModelApiDialect } from './fake-model-server.js';
-import { DEFAULT_USAGE, type ScriptedTurn } from './scripted-response.js';
+import { type ScriptedTurn, usageOf } from './scripted-response.js';
 import { sseFrame } from './sse.js';
 
 /**
@@ -44,7 +44,7 @@ const anthropicDialect: ModelApiDialect = {
   baseUrlSuffix: '',
 
   turnFrames(turn: ScriptedTurn, request: Record<string, unknown>, turnNumber: number): string[] {
-    const usage = turn.usage ?? DEFAULT_USAGE;
+    const usage = usageOf(turn, request);
     const toolCalls = turn.toolCalls ?? [];
     const model = typeof request['model'] === 'string' ? request['model'] : 'claude-fake';
     const frames = [

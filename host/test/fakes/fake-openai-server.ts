@@ -1,5 +1,5 @@
 import { FakeModelServer, type ModelApiDialect } from './fake-model-server.js';
-import { DEFAULT_USAGE, type ScriptedTurn } from './scripted-response.js';
+import { type ScriptedTurn, usageOf } from './scripted-response.js';
 import { sseFrame } from './sse.js';
 
 /**
@@ -77,7 +77,7 @@ const openaiDialect: ModelApiDialect = {
       'include_usage' in options &&
       options.include_usage === true
     ) {
-      const usage = turn.usage ?? DEFAULT_USAGE;
+      const usage = usageOf(turn, request);
       frames.push(
         chunk([], {
           prompt_tokens: usage.input,

@@ -3,6 +3,16 @@
  * OpenAI fakes, so an agent-loop test can run unchanged against either provider.
  */
 
+export interface TurnUsage {
+  input: number;
+  output: number;
+}
+
+/** A turn's usage for `request`. */
+export function usageOf(turn: ScriptedTurn, request: Record<string, unknown>): TurnUsage {
+  return typeof turn.usage === 'function' ? turn.usage(request) : (turn.usage ?? DEFAULT_USAGE);
+}
+
 export interface ScriptedToolCall {
   /** Defaults to `toolu_fake_<turn>_<index>` (Anthropic) or `call_fake_<turn>_<index>` (OpenAI). */
   id?: string;
@@ -16,8 +26,11 @@ export interface ScriptedTurn {
   /** Text chunks, one delta event each. */
   text?: string[];
   toolCalls?: ScriptedToolCall[];
-  /** Token counts reported by the API. Defaults to 10 in, 5 out. */
-  usage?: { input: number; output: number };
+  /**
+   * Token counts reported by the API, or how to count them from the request (as the API counts
+   * what it was sent). Defaults to 10 in, 5 out.
+   */
+  usage?: TurnUsage | ((request: Record<string, unknown>) => TurnUsage);
   /**
    * The API's own value (`end_turn`/`tool_use`/`max_tokens` for Anthropic, `stop`/`tool_calls`/
    * `length` for OpenAI). Defaults to the tool-use value when there are tool calls, else end of turn.

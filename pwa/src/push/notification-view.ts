@@ -230,7 +230,7 @@ export function finishedNotification(runs: readonly FinishedRun[], platform: Pla
   };
 }
 
-/** A session waits for the person: a wrapped program's question, or a run at its limit. A tap opens it. */
+/** A session waits for the person: a wrapped program's question, a run at its limit or its budget. A tap opens it. */
 export function waitingNotification(push: WaitingPush, hostName: string, platform: Platform): NotificationSpec {
   const body = waitingBody(push, hostName);
   return quiet(`wait:${push.sessionId}`, waitingTitle(push), body, push.hostId, push.sessionId, platform, false);

@@ -36,6 +36,8 @@ export function ApprovalCard({ approval, deviceId, onAnswer, context }: Props) {
   const pending = approval.status === 'pending';
   const view = actionView(approval.action);
   const badge = linesBadge(view);
+  // A plan (the own loop's plan mode) is accepted or sent back with what to change: never for the session.
+  const plan = approval.kind === 'plan';
 
   const answer = async (decision: Decision) => {
     if (!onAnswer) return;
@@ -96,7 +98,7 @@ export function ApprovalCard({ approval, deviceId, onAnswer, context }: Props) {
         <>
           {notes && approval.kind !== 'trust' && (
             <>
-              <label for={noteId}>Note for the agent (optional)</label>
+              <label for={noteId}>{plan ? 'What to change (optional)' : 'Note for the agent (optional)'}</label>
               <input
                 id={noteId}
                 type="text"

@@ -37,6 +37,8 @@ export function approvalQuestion(approval: Pick<Approval, 'kind' | 'tool'>): str
       return `Use ${approval.tool}?`;
     case 'trust':
       return "Trust this folder's own agent configuration?";
+    case 'plan':
+      return 'Accept this plan?';
   }
 }
 
@@ -55,6 +57,12 @@ export interface AnswerChoice {
  * rule would be, and a note has no one to go to.
  */
 export function approvalAnswers(approval: Pick<Approval, 'kind' | 'always'>): AnswerChoice[] {
+  if (approval.kind === 'plan') {
+    return [
+      { decision: 'allow-once', label: 'Accept plan', style: 'primary' },
+      { decision: 'deny', label: 'Keep planning', style: 'danger' },
+    ];
+  }
   if (approval.kind === 'trust') {
     return [
       { decision: 'allow-once', label: 'Trust for this session', style: 'primary' },
@@ -89,6 +97,7 @@ export function approvalOutcome(approval: Approval, myDeviceId: string | undefin
 
 function answeredOutcome(approval: Approval, myDeviceId: string | undefined): string {
   const trust = approval.kind === 'trust';
+  const plan = approval.kind === 'plan';
   const what =
     trust && approval.status === 'allowed'
       ? approval.decision === 'allow-always'
@@ -96,17 +105,21 @@ function answeredOutcome(approval: Approval, myDeviceId: string | undefined): st
         : 'Trusted for this session'
       : trust && approval.status === 'denied'
         ? 'Not trusted'
-        : approval.status === 'allowed'
-          ? approval.decision === 'allow-session'
-            ? 'Allowed for this session'
-            : approval.decision === 'allow-always'
-              ? 'Allowed always, for every session of this agent'
-              : 'Allowed once'
-          : approval.status === 'denied'
-            ? 'Denied'
-            : approval.status === 'cancelled'
-              ? 'Cancelled'
-              : 'Waiting';
+        : plan && approval.status === 'allowed'
+          ? 'Plan accepted'
+          : plan && approval.status === 'denied'
+            ? 'Sent back to planning'
+            : approval.status === 'allowed'
+              ? approval.decision === 'allow-session'
+                ? 'Allowed for this session'
+                : approval.decision === 'allow-always'
+                  ? 'Allowed always, for every session of this agent'
+                  : 'Allowed once'
+              : approval.status === 'denied'
+                ? 'Denied'
+                : approval.status === 'cancelled'
+                  ? 'Cancelled'
+                  : 'Waiting';
   const by = approval.answeredBy;
   if (!by) return what;
   if (by.kind === 'device')

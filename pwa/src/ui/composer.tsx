@@ -1,8 +1,9 @@
-import type { ProtocolError, Result } from '@tether/shared-protocol';
+import type { ProtocolError, Result, SessionCommand } from '@tether/shared-protocol';
 import { MAX_ATTACHMENTS_PER_MESSAGE } from '@tether/shared-protocol';
 import { useState } from 'preact/hooks';
 import { AttachPicker } from '../attach/attach-picker.js';
 import type { OutboxFile } from '../data/records.js';
+import { useCommandPalette } from './use-command-palette.js';
 
 interface Props {
   /** A run is going: a message waits for its turn to end. */
@@ -10,14 +11,17 @@ interface Props {
   disabledReason: string | undefined;
   /** Puts the message in the outbox: `kept` is false when the device's storage did not keep it. */
   onSend: (text: string, files: OutboxFile[]) => Promise<Result<{ kept: boolean }>>;
+  /** The session's slash commands, listed as `/` is typed; without, no list. */
+  commands?: (() => Promise<Result<SessionCommand[]>>) | undefined;
 }
 
 /**
  * The message box. Enter makes a new line; the button (or Ctrl/⌘+Enter on a keyboard) sends.
  * Sending puts the message in the outbox, which works offline too: the outbox shows its mark.
  */
-export function Composer({ busy, disabledReason, onSend }: Props) {
+export function Composer({ busy, disabledReason, onSend, commands }: Props) {
   const [text, setText] = useState('');
+  const palette = useCommandPalette(text, setText, disabledReason === undefined ? commands : undefined);
   const [sending, setSending] = useState(false);
   const [hint, setHint] = useState('');
   const [error, setError] = useState<ProtocolError | null>(null);
@@ -81,6 +85,7 @@ export function Composer({ busy, disabledReason, onSend }: Props) {
             {error ? `Not sent: ${error.message}` : hint}
           </p>
         )}
+        {palette.view}
         <label class="visually-hidden" for="composer-text">
           Message
         </label>
@@ -98,7 +103,9 @@ export function Composer({ busy, disabledReason, onSend }: Props) {
             e.preventDefault();
             void pick(pasted);
           }}
+          {...palette.inputProps}
           onKeyDown={(e) => {
+            if (palette.onKeyDown(e)) return;
             if (e.key === 'Enter' && (e.metaKey || e.ctrlKey)) {
               e.preventDefault();
               void send();

@@ -4,6 +4,8 @@ import { AgentSessions } from './agent-sessions.js';
 import { useApp } from './app-context.js';
 import { HostsLoading } from './hosts-loading.js';
 import { FolderPicker } from './folder-picker.js';
+import type { StartChoice } from './start-options.js';
+import { StartOptions } from './start-options.js';
 import { formatRoute } from './route.js';
 import { TopBar } from './top-bar.js';
 import { useStore } from './use-store.js';
@@ -31,6 +33,7 @@ export function NewSessionScreen({ hostId, back }: { hostId: string; back?: stri
   /** '' is Tether's own loop; otherwise an ACP agent's name. */
   const [agent, setAgent] = useState('');
   const [text, setText] = useState('');
+  const [start, setStart] = useState<StartChoice>({});
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ProtocolError | null>(null);
 
@@ -54,6 +57,7 @@ export function NewSessionScreen({ hostId, back }: { hostId: string; back?: stri
       text: text.trim(),
       ...(chosenAgent ? { agent: chosenAgent } : chosenModel ? { model: chosenModel } : {}),
       ...(place !== '' ? { place } : {}),
+      ...start,
     });
     setBusy(false);
     if (!result.ok) return setError(result.error);
@@ -151,6 +155,7 @@ export function NewSessionScreen({ hostId, back }: { hostId: string; back?: stri
             </select>
           </>
         )}
+        <StartOptions client={connection.client} agent={chosenAgent} onChange={setStart} />
         <label for="session-text">First message</label>
         <textarea id="session-text" rows={4} value={text} onInput={(e) => setText(e.currentTarget.value)} />
         {error && (

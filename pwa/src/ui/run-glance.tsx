@@ -75,6 +75,7 @@ export function nowLine(session: SessionSummary): string {
   const activity = session.activity;
   if (!activity) return '';
   if (activity.paused) return `Stopped after ${activity.modelCalls} model calls: waiting for you to go on`;
+  if (activity.budgetReached && session.status !== 'running') return 'Budget reached: waiting for you';
   if (session.status === 'waiting') return `Waiting for approval${activity.now ? ` · ${activity.now}` : ''}`;
   return activity.now;
 }

@@ -12,6 +12,7 @@ import { OutboxList } from './outbox-list.js';
 import { SessionMenu } from './session-menu.js';
 import { formatRoute } from './route.js';
 import { RunGlance } from './run-glance.js';
+import { SteerBar } from './steer-bar.js';
 import { useMedia } from './use-media.js';
 import { markOnce } from './perf-marks.js';
 import { isBusy, sessionStatusText } from './session-status.js';
@@ -113,6 +114,13 @@ export function SessionScreen({ hostId, sessionId, back }: { hostId: string; ses
       />
     );
 
+  const clear = async () => {
+    const result = await connection.client.call('sessions.send', { id: sessionId, text: '/clear' });
+    if (!result.ok) return result;
+    if (result.value.session) navigate(formatRoute({ name: 'session', hostId, sessionId: result.value.session }));
+    return { ok: true as const, value: { kept: true } };
+  };
+
   const stop = async () => {
     setStopping(true);
     const result = await connection.client.call('sessions.interrupt', { id: sessionId });
@@ -175,6 +183,7 @@ export function SessionScreen({ hostId, sessionId, back }: { hostId: string; ses
           />
         )}
       </TopBar>
+      {summary && !program && <SteerBar session={summary} client={connection.client} canChat={canChat} />}
       {view.watchError && (
         <p class="banner error-text" role="alert">
           {view.watchError.code === 'not-found'
@@ -239,7 +248,15 @@ export function SessionScreen({ hostId, sessionId, back }: { hostId: string; ses
           <Composer
             busy={busy}
             disabledReason={canChat ? undefined : 'This device may only watch'}
-            onSend={(text, files) => connection.outbox.send(sessionId, text, files)}
+            onSend={(text, files) =>
+              // `/clear` opens the session it goes on in: sent at once, not kept for later.
+              text === '/clear' && summary?.kind === 'agent' ? clear() : connection.outbox.send(sessionId, text, files)
+            }
+            commands={() =>
+              connection.client
+                .call('sessions.controls', { id: sessionId })
+                .then((r) => (r.ok ? { ok: true as const, value: r.value.commands } : r))
+            }
           />
         </>
       )}

@@ -32,6 +32,7 @@ import {
   UploadIdParams,
 } from '../rpc/blobs.js';
 import { ConfigureSessionParams } from '../rpc/history.js';
+import { SessionControlsResult, SetBudgetParams, SetModeParams, SetModelParams } from '../rpc/steering.js';
 import {
   CreateShareParams,
   CreateShareResult,
@@ -45,6 +46,7 @@ import {
   ListSessionsParams,
   ListSessionsResult,
   SendParams,
+  steeringAtStart,
   SendResult,
   SessionIdParams,
   SessionResult,
@@ -191,6 +193,7 @@ export const ControlCreateSessionParams = v.object({
   machine: v.optional(Name),
   /** An ACP agent by its configured name, instead of Tether's own loop; not with `model`. */
   agent: v.optional(AgentName),
+  ...steeringAtStart(),
 });
 
 /** `tether agents sessions NAME`: an agent's own sessions in a folder. */
@@ -313,6 +316,12 @@ export const CONTROL_METHODS = {
   'trust.set': control(TrustSetParams, v.object({ records: v.array(TrustRecordSchema) })),
   'trust.list': control(Empty, TrustListResult),
   'trust.revoke': control(TrustRevokeParams, TrustRevokeResult),
+
+  // `tether sessions commands|mode|model|budget`: the same steering a device has.
+  'sessions.controls': control(SessionIdParams, SessionControlsResult),
+  'sessions.setMode': control(SetModeParams, SessionResult),
+  'sessions.setModel': control(SetModelParams, SessionResult),
+  'sessions.setBudget': control(SetBudgetParams, SessionResult),
 } as const;
 
 export type ControlMethods = typeof CONTROL_METHODS;

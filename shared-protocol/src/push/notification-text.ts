@@ -39,6 +39,8 @@ function verb(kind: ApprovalPush['kind']): string {
       return 'Use a tool';
     case 'trust':
       return "Trust a folder's configuration";
+    case 'plan':
+      return 'Accept a plan';
   }
 }
 
@@ -52,7 +54,11 @@ export function resolvedBody(push: Pick<ResolvedPush, 'status' | 'by'>): string 
 }
 
 export function waitingTitle(push: Pick<WaitingPush, 'reason' | 'title'>): string {
-  return push.reason === 'question' ? `Waiting for you: ${push.title}` : `Stopped at its limit: ${push.title}`;
+  return push.reason === 'question'
+    ? `Waiting for you: ${push.title}`
+    : push.reason === 'budget'
+      ? `Budget reached: ${push.title}`
+      : `Stopped at its limit: ${push.title}`;
 }
 
 export function waitingBody(push: Pick<WaitingPush, 'text'>, hostName: string): string {

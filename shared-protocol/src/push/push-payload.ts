@@ -68,14 +68,14 @@ export const RunPushSchema = v.object({
   text: Line(MAX_PUSH_SUMMARY + 64),
 });
 
-/** A session waits for the person (a wrapped program's question, a run at its limit): opens it. */
+/** A session waits for the person (a wrapped program's question, a run at its limit or its budget): opens it. */
 export const WaitingPushSchema = v.object({
   v: v.literal(PUSH_PAYLOAD_VERSION),
   type: v.literal('waiting'),
   hostId: HostId,
   sessionId: Id,
   title: Line(MAX_PUSH_TITLE),
-  reason: v.picklist(['question', 'limit']),
+  reason: v.picklist(['question', 'limit', 'budget']),
   /** What it waits on, one line, escaped and cut. */
   text: Line(MAX_PUSH_SUMMARY + 64),
 });

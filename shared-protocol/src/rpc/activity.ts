@@ -59,8 +59,18 @@ export const SessionActivitySchema = v.object({
    * totals, which are then unknown rather than 0. Absent from hosts that do not count them.
    */
   unreportedRuns: v.optional(Count),
-  /** US dollars, only where the provider reports a cost. */
+  /**
+   * US dollars, for the model calls whose price is known (Tether's dated table or the host's
+   * `prices.json`); absent when none is. Calls without a price are counted in `unpricedCalls`.
+   */
   costUsd: v.optional(v.pipe(v.number(), v.minValue(0))),
+  /** Model calls over the session whose price is not known: their tokens are counted, their cost is not. */
+  unpricedCalls: v.optional(Count),
+  /** Tokens the current (or last) run used, in and out, as it goes. */
+  runInputTokens: v.optional(Count),
+  runOutputTokens: v.optional(Count),
+  /** The last run stopped before a model call that could have passed the session's budget: it waits for more. */
+  budgetReached: v.optional(v.boolean()),
   /** What the run does now, in one line ("shell: npm test"); empty between runs. Hostile text. */
   now: v.pipe(v.string(), v.maxLength(200)),
   /** The last run stopped at its model-call limit: the session waits for someone to say go on. */

@@ -24,13 +24,14 @@ export const AnsweredBySchema = v.object({
  * may load; `allow-once` trusts it for this session, `allow-always` (its `always`) from now on
  * until it changes, `deny` starts the agent without it.
  */
-export const APPROVAL_KINDS = ['shell', 'write', 'edit', 'mcp', 'trust'] as const;
+export const APPROVAL_KINDS = ['shell', 'write', 'edit', 'mcp', 'trust', 'plan'] as const;
 
 export const ApprovalSchema = v.object({
   id: Id,
   sessionId: Id,
   toolCallId: Id,
   tool: Name,
+  /** `plan`: the own loop in plan mode proposes its plan; allowing it accepts the plan. `trust`: a folder's own agent configuration. */
   kind: v.picklist(APPROVAL_KINDS),
   /** The complete action: the whole command, the whole diff. Never shortened. */
   action: v.pipe(v.string(), v.maxLength(MAX_ACTION_TEXT)),

@@ -131,18 +131,20 @@ export const SESSION_EVENT_SCHEMAS = {
   }),
   /**
    * The session stopped and waits for the person: a wrapped program asks a question (`question`,
-   * with the question's line from its screen), or a run reached its model-call limit (`limit`).
-   * Sent once per stop; the session's status says whether it still waits.
+   * with the question's line from its screen), a run reached its model-call limit (`limit`), or
+   * the session's budget (`budget`: raising it goes on). Sent once per stop; the session's status
+   * says whether it still waits.
    */
   'session.waiting': v.object({
     ...sessionBase,
     type: v.literal('session.waiting'),
-    reason: v.picklist(['question', 'limit']),
+    reason: v.picklist(['question', 'limit', 'budget']),
     text: v.pipe(v.string(), v.maxLength(1000)),
   }),
   /**
    * Tether's own loop compacted the model's history to stay inside its context window (`reason`
-   * `limit`: before a request would pass it; `overflow`: the provider refused one as too long).
+   * `limit`: before a request would pass it; `overflow`: the provider refused one as too long;
+   * `asked`: the person asked with `/compact`).
    * It says exactly what changed, so the history rebuilt from the log is the one the model saw:
    * the results of `cutOutputs` are cut to their first `headChars` and last `tailChars`
    * characters, then the first `summarized` messages of the history are replaced by one user
@@ -151,7 +153,7 @@ export const SESSION_EVENT_SCHEMAS = {
   'context.compacted': v.object({
     ...sessionBase,
     type: v.literal('context.compacted'),
-    reason: v.picklist(['limit', 'overflow']),
+    reason: v.picklist(['limit', 'overflow', 'asked']),
     cutOutputs: v.pipe(v.array(Id), v.maxLength(MAX_COMPACTION_CUTS)),
     headChars: Count,
     tailChars: Count,

@@ -41,6 +41,13 @@ import {
   WatchSessionResult,
 } from './sessions.js';
 import {
+  AgentControlsParams,
+  SessionControlsResult,
+  SetBudgetParams,
+  SetModeParams,
+  SetModelParams,
+} from './steering.js';
+import {
   AckTerminalParams,
   AttachTerminalParams,
   AttachTerminalResult,
@@ -138,6 +145,14 @@ export const METHODS = {
   'share.create': method('chat', CreateShareParams, CreateShareResult, false),
   'share.list': method('chat', ListSharesParams, ListSharesResult, true),
   'share.revoke': method('chat', RevokeShareParams, RevokeShareResult, true),
+  // Steering a session: its slash commands, modes and models (read as a watcher may read the
+  // transcript), switching them and its budget (as sending a message does).
+  'sessions.controls': method('watch', SessionIdParams, SessionControlsResult, true),
+  'sessions.setMode': method('chat', SetModeParams, SessionResult, true),
+  'sessions.setModel': method('chat', SetModelParams, SessionResult, true),
+  'sessions.setBudget': method('chat', SetBudgetParams, SessionResult, true),
+  // For New session: an agent's modes and models as it offered them last (as much as agents.sessions).
+  'agents.controls': method('chat', AgentControlsParams, SessionControlsResult, true),
 } as const;
 
 export type Methods = typeof METHODS;

@@ -9,6 +9,36 @@ import { NotifyLevelSchema } from './notify-level.js';
 
 /** `sessions.*`: list, create, follow and steer agent sessions. */
 
+/**
+ * What a session's summary says of how it is steered: its mode, an agent's model, its budget.
+ * Small on purpose (every summary carries them); the lists to choose from are `sessions.controls`.
+ */
+
+/** A mode's or a model's id as its back-end names it (an agent's own text: bounded, never parsed). */
+export const ChoiceId = v.pipe(v.string(), v.minLength(1), v.maxLength(200));
+
+/** The mode a session is in, or the model an agent runs, by id and by the name shown for it. */
+export const ChoiceRefSchema = v.object({ id: ChoiceId, name: v.pipe(v.string(), v.maxLength(100)) });
+export type ChoiceRef = v.InferOutput<typeof ChoiceRefSchema>;
+
+/** Tokens (in and out together) a budget may name at most: a trillion. */
+export const MAX_BUDGET_TOKENS = 1e12;
+/** US dollars a budget may name at most. */
+export const MAX_BUDGET_USD = 1e6;
+
+/**
+ * What a session may spend over its whole life, in tokens (in and out together), in US dollars,
+ * or both (it stops at whichever comes first). At least one.
+ */
+export const SessionBudgetSchema = v.pipe(
+  v.object({
+    tokens: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_BUDGET_TOKENS))),
+    usd: v.optional(v.pipe(v.number(), v.minValue(0.01), v.maxValue(MAX_BUDGET_USD))),
+  }),
+  v.check((b) => b.tokens !== undefined || b.usd !== undefined, 'a budget names tokens, dollars or both'),
+);
+export type SessionBudget = v.InferOutput<typeof SessionBudgetSchema>;
+
 export const SESSION_STATUSES = ['idle', 'running', 'waiting', 'error', 'interrupted'] as const;
 export const SessionStatusSchema = v.picklist(SESSION_STATUSES);
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
@@ -53,6 +83,12 @@ export const SessionSummarySchema = v.object({
   terminalId: v.optional(Id),
   /** When devices are notified of this session (`needs` when absent: a host before the choice). */
   notify: v.optional(NotifyLevelSchema),
+  /** Its mode (plan, ask, …), where its back-end has modes. */
+  mode: v.optional(ChoiceRefSchema),
+  /** The model an ACP agent runs, where it says (Tether's own loop: `model`). */
+  agentModel: v.optional(ChoiceRefSchema),
+  /** What it may spend over its life; absent: no budget. */
+  budget: v.optional(SessionBudgetSchema),
 });
 
 export type SessionSummary = v.InferOutput<typeof SessionSummarySchema>;
@@ -70,6 +106,7 @@ export const CreateSessionParams = v.object({
   place: v.optional(Name),
   /** An ACP agent (from `host.info`'s `agents`) to run the session instead of Tether's own loop; not with `model`. */
   agent: v.optional(AgentName),
+  ...steeringAtStart(),
 });
 export const SessionResult = v.object({ session: SessionSummarySchema });
 
@@ -111,6 +148,20 @@ export const SendResult = v.object({
   queued: v.boolean(),
   /** The host already had this `clientMessageId`: nothing was sent again. */
   duplicate: v.optional(v.boolean()),
+  /** The message was `/clear`: the new session the conversation goes on in. */
+  session: v.optional(Id),
 });
+
+/**
+ * How a new session starts besides its model: in a mode (`plan`), with an ACP agent's own model
+ * (one it offered before; else the agent's default, said in a notice), and with a budget.
+ */
+export function steeringAtStart() {
+  return {
+    mode: v.optional(ChoiceId),
+    agentModel: v.optional(ChoiceId),
+    budget: v.optional(SessionBudgetSchema),
+  };
+}
 
 export const ArchiveParams = v.object({ id: Id, archived: v.optional(v.boolean()) });

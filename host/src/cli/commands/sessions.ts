@@ -1,14 +1,15 @@
-import type { SessionEvent, SessionSummary } from '@tether/shared-protocol';
-import { decodeEvent, isSessionEvent, uploadAttachment, visibleText } from '@tether/shared-protocol';
+import type { Result, SessionBudget, SessionEvent, SessionSummary } from '@tether/shared-protocol';
+import { decodeEvent, fail, isSessionEvent, ok, uploadAttachment, visibleText } from '@tether/shared-protocol';
 import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import { flag, listOption, stringOption } from '../args.js';
 import { readFileToAttach } from '../attach-file.js';
-import type { Command } from '../command.js';
+import type { Command, CommandContext } from '../command.js';
 import { Exit } from '../command.js';
 import { DATA_DIR_OPTION, JSON_OPTION, ago, failed, jsonForTerminal, printJson, table, withClient } from '../common.js';
 import { sessionHeaderLines } from '../session-header.js';
 import { TranscriptPrinter } from '../transcript-printer.js';
+import { parseBudgetTokens, parseBudgetUsd } from './sessions-steer.js';
 
 const STATUS_MARK: Record<SessionSummary['status'], string> = {
   idle: 'idle',
@@ -63,12 +64,26 @@ export const sessionsNewCommand: Command = {
       value: 'NAME',
       description: 'run it with an ACP agent instead of the built-in loop (see tether agents)',
     },
+    { name: 'mode', type: 'string', value: 'MODE', description: "start in this mode (plan, or an agent's own)" },
+    {
+      name: 'agent-model',
+      type: 'string',
+      value: 'ID',
+      description: "with --agent: one of the agent's own models (tether sessions model ID lists them)",
+    },
+    { name: 'budget-tokens', type: 'string', value: 'N', description: 'a budget in tokens (in and out)' },
+    { name: 'budget-usd', type: 'string', value: 'X', description: 'a budget in US dollars' },
     JSON_OPTION,
   ],
   arity: [1, 1],
   run: (context) => {
     const machine = stringOption(context.args, 'machine');
     const cwd = stringOption(context.args, 'cwd');
+    const start = startSteering(context);
+    if (!start.ok) {
+      context.stderr.write(`tether sessions new: ${start.error.message}\n`);
+      return Promise.resolve(Exit.Usage);
+    }
     if (machine !== undefined && cwd === undefined) {
       context.stderr.write(
         'tether sessions new: with --machine, give --cwd DIR (an absolute folder on that machine)\n',
@@ -85,6 +100,7 @@ export const sessionsNewCommand: Command = {
         ...(model !== undefined ? { model } : {}),
         ...(machine !== undefined ? { machine } : {}),
         ...(agent !== undefined ? { agent } : {}),
+        ...start.value,
       });
       if (failed(context, result)) return Exit.Error;
       if (flag(context.args, 'json')) printJson(context, result.value.session);
@@ -193,7 +209,23 @@ export const sessionsSendCommand: Command = {
         ...(attachments.length > 0 ? { attachments } : {}),
       });
       if (failed(context, result)) return Exit.Error;
-      context.stdout.write(result.value.queued ? 'Queued: it goes in when the current turn ends.\n' : 'Sent.\n');
+      if (result.value.session !== undefined) {
+        context.stdout.write(`Cleared: it goes on in a new session.\n${result.value.session}\n`);
+        return Exit.Ok;
+      }
+      if (!result.value.queued) {
+        context.stdout.write('Sent.\n');
+        return Exit.Ok;
+      }
+      // Queued behind a run, or held at the session's budget: say which.
+      const now = await client.call('sessions.get', { id });
+      const held =
+        now.ok && now.value.session.activity?.budgetReached === true && now.value.session.status !== 'running';
+      context.stdout.write(
+        held
+          ? `Held: the session is at its budget; raise it (tether sessions budget ${id} --tokens N) and it goes.\n`
+          : 'Queued: it goes in when the current turn ends.\n',
+      );
       return Exit.Ok;
     });
   },
@@ -255,3 +287,26 @@ export const sessionsAutoApproveCommand: Command = {
     });
   },
 };
+
+/** `--mode`, `--agent-model`, `--budget-tokens`, `--budget-usd` of `sessions new`, checked. */
+function startSteering(
+  context: CommandContext,
+): Result<{ mode?: string; agentModel?: string; budget?: SessionBudget }> {
+  const mode = stringOption(context.args, 'mode');
+  const agentModel = stringOption(context.args, 'agent-model');
+  const tokensText = stringOption(context.args, 'budget-tokens');
+  const usdText = stringOption(context.args, 'budget-usd');
+  const tokens = tokensText === undefined ? undefined : parseBudgetTokens(tokensText);
+  if (tokensText !== undefined && tokens === undefined)
+    return fail('invalid-params', '--budget-tokens takes a whole number');
+  const usd = usdText === undefined ? undefined : parseBudgetUsd(usdText);
+  if (usdText !== undefined && usd === undefined)
+    return fail('invalid-params', '--budget-usd takes dollars (e.g. 2.50)');
+  const budget =
+    tokens !== undefined || usd !== undefined ? { ...(tokens ? { tokens } : {}), ...(usd ? { usd } : {}) } : undefined;
+  return ok({
+    ...(mode !== undefined ? { mode } : {}),
+    ...(agentModel !== undefined ? { agentModel } : {}),
+    ...(budget ? { budget } : {}),
+  });
+}

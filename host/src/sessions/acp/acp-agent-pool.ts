@@ -68,6 +68,12 @@ export class AcpAgentPool {
     return false;
   }
 
+  /** The session's agent while its process lives (running or kept), for a change of mode or model. */
+  find(sessionId: string): LiveAgent | undefined {
+    const live = this.live.get(sessionId);
+    return live && !live.connection.isEnded && live.acpSessionId !== '' ? live : undefined;
+  }
+
   add(live: LiveAgent): void {
     this.live.set(live.sessionId, live);
   }

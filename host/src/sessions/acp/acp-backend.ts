@@ -2,10 +2,17 @@ import type { ContentBlock, StopReason } from '@agentclientprotocol/sdk';
 import { methods, RequestError } from '@agentclientprotocol/sdk';
 import type { Clock, Result, SessionEvent } from '@tether/shared-protocol';
 import { ok } from '@tether/shared-protocol';
-import type { RunContext, RunResult, SessionBackend } from '../session-backend.js';
+import type { PriceBook } from '../../models/prices.js';
+import type { SteeringStore } from '../../store/steering-store.js';
+import type { BackendSteering, RunContext, RunResult, SessionBackend } from '../session-backend.js';
+import type { SpendState } from '../spend-guard.js';
+import { promptRefusal } from '../spend-guard.js';
+import { acpSteering } from './acp-steering.js';
+import type { TurnUsage } from './acp-usage.js';
+import { turnCost, turnUsage } from './acp-usage.js';
 import type { EventLog } from '../../store/event-log.js';
 import type { FolderTrust } from '../../trust/folder-trust.js';
-import type { UserMessage } from '../../store/session-store.js';
+import type { SessionRecord, UserMessage } from '../../store/session-store.js';
 import { userMessageEvent } from '../user-message.js';
 import { promptBlocks } from './acp-prompt.js';
 import type { AgentCatalog } from './agent-catalog.js';
@@ -31,11 +38,15 @@ export interface AcpBackendDeps {
   limits?: Partial<AcpLimits>;
   /** Folder trust: without it, no folder's own configuration loads. */
   trust?: FolderTrust;
+  /** What agents offer (commands, modes, models) and each session's choice; without, none is kept. */
+  steering?: SteeringStore;
+  /** What models cost, for the turns whose usage an agent reports. */
+  prices?: PriceBook;
 }
 
 const REQUEST_CANCELLED = -32800;
 type PromptOutcome =
-  | { kind: 'stopped'; stopReason: StopReason }
+  | { kind: 'stopped'; stopReason: StopReason; usage?: TurnUsage }
   | { kind: 'failed'; message: string }
   | { kind: 'ended'; why: string }
   | { kind: 'hung' }
@@ -50,13 +61,16 @@ type PromptOutcome =
  * A run sends the new messages as one prompt, then any follow-ups queued meanwhile, until the
  * agent ends its turn. An interrupt sends `session/cancel` and ends the process if it does not
  * stop in time; an agent that exits or stays silent too long ends the run as an error with the
- * end of its stderr as a notice, and the next prompt starts a new process. ACP has no place for
- * the tokens a turn used, so its runs report no usage (shown as unknown, never as 0).
+ * end of its stderr as a notice, and the next prompt starts a new process. What a turn used is
+ * counted where the agent says (acp-usage.ts); a run none of whose turns said reports no usage
+ * (shown as unknown, never as 0). Under a budget, each prompt is sent only while the session has
+ * spent less than it (spend-guard.ts).
  */
 export class AcpBackend implements SessionBackend {
   private readonly limits: AcpLimits;
   private readonly agents: AcpAgentPool;
   private readonly startDeps: AcpStartDeps;
+  readonly steering: BackendSteering | undefined;
 
   constructor(private readonly deps: AcpBackendDeps) {
     this.limits = { ...DEFAULT_ACP_LIMITS, ...deps.limits };
@@ -68,7 +82,17 @@ export class AcpBackend implements SessionBackend {
       clock: deps.clock,
       env: deps.env,
       ...(deps.trust ? { trust: deps.trust } : {}),
+      ...(deps.steering ? { steering: deps.steering } : {}),
     };
+    this.steering =
+      deps.steering &&
+      acpSteering({
+        store: deps.steering,
+        agents: this.agents,
+        catalog: deps.catalog,
+        clock: deps.clock,
+        ...(deps.prices ? { prices: deps.prices } : {}),
+      });
   }
 
   check(agent: string): Result<void> {
@@ -105,14 +129,17 @@ export class AcpBackend implements SessionBackend {
     const turn = new AcpTurn(run, spec, () => live.connection.kill());
     live.connection.attach(live.acpSessionId, turn);
     let ending = 'The run ended before the agent finished this.';
+    const used: { usage?: { inputTokens: number; outputTokens: number } } = {};
+    const withUsage = (result: RunResult): RunResult => (used.usage ? { ...result, usage: used.usage } : result);
     try {
       let prompt = texts;
       for (;;) {
         const outcome = await this.prompt(live, turn, prompt, run);
+        if (outcome.kind === 'stopped') this.count(run, spec.name, outcome.usage, used);
         switch (outcome.kind) {
           case 'stopped': {
             if (outcome.stopReason === 'cancelled') {
-              if (run.signal.aborted || turn.denials === 0) return { status: 'interrupted' };
+              if (run.signal.aborted || turn.denials === 0) return withUsage({ status: 'interrupted' });
               // Nobody interrupted: the agent ended its turn because the person said no.
               run.append({
                 type: 'notice',
@@ -120,33 +147,41 @@ export class AcpBackend implements SessionBackend {
                 text: `${spec.title} ended its turn after the denial: send a message to say what to do instead.`,
               });
               ending = 'Not run: the agent ended its turn after the denial.';
-              return { status: 'done' };
+              return withUsage({ status: 'done' });
             }
             const notice = STOP_NOTICES[outcome.stopReason];
             if (notice) run.append({ type: 'notice', level: 'warning', text: notice(spec.title) });
             break;
           }
           case 'failed':
-            return failure(`${spec.title} could not answer: ${outcome.message}`);
+            return withUsage(failure(`${spec.title} could not answer: ${outcome.message}`));
           case 'ended':
             ending = 'The agent stopped before finishing this.';
             reportStderr(run, live);
-            return failure(`${spec.title} stopped: ${outcome.why}`);
+            return withUsage(failure(`${spec.title} stopped: ${outcome.why}`));
           case 'hung':
             ending = 'The agent stopped answering before finishing this.';
             this.agents.discard(live);
             reportStderr(run, live);
-            return failure(
-              `${spec.title} said nothing for ${Math.round(this.limits.idleLimitMs / 1000)} s and was stopped; the next message starts it again`,
+            return withUsage(
+              failure(
+                `${spec.title} said nothing for ${Math.round(this.limits.idleLimitMs / 1000)} s and was stopped; the next message starts it again`,
+              ),
             );
           case 'killed':
             ending = 'Interrupted.';
             this.agents.discard(live);
-            return { status: 'interrupted' };
+            return withUsage({ status: 'interrupted' });
         }
-        if (run.signal.aborted) return { status: 'interrupted' };
+        if (run.signal.aborted) return withUsage({ status: 'interrupted' });
+        // Follow-ups wait, queued, while the budget is reached: they go when it is raised.
+        const refused = this.budgetRefusal(run.record(), run.spend?.());
+        if (refused !== undefined) {
+          run.append({ type: 'notice', level: 'warning', text: refused });
+          return withUsage({ status: 'done', budgetReached: refused });
+        }
         const queued = run.takeQueued();
-        if (queued.length === 0) return { status: 'done' };
+        if (queued.length === 0) return withUsage({ status: 'done' });
         turn.log.endMessage();
         for (const message of queued) run.append(userMessageEvent(run.newId('m'), message));
         prompt = queued;
@@ -156,6 +191,40 @@ export class AcpBackend implements SessionBackend {
       live.connection.detach();
       this.agents.release(live);
     }
+  }
+
+  /** Why the next prompt may not be sent under the session's budget, if it may not. */
+  budgetRefusal(record: SessionRecord, spend: SpendState | undefined): string | undefined {
+    if (!spend?.budget) return undefined;
+    const agent = record.agent ?? record.model;
+    const title = this.deps.catalog.get(agent)?.title ?? agent;
+    return promptRefusal(spend, this.deps.steering?.agentOffers(agent)?.reportsUsage, title);
+  }
+
+  /**
+   * A prompt's usage, where the agent said it: into the session's totals (priced where the model
+   * is) and the run's; whether it said is kept for the agent (a budget needs an agent that does).
+   */
+  private count(
+    run: RunContext,
+    agent: string,
+    usage: TurnUsage | undefined,
+    used: { usage?: { inputTokens: number; outputTokens: number } },
+  ): void {
+    this.deps.steering?.keepAgentOffers(agent, { reportsUsage: usage !== undefined }, this.deps.clock.now());
+    if (!usage) return;
+    const model = this.deps.steering?.get(run.sessionId).agentModel?.id;
+    run.progress?.({
+      usage: {
+        inputTokens: usage.inputTokens,
+        outputTokens: usage.outputTokens,
+        ...turnCost(usage, this.deps.prices, model),
+      },
+    });
+    used.usage = {
+      inputTokens: (used.usage?.inputTokens ?? 0) + usage.inputTokens,
+      outputTokens: (used.usage?.outputTokens ?? 0) + usage.outputTokens,
+    };
   }
 
   /** Ends every agent process (the host is stopping). Runs were interrupted before this. */
@@ -196,9 +265,11 @@ export class AcpBackend implements SessionBackend {
         ...(cancelDeadline === undefined ? { signal: run.signal } : {}),
       });
       switch (outcome.kind) {
-        case 'value':
+        case 'value': {
           turn.log.endMessage();
-          return { kind: 'stopped', stopReason: outcome.value.stopReason };
+          const usage = turnUsage(outcome.value);
+          return { kind: 'stopped', stopReason: outcome.value.stopReason, ...(usage ? { usage } : {}) };
+        }
         case 'ended':
           return { kind: 'ended', why: outcome.why };
         case 'error':

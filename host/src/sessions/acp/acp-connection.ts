@@ -41,6 +41,11 @@ export class AcpConnection {
   replaying = false;
   /** While the agent replays a session whose conversation the log does not have yet: where it goes. */
   history: { acpSessionId: string; record: (update: SessionUpdate) => void } | undefined;
+  /**
+   * Where what the agent says of its commands, modes, models and context goes, run or no run
+   * (acp-steer.ts): true when the update was one of those.
+   */
+  steer: { update(update: SessionUpdate): boolean } | undefined;
   /** Milliseconds (clock time) of the agent's last message. */
   lastActivity: number;
   /** The agent's requests being served now: while it waits on us, its silence is not a hang. */
@@ -111,6 +116,8 @@ export class AcpConnection {
       .onNotification(methods.client.session.update, ({ params }) => {
         const connection = made.connection!;
         connection.touch();
+        const ours = connection.acpSessionId === undefined || params.sessionId === connection.acpSessionId;
+        if (ours && connection.steer?.update(params.update)) return;
         const history = connection.history;
         if (history && params.sessionId === history.acpSessionId) return history.record(params.update);
         const turn = connection.turnFor(params.sessionId);

@@ -36,7 +36,7 @@ afterEach(async () => {
  * not reach. The clock is manual: no timeout of the back end or of the offline wait fires unless
  * a test moves it.
  */
-async function setup() {
+async function setup(env: Record<string, string> = {}) {
   const clock = new ManualClock();
   kit = machineKit({ clock });
   const token = kit.tokens.create('laptop', 0).token;
@@ -58,16 +58,24 @@ async function setup() {
         title: 'Scripted',
         command: process.execPath,
         args: [FIXTURE],
-        env: {},
+        env,
         passEnv: [],
         allowEnv: [],
       },
     ],
     {},
   );
-  backend = new AcpBackend({ catalog, log, sessions: new AcpSessionStore(kit.db), clock, env: {} });
+  const sessions = new SessionStore(kit.db);
+  backend = new AcpBackend({
+    catalog,
+    log,
+    sessions: new AcpSessionStore(kit.db),
+    clock,
+    env: {},
+    steering: sessions.steering,
+  });
   const manager = new SessionManager({
-    sessions: new SessionStore(kit.db),
+    sessions,
     log,
     approvals,
     backends: { acp: backend },
@@ -106,6 +114,7 @@ async function setup() {
   const notices = (id: string) => events(id).filter((e): e is Of<'notice'> => e.type === 'notice');
   return {
     clock,
+    sessions,
     token,
     machine,
     project,
@@ -134,6 +143,21 @@ async function promptWhileOffline() {
 
 // Real agent processes (Node) on the machine: more time than the default per test.
 describe('an ACP agent on a machine', { timeout: 60_000 }, () => {
+  it('offers its commands, modes and models from there, and takes a mode chosen on the host', async () => {
+    const s = await setup({ SCRIPTED_ACP_STEER: '1' });
+    const id = await s.start('whatmode');
+    await s.finished(id);
+    const record = s.sessions.get(id)!;
+    const controls = await backend!.steering!.controls(record);
+    expect(controls.commands.map((c) => c.name)).toEqual(['review', 'init']);
+    expect(controls.modes.map((m) => m.id)).toEqual(['ask', 'plan', 'auto']);
+    const plan = await backend!.steering!.setMode(record, 'plan');
+    expect(plan).toEqual({ ok: true, value: { id: 'plan', name: 'Plan' } });
+    expect(s.manager.send(id, 'whatmode').ok).toBe(true);
+    await s.finished(id, 2);
+    expect(s.said(id)).toContain('mode plan, model small');
+  });
+
   it('is started there, in the session folder, and its streamed text becomes messages', async () => {
     const s = await setup();
     const id = await s.start('say hello from the laptop\nrun pwd');

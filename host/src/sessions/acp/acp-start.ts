@@ -10,6 +10,8 @@ import type { AcpSessionStore } from './acp-session-store.js';
 import type { FolderTrust } from '../../trust/folder-trust.js';
 import type { AgentBounds } from './agent-bounds.js';
 import { agentBounds } from './agent-bounds.js';
+import { AcpSteer } from './acp-steer.js';
+import type { SteeringStore } from '../../store/steering-store.js';
 import { agentEnv } from './agent-env.js';
 import { agentFamily } from './agent-family.js';
 import { cut } from './acp-update-log.js';
@@ -50,6 +52,8 @@ export interface AcpStartDeps {
   env: NodeJS.ProcessEnv;
   /** Whether a folder's own configuration may load (absent: never, as for an untrusted folder). */
   trust?: FolderTrust;
+  /** What the agent offers (commands, modes, models) and the session's choice among them. */
+  steering?: SteeringStore;
 }
 
 /**
@@ -92,6 +96,17 @@ export async function startAgent(deps: AcpStartDeps, run: RunContext, spec: Agen
   // nothing started, so the run was interrupted, not failed (as a waiting tool call is).
   if (!started.ok) return run.signal.aborted ? { status: 'interrupted' } : failure(started.message);
   const connection = started.value;
+  const steer =
+    deps.steering &&
+    new AcpSteer({
+      store: deps.steering,
+      sessionId: run.sessionId,
+      agent: spec.name,
+      title: spec.title,
+      clock: deps.clock,
+      sink: run,
+    });
+  connection.steer = steer;
   const live: LiveAgent = {
     sessionId: run.sessionId,
     spec,
@@ -164,6 +179,7 @@ export async function startAgent(deps: AcpStartDeps, run: RunContext, spec: Agen
     if (loaded.kind === 'error') deps.sessions.set(run.sessionId, ref);
     if (loaded.kind !== 'value') return stop(loaded, history ? 'session/load' : 'session/resume');
     deps.sessions.set(run.sessionId, ref);
+    await steer?.answered(loaded.value, connection, previous);
     const shown = history?.finish();
     run.append({
       type: 'notice',
@@ -193,6 +209,7 @@ export async function startAgent(deps: AcpStartDeps, run: RunContext, spec: Agen
     connection.replaying = false;
     if (loaded.kind === 'value') {
       live.acpSessionId = previous;
+      await steer?.answered(loaded.value, connection, previous);
       return live;
     }
     if (loaded.kind !== 'error') return stop(loaded, what);
@@ -215,6 +232,7 @@ export async function startAgent(deps: AcpStartDeps, run: RunContext, spec: Agen
   live.acpSessionId = created.value.sessionId;
   connection.setSession(live.acpSessionId);
   deps.sessions.set(run.sessionId, { agent: spec.name, acpSessionId: live.acpSessionId });
+  await steer?.answered(created.value, connection, live.acpSessionId);
   return live;
 }
 

@@ -11,6 +11,9 @@ import { DeltaCoalescer } from './delta-coalescer.js';
 import type { RunContext, RunResult } from '../session-backend.js';
 import { userMessageEvent } from '../user-message.js';
 import { chatAttachments, userChatMessage } from './chat-attachments.js';
+import type { RequestShape } from './context-budget.js';
+import { planRefused } from './plan-mode.js';
+import { BudgetStop } from '../spend-guard.js';
 
 /** Model calls in one run before it stops and says so, unless the run says otherwise: a guard
  * against a model that never ends. */
@@ -22,6 +25,13 @@ export interface RunHost extends RunContext {
   system: string;
   /** The model's context window in tokens (DEFAULT_CONTEXT_WINDOW when not said). */
   contextWindow?: number;
+  /**
+   * The `max_tokens` a call of `inputTokens` may have under the session's budget (`maxOutput`
+   * without one); throws BudgetStop when the call may not be made at all (spend-guard.ts).
+   */
+  allowOutput?(inputTokens: number, maxOutput: number): number;
+  /** What a call's tokens cost, where the model's price is known. */
+  costOf?(inputTokens: number, outputTokens: number): { costUsd: number } | { unpriced: true };
 }
 
 /**
@@ -39,6 +49,11 @@ export async function runAgent(
   const usage = { inputTokens: 0, outputTokens: 0 };
   const limit = host.maxModelCalls ?? MAX_MODEL_CALLS_PER_RUN;
   const budget = new ContextBudget(host.contextWindow ?? DEFAULT_CONTEXT_WINDOW);
+  /** Checked before every model call, the compaction's summary included. */
+  const allow = (request: RequestShape, maxOutput: number) =>
+    host.allowOutput ? host.allowOutput(budget.measure(request), maxOutput) : maxOutput;
+  const report = (inputTokens: number, outputTokens: number) =>
+    host.progress?.({ usage: { inputTokens, outputTokens, ...host.costOf?.(inputTokens, outputTokens) } });
   const compact = async (tools: ToolSpec[], reason: CompactionEvent['reason']) => {
     const event = await compactHistory({
       provider,
@@ -49,10 +64,11 @@ export async function runAgent(
       history,
       reason,
       signal,
+      allow,
       onUsage: (inputTokens, outputTokens) => {
         usage.inputTokens += inputTokens;
         usage.outputTokens += outputTokens;
-        host.progress?.({ usage: { inputTokens, outputTokens } });
+        report(inputTokens, outputTokens);
       },
     });
     if (event) {
@@ -71,23 +87,20 @@ export async function runAgent(
       let before = { ...usage };
       let turn;
       try {
-        turn = await modelTurn(host, provider, model, history, tools, budget.maxOutput, usage);
+        turn = await modelTurn(host, provider, model, history, tools, allow(shape(), budget.maxOutput), usage);
       } catch (error) {
         // The count was short of the provider's: one compaction and one retry, never a lost run.
         if (!isContextOverflow(error) || signal.aborted) throw error;
         budget.refused(shape());
         if (!(await compact(tools, 'overflow'))) throw error;
         before = { ...usage };
-        turn = await modelTurn(host, provider, model, history, tools, budget.maxOutput, usage);
+        turn = await modelTurn(host, provider, model, history, tools, allow(shape(), budget.maxOutput), usage);
       }
       const callInput = usage.inputTokens - before.inputTokens;
       // The history as sent (the assistant turn is pushed below): the provider's count scales the estimate.
       budget.calibrate(shape(), callInput);
+      report(callInput, usage.outputTokens - before.outputTokens);
       host.progress?.({
-        usage: {
-          inputTokens: usage.inputTokens - before.inputTokens,
-          outputTokens: usage.outputTokens - before.outputTokens,
-        },
         context: { tokens: callInput > 0 ? callInput : budget.measure(shape()), window: budget.window },
       });
       history.push({ role: 'assistant', text: turn.text, toolCalls: turn.toolCalls });
@@ -121,6 +134,10 @@ export async function runAgent(
     });
     return { status: 'done', usage, limitReached: true };
   } catch (error) {
+    if (error instanceof BudgetStop) {
+      host.append({ type: 'notice', level: 'warning', text: error.text });
+      return { status: 'done', usage, budgetReached: error.text };
+    }
     if (signal.aborted || (error instanceof ProviderError && error.kind === 'aborted'))
       return { status: 'interrupted', usage };
     const message = error instanceof Error ? error.message : String(error);
@@ -262,6 +279,7 @@ async function askApproval(
   if (answer.allowed) return undefined;
   if (answer.reason === 'cancelled')
     return { ok: false, output: 'Not run: the approval was cancelled because the run was interrupted.' };
+  if (need.kind === 'plan') return { ok: false, output: planRefused(answer.note) };
   const note = answer.note ? ` Their note: ${answer.note}` : '';
   return { ok: false, output: `The person denied this action.${note}` };
 }

@@ -11,7 +11,16 @@ import { skillTool } from '../../tools/skill-tool.js';
 import type { Skill } from '../../tools/skills.js';
 import { discoverSkills, skillsPrompt } from '../../tools/skills.js';
 import { asAnyTool } from '../../tools/tool.js';
-import type { RunContext, RunResult, SessionBackend } from '../session-backend.js';
+import type { PriceBook } from '../../models/prices.js';
+import { costOf } from '../../models/prices.js';
+import type { SteeringStore } from '../../store/steering-store.js';
+import type { BackendSteering, RunContext, RunResult, SessionBackend } from '../session-backend.js';
+import { allowedOutput } from '../spend-guard.js';
+import type { BuiltinSteeringDeps } from './builtin-steering.js';
+import { builtinSteering } from './builtin-steering.js';
+import { compactNow } from './compact-now.js';
+import { OWN_MODES, PLAN_PROMPT, planTools } from './plan-mode.js';
+import { preloadSkill } from './skill-command.js';
 import { systemPrompt } from './system-prompt.js';
 import type { FolderTrust, TrustOutcome } from '../../trust/folder-trust.js';
 
@@ -42,6 +51,12 @@ export interface BuiltinBackendDeps {
   }) => Promise<{ skills: readonly Skill[]; tools: readonly AnyTool[]; notices: readonly string[] }>;
   /** Whether the repository's own skills and plugins may load: without it, they never do. */
   trust?: FolderTrust;
+  /** Each session's mode (plan mode), kept apart from its record. */
+  steering?: Pick<SteeringStore, 'get' | 'setMode'>;
+  /** What models cost (prices.ts): without, no cost is counted. */
+  prices?: PriceBook;
+  /** What `sessions.controls` needs beyond the above: the offered models, the places. */
+  controls?: Omit<BuiltinSteeringDeps, 'check' | 'steering' | 'prices'>;
 }
 
 /** Sessions whose last instruction notices are remembered, so an unchanged problem is said once. */
@@ -52,7 +67,19 @@ export class BuiltinBackend implements SessionBackend {
   /** Per session, the instruction notices its last run gave (bounded by NOTICES_KEPT; forgetting repeats one notice). */
   private readonly lastNotices = new Map<string, string>();
 
-  constructor(private readonly deps: BuiltinBackendDeps) {}
+  readonly steering: BackendSteering | undefined;
+
+  constructor(private readonly deps: BuiltinBackendDeps) {
+    this.steering =
+      deps.steering && deps.controls
+        ? builtinSteering({
+            ...deps.controls,
+            check: (model) => this.check(model),
+            steering: deps.steering,
+            ...(deps.prices ? { prices: deps.prices } : {}),
+          })
+        : undefined;
+  }
 
   check(model: string): Result<void> {
     const provider = this.deps.providers(model, () => undefined);
@@ -61,8 +88,6 @@ export class BuiltinBackend implements SessionBackend {
 
   async run(run: RunContext): Promise<RunResult> {
     const record = run.record();
-    // The model's history is rebuilt from the log for every run: the log is the source of truth.
-    const history = buildHistory(this.deps.log.readAll(run.sessionId), chatAttachments(run));
     const resolved = this.deps.providers(record.model, (text) =>
       run.append({ type: 'notice', level: 'warning', text }),
     );
@@ -91,6 +116,10 @@ export class BuiltinBackend implements SessionBackend {
     });
     const allSkills = [...skills.skills, ...(plugins?.skills ?? [])];
     const pluginTools = plugins?.tools ?? [];
+    const events = [...this.deps.log.readAll(run.sessionId)];
+    const preloaded = !run.command && (await preloadSkill(run, allSkills, events));
+    // The model's history is rebuilt from the log for every run: the log is the source of truth.
+    const history = buildHistory(preloaded ? this.deps.log.readAll(run.sessionId) : events, chatAttachments(run));
     run.progress?.({ instructions: instructions.files });
     this.notify(run, [
       ...(!trust.trusted && trust.notice !== undefined ? [trust.notice] : []),
@@ -98,7 +127,7 @@ export class BuiltinBackend implements SessionBackend {
       ...skills.skipped.map((s) => `The skill in ${s.folder} was skipped: ${s.why}.`),
       ...(plugins?.notices ?? []),
     ]);
-    const tools =
+    const allTools =
       allSkills.length === 0 && pluginTools.length === 0
         ? this.deps.tools
         : () => [
@@ -106,19 +135,44 @@ export class BuiltinBackend implements SessionBackend {
             ...pluginTools,
             ...(allSkills.length === 0 ? [] : [asAnyTool(skillTool(allSkills))]),
           ];
+    const planMode = () => this.deps.steering?.get(run.sessionId).mode?.id === 'plan';
+    const accepted = () => this.leavePlanMode(run);
+    // Read at each model call: accepting the plan mid-run gives the rest of the run its normal tools.
+    const tools = () => (planMode() ? planTools(allTools(), accepted) : allTools());
     const system = systemPrompt({
       cwd: record.cwd,
       place: record.place,
       date: new Date(run.clock.now()).toDateString(),
-      instructions: [skillsPrompt(allSkills), instructions.prompt].filter(Boolean).join('\n\n'),
+      instructions: [planMode() ? PLAN_PROMPT : '', skillsPrompt(allSkills), instructions.prompt]
+        .filter(Boolean)
+        .join('\n\n'),
     });
     const { provider, model, contextWindow } = resolved.value;
-    return runAgent(
-      { ...run, tools, system, ...(contextWindow !== undefined ? { contextWindow } : {}) },
-      provider,
-      model,
-      history,
-    );
+    const price = this.deps.prices?.priceOf(model);
+    const host = {
+      ...run,
+      tools,
+      system,
+      ...(contextWindow !== undefined ? { contextWindow } : {}),
+      ...(run.spend
+        ? {
+            allowOutput: (inputTokens: number, maxOutput: number) =>
+              allowedOutput(run.spend!(), price, { inputTokens, maxOutput, model }),
+          }
+        : {}),
+      costOf: (inputTokens: number, outputTokens: number) =>
+        price ? { costUsd: costOf(price, inputTokens, outputTokens) } : ({ unpriced: true } as const),
+    };
+    if (run.command?.name === 'compact') return compactNow(host, provider, model, history, run.command.focus);
+    return runAgent(host, provider, model, history);
+  }
+
+  /** The person accepted the plan: the session leaves plan mode, and every device hears of it. */
+  private leavePlanMode(run: RunContext): void {
+    const mode = OWN_MODES.find((m) => m.id === 'default')!;
+    this.deps.steering?.setMode(run.sessionId, { id: mode.id, name: mode.name });
+    run.append({ type: 'notice', level: 'info', text: 'Plan accepted: the session left plan mode.' });
+    run.announce?.();
   }
 
   /** Says in the transcript which instruction files were cut or left out, when that changed since the last run. */

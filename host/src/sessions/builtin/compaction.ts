@@ -1,7 +1,7 @@
 import type { SessionEventBody } from '@tether/shared-protocol';
 import { MAX_COMPACTION_CUTS, MAX_COMPACTION_SUMMARY } from '@tether/shared-protocol';
 import type { ChatMessage, ModelProvider, ToolSpec } from '../../models/types.js';
-import type { ContextBudget } from './context-budget.js';
+import type { ContextBudget, RequestShape } from './context-budget.js';
 
 export type CompactionEvent = Extract<SessionEventBody, { type: 'context.compacted' }>;
 
@@ -71,6 +71,12 @@ export interface CompactionInput {
   signal: AbortSignal;
   /** Tokens the summary request used (counted with the run's usage). */
   onUsage: (inputTokens: number, outputTokens: number) => void;
+  /** The `max_tokens` the summary call may have under the session's budget (it throws when none). */
+  allow?: (request: RequestShape, maxTokens: number) => number;
+  /** Summarize every turn but the newest, however little the history holds (`/compact`). */
+  force?: boolean;
+  /** What the person asked the summary to keep in focus (`/compact …`). */
+  focus?: string;
 }
 
 /**
@@ -95,9 +101,10 @@ export async function compactHistory(input: CompactionInput): Promise<Compaction
     tokensAfter: measure(trial),
     window: budget.window,
   };
-  if (event.tokensAfter > budget.target || input.reason === 'overflow') {
+  if (event.tokensAfter > budget.target || input.reason === 'overflow' || input.force) {
     const summaryRoom = Math.min(SUMMARY_TOKENS, Math.floor(budget.target / 4));
-    const boundary = summaryBoundary(trial, (rest) => measure(rest) + summaryRoom <= budget.target);
+    const fits = (rest: readonly ChatMessage[]) => !input.force && measure(rest) + summaryRoom <= budget.target;
+    const boundary = summaryBoundary(trial, fits);
     if (boundary > 0) {
       const summary = await summarize(input, trial.slice(0, boundary), summaryRoom);
       event = { ...event, summarized: boundary, summary };
@@ -158,11 +165,15 @@ async function summarize(input: CompactionInput, older: readonly ChatMessage[], 
   let text = '';
   let inputTokens = 0;
   let outputTokens = 0;
+  const system = input.focus
+    ? `${SUMMARY_SYSTEM}\nKeep in focus what the person asked: ${input.focus}`
+    : SUMMARY_SYSTEM;
+  const shaped = { ...request(transcript), system };
   for await (const event of input.provider.stream({
     model: input.model,
-    ...request(transcript),
+    ...shaped,
     tools: [],
-    maxTokens,
+    maxTokens: input.allow ? input.allow(shaped, maxTokens) : maxTokens,
     signal: input.signal,
   })) {
     if (event.type === 'text') text += event.text;

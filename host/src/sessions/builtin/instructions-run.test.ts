@@ -44,7 +44,9 @@ describe("a session's instructions", () => {
     expect(t.events(id).some((e) => e.type === 'notice')).toBe(false);
     const shown = await runCommand(sessionsShowCommand, [id, '--data-dir', t.host.paths.dir]);
     expect(shown.code, shown.err).toBe(0);
-    expect(shown.out.split('\n')[0]).toBe(
+    const header = shown.out.split('\n');
+    expect(header[0]).toBe('Model: anthropic:claude-test');
+    expect(header.find((line) => line.startsWith('Instructions:'))).toBe(
       `Instructions: ${join(t.project, 'AGENTS.md')}, ${join(t.dir, 'data', 'AGENTS.md')}`,
     );
   });
