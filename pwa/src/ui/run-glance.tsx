@@ -98,11 +98,18 @@ export function RunGlance({
   const running = session.status === 'running' || session.status === 'waiting';
   const now = useNow(running ? 1000 : 60_000);
   const [going, setGoing] = useState(false);
+  const [open, setOpen] = useState(false);
   if (!activity) return null;
   const elapsed = activity.runStartedAt === null ? undefined : (activity.runEndedAt ?? now) - activity.runStartedAt;
   return (
-    <section class="run-glance" aria-label="Run at a glance" data-paused={activity.paused ? 'true' : 'false'}>
-      <dl>
+    <section
+      class="run-glance"
+      aria-label="Run at a glance"
+      data-paused={activity.paused ? 'true' : 'false'}
+      data-open={open ? 'true' : 'false'}
+    >
+      <RunLine session={session} elapsed={elapsed} running={running} open={open} onToggle={() => setOpen(!open)} />
+      <dl id="run-figures">
         {elapsed !== undefined && (
           <div>
             <dt>{running ? 'Running for' : 'Last run'}</dt>
@@ -224,5 +231,49 @@ function LimitForm({
         )}
       </form>
     </details>
+  );
+}
+
+/**
+ * The figures in one line, for a phone: "Running 12 s · 3 / 100 model calls · 2 tool calls ·
+ * 1.2 k in · 340 out · 1 waiting".
+ */
+export function runLine(session: SessionSummary, elapsed: number | undefined, running: boolean): string {
+  const activity = session.activity;
+  if (!activity) return '';
+  const calls = modelCallsLine(activity);
+  const tokens = tokensLine(activity);
+  return [
+    elapsed === undefined ? '' : `${running ? 'Running' : 'Last run'} ${formatElapsed(elapsed)}`,
+    calls === 'not reported' ? '' : `${calls} model calls`,
+    `${activity.toolCalls} tool ${activity.toolCalls === 1 ? 'call' : 'calls'}`,
+    tokens === 'not reported' ? 'tokens not reported' : tokens,
+    session.pendingApprovals > 0 ? `${session.pendingApprovals} waiting` : '',
+  ]
+    .filter((part) => part !== '')
+    .join(' · ');
+}
+
+/**
+ * The folded figures' line: on a phone the run panel is this one line until tapped, so that an
+ * approval and the transcript keep the screen; from 768 px wide it is not drawn (the figures show).
+ */
+function RunLine(props: {
+  session: SessionSummary;
+  elapsed: number | undefined;
+  running: boolean;
+  open: boolean;
+  onToggle: () => void;
+}) {
+  return (
+    <button
+      type="button"
+      class="run-line"
+      aria-expanded={props.open}
+      aria-controls="run-figures"
+      onClick={props.onToggle}
+    >
+      <span class="run-line-text">{runLine(props.session, props.elapsed, props.running)}</span>
+    </button>
   );
 }
