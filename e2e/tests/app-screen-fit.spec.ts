@@ -5,6 +5,7 @@ import { createSession, device, pairThroughLink, startAppHost } from '../support
 import { snap } from '../support/app-snap.js';
 import { controlLayoutIssues } from '../support/control-layout.js';
 import { screenFitIssues } from '../support/screen-fit.js';
+import { tether } from '../support/host-process.js';
 import { photoPng } from '../support/test-photo.js';
 
 /**
@@ -153,6 +154,27 @@ test.describe('an iPad', () => {
     await expect(page.locator('[data-screen="terminal"]')).toHaveAttribute('data-terminal-status', 'live');
     await expectFits(page, 'the terminal');
     await snap(page, testInfo, 'tablet-terminal');
+  });
+});
+
+test.describe('an iPad in portrait, paired to watch and approve', () => {
+  test.use(device('iPad Pro 11'));
+
+  test('is told it may answer approvals, and the title is not cut beside the buttons', async ({ page }, testInfo) => {
+    await pairThroughLink(page, host, { scopes: ['watch', 'approve'] });
+    const created = await tether(host.dataDir, ['sessions', 'new', FIRST], { cwd: host.dataDir });
+    expect(created.code).toBe(0);
+    await page.locator('[data-session-id]').first().click();
+    const card = page.locator('section.approval[data-status="pending"]');
+    await expect(card.getByRole('button', { name: 'Allow once' })).toBeVisible();
+    await expect(page.getByLabel('Message', { exact: true })).toHaveAttribute(
+      'placeholder',
+      'This device may watch and answer approvals, not send messages',
+    );
+    // No Stop and no menu: the title and Find and Changes could share a line, with the title cut.
+    await expect(page.getByRole('button', { name: 'Stop' })).toHaveCount(0);
+    await expectFits(page, 'the session screen');
+    await snap(page, testInfo, 'tablet-watch-approve');
   });
 });
 

@@ -12,6 +12,7 @@ import { SessionMenu } from './session-menu.js';
 import { formatRoute } from './route.js';
 import { RunGlance } from './run-glance.js';
 import { useMedia } from './use-media.js';
+import { messageBoxOffReason } from './device-scopes.js';
 import { markOnce } from './perf-marks.js';
 import { isBusy, sessionStatusText } from './session-status.js';
 import { TerminalButton } from './terminal-button.js';
@@ -234,7 +235,7 @@ export function SessionScreen({ hostId, sessionId, back }: { hostId: string; ses
           <OutboxList outbox={connection.outbox} sessionId={sessionId} />
           <Composer
             busy={busy}
-            disabledReason={canChat ? undefined : 'This device may only watch'}
+            disabledReason={messageBoxOffReason(record.scopes)}
             onSend={(text, files) => connection.outbox.send(sessionId, text, files)}
           />
         </>
