@@ -97,6 +97,7 @@ function setup(relays?: string[]) {
     features: () => ['terminals'],
     relays: () => relays,
     clock,
+    keepAwake: () => ({ state: 'unavailable', tool: 'systemd-inhibit', since: 5, message: 'Failed to connect to bus' }),
   });
   let n = 0;
   const device = (scopes: Scope[]): Caller => ({
@@ -129,6 +130,7 @@ describe('device handlers', () => {
           defaultModel: 'demo',
           roots: [t.root],
           agents: [],
+          keepAwake: { state: 'unavailable', tool: 'systemd-inhibit', since: 5, message: 'Failed to connect to bus' },
         }),
       ),
     );

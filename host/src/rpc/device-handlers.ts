@@ -1,4 +1,4 @@
-import type { Clock, MethodParams, Methods, Result } from '@tether/shared-protocol';
+import type { Clock, KeepAwakeStatus, MethodParams, Methods, Result } from '@tether/shared-protocol';
 import type { BlobHandlerDeps } from './blob-handlers.js';
 import { readBlob, uploadHandlers } from './blob-handlers.js';
 import { PROTOCOL_VERSION, fail, ok } from '@tether/shared-protocol';
@@ -52,6 +52,8 @@ export interface DeviceHandlerDeps {
   terminals?: TerminalManager;
   /** Attachments; `blobs.*` answer `unsupported` without. */
   blobs?: BlobHandlerDeps;
+  /** Whether the host keeps the computer awake now, and why not. */
+  keepAwake?: () => KeepAwakeStatus;
 }
 
 /**
@@ -82,6 +84,7 @@ export function deviceHandlers(deps: DeviceHandlerDeps): DeviceHandlers {
         roots: [...deps.roots],
         agents: deps.agents?.available() ?? [],
         ...relayList(deps.relays?.()),
+        ...(deps.keepAwake ? { keepAwake: deps.keepAwake() } : {}),
       }),
     'fs.listDirs': (params) => listDirs(deps.roots, params.path, deps.privates),
 

@@ -331,6 +331,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
         machines: machines.registry,
         terminals,
         blobs: { store: blobs, uploads },
+        keepAwake: () => keepAwake.status(),
       }),
       ...push.value.handlers(),
     }),
@@ -344,6 +345,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
       attachedTerminals: terminals.list().filter((t) => t.attached > 0).length,
     }),
     clock,
+    onChange: (status) => gateway.publish({ type: 'awake.status', keepAwake: status }),
   });
   const unsubscribers = [
     unsubscribeMcp,

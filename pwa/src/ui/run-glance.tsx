@@ -1,7 +1,9 @@
-import type { Result, SessionSummary } from '@tether/shared-protocol';
+import type { KeepAwakeStatus, Result, SessionSummary } from '@tether/shared-protocol';
 import { MAX_MODEL_CALLS_LIMIT } from '@tether/shared-protocol';
 import { useState } from 'preact/hooks';
 import { useNow } from './use-now.js';
+import { awakeText, maySleep } from './awake-text.js';
+import { VisibleText } from './visible-text.js';
 
 /** "1 h 05 min", "3 min 20 s", "12 s": elapsed time for a glance. */
 export function formatElapsed(ms: number): string {
@@ -88,8 +90,11 @@ export function RunGlance({
   session,
   onGoOn,
   onSetLimit,
+  awake,
 }: {
   session: SessionSummary;
+  /** Whether the computer is kept awake (from `host.info` and `awake.status`); absent from older hosts. */
+  awake?: KeepAwakeStatus | undefined;
   onGoOn: (() => Promise<unknown>) | undefined;
   /** Sets the session's own model-call limit (null: back to the computer's). */
   onSetLimit?: ((limit: number | null) => Promise<Result<unknown>>) | undefined;
@@ -108,7 +113,14 @@ export function RunGlance({
       data-paused={activity.paused ? 'true' : 'false'}
       data-open={open ? 'true' : 'false'}
     >
-      <RunLine session={session} elapsed={elapsed} running={running} open={open} onToggle={() => setOpen(!open)} />
+      <RunLine
+        session={session}
+        elapsed={elapsed}
+        running={running}
+        open={open}
+        onToggle={() => setOpen(!open)}
+        maySleep={awake !== undefined && maySleep(awake)}
+      />
       <dl id="run-figures">
         {elapsed !== undefined && (
           <div>
@@ -152,6 +164,7 @@ export function RunGlance({
             <dd>{session.pendingApprovals} waiting</dd>
           </div>
         )}
+        {awake && <AwakeFigure awake={awake} />}
       </dl>
       {activity.now && running && <p class="run-now">{activity.now}</p>}
       {onSetLimit && <LimitForm limit={activity.maxModelCalls} own={activity.ownLimit} onSet={onSetLimit} />}
@@ -264,6 +277,7 @@ function RunLine(props: {
   running: boolean;
   open: boolean;
   onToggle: () => void;
+  maySleep: boolean;
 }) {
   return (
     <button
@@ -273,7 +287,29 @@ function RunLine(props: {
       aria-controls="run-figures"
       onClick={props.onToggle}
     >
-      <span class="run-line-text">{runLine(props.session, props.elapsed, props.running)}</span>
+      <span class="run-line-text">
+        {/* First, where a long line's ellipsis cannot cut it. */}
+        {props.maySleep && <span class="warn-text">Computer may sleep · </span>}
+        {runLine(props.session, props.elapsed, props.running)}
+      </span>
     </button>
+  );
+}
+
+/** Whether the computer is kept awake, as `tether status` says it; why not, when it is not. */
+function AwakeFigure({ awake }: { awake: KeepAwakeStatus }) {
+  const { text, why } = awakeText(awake);
+  return (
+    <div class="run-awake" data-keep-awake={awake.state}>
+      <dt>Computer</dt>
+      <dd class={why === undefined ? '' : 'warn-text'}>
+        {text}
+        {why !== undefined && (
+          <>
+            : <VisibleText text={why} />
+          </>
+        )}
+      </dd>
+    </div>
   );
 }

@@ -42,6 +42,7 @@ export function SessionScreen({ hostId, sessionId, back }: { hostId: string; ses
   const view = useStore(feed?.view, NO_FEED);
   const status = useStore(connection?.status, IDLE);
   const sessions = useStore(connection?.sessions, NO_SESSIONS);
+  const info = useStore(connection?.info, null);
   const [stopping, setStopping] = useState(false);
   const [changesOpen, setChangesOpen] = useState(false);
   const [findOpen, setFindOpen] = useState(false);
@@ -184,6 +185,7 @@ export function SessionScreen({ hostId, sessionId, back }: { hostId: string; ses
       {summary && !program && (
         <RunGlance
           session={summary}
+          awake={info?.keepAwake}
           onGoOn={
             canChat ? () => connection.client.call('sessions.send', { id: sessionId, text: 'Go on.' }) : undefined
           }

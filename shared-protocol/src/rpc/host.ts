@@ -3,6 +3,7 @@ import { RelayUrlListSchema } from '../relay/relay-list.js';
 import { ScopeSchema } from '../scopes.js';
 import { AgentInfoSchema } from './agents.js';
 import { Id, Name, Path } from './common.js';
+import { KeepAwakeSchema } from './keep-awake.js';
 
 /** `host.info` and `fs.listDirs`: who the host is, and the folders a session may run in. */
 
@@ -23,6 +24,9 @@ export const HostInfoResult = v.object({
   /** The relays the host keeps, most preferred first (absent when it has none, and from older
    * hosts): a device learns of a relay added or removed since it paired on every connect. */
   relays: v.optional(RelayUrlListSchema),
+  /** Whether the host keeps the computer awake, and why not (absent from older hosts); the
+   * `awake.status` host event says each change after. */
+  keepAwake: v.optional(KeepAwakeSchema),
 });
 
 export const DirEntry = v.object({ name: Name, path: Path });
