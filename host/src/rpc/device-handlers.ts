@@ -37,8 +37,9 @@ export interface DeviceHandlerDeps {
   privates?: readonly string[];
   /** Models a device may choose; the first is the default. */
   models: readonly string[];
-  /** The configured ACP agents; only those that can be started are offered to devices. */
-  agents?: Pick<AgentCatalog, 'available'>;
+  /** The configured ACP agents, each saying whether it can be started now (and, if not, why and
+   * how to set it up): a device offers only those that can, and names the others. */
+  agents?: Pick<AgentCatalog, 'list'>;
   /** Agents' own sessions, started at the computer, and continuing them. */
   agentSessions?: Pick<AgentSessions, 'list' | 'continue'>;
   /** Method families this host offers beyond the base set. */
@@ -82,7 +83,7 @@ export function deviceHandlers(deps: DeviceHandlerDeps): DeviceHandlers {
         models: [...deps.models],
         defaultModel: deps.models[0]!,
         roots: [...deps.roots],
-        agents: deps.agents?.available() ?? [],
+        agents: deps.agents?.list() ?? [],
         ...relayList(deps.relays?.()),
         ...(deps.keepAwake ? { keepAwake: deps.keepAwake() } : {}),
       }),
