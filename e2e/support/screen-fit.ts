@@ -6,8 +6,10 @@
  * function names wraps those in a helper the page does not have).
  *
  * - Each visible top bar: its back button, title, status chip and actions lie inside it and do not
- *   overlap; the chip is not clipped; the title shows whole, or over at least 40 % of the bar.
- * - The transcript: no control outside it lies over the part of its first item on screen.
+ *   overlap; the chip is not clipped; the title shows whole, or over at least 40 % of the bar, and
+ *   is never cut short while the actions sit beside it (they move to a line of their own).
+ * - The transcript: no control outside it lies over the part of its first item on screen (but for
+ *   a menu opened on purpose, which covers what is under it until it closes).
  * - The terminal key bar: a hint (`.key-bar-more`) shows on each side past which it has more keys
  *   (none where it has none), and every key can be scrolled fully into view, clear of the hints.
  *
@@ -40,6 +42,14 @@ export function screenFitIssues(): string[] {
     },
     box(r: DOMRect): string {
       return `${r.left.toFixed(1)},${r.top.toFixed(1)} ${r.width.toFixed(1)}×${r.height.toFixed(1)}`;
+    },
+    /** In a menu opened on purpose (an open `<details>`'s floating body): it covers what is under it. */
+    inOpenMenu(el: Element): boolean {
+      for (let a: Element | null = el; a; a = a.parentElement) {
+        const position = getComputedStyle(a).position;
+        if (position === 'absolute' || position === 'fixed') return a.parentElement?.matches('details[open]') ?? false;
+      }
+      return false;
     },
     overlap(p: { left: number; right: number; top: number; bottom: number }, q: DOMRect): boolean {
       return (
@@ -78,12 +88,19 @@ export function screenFitIssues(): string[] {
       if (chip.scrollWidth > chip.clientWidth + 1) issues.push(`top bar: the text of ${at.name(chip)} is cut off`);
     }
     const title = bar.querySelector('h1 .title');
+    const actions = bar.querySelector(':scope > .actions');
     if (!title) issues.push('top bar: no title (h1 .title)');
     else {
-      const shown = title.getBoundingClientRect().width;
-      if (title.scrollWidth > shown + 1 && shown < 0.4 * b.width)
+      const t = title.getBoundingClientRect();
+      if (title.scrollWidth > t.width + 1 && t.width < 0.4 * b.width)
         issues.push(
-          `top bar: the title shows ${shown.toFixed(0)} px of ${title.scrollWidth} in a ${b.width.toFixed(0)} px bar`,
+          `top bar: the title shows ${t.width.toFixed(0)} px of ${title.scrollWidth} in a ${b.width.toFixed(0)} px bar`,
+        );
+      // A title cut short while the actions sit beside it: they belong on a line of their own.
+      const a = actions && at.visible(actions) ? actions.getBoundingClientRect() : undefined;
+      if (a && title.scrollWidth > t.width + 1 && a.top < t.bottom - SLACK && a.bottom > t.top + SLACK)
+        issues.push(
+          `top bar: the title shows ${t.width.toFixed(0)} px of ${title.scrollWidth} beside the actions; they belong on their own line`,
         );
     }
   }
@@ -99,7 +116,7 @@ export function screenFitIssues(): string[] {
     const left = Math.max(s.left, f.left);
     const right = Math.min(s.right, f.right);
     for (const control of Array.from(document.querySelectorAll('button, a, input, textarea, select'))) {
-      if (transcript.contains(control) || !at.visible(control)) continue;
+      if (transcript.contains(control) || !at.visible(control) || at.inOpenMenu(control)) continue;
       const c = control.getBoundingClientRect();
       if (at.overlap({ left, right, top, bottom }, c))
         issues.push(`transcript: ${at.name(control)} at ${at.box(c)} covers the first item at ${at.box(f)}`);

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AppHost } from '../support/app-host.js';
 import { device, pairThroughLink, sessionEvents, startAppHost } from '../support/app-host.js';
+import { snap } from '../support/app-snap.js';
+import { tether } from '../support/host-process.js';
 
 /** The scripted ACP agent of the host's tests: each line of a prompt is one step it takes. */
 const SCRIPTED_AGENT = fileURLToPath(new URL('../../host/test/fixtures/acp-scripted-agent.mjs', import.meta.url));
@@ -77,5 +79,32 @@ test.describe('an ACP agent session on a phone', () => {
     const resolved = events.find((e) => e.type === 'approval.resolved') as
       { approval: { answeredBy?: { kind: string } } } | undefined;
     expect(resolved?.approval.answeredBy?.kind).toBe('device');
+  });
+});
+
+test.describe('with no agent installed, on a phone', () => {
+  test.use(device('iPhone 15'));
+
+  test('New session names the agents the computer could run, how to add one, and that earlier sessions continue', async ({
+    page,
+  }, testInfo) => {
+    // Nothing on PATH: none of the ready agents is found.
+    host = await startAppHost({ env: { PATH: '/nonexistent-tether-path' } });
+    await pairThroughLink(page, host);
+    await page.getByRole('button', { name: 'New session' }).click();
+    await expect(page.getByLabel('Agent', { exact: true })).toHaveCount(0);
+    const hint = page.getByRole('region', { name: 'Agents' });
+    await expect(hint.locator('li[data-agent]')).toHaveCount(3);
+    await expect(hint.locator('[data-agent="claude-code"]')).toContainText(
+      'Claude Code: npm install -g @zed-industries/claude-code-acp',
+    );
+    await expect(hint.locator('[data-agent="codex"]')).toContainText('Codex: npm install -g @zed-industries/codex-acp');
+    await expect(hint.locator('[data-agent="gemini"]')).toContainText('Gemini CLI: npm install -g @google/gemini-cli');
+    await expect(hint).toContainText('tether agents');
+    await expect(hint).toContainText('its earlier sessions in the folder, started at the computer, can be continued');
+    await snap(page, testInfo, 'phone-new-session-no-agent');
+    // The computer says the same.
+    const listed = await tether(host.dataDir, ['agents']);
+    expect(listed.stdout).toContain('To add Claude Code: npm install -g @zed-industries/claude-code-acp');
   });
 });

@@ -1,3 +1,4 @@
+import type { Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
 import type { AnthropicStandIn } from '../support/anthropic-stand-in.js';
 import { startAnthropicStandIn } from '../support/anthropic-stand-in.js';
@@ -56,4 +57,74 @@ test('a photo attached on the phone is scaled down, reaches the model as an imag
   const message = events.find((e) => e.type === 'message' && e.text === 'What is on this?') as
     { attachments?: { name: string; type: string }[] } | undefined;
   expect(message?.attachments).toEqual([expect.objectContaining({ name: 'whiteboard.jpg', type: 'image/jpeg' })]);
+});
+
+/** A session whose first run is over (its approval denied): the next message starts a run. */
+async function idleSession(page: Page, text: string): Promise<void> {
+  await createSession(page, host!, text);
+  await page.locator('section.approval[data-status="pending"]').getByRole('button', { name: 'Deny' }).click();
+  await expect(page.getByRole('log', { name: 'Transcript' }).locator('[data-run-status="done"]')).toBeVisible();
+  await page.evaluate(async () => {
+    await navigator.serviceWorker.ready;
+  });
+}
+
+test('a message waiting in the outbox shows its photo and its file by name', async ({ page, context }, testInfo) => {
+  host = await startAppHost({ demoDelayMs: 5 });
+  await pairThroughLink(page, host);
+  await idleSession(page, 'First message');
+  await context.setOffline(true);
+  await expect(page.locator('[data-banner="offline"]')).toBeVisible();
+  // A photo alone, and a text file: no words to show, only what is attached.
+  await page.locator('input[data-attach-input]').setInputFiles([
+    { name: 'receipt.png', mimeType: 'image/png', buffer: photoPng(400, 300) },
+    { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('milk, eggs\n') },
+  ]);
+  await expect(page.getByRole('list', { name: 'To send' }).locator('li')).toHaveCount(2);
+  await page.getByRole('button', { name: 'Send' }).click();
+
+  const item = page.locator('.outbox-item[data-outbox-mark="waiting"]');
+  await expect(item).toBeVisible();
+  const attached = item.getByRole('list', { name: 'Attached' });
+  await expect(attached.locator('li[data-attachment="receipt.png"]')).toContainText('receipt.png');
+  await expect(attached.locator('li[data-attachment="notes.txt"]')).toContainText('notes.txt');
+  const thumbnail = attached.locator('img.thumbnail');
+  await expect(thumbnail).toHaveAttribute('src', /^blob:/);
+  await expect.poll(() => thumbnail.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(400);
+  await snap(page, testInfo, 'phone-outbox-photo');
+
+  // Still shown after the app is opened again offline (the bytes are in the outbox's store).
+  await page.reload();
+  await expect.poll(() => thumbnail.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(400);
+  await context.setOffline(false);
+  await expect(item).toHaveCount(0, { timeout: 20_000 });
+  await expect(
+    page.getByRole('log', { name: 'Transcript' }).locator('.msg.user [data-attachment="notes.txt"]'),
+  ).toBeVisible();
+});
+
+test('offline, a photo this device does not hold says why instead of loading', async ({ page, context }, testInfo) => {
+  host = await startAppHost({ demoDelayMs: 5 });
+  await pairThroughLink(page, host);
+  await idleSession(page, 'First message');
+  await page
+    .locator('input[data-attach-input]')
+    .setInputFiles({ name: 'whiteboard.png', mimeType: 'image/png', buffer: photoPng(320, 240) });
+  await page.getByLabel('Message', { exact: true }).fill('What is on this?');
+  await page.getByRole('button', { name: 'Send' }).click();
+  const transcript = page.getByRole('log', { name: 'Transcript' });
+  const message = transcript.locator('.msg.user', { hasText: 'What is on this?' });
+  await expect(message.locator('img.thumbnail')).toHaveAttribute('src', /^blob:/);
+
+  // Opened again with no way to the computer: the transcript is this device's, the photo is not.
+  await context.setOffline(true);
+  await page.reload();
+  const photo = message.locator('[data-attachment="whiteboard.png"] [data-attachment-state]');
+  await expect(photo).toHaveAttribute('data-attachment-state', 'unreachable');
+  await expect(photo).toContainText('not on this device');
+  await snap(page, testInfo, 'phone-photo-offline');
+
+  // Back online, it loads.
+  await context.setOffline(false);
+  await expect(message.locator('img.thumbnail')).toHaveAttribute('src', /^blob:/, { timeout: 20_000 });
 });

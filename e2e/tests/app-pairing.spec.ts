@@ -70,6 +70,30 @@ test.describe('pairing on a phone', () => {
     await expectHostSessions(page);
   });
 
+  test('a pairing link pasted into the tab where the app is open pairs, and leaves the address', async ({ page }) => {
+    await page.goto(host.url);
+    await expect(page.locator('[data-screen="hosts"]')).toBeVisible();
+    // Only the fragment changes: the page is not loaded again.
+    const paste = (link: string) => page.evaluate((href) => (location.href = href), link);
+    await paste(host.pairUrl);
+    const first = await nextPairRequest(host);
+    await expect(page.locator('[data-pairing-code]')).toHaveAttribute('data-pairing-code', first.code);
+    expect(new URL(page.url()).hash).toBe('#/pair');
+    expect((await tether(host.dataDir, ['pair', 'deny', first.id])).code).toBe(0);
+    await expect(page.locator('[data-pairing-error="pair-denied"]')).toBeVisible();
+
+    // After a failure, a fresh link from the computer pasted into the same tab pairs.
+    const link = await mintPairLink(host);
+    await paste(link);
+    const second = await nextPairRequest(host);
+    await expect(page.locator('[data-pairing-code]')).toHaveAttribute('data-pairing-code', second.code);
+    await expect(page.locator('[data-pairing-error]')).toHaveCount(0);
+    expect(new URL(page.url()).hash).toBe('#/pair');
+    await allowPairRequest(host, second.id);
+    await expectHostSessions(page);
+    expect(page.url()).not.toContain('pair=');
+  });
+
   test('the device key is a non-extractable CryptoKey, and the app still connects and answers', async ({ page }) => {
     const request = await pairThroughLink(page, host);
     expect(request).toMatchObject({ secure: true, scopes: ['watch', 'approve', 'chat', 'terminal'] });

@@ -1,5 +1,5 @@
 import type { AppHost } from '../support/app-host.js';
-import { listDevices, startAppHost } from '../support/app-host.js';
+import { allowPairRequest, listDevices, nextPairRequest, startAppHost } from '../support/app-host.js';
 import { expectConnectedSessions, hashOf, pairByLink, startSession } from '../support/webkit-app.js';
 import { snapPhone, expect, test } from '../support/webkit-test.js';
 
@@ -53,4 +53,18 @@ test('paired by link: still paired after a reload, and after the app is closed a
   await expect.poll(() => phone.shown(`[data-session-id="${sessionId}"]`)).toBe(true);
   await expect.poll(() => phone.shown('[data-screen="sessions"] .stale')).toBe(true);
   await snapPhone(phone, testInfo, 'webkit-offline-start');
+});
+
+test('a pairing link pasted into the tab where the app is open pairs, and leaves the address', async ({ phone }) => {
+  host = await startAppHost({ demoDelayMs: 5 });
+  await phone.open(host.url);
+  await expect.poll(() => phone.shown('[data-screen="hosts"]')).toBe(true);
+  // Only the fragment changes: the page is not loaded again.
+  await phone.run('location.href = arguments[0]', host.pairUrl);
+  const request = await nextPairRequest(host);
+  await expect.poll(() => phone.attr('[data-pairing-code]', 'data-pairing-code')).toBe(request.code);
+  expect(await hashOf(phone)).toBe('#/pair');
+  await allowPairRequest(host, request.id);
+  await expectConnectedSessions(phone);
+  expect(await phone.run<string>('return location.href')).not.toContain('pair=');
 });

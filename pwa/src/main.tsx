@@ -1,8 +1,9 @@
 import type { WebSocketConstructor } from '@tether/shared-protocol';
-import { parsePairingLink, systemClock } from '@tether/shared-protocol';
+import { systemClock } from '@tether/shared-protocol';
 import { render } from 'preact';
 import { AppModel } from './app/app-model.js';
 import { watchLifecycle } from './app/lifecycle.js';
+import { watchPairingLinks } from './app/pairing-link.js';
 import { watchReach } from './app/reachability.js';
 import { registerServiceWorker } from './app/service-worker.js';
 import { AppDb } from './data/app-db.js';
@@ -13,7 +14,7 @@ import { App } from './ui/app.js';
 import { preloadMarkdown } from './ui/lazy-markdown.js';
 import { loadSessionScreen } from './ui/lazy-session-screen.js';
 import { afterMark } from './ui/perf-marks.js';
-import { formatRoute, parseRoute } from './ui/route.js';
+import { parseRoute } from './ui/route.js';
 import './styles/base.css';
 import './styles/layout.css';
 import './styles/transcript.css';
@@ -42,12 +43,8 @@ function startApp(): void {
     subtle: platformSubtle(),
   });
 
-  // Opened from a pairing link: take the link, then drop it from the address bar and the history
-  // (the fragment holds the pairing key, which is for this page alone).
-  if (location.hash.startsWith('#pair=')) {
-    app.pairingLink.set(parsePairingLink(`${location.origin}${location.pathname}${location.hash}`));
-    history.replaceState(null, '', formatRoute({ name: 'pair' }));
-  }
+  // Opened from a pairing link, now or later in this page: take it, and drop it from the address.
+  watchPairingLinks(app.pairingLink);
 
   const opening = parseRoute(location.hash);
   if (opening.name === 'session') db.prefetchTranscript(opening.hostId, opening.sessionId);

@@ -27,6 +27,7 @@ export * from './rpc/common.js';
 export * from './rpc/terminal-output-frame.js';
 export * from './rpc/agents.js';
 export * from './rpc/host.js';
+export * from './rpc/keep-awake.js';
 export * from './rpc/sessions.js';
 export * from './rpc/blobs.js';
 export * from './rpc/notify-level.js';

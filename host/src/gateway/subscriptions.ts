@@ -11,6 +11,7 @@ export function routeOf(event: TetherEvent): string {
   if (isSessionEvent(event)) return sessionRoute(event.sessionId);
   switch (event.type) {
     case 'machine.status':
+    case 'awake.status':
       return HOST_ROUTE;
     case 'terminal.output':
     case 'terminal.exit':
@@ -25,7 +26,7 @@ export function routeOf(event: TetherEvent): string {
 export const sessionRoute = (sessionId: string) => `session:${sessionId}`;
 /** `session.updated` of sessions the device does not watch: the live session list. */
 export const SESSION_LIST_ROUTE = 'sessions';
-/** Host events every watching device sees (machine status). */
+/** Host events every watching device sees (machine status, keeping the computer awake). */
 export const HOST_ROUTE = 'host';
 
 /**

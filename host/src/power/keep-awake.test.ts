@@ -11,6 +11,7 @@ function setup(options: { enabled?: boolean; command?: InhibitorCommand | string
   const clock = new ManualClock();
   let busy: Busy = { activeRuns: 0, attachedTerminals: 0 };
   const started: { stopped: boolean; end: (why: string) => void }[] = [];
+  const changes: string[] = [];
   const keep = new KeepAwake({
     enabled: options.enabled ?? true,
     command: options.command ?? COMMAND,
@@ -27,10 +28,12 @@ function setup(options: { enabled?: boolean; command?: InhibitorCommand | string
     },
     busy: () => busy,
     clock,
+    onChange: (status) => changes.push(`${status.state}: ${status.message}`),
   });
   return {
     clock,
     keep,
+    changes,
     started,
     setBusy: (next: Partial<Busy>) => (busy = { ...busy, ...next }),
     held: () => started.filter((s) => !s.stopped).length,
@@ -65,6 +68,23 @@ describe('keeping the computer awake', () => {
     expect(t.started).toHaveLength(2);
     t.keep.stop();
     expect(t.held()).toBe(0);
+  });
+
+  it('tells each change of state, and only a change, to whoever listens (the devices)', () => {
+    const t = setup();
+    t.keep.start();
+    t.setBusy({ activeRuns: 1 });
+    t.keep.sessionStatus('running');
+    t.keep.sessionStatus('running');
+    t.clock.advance(KEEP_AWAKE_CHECK_MS * 2);
+    t.started[0]!.end('systemd-inhibit ended (exit 1): Failed to connect to bus');
+    expect(t.changes).toEqual([
+      'holding: 1 run active',
+      'unavailable: systemd-inhibit ended (exit 1): Failed to connect to bus',
+    ]);
+    t.setBusy({ activeRuns: 0 });
+    t.clock.advance(KEEP_AWAKE_CHECK_MS * 2);
+    expect(t.changes).toHaveLength(2);
   });
 
   it('with --no-keep-awake holds nothing, and says so', () => {

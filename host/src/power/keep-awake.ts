@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from '@tether/shared-protocol';
+import type { Clock, KeepAwakeStatus, TimerHandle } from '@tether/shared-protocol';
 import type { InhibitorCommand, InhibitorSpawner, RunningInhibitor } from './sleep-inhibitor.js';
 
 /**
@@ -8,15 +8,8 @@ import type { InhibitorCommand, InhibitorSpawner, RunningInhibitor } from './sle
  * a failure of the host; it is not tried again until the host restarts.
  */
 
-export interface KeepAwakeStatus {
-  /** `off`: turned off (`--no-keep-awake`); `idle`: nothing to keep awake for; `holding`: the
-   * inhibitor runs; `unavailable`: there is none, or it failed (see `message`). */
-  state: 'off' | 'idle' | 'holding' | 'unavailable';
-  tool: string | null;
-  /** When it reached this state (ms since the epoch). */
-  since: number;
-  message: string;
-}
+/** What it does now (shared-protocol's `KeepAwakeSchema`: the devices are told it too). */
+export type { KeepAwakeStatus };
 
 /** What keeps the computer busy now. */
 export interface Busy {
@@ -34,6 +27,8 @@ export interface KeepAwakeDeps {
   clock: Clock;
   /** How often (ms) the host looks at what is busy; a run that ends is let go within this. */
   checkEveryMs?: number;
+  /** Hears each change of state (to tell the devices). */
+  onChange?: (status: KeepAwakeStatus) => void;
 }
 
 /** Milliseconds between looks: short against a computer's idle-sleep timeout (minutes). */
@@ -112,6 +107,7 @@ export class KeepAwake {
 
   private set(state: KeepAwakeStatus['state'], message: string): void {
     this.state = { state, tool: this.state.tool, since: this.deps.clock.now(), message };
+    this.deps.onChange?.(this.status());
   }
 
   private schedule(): void {

@@ -1,4 +1,4 @@
-import type { Result, Scope, SessionKind, SessionSummary } from '@tether/shared-protocol';
+import type { AgentInfo, Result, Scope, SessionKind, SessionSummary } from '@tether/shared-protocol';
 import { ok } from '@tether/shared-protocol';
 import { ManualClock } from '@tether/shared-protocol/testing';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
@@ -68,7 +68,7 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-function setup(relays?: string[]) {
+function setup(relays?: string[], agents?: AgentInfo[]) {
   const clock = new ManualClock(1_000);
   const db = openDatabase(':memory:');
   const log = new EventLog(db, clock);
@@ -97,6 +97,8 @@ function setup(relays?: string[]) {
     features: () => ['terminals'],
     relays: () => relays,
     clock,
+    ...(agents ? { agents: { list: () => agents } } : {}),
+    keepAwake: () => ({ state: 'unavailable', tool: 'systemd-inhibit', since: 5, message: 'Failed to connect to bus' }),
   });
   let n = 0;
   const device = (scopes: Scope[]): Caller => ({
@@ -129,9 +131,27 @@ describe('device handlers', () => {
           defaultModel: 'demo',
           roots: [t.root],
           agents: [],
+          keepAwake: { state: 'unavailable', tool: 'systemd-inhibit', since: 5, message: 'Failed to connect to bus' },
         }),
       ),
     );
+  });
+
+  it('host.info lists every configured agent, one that cannot start with why and how to set it up', async () => {
+    const agents: AgentInfo[] = [
+      { name: 'codex', title: 'Codex', command: 'codex-acp', available: true },
+      {
+        name: 'claude-code',
+        title: 'Claude Code',
+        command: 'claude-code-acp',
+        available: false,
+        reason: 'claude-code-acp was not found on PATH',
+        setup: 'npm install -g @zed-industries/claude-code-acp',
+      },
+    ];
+    const t = setup(undefined, agents);
+    const info = await t.handlers['host.info']!({}, t.device(['watch']));
+    expect(info.ok && info.value.agents).toEqual(agents);
   });
 
   it('host.info names the relays the host keeps, on every connect, and nothing when it has none', async () => {

@@ -1,4 +1,4 @@
-import type { Clock, MethodParams, Methods, Result } from '@tether/shared-protocol';
+import type { Clock, KeepAwakeStatus, MethodParams, Methods, Result } from '@tether/shared-protocol';
 import type { BlobHandlerDeps } from './blob-handlers.js';
 import { readBlob, uploadHandlers } from './blob-handlers.js';
 import { PROTOCOL_VERSION, fail, ok } from '@tether/shared-protocol';
@@ -40,8 +40,9 @@ export interface DeviceHandlerDeps {
   privates?: readonly string[];
   /** Models a device may choose; the first is the default. */
   models: readonly string[];
-  /** The configured ACP agents; only those that can be started are offered to devices. */
-  agents?: Pick<AgentCatalog, 'available'>;
+  /** The configured ACP agents, each saying whether it can be started now (and, if not, why and
+   * how to set it up): a device offers only those that can, and names the others. */
+  agents?: Pick<AgentCatalog, 'list'>;
   /** Agents' own sessions, started at the computer, and continuing them. */
   agentSessions?: Pick<AgentSessions, 'list' | 'continue'>;
   /** Method families this host offers beyond the base set. */
@@ -59,6 +60,8 @@ export interface DeviceHandlerDeps {
   steering?: SessionSteering;
   /** Slash commands typed in a message; messages go straight to the session without. */
   commands?: TypedCommands;
+  /** Whether the host keeps the computer awake now, and why not. */
+  keepAwake?: () => KeepAwakeStatus;
 }
 
 /**
@@ -87,8 +90,9 @@ export function deviceHandlers(deps: DeviceHandlerDeps): DeviceHandlers {
         models: [...deps.models],
         defaultModel: deps.models[0]!,
         roots: [...deps.roots],
-        agents: deps.agents?.available() ?? [],
+        agents: deps.agents?.list() ?? [],
         ...relayList(deps.relays?.()),
+        ...(deps.keepAwake ? { keepAwake: deps.keepAwake() } : {}),
       }),
     'fs.listDirs': (params) => listDirs(deps.roots, params.path, deps.privates),
 

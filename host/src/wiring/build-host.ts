@@ -398,6 +398,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
         blobs: { store: blobs, uploads },
         steering,
         commands,
+        keepAwake: () => keepAwake.status(),
       }),
       ...push.value.handlers(),
       ...shareHandlers(
@@ -415,6 +416,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
       attachedTerminals: terminals.list().filter((t) => t.attached > 0).length,
     }),
     clock,
+    onChange: (status) => gateway.publish({ type: 'awake.status', keepAwake: status }),
   });
   const unsubscribers = [
     unsubscribeMcp,

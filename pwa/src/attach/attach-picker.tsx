@@ -1,4 +1,5 @@
 import type { OutboxFile } from '../data/records.js';
+import { CameraIcon, CloseIcon, PaperclipIcon } from '../ui/icons.js';
 import { sizeText } from './attachment-list.js';
 
 /** What a file input offers: photos, and the text files the computer takes. */
@@ -23,7 +24,8 @@ export function AttachPicker({ files, disabled, onPick, onRemove }: Props) {
   return (
     <div class="attach-picker">
       <label class={`button${disabled ? ' disabled' : ''}`} title="Take a photo">
-        📷<span class="visually-hidden">Take a photo</span>
+        <CameraIcon />
+        <span class="visually-hidden">Take a photo</span>
         <input
           type="file"
           accept="image/*"
@@ -34,7 +36,8 @@ export function AttachPicker({ files, disabled, onPick, onRemove }: Props) {
         />
       </label>
       <label class={`button${disabled ? ' disabled' : ''}`} title="Attach photos or files">
-        📎<span class="visually-hidden">Attach photos or files</span>
+        <PaperclipIcon />
+        <span class="visually-hidden">Attach photos or files</span>
         <input
           type="file"
           accept={ACCEPT}
@@ -49,11 +52,12 @@ export function AttachPicker({ files, disabled, onPick, onRemove }: Props) {
         <ul class="attachments pending" aria-label="To send">
           {files.map((f, i) => (
             <li key={`${f.name}-${i}`}>
-              <span class="file-chip">
-                {f.name} · {sizeText(f.bytes.length)}
+              <span class="file-chip" title={f.name}>
+                {f.name}
               </span>
-              <button type="button" onClick={() => onRemove(i)} aria-label={`Remove ${f.name}`}>
-                ✕
+              <span class="attachment-size">{sizeText(f.bytes.length)}</span>
+              <button type="button" class="icon-button" onClick={() => onRemove(i)} aria-label={`Remove ${f.name}`}>
+                <CloseIcon size={16} />
               </button>
             </li>
           ))}

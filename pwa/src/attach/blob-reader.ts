@@ -11,7 +11,17 @@ const MAX_KEPT = 48;
 export class BlobReader {
   private readonly urls = new Map<string, Promise<Result<string>>>();
 
-  constructor(private readonly client: Pick<DeviceClient, 'call'>) {}
+  constructor(private readonly client: Pick<DeviceClient, 'call' | 'state' | 'onState'>) {}
+
+  /** Whether the computer answers now: a read asked for meanwhile waits until it does. */
+  reachable(): boolean {
+    return this.client.state.name === 'open';
+  }
+
+  /** Hears each change of `reachable()`'s answer (and some repeats of it). */
+  onReachChange(listener: (reachable: boolean) => void): () => void {
+    return this.client.onState((state) => listener(state.name === 'open'));
+  }
 
   /** A blob: URL for the attachment's bytes, typed as the host kept them. */
   url(sessionId: string, attachment: Attachment): Promise<Result<string>> {

@@ -306,6 +306,8 @@ export class HostConnection {
       const machine = event.machine;
       this.machines.update((list) => [...list.filter((m) => m.id !== machine.id), machine]);
     }
+    // host.info says it on each connect; this, each change between.
+    if (event.type === 'awake.status') this.info.update((info) => info && { ...info, keepAwake: event.keepAwake });
     for (const listener of this.hostEventListeners) listener(event);
   }
 

@@ -1,6 +1,7 @@
 import type { MachineInfo, ProtocolError } from '@tether/shared-protocol';
 import { useState } from 'preact/hooks';
 import { AgentSessions } from './agent-sessions.js';
+import { AgentsHint } from './agents-hint.js';
 import { useApp } from './app-context.js';
 import { HostsLoading } from './hosts-loading.js';
 import { FolderPicker } from './folder-picker.js';
@@ -156,6 +157,7 @@ export function NewSessionScreen({ hostId, back }: { hostId: string; back?: stri
           </>
         )}
         <StartOptions client={connection.client} agent={chosenAgent} onChange={setStart} />
+        {agents.length === 0 && info && <AgentsHint agents={info.agents ?? []} />}
         <label for="session-text">First message</label>
         <textarea id="session-text" rows={4} value={text} onInput={(e) => setText(e.currentTarget.value)} />
         {error && (

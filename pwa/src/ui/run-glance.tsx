@@ -1,7 +1,9 @@
-import type { Result, SessionSummary } from '@tether/shared-protocol';
+import type { KeepAwakeStatus, Result, SessionSummary } from '@tether/shared-protocol';
 import { MAX_MODEL_CALLS_LIMIT } from '@tether/shared-protocol';
 import { useState } from 'preact/hooks';
 import { useNow } from './use-now.js';
+import { awakeText, maySleep } from './awake-text.js';
+import { VisibleText } from './visible-text.js';
 
 /** "1 h 05 min", "3 min 20 s", "12 s": elapsed time for a glance. */
 export function formatElapsed(ms: number): string {
@@ -89,8 +91,11 @@ export function RunGlance({
   session,
   onGoOn,
   onSetLimit,
+  awake,
 }: {
   session: SessionSummary;
+  /** Whether the computer is kept awake (from `host.info` and `awake.status`); absent from older hosts. */
+  awake?: KeepAwakeStatus | undefined;
   onGoOn: (() => Promise<unknown>) | undefined;
   /** Sets the session's own model-call limit (null: back to the computer's). */
   onSetLimit?: ((limit: number | null) => Promise<Result<unknown>>) | undefined;
@@ -99,11 +104,25 @@ export function RunGlance({
   const running = session.status === 'running' || session.status === 'waiting';
   const now = useNow(running ? 1000 : 60_000);
   const [going, setGoing] = useState(false);
+  const [open, setOpen] = useState(false);
   if (!activity) return null;
   const elapsed = activity.runStartedAt === null ? undefined : (activity.runEndedAt ?? now) - activity.runStartedAt;
   return (
-    <section class="run-glance" aria-label="Run at a glance" data-paused={activity.paused ? 'true' : 'false'}>
-      <dl>
+    <section
+      class="run-glance"
+      aria-label="Run at a glance"
+      data-paused={activity.paused ? 'true' : 'false'}
+      data-open={open ? 'true' : 'false'}
+    >
+      <RunLine
+        session={session}
+        elapsed={elapsed}
+        running={running}
+        open={open}
+        onToggle={() => setOpen(!open)}
+        maySleep={awake !== undefined && maySleep(awake)}
+      />
+      <dl id="run-figures">
         {elapsed !== undefined && (
           <div>
             <dt>{running ? 'Running for' : 'Last run'}</dt>
@@ -146,6 +165,7 @@ export function RunGlance({
             <dd>{session.pendingApprovals} waiting</dd>
           </div>
         )}
+        {awake && <AwakeFigure awake={awake} />}
       </dl>
       {activity.now && running && <p class="run-now">{activity.now}</p>}
       {onSetLimit && <LimitForm limit={activity.maxModelCalls} own={activity.ownLimit} onSet={onSetLimit} />}
@@ -225,5 +245,72 @@ function LimitForm({
         )}
       </form>
     </details>
+  );
+}
+
+/**
+ * The figures in one line, for a phone: "Running 12 s · 3 / 100 model calls · 2 tool calls ·
+ * 1.2 k in · 340 out · 1 waiting".
+ */
+export function runLine(session: SessionSummary, elapsed: number | undefined, running: boolean): string {
+  const activity = session.activity;
+  if (!activity) return '';
+  const calls = modelCallsLine(activity);
+  const tokens = tokensLine(activity);
+  return [
+    elapsed === undefined ? '' : `${running ? 'Running' : 'Last run'} ${formatElapsed(elapsed)}`,
+    calls === 'not reported' ? '' : `${calls} model calls`,
+    `${activity.toolCalls} tool ${activity.toolCalls === 1 ? 'call' : 'calls'}`,
+    tokens === 'not reported' ? 'tokens not reported' : tokens,
+    session.pendingApprovals > 0 ? `${session.pendingApprovals} waiting` : '',
+  ]
+    .filter((part) => part !== '')
+    .join(' · ');
+}
+
+/**
+ * The folded figures' line: on a phone the run panel is this one line until tapped, so that an
+ * approval and the transcript keep the screen; from 768 px wide it is not drawn (the figures show).
+ */
+function RunLine(props: {
+  session: SessionSummary;
+  elapsed: number | undefined;
+  running: boolean;
+  open: boolean;
+  onToggle: () => void;
+  maySleep: boolean;
+}) {
+  return (
+    <button
+      type="button"
+      class="run-line"
+      aria-expanded={props.open}
+      aria-controls="run-figures"
+      onClick={props.onToggle}
+    >
+      <span class="run-line-text">
+        {/* First, where a long line's ellipsis cannot cut it. */}
+        {props.maySleep && <span class="warn-text">Computer may sleep · </span>}
+        {runLine(props.session, props.elapsed, props.running)}
+      </span>
+    </button>
+  );
+}
+
+/** Whether the computer is kept awake, as `tether status` says it; why not, when it is not. */
+function AwakeFigure({ awake }: { awake: KeepAwakeStatus }) {
+  const { text, why } = awakeText(awake);
+  return (
+    <div class="run-awake" data-keep-awake={awake.state}>
+      <dt>Computer</dt>
+      <dd class={why === undefined ? '' : 'warn-text'}>
+        {text}
+        {why !== undefined && (
+          <>
+            : <VisibleText text={why} />
+          </>
+        )}
+      </dd>
+    </div>
   );
 }

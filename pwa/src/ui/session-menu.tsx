@@ -1,5 +1,6 @@
 import type { NotifyLevel, ProtocolError, Result, SessionSummary } from '@tether/shared-protocol';
 import { useState } from 'preact/hooks';
+import { MoreIcon } from './icons.js';
 
 const CHOICES: { level: NotifyLevel; label: string }[] = [
   { level: 'needs', label: 'When it needs me' },
@@ -26,7 +27,7 @@ export function SessionMenu({ session, onChange, onShare }: Props) {
   return (
     <details class="session-menu">
       <summary aria-label="Session menu" title="Session menu">
-        ⋯
+        <MoreIcon />
       </summary>
       <div class="session-menu-body">
         <label for="session-notify">Notify me</label>

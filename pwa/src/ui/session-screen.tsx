@@ -14,6 +14,7 @@ import { formatRoute } from './route.js';
 import { RunGlance } from './run-glance.js';
 import { SteerBar } from './steer-bar.js';
 import { useMedia } from './use-media.js';
+import { messageBoxOffReason } from './device-scopes.js';
 import { markOnce } from './perf-marks.js';
 import { isBusy, sessionStatusText } from './session-status.js';
 import { TerminalButton } from './terminal-button.js';
@@ -43,6 +44,7 @@ export function SessionScreen({ hostId, sessionId, back }: { hostId: string; ses
   const view = useStore(feed?.view, NO_FEED);
   const status = useStore(connection?.status, IDLE);
   const sessions = useStore(connection?.sessions, NO_SESSIONS);
+  const info = useStore(connection?.info, null);
   const [stopping, setStopping] = useState(false);
   const [changesOpen, setChangesOpen] = useState(false);
   const [findOpen, setFindOpen] = useState(false);
@@ -194,6 +196,7 @@ export function SessionScreen({ hostId, sessionId, back }: { hostId: string; ses
       {summary && !program && (
         <RunGlance
           session={summary}
+          awake={info?.keepAwake}
           onGoOn={
             canChat ? () => connection.client.call('sessions.send', { id: sessionId, text: 'Go on.' }) : undefined
           }
@@ -247,7 +250,7 @@ export function SessionScreen({ hostId, sessionId, back }: { hostId: string; ses
           <OutboxList outbox={connection.outbox} sessionId={sessionId} />
           <Composer
             busy={busy}
-            disabledReason={canChat ? undefined : 'This device may only watch'}
+            disabledReason={messageBoxOffReason(record.scopes)}
             onSend={(text, files) =>
               // `/clear` opens the session it goes on in: sent at once, not kept for later.
               text === '/clear' && summary?.kind === 'agent' ? clear() : connection.outbox.send(sessionId, text, files)

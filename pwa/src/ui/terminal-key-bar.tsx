@@ -1,6 +1,7 @@
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { BarKey, KeyBarState, Modifier } from '../terminal/key-bar.js';
 import { BAR_SYMBOLS, keySequence } from '../terminal/key-bar.js';
+import { LockIcon } from './icons.js';
 
 interface Props {
   keys: KeyBarState;
@@ -75,7 +76,13 @@ export function TerminalKeyBar({ keys, send, applicationCursor, changed, paste, 
         }}
       >
         {label}
-        {state === 'locked' ? ' 🔒' : ''}
+        {state === 'locked' && (
+          <>
+            {' '}
+            <LockIcon />
+            <span class="visually-hidden">locked</span>
+          </>
+        )}
       </button>
     );
   };
@@ -95,12 +102,12 @@ export function TerminalKeyBar({ keys, send, applicationCursor, changed, paste, 
           </button>
         ))}
         {modifier('ctrl', 'Ctrl')}
-        {modifier('alt', 'Alt')}
         {ARROWS.map((k) => (
           <button type="button" class="key" key={k.key} data-key={k.key} aria-label={k.name} onClick={() => key(k.key)}>
             {k.label}
           </button>
         ))}
+        {modifier('alt', 'Alt')}
         {BAR_SYMBOLS.map((symbol) => (
           <button
             type="button"

@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useApp } from './app-context.js';
+import { BackIcon } from './icons.js';
 
 interface Props {
   title: ComponentChildren;
@@ -19,8 +20,9 @@ export function TopBar({ title, sub, back, children }: Props) {
   return (
     <header class="top-bar">
       {back !== undefined && (
-        <button type="button" class="link" onClick={() => navigate(back)} aria-label="Back">
-          ‹ Back
+        <button type="button" class="link back" onClick={() => navigate(back)} aria-label="Back">
+          <BackIcon />
+          Back
         </button>
       )}
       <h1>

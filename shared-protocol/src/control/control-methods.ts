@@ -10,6 +10,7 @@ import {
 import { AgentName, AgentSessionId, ListAgentSessionsResult, ListAgentsResult } from '../rpc/agents.js';
 import { Count, Empty, Id, Name, Path, Seq, Timestamp } from '../rpc/common.js';
 import { DeviceInfoSchema, ListDevicesResult, RevokeDeviceParams } from '../rpc/devices.js';
+import { KeepAwakeSchema } from '../rpc/keep-awake.js';
 import {
   AckTerminalParams,
   AttachTerminalParams,
@@ -127,14 +128,7 @@ export const HostStatusResult = v.object({
   /** Push notifications: subscriptions kept, and every send's outcome by reason. */
   push: v.optional(v.object({ subscriptions: Count, counters: v.record(v.string(), Count) })),
   /** The sleep inhibitor: held while a run is active or a terminal attached (`--no-keep-awake`: off). */
-  keepAwake: v.optional(
-    v.object({
-      state: v.picklist(['off', 'idle', 'holding', 'unavailable']),
-      tool: v.nullable(Name),
-      since: Timestamp,
-      message: v.pipe(v.string(), v.maxLength(2000)),
-    }),
-  ),
+  keepAwake: v.optional(KeepAwakeSchema),
 });
 
 export const PairLinkResult = v.object({

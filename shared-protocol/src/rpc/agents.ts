@@ -21,6 +21,8 @@ export const AgentInfoSchema = v.object({
   available: v.boolean(),
   /** Why not, when it is not ("claude-code-acp was not found on PATH"). */
   reason: v.optional(v.pipe(v.string(), v.maxLength(1000))),
+  /** How to set it up on the computer, when it is not found and the host knows how (a ready agent). */
+  setup: v.optional(v.pipe(v.string(), v.maxLength(1000))),
 });
 
 export type AgentInfo = v.InferOutput<typeof AgentInfoSchema>;

@@ -10,6 +10,7 @@ import {
 import { ApprovalSchema } from './approvals.js';
 import { AttachmentListSchema } from './blobs.js';
 import { Count, Id, Name, Path, Seq, Timestamp } from './common.js';
+import { KeepAwakeSchema } from './keep-awake.js';
 import { MachineInfoSchema } from './machines.js';
 import { SessionSummarySchema } from './sessions.js';
 
@@ -225,6 +226,8 @@ export const HOST_EVENT_SCHEMAS = {
   }),
   /** On a watch with `tail`: the events in (after, to] are not replayed; the device pages them in. */
   'watch.skipped': v.object({ type: v.literal('watch.skipped'), sessionId: Id, after: Seq, to: Seq }),
+  /** The host's sleep inhibitor changed state (keep-awake.ts): every watching device hears it. */
+  'awake.status': v.object({ type: v.literal('awake.status'), keepAwake: KeepAwakeSchema }),
 } as const;
 
 export type SessionEventType = keyof typeof SESSION_EVENT_SCHEMAS;

@@ -4,6 +4,7 @@ import { ScopeSchema } from '../scopes.js';
 import { AgentInfoSchema } from './agents.js';
 import { Id, Name, Path } from './common.js';
 import { ViewGrantSchema } from './share.js';
+import { KeepAwakeSchema } from './keep-awake.js';
 
 /** `host.info` and `fs.listDirs`: who the host is, and the folders a session may run in. */
 
@@ -26,6 +27,9 @@ export const HostInfoResult = v.object({
   relays: v.optional(RelayUrlListSchema),
   /** To a share link's viewer only: the one session it may follow, and how (absent for a device). */
   view: v.optional(ViewGrantSchema),
+  /** Whether the host keeps the computer awake, and why not (absent from older hosts); the
+   * `awake.status` host event says each change after. */
+  keepAwake: v.optional(KeepAwakeSchema),
 });
 
 export const DirEntry = v.object({ name: Name, path: Path });

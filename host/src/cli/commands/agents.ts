@@ -27,6 +27,8 @@ export const agentsCommand: Command = {
           visibleText(a.available ? a.title : `${a.title}: ${a.reason ?? 'unavailable'}`),
         ]);
         context.stdout.write(table([['NAME', 'AVAILABLE', 'COMMAND', 'AGENT'], ...rows]));
+        for (const a of agents.filter((agent) => !agent.available && agent.setup !== undefined))
+          context.stdout.write(`To add ${visibleText(a.title)}: ${visibleText(a.setup!)}\n`);
       }
       return Exit.Ok;
     }),

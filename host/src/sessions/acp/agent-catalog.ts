@@ -3,6 +3,7 @@ import { fail, ok } from '@tether/shared-protocol';
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import type { AgentSpec } from './agent-config.js';
+import { setupHint } from './agent-setup.js';
 
 /** Where `command` is: itself when it names a path, else the first match on `PATH`. */
 export function findOnPath(command: string, env: NodeJS.ProcessEnv): string | undefined {
@@ -81,6 +82,7 @@ export class AgentCatalog {
             reason: spec.command.includes('/')
               ? `${spec.command} is not an executable file`
               : `${spec.command} was not found on PATH`,
+            ...(setupHint(spec) !== undefined ? { setup: setupHint(spec) } : {}),
           }
         : {}),
     };

@@ -138,6 +138,21 @@ describe('the agent catalog', () => {
     expect(!unknown.ok && unknown.error.code).toBe('invalid-params');
   });
 
+  it('says how to set up a ready agent that is not found, and nothing for one agents.json made', () => {
+    const mine = { ...READY_AGENTS[2]!, name: 'mine', command: 'my-acp' };
+    const replaced = { ...READY_AGENTS[0]!, command: 'other-acp' };
+    const catalog = new AgentCatalog([...specs, mine], {}, (command) =>
+      command === 'codex-acp' ? '/bin/codex-acp' : undefined,
+    );
+    const listed = new Map(catalog.list().map((a) => [a.name, a]));
+    expect(listed.get('claude-code')?.setup).toMatch(/^npm install -g @zed-industries\/claude-code-acp/);
+    expect(listed.get('gemini')?.setup).toMatch(/^npm install -g @google\/gemini-cli/);
+    expect(listed.get('codex')).not.toHaveProperty('setup');
+    expect(listed.get('mine')).toMatchObject({ available: false, reason: 'my-acp was not found on PATH' });
+    expect(listed.get('mine')).not.toHaveProperty('setup');
+    expect(new AgentCatalog([replaced], {}, () => undefined).list()[0]).not.toHaveProperty('setup');
+  });
+
   it('looks the command up on PATH each time', () => {
     dir = mkdtempSync(join(tmpdir(), 'tether-agents-'));
     const catalog = new AgentCatalog(specs, { PATH: `relative:${dir}` });
