@@ -38,6 +38,9 @@ export function removeDataDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }
 
+/** How long a host may take to say it is ready: a cold start on a loaded 2-core machine took 16 s. */
+const HOST_START_MS = 45_000;
+
 /**
  * Starts `tether start --json` for a test's folder (its data in `hostDataDir(dataDir)`) and waits
  * for its ready line. It listens on
@@ -94,7 +97,11 @@ export async function startHost(
       void exited.then((code) => reject(new Error(`host exited (${code}); stderr: ${stderr}`)));
     });
   };
-  const ready = await waitFor((l) => l.event === 'ready');
+  // A start that never says ready (or says it too late on a loaded machine) leaves no host behind.
+  const ready = await waitFor((l) => l.event === 'ready', HOST_START_MS).catch((error: unknown) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    throw error;
+  });
   return {
     child,
     dataDir,
