@@ -86,9 +86,11 @@ export class PushNotifier {
       kind: approval.kind,
       tool: oneLine(approval.tool, 128),
       place: oneLine(approval.place, 128),
-      lockScreen: secrets.masked
-        ? 'deny-only'
-        : lockScreenChoice(this.deps.policy, approval.action, summary.shownWhole),
+      // A folder's configuration is answered where it can be read whole, never from the lock screen.
+      lockScreen:
+        secrets.masked || approval.kind === 'trust'
+          ? 'deny-only'
+          : lockScreenChoice(this.deps.policy, approval.action, summary.shownWhole),
     });
     if (!payload) return this.count('rejected:payload-too-large'); // bounded fields: a bug
     const told = new Set<string>();
