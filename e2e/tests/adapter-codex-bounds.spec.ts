@@ -56,15 +56,17 @@ test('a command Codex runs itself reads nothing private in a session in the home
     [sandboxed('cat .ssh/id_ed25519')],
     [sandboxed(`cat ${join(home, '.aws', 'credentials')}`)],
     [sandboxed('grep -r NEEDLE . 2>/dev/null | head -20')],
+    [sandboxed('echo hi > /dev/null; echo devnull-$?')],
     [sandboxed('ls code')],
     [{ text: 'Done.' }],
   );
   const { follow } = await host.newSession('codex', 'look for keys', home);
   await answerAsked(follow);
   const results = model.toolResults();
-  expect(results.length).toBeGreaterThanOrEqual(4);
+  expect(results.length).toBeGreaterThanOrEqual(5);
   for (const result of results) expect(result).not.toContain(NEEDLE);
-  // Still a working sandbox: an ordinary listing runs.
+  // Still a working sandbox: a redirect to /dev/null works, and an ordinary listing runs.
+  expect(results.at(-2)).toContain('devnull-0');
   expect(results.at(-1)).toContain('Process exited with code 0');
   expect(results.at(-1)).toContain('visible-folder');
   expect(JSON.stringify(follow.events)).not.toContain(NEEDLE);

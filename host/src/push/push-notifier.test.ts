@@ -239,6 +239,18 @@ describe('push notifier', () => {
     expect(sent!.payload).toMatchObject({ lockScreen: 'approve', summary: 'npm test (+1 more line)' });
   });
 
+  it('offers only Deny for a folder-trust question on the lock screen, however short and whatever the policy', async () => {
+    const s = setUp({ approvePartial: true });
+    s.device(['watch', 'approve']);
+    const trust = approval('.mcp.json: server repo: node server.mjs', 'pending', {
+      kind: 'trust',
+      tool: 'folder-trust',
+    });
+    s.notifier.onEvent(event({ type: 'approval.requested', approval: trust }));
+    const [sent] = await s.payloads();
+    expect(sent!.payload).toMatchObject({ kind: 'trust', lockScreen: 'deny-only' });
+  });
+
   it('skips a session some device shows in front, for as long as its report holds and its connection lives', async () => {
     const s = setUp();
     s.device(['watch', 'approve']);

@@ -1,5 +1,7 @@
 import type { ExecutionContext } from '@tether/machine';
 import { PRIVATE_HOME_PATHS } from '@tether/machine';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { posix } from 'node:path';
 import type { AgentFamily } from './agent-family.js';
 import { claudeCodeMeta, MAX_HIDDEN_ENTRIES } from './claude-code-bounds.js';
@@ -55,7 +57,13 @@ export async function agentBounds(input: BoundsInput): Promise<AgentBounds> {
       };
     }
     case 'codex':
-      return { args: trusted ? [] : ['-c', codexUntrusted(cwd)], env: {} };
+      return {
+        args: [
+          ...(trusted ? [] : ['-c', codexUntrusted(cwd)]),
+          ...codexPermissions(existing(context, placePrivates(context)), codexWritable(context, cwd)),
+        ],
+        env: {},
+      };
     case 'gemini':
       return { args: [], env: trusted ? {} : { GEMINI_CLI_TRUST_WORKSPACE: 'false' } };
     case 'other':
@@ -73,9 +81,52 @@ export function placePrivates(context: ExecutionContext): readonly string[] {
   return home === undefined ? [] : PRIVATE_HOME_PATHS.map((entry) => posix.join(home, entry.path));
 }
 
+/**
+ * The paths that exist now, where the place is this computer (a sandbox mounts over each, which
+ * fails for one that is not there); a machine's are all given.
+ */
+function existing(context: ExecutionContext, paths: readonly string[]): string[] {
+  return context.place === 'local' ? paths.filter((path) => existsSync(path)) : [...paths];
+}
+
+/** Where Codex's sandbox lets an allowed command write: the home folder, the session folder, the temporary folders. */
+function codexWritable(context: ExecutionContext, cwd: string): string[] {
+  const folders = [context.home, cwd, '/tmp', context.place === 'local' ? tmpdir() : undefined];
+  return existing(context, [...new Set(folders.filter((f): f is string => f !== undefined))]);
+}
+
 /** Codex's `-c` override: the session folder as an untrusted project, which keeps its `.codex/` from loading. */
 export function codexUntrusted(cwd: string): string {
   return `projects={ ${JSON.stringify(cwd)} = { trust_level = "untrusted" } }`;
+}
+
+/** The name of the permission profile Tether gives Codex. */
+export const CODEX_PROFILE = 'tether';
+
+/**
+ * Codex's own sandbox, told to read nothing private. A permission profile (Codex's
+ * `[permissions]`, selected by `default_permissions`) reads everything but the private paths
+ * (`none`) and writes only in the home folder, the session folder and the temporary folders, with
+ * the network on. Deny entries bind every command Codex runs, escalated or not, so Codex is also
+ * told to ask before every command it does not know to be read-only (`approval_policy =
+ * "untrusted"`): `cat ~/.ssh/id_ed25519`, which it runs without asking, reads nothing, and
+ * anything that writes asks first. (Making `/` writable would cover the sandbox's own `/dev`, and
+ * `> /dev/null` would fail.)
+ */
+export function codexPermissions(privates: readonly string[], writable: readonly string[]): string[] {
+  const entries = [
+    '":root" = "read"',
+    ...writable.map((path) => `${JSON.stringify(path)} = "write"`),
+    ...privates.map((path) => `${JSON.stringify(path)} = "none"`),
+  ];
+  return [
+    '-c',
+    'approval_policy="untrusted"',
+    '-c',
+    `default_permissions=${JSON.stringify(CODEX_PROFILE)}`,
+    '-c',
+    `permissions.${CODEX_PROFILE}={ filesystem = { ${entries.join(', ')} }, network = { enabled = true } }`,
+  ];
 }
 
 /** The home folder's hidden entries, when the session folder lies in one of them (else none are needed). */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { claudeCodeDenyRules, claudeCodeMeta } from './claude-code-bounds.js';
 import { agentFamily } from './agent-family.js';
-import { codexUntrusted } from './agent-bounds.js';
+import { codexPermissions, codexUntrusted } from './agent-bounds.js';
 
 const privates = ['/home/ada/.ssh', '/home/ada/.npmrc', '/srv/tether-data'];
 
@@ -65,5 +65,18 @@ describe('which adapter an agent is', () => {
     expect(codexUntrusted('/home/ada/src/a "b"')).toBe(
       'projects={ "/home/ada/src/a \\"b\\"" = { trust_level = "untrusted" } }',
     );
+  });
+
+  it('gives Codex a sandbox profile that reads no private path, writes only where named, and asks before what is not read-only', () => {
+    const args = codexPermissions(['/home/ada/.ssh', '/home/ada/.aws'], ['/home/ada', '/tmp']);
+    expect(args).toEqual([
+      '-c',
+      'approval_policy="untrusted"',
+      '-c',
+      'default_permissions="tether"',
+      '-c',
+      'permissions.tether={ filesystem = { ":root" = "read", "/home/ada" = "write", "/tmp" = "write", ' +
+        '"/home/ada/.ssh" = "none", "/home/ada/.aws" = "none" }, network = { enabled = true } }',
+    ]);
   });
 });
