@@ -1,6 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
@@ -53,7 +56,8 @@ export interface RedisProcess {
   stop(): Promise<void>;
 }
 
-/** A redis-server of its own on 127.0.0.1 and a free port, keeping nothing on disk. */
+/** A redis-server of its own on 127.0.0.1 and a free port, keeping nothing on disk; what it may
+ * still write goes to a fresh temporary directory, removed when it exits, never the working one. */
 export async function startRedis(): Promise<RedisProcess> {
   const port = await new Promise<number>((resolve) => {
     const s = createServer();
@@ -62,13 +66,13 @@ export async function startRedis(): Promise<RedisProcess> {
       s.close(() => resolve(p));
     });
   });
+  const dir = mkdtempSync(join(tmpdir(), 'tether-redis-'));
   const child = spawn(
     '/usr/bin/redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    {
-      stdio: ['ignore', 'pipe', 'ignore'],
-    },
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+    { stdio: ['ignore', 'pipe', 'ignore'] },
   );
+  child.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   await new Promise<void>((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => {

@@ -14,14 +14,13 @@
 // are lifted for the bench (defaults: 2 MiB/s a device, 60 connections a burst per address), so
 // that the figures measure the relay's work rather than its limits.
 import { generateHostIdentity } from '@tether/shared-protocol';
-import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { createServer as createNetServer } from 'node:net';
 import type { WebSocket } from 'ws';
 import { WebSocketServer } from 'ws';
 import { RelayServer } from '../src/relay-server.js';
+import { freePort, spawnRedis, stopRedis } from '../src/testing/redis-server.js';
 import { BenchDevice, BenchHost, openWs } from './bench-clients.js';
 import { BENCH_LIMITS } from './bench-limits.js';
 import { idleMemory } from './idle-memory.js';
@@ -159,33 +158,11 @@ async function relayThroughput(hostRelay: RelayServer, deviceRelay: RelayServer)
   return fps;
 }
 
-async function freePort(): Promise<number> {
-  const s = createNetServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((resolve) => s.close(resolve));
-  return port;
-}
-
+/** Redis for the two-node figures, from the tests' own starter (nothing kept on disk). */
 async function startRedis(): Promise<{ url: string; process: ChildProcess } | undefined> {
   if (!existsSync('/usr/bin/redis-server')) return undefined;
   const port = await freePort();
-  const child = spawn(
-    '/usr/bin/redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    {
-      stdio: ['ignore', 'pipe', 'ignore'],
-    },
-  );
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => {
-      out += c.toString();
-      if (out.includes('Ready to accept connections')) resolve();
-    });
-    child.once('exit', () => reject(new Error('redis-server exited')));
-  });
-  return { url: `redis://127.0.0.1:${port}`, process: child };
+  return { url: `redis://127.0.0.1:${port}`, process: await spawnRedis(port) };
 }
 
 async function start(options: { redisUrl?: string } = {}): Promise<RelayServer> {
@@ -261,7 +238,6 @@ if (!redis) {
     await a.close();
     await b.close();
   } finally {
-    redis.process.kill('SIGTERM');
-    await new Promise((resolve) => redis.process.once('exit', resolve));
+    await stopRedis(redis.process);
   }
 }

@@ -1,5 +1,8 @@
 import { generateHostIdentity, utf8Encode } from '@tether/shared-protocol';
 import type { ChildProcess } from 'node:child_process';
+import { relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RelayServer } from '../relay-server.js';
 import { FakeDevice, FakeHost, until } from '../testing/clients.js';
@@ -14,13 +17,15 @@ let master: ChildProcess | undefined;
 let replica: ChildProcess | undefined;
 let sentinel: ChildProcess | undefined;
 let sentinelPort = 0;
+let replicaPort = 0;
 const nodes: RelayServer[] = [];
 const sockets: { close(): void }[] = [];
 
 beforeAll(async () => {
   const masterPort = await freePort();
   master = await spawnRedis(masterPort);
-  replica = await spawnRedis(await freePort(), ['--replicaof', '127.0.0.1', String(masterPort)]);
+  replicaPort = await freePort();
+  replica = await spawnRedis(replicaPort, ['--replicaof', '127.0.0.1', String(masterPort)]);
   sentinelPort = await freePort();
   sentinel = await spawnSentinel(sentinelPort, masterPort, 'tether');
 });
@@ -41,6 +46,23 @@ async function node(redisUrl: string): Promise<RelayServer> {
 }
 
 describe('relay cluster through Redis Sentinel', () => {
+  it('starts a replica that writes the copy it loads from its master outside the repository', async () => {
+    const client = createClient({ url: `redis://127.0.0.1:${replicaPort}` });
+    await client.connect();
+    try {
+      for (let i = 0; !(await client.info('replication')).includes('master_link_status:up'); i++) {
+        if (i === 200) throw new Error('timed out waiting for the replica to sync');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      // A replica writes the copy it loads (dump.rdb) to its directory whatever `--save` says; in the
+      // working directory that put a dump.rdb in the repository after a run.
+      const dir = (await client.configGet('dir')).dir!;
+      expect(relative(fileURLToPath(new URL('../../../', import.meta.url)), dir).startsWith('..')).toBe(true);
+    } finally {
+      await client.quit();
+    }
+  });
+
   it('joins a host on one node and its device on the other through the master the Sentinel names', async () => {
     const url = `redis+sentinel://127.0.0.1:${sentinelPort}/tether`;
     const a = await node(url);

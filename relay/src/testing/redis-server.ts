@@ -18,13 +18,17 @@ export async function freePort(): Promise<number> {
 }
 
 /** A redis-server on 127.0.0.1:`port` keeping nothing on disk, once it accepts connections
- * (`extra`: more options, e.g. `--replicaof 127.0.0.1 <port>`). */
+ * (`extra`: more options, e.g. `--replicaof 127.0.0.1 <port>`). A replica still writes the copy it
+ * loads from its master (dump.rdb), so its directory is a fresh one under the system's temporary
+ * one, removed when it exits, never the working directory. */
 export async function spawnRedis(port: number, extra: string[] = []): Promise<ChildProcess> {
+  const dir = mkdtempSync(join(tmpdir(), 'tether-redis-'));
   const child = spawn(
     '/usr/bin/redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...extra],
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...extra],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
+  child.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   await new Promise<void>((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => {
