@@ -29,6 +29,9 @@ export const BENCHES = {
   attach: 'host/bench/attach.ts',
   // Each real ACP adapter (Claude Code, Codex) through a real host, against the stand-in model direct.
   agents: 'e2e/bench/agents.ts',
+  // A tapped approval (a cold page, the service worker installed) to Allow once on screen: WebKitGTK
+  // beside Chromium, p50 against the 1 s target.
+  'tap-to-approve': 'e2e/bench/tap-to-approve.ts',
 };
 
 const ROW_PREFIX = 'bench-row ';
