@@ -4,6 +4,8 @@ import { expect, test } from '@playwright/test';
 import type { AppHost } from '../support/app-host.js';
 import { createSession, device, pairThroughLink, sessionEvents, startAppHost } from '../support/app-host.js';
 import { eventually } from '../support/host-process.js';
+import type { FakeModel } from '../support/fake-openai.js';
+import { startFakeModel } from '../support/fake-openai.js';
 import type { RelayProcess } from '../support/relay-process.js';
 import { startRelay } from '../support/relay-process.js';
 import type { PushLine, PushServiceProcess } from '../support/push-service-process.js';
@@ -22,14 +24,17 @@ const TEST_CLICK_MESSAGE = 'tether:test-notification-click';
 let host: AppHost | undefined;
 let pushService: PushServiceProcess | undefined;
 let relay: RelayProcess | undefined;
+let model: FakeModel | undefined;
 
 test.afterEach(async () => {
   await host?.stop();
   await pushService?.stop();
   await relay?.stop();
+  await model?.close();
   host = undefined;
   pushService = undefined;
   relay = undefined;
+  model = undefined;
 });
 
 // An Android phone: on an iPhone, push needs the app added to the Home Screen (and has no buttons).
@@ -43,8 +48,17 @@ interface Shown {
   requireInteraction: boolean;
 }
 
-/** The app and the host; with `relayUrl`, a relay-only host whose app is the relay's. */
-async function setUp(page: Page, context: BrowserContext, lockScreen: object = {}, relayUrl?: string) {
+/**
+ * The app and the host; with `relayUrl`, a relay-only host whose app is the relay's; with
+ * `modelUrl`, the host's model is that stand-in (else the demo model, which asks to run `ls -la`).
+ */
+async function setUp(
+  page: Page,
+  context: BrowserContext,
+  lockScreen: object = {},
+  relayUrl?: string,
+  modelUrl?: string,
+) {
   pushService = await startPushService();
   const subscription = await pushService.subscribe();
   host = await startAppHost({
@@ -53,6 +67,7 @@ async function setUp(page: Page, context: BrowserContext, lockScreen: object = {
     env: { NODE_EXTRA_CA_CERTS: pushService.caFile },
     files: { 'notifications.json': JSON.stringify({ pushServices: [pushService.origin], lockScreen }) },
     ...(relayUrl !== undefined ? { relayOnly: relayUrl } : {}),
+    ...(modelUrl !== undefined ? { model: `openai-compatible:fake@${modelUrl}` } : {}),
   });
   await context.grantPermissions(['notifications'], { origin: host.url });
   await context.addInitScript((sub) => {
@@ -100,8 +115,8 @@ async function setUp(page: Page, context: BrowserContext, lockScreen: object = {
  * second message, and answers the first approval from the Waiting screen: the second run's
  * approval is raised while no device shows that session. Returns the pushes of both.
  */
-async function raiseApprovalWhileAway(page: Page) {
-  const sessionId = await createSession(page, host!, 'List the files, please');
+async function raiseApprovalWhileAway(page: Page, task = 'List the files, please') {
+  const sessionId = await createSession(page, host!, task);
   await expect(page.locator('section.approval[data-status="pending"]')).toBeVisible();
   await page.getByLabel('Message', { exact: true }).fill('And once more, please');
   await page.getByRole('button', { name: 'Queue' }).click();
@@ -197,12 +212,13 @@ test('an approval away from its session reaches the phone, is approved from the 
   await click(page, approvalId, 'deny');
   await titled(page, approvalId, 'Already answered on another device');
 
-  // A plain tap opens the app on the approval's session.
+  // A plain tap opens the app on the approval's card, which says it was answered.
   await page.goto(`${host!.url}/#/`);
   await deliver(push);
   await titled(page, approvalId, n.title);
   await click(page, approvalId, '');
-  await expect(page).toHaveURL(new RegExp(`#/h/[^/]+/s/${sessionId}$`));
+  await expect(page).toHaveURL(new RegExp(`#/h/[^/]+/a/${approvalId}$`));
+  await expect(page.locator('[data-screen="approval"] section.approval')).toHaveAttribute('data-status', 'allowed');
 });
 
 test('an approval the lock-screen policy forbids offers only Deny and Open, and Deny answers it', async ({
@@ -215,9 +231,10 @@ test('an approval the lock-screen policy forbids offers only Deny and Open, and 
   await deliver(push);
   const n = await shown(page, approvalId);
   expect(n.actions).toEqual(['deny', 'open']);
-  // An Approve forged onto it is not answered: the app opens instead.
+  // An Approve forged onto it is not answered: the app opens on its card instead.
   await click(page, approvalId, 'approve');
-  await expect(page).toHaveURL(new RegExp(`#/h/[^/]+/s/${sessionId}$`));
+  await expect(page).toHaveURL(new RegExp(`#/h/[^/]+/a/${approvalId}$`));
+  await expect(page.locator('[data-screen="approval"] pre.action')).toHaveText('ls -la');
   await deliver(push);
   await titled(page, approvalId, n.title);
   await click(page, approvalId, 'deny');
@@ -274,4 +291,49 @@ test('an approval answered in the open app closes its notification', async ({ pa
       return (await registration.getNotifications({ tag: t })).length === 0 ? true : undefined;
     }, approvalId),
   );
+});
+
+test('a secret in the task or the action is masked on the notification, which offers only Deny and Open', async ({
+  page,
+  context,
+}) => {
+  const secret = 'S3cretPass';
+  const token = 'ghp_aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6';
+  // A command that reaches nothing when allowed (no mysql here): the flow allows the first one.
+  model = await startFakeModel(`mysql -u root -p${secret} appdb -e 'select 1'`);
+  const { deliver } = await setUp(page, context, {}, undefined, model.url);
+  const { approvalId, push } = await raiseApprovalWhileAway(page, `Deploy with token ${token}`);
+  for (const shown of [secret, token]) expect(push.payload).not.toContain(shown);
+  expect(JSON.parse(push.payload)).toMatchObject({ lockScreen: 'deny-only', title: 'Deploy with token •••' });
+  await deliver(push);
+  const n = await shown(page, approvalId);
+  expect(n.actions).toEqual(['deny', 'open']);
+  expect(n.body).toContain("mysql -u root -p••• appdb -e 'select 1'");
+  expect(`${n.title} ${n.body}`).not.toContain(secret);
+  // Opened, the app shows the action whole: the person approves what they see.
+  await click(page, approvalId, 'open');
+  await expect(page.locator('[data-screen="approval"] pre.action')).toContainText(secret);
+});
+
+test('a declarative message handed to the service worker shows the approval all the same, and a tap opens its card', async ({
+  page,
+  context,
+}) => {
+  const { deliver } = await setUp(page, context);
+  const { approvalId, push } = await raiseApprovalWhileAway(page);
+  const payload = JSON.parse(push.payload) as { hostId: string };
+  const navigate = `${host!.url}/#/h/${payload.hostId}/a/${approvalId}`;
+  const declarative = {
+    web_push: 8030,
+    notification: { title: 'Run a command?', navigate, tag: approvalId, data: payload },
+  };
+  await page.goto(`${host!.url}/#/`);
+  await deliver({ ...push, payload: JSON.stringify(declarative) });
+  const n = await shown(page, approvalId);
+  expect(n.actions).toEqual(['approve', 'deny']);
+  expect(n.body).toContain('ls -la');
+  await click(page, approvalId, '');
+  await expect(page).toHaveURL(new RegExp(`#/h/[^/]+/a/${approvalId}$`));
+  await expect(page.locator('[data-screen="approval"] section.approval')).toHaveAttribute('data-status', 'pending');
+  await expect(page.getByRole('button', { name: 'Allow once' })).toBeEnabled();
 });
