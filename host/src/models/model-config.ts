@@ -11,15 +11,11 @@
  */
 import type { Result } from '@tether/shared-protocol';
 import { fail, ok } from '@tether/shared-protocol';
-import { readFileSync, statSync } from 'node:fs';
 import * as v from 'valibot';
-import { describeIssues } from '../schema-issues.js';
+import { decodeConfig, readConfigFile } from './config-file.js';
 import { MAX_CONTEXT_WINDOW, MIN_CONTEXT_WINDOW } from './context-window.js';
 import type { ModelSpec } from './model-spec.js';
 import { formatModelSpec, parseModelSpec } from './model-spec.js';
-
-/** The file is a few lines; anything past this is not one. */
-const MAX_MODEL_CONFIG_BYTES = 256 * 1024;
 
 const ModelEntry = v.strictObject(
   {
@@ -56,33 +52,18 @@ export const EMPTY_MODEL_CONFIG: ModelConfig = { windows: new Map() };
 
 /** The config at `path`; a missing file is an empty config. */
 export function loadModelConfig(path: string): Result<ModelConfig> {
-  let text: string;
-  try {
-    const size = statSync(path).size;
-    if (size > MAX_MODEL_CONFIG_BYTES)
-      return fail('invalid-params', `model config ${path} is too large (${size} bytes)`);
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return ok(EMPTY_MODEL_CONFIG);
-    return fail('invalid-params', `model config ${path} cannot be read: ${(error as Error).message}`);
-  }
-  const decoded = decodeModelConfig(text);
+  const text = readConfigFile(path, 'model config');
+  if (!text.ok) return text;
+  if (text.value === undefined) return ok(EMPTY_MODEL_CONFIG);
+  const decoded = decodeModelConfig(text.value);
   return decoded.ok ? decoded : fail('invalid-params', `model config ${path}: ${decoded.error.message}`);
 }
 
 export function decodeModelConfig(text: string): Result<ModelConfig> {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    return fail('invalid-params', `invalid JSON: ${(error as Error).message}`);
-  }
-  if (typeof json !== 'object' || json === null || Array.isArray(json))
-    return fail('invalid-params', 'the file must hold a JSON object');
-  const parsed = v.safeParse(FileSchema, json);
-  if (!parsed.success) return fail('invalid-params', describeIssues(parsed.issues));
+  const parsed = decodeConfig(text, FileSchema);
+  if (!parsed.ok) return parsed;
   const windows = new Map<string, number>();
-  for (const [key, entry] of Object.entries(parsed.output.models)) {
+  for (const [key, entry] of Object.entries(parsed.value.models)) {
     const spec = parseModelSpec(key);
     if (spec.ok) windows.set(formatModelSpec(spec.value), entry.contextWindow);
   }

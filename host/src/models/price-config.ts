@@ -12,14 +12,11 @@
  */
 import type { Price, Result } from '@tether/shared-protocol';
 import { fail, ok } from '@tether/shared-protocol';
-import { readFileSync, statSync } from 'node:fs';
 import * as v from 'valibot';
-import { describeIssues } from '../schema-issues.js';
+import { decodeConfig, readConfigFile } from './config-file.js';
 import type { PriceBook } from './prices.js';
 import { priceBook } from './prices.js';
 
-/** The file is a few lines; anything past this is not one. */
-const MAX_PRICE_CONFIG_BYTES = 256 * 1024;
 /** Dollars per million tokens a price may name: far above any model's. */
 const MAX_PER_MTOK = 10_000;
 
@@ -46,17 +43,10 @@ const FileSchema = v.strictObject(
 
 /** The prices in force with the file at `path` over the table; a missing file is the table alone. */
 export function loadPriceBook(path: string): Result<PriceBook> {
-  let text: string;
-  try {
-    const size = statSync(path).size;
-    if (size > MAX_PRICE_CONFIG_BYTES)
-      return fail('invalid-params', `price config ${path} is too large (${size} bytes)`);
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return ok(priceBook());
-    return fail('invalid-params', `price config ${path} cannot be read: ${(error as Error).message}`);
-  }
-  const decoded = decodePriceConfig(text);
+  const text = readConfigFile(path, 'price config');
+  if (!text.ok) return text;
+  if (text.value === undefined) return ok(priceBook());
+  const decoded = decodePriceConfig(text.value);
   return decoded.ok
     ? ok(priceBook(decoded.value))
     : fail('invalid-params', `price config ${path}: ${decoded.error.message}`);
@@ -64,17 +54,9 @@ export function loadPriceBook(path: string): Result<PriceBook> {
 
 /** The file's prices by model name (null: not known). */
 export function decodePriceConfig(text: string): Result<Map<string, Price | null>> {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    return fail('invalid-params', `invalid JSON: ${(error as Error).message}`);
-  }
-  if (typeof json !== 'object' || json === null || Array.isArray(json))
-    return fail('invalid-params', 'the file must hold a JSON object');
-  const parsed = v.safeParse(FileSchema, json);
-  if (!parsed.success) return fail('invalid-params', describeIssues(parsed.issues));
-  const { asOf, models } = parsed.output;
+  const parsed = decodeConfig(text, FileSchema);
+  if (!parsed.ok) return parsed;
+  const { asOf, models } = parsed.value;
   const out = new Map<string, Price | null>();
   for (const [name, entry] of Object.entries(models)) out.set(name, entry && { ...entry, asOf, source: 'config' });
   return ok(out);

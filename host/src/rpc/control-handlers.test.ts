@@ -155,7 +155,7 @@ describe('control handlers', () => {
 
     expect((await create({ cwd: '/p', text: 'go', agent: 'claude' }, t.connection)).ok).toBe(true);
     expect((await create({ cwd: '/p', text: 'hi', machine: 'local' }, t.connection)).ok).toBe(true);
-    expect(t.created).toEqual([
+    expect(t.created.map((input) => ({ ...input, prepare: undefined }))).toEqual([
       { cwd: '/p', text: 'go', kind: 'acp', model: 'claude' },
       { cwd: '/p', text: 'hi' },
     ]);
