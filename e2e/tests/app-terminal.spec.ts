@@ -120,3 +120,46 @@ test.describe('terminals on a tablet', () => {
     await expect.poll(async () => (await tetherJson<unknown[]>(host.dataDir, ['terminals'])).length).toBe(0);
   });
 });
+
+test.describe('a terminal and the page policy', () => {
+  test.use(device('iPhone 15'));
+
+  test('draws its sizes and colours with nothing refused by the page policy: the console stays clean', async ({
+    page,
+  }) => {
+    const errors: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text());
+    });
+    page.on('pageerror', (e) => errors.push(e.message));
+    // What the policy refused, as the page itself hears it (both engines send this event).
+    await page.addInitScript(() => {
+      document.addEventListener('securitypolicyviolation', (e) => {
+        console.error(`refused by the policy: ${e.violatedDirective} ${e.sample}`);
+      });
+    });
+    host = await startAppHost();
+    await pairThroughLink(page, host);
+    await openFromHost(page);
+    // A 16-colour red (xterm's rule for it) and a 24-bit colour: xterm writes the second as the cell's own style.
+    await typeLine(page, String.raw`printf '\033[31mRED\033[0m \033[38;2;10;200;30mDEEP\033[0m\n'`);
+    await seeLine(page, /^RED DEEP$/);
+    const colour = (text: string) =>
+      terminalRows(page)
+        .locator('span', { hasText: new RegExp(`^${text}$`) })
+        .evaluate((span) => getComputedStyle(span).color);
+    expect(await colour('RED')).toBe('rgb(204, 0, 0)');
+    expect(await colour('DEEP')).toBe('rgb(10, 200, 30)');
+    // xterm's own rules apply: the rows' font and the cells laid out as blocks.
+    const rows = await terminalRows(page).evaluate((el) => {
+      const style = getComputedStyle(el);
+      return { size: style.fontSize, colour: style.color, cell: getComputedStyle(el.querySelector('span')!).display };
+    });
+    expect(rows).toEqual({ size: '13px', colour: 'rgb(230, 230, 230)', cell: 'inline-block' });
+    // A new size writes xterm's rules again.
+    await page.setViewportSize({ width: 430, height: 700 });
+    await typeLine(page, 'echo resized');
+    await seeLine(page, /^resized$/);
+    expect(errors).toEqual([]);
+  });
+});

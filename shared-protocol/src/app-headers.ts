@@ -3,12 +3,18 @@
  * with each response. One copy, so that the app gets the same protection wherever it loads from.
  */
 
-/** The strict policy every page gets: only its own origin, no inline script, no framing.
+/** The one inline style the policy allows: the empty one (the hash is the empty text's, so no
+ * text can match it). The terminal's emulator adds `<style>` elements whose rules the app keeps
+ * out of them and applies as constructed sheets (pwa/src/terminal/xterm-view.ts); an empty element
+ * is still checked, and without this refused with an error in the console. */
+export const EMPTY_STYLE_HASH = "'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='";
+
+/** The strict policy every page gets: only its own origin, no inline script or style, no framing.
  * `connect-src 'self'` covers the same origin's WebSockets (`wss:` on an `https:` page). */
 export const APP_CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
   "script-src 'self'",
-  "style-src 'self'",
+  `style-src 'self' ${EMPTY_STYLE_HASH}`,
   "img-src 'self' data: blob:",
   "connect-src 'self'",
   "worker-src 'self'",

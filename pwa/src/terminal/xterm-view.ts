@@ -11,7 +11,7 @@ import type { TerminalSink } from './terminal-model.js';
 export class XtermView implements TerminalSink {
   private readonly terminal: Terminal;
   private readonly fitAddon = new FitAddon();
-  private readonly styles: StyleMirror;
+  private readonly styles = new XtermStyles();
 
   constructor(container: HTMLElement) {
     this.terminal = new Terminal({
@@ -25,8 +25,8 @@ export class XtermView implements TerminalSink {
       theme: { background: '#111317', foreground: '#e6e6e6', cursor: '#e6e6e6' },
     });
     this.terminal.loadAddon(this.fitAddon);
-    this.styles = new StyleMirror(container);
-    this.terminal.open(container);
+    this.styles.capture(() => this.terminal.open(container));
+    this.styles.cellStylesThroughCssom(this.terminal);
   }
 
   write(data: Uint8Array, done: () => void): void {
@@ -89,45 +89,73 @@ export class XtermView implements TerminalSink {
 }
 
 /**
- * xterm.js writes its sizes and colours into `<style>` elements, whose text the app's policy
- * (`style-src 'self'`, no inline styles) refuses to apply. Their text is mirrored into
- * constructed style sheets, which the policy allows: the rules are xterm's own, never output.
+ * xterm.js (its DOM renderer) writes its sizes and colours as CSS text: into `<style>` elements it
+ * makes, and into a cell's `style` attribute for a 24-bit colour. The app's policy (`style-src
+ * 'self'`, no inline styles) refuses both, and logs each refusal: the rules would be lost and the
+ * console full. Instead, with nothing inline allowed:
+ * - the `<style>` elements xterm makes while it opens keep no text: what it writes to them goes to
+ *   constructed style sheets (which the policy does not govern) adopted by the document;
+ * - a cell's style goes through the CSSOM (`element.style`), which the policy allows too.
+ * The rules are xterm's own, never output: a program's output only picks colours from them.
  */
-class StyleMirror {
-  private readonly sheets = new Map<HTMLStyleElement, { sheet: CSSStyleSheet; text: string }>();
-  private readonly observer: MutationObserver;
+class XtermStyles {
+  private readonly sheets: CSSStyleSheet[] = [];
 
-  constructor(private readonly root: HTMLElement) {
-    this.observer = new MutationObserver(() => this.sync());
-    this.observer.observe(root, { childList: true, subtree: true, characterData: true });
+  /** Runs `open` (xterm's `open`) with every `<style>` it makes redirected to a sheet. */
+  capture(open: () => void): void {
+    const create = document.createElement.bind(document);
+    // Own property on the document, removed after: xterm makes its style elements while it opens.
+    document.createElement = (tagName: string, options?: ElementCreationOptions) => {
+      const element = create(tagName, options);
+      if (element instanceof HTMLStyleElement) this.redirect(element);
+      return element;
+    };
+    try {
+      open();
+    } finally {
+      delete (document as { createElement?: unknown }).createElement;
+    }
   }
 
-  private sync(): void {
-    const present = new Set(this.root.querySelectorAll('style'));
-    for (const [element, { sheet }] of this.sheets) {
-      if (present.has(element)) continue;
-      this.sheets.delete(element);
-      document.adoptedStyleSheets = document.adoptedStyleSheets.filter((s) => s !== sheet);
-    }
-    for (const element of present) {
-      const text = element.textContent ?? '';
-      let mirror = this.sheets.get(element);
-      if (!mirror) {
-        mirror = { sheet: new CSSStyleSheet(), text: '' };
-        this.sheets.set(element, mirror);
-        document.adoptedStyleSheets = [...document.adoptedStyleSheets, mirror.sheet];
-      }
-      // Output redraws rows many times a second; the rules change only with the size or theme.
-      if (mirror.text === text) continue;
-      mirror.text = text;
-      mirror.sheet.replaceSync(text);
-    }
+  /** A cell's style through the CSSOM instead of its attribute (xterm's row factory). */
+  cellStylesThroughCssom(terminal: Terminal): void {
+    const factory = (terminal as unknown as XtermInternals)._core?._renderService?._renderer?.value?._rowFactory;
+    // xterm 6's names; another version may differ, and then app-terminal.spec.ts sees the refusals.
+    if (!factory || typeof factory._addStyle !== 'function') return;
+    factory._addStyle = (element, style) => {
+      element.style.cssText += `;${style}`;
+    };
   }
 
   dispose(): void {
-    this.observer.disconnect();
-    const mine = new Set([...this.sheets.values()].map((m) => m.sheet));
+    const mine = new Set(this.sheets);
     document.adoptedStyleSheets = document.adoptedStyleSheets.filter((s) => !mine.has(s));
-    this.sheets.clear();
+    this.sheets.length = 0;
   }
+
+  private redirect(element: HTMLStyleElement): void {
+    const sheet = new CSSStyleSheet();
+    this.sheets.push(sheet);
+    document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+    let text = '';
+    Object.defineProperty(element, 'textContent', {
+      configurable: true,
+      get: () => text,
+      set: (value: string | null) => {
+        // Rows redraw many times a second; the rules change only with the size or the theme.
+        if ((value ?? '') === text) return;
+        text = value ?? '';
+        sheet.replaceSync(text);
+      },
+    });
+  }
+}
+
+/** The parts of xterm's inside this file reaches: its DOM renderer's row factory. */
+interface XtermInternals {
+  _core?: {
+    _renderService?: {
+      _renderer?: { value?: { _rowFactory?: { _addStyle?: (element: HTMLElement, style: string) => void } } };
+    };
+  };
 }
