@@ -83,7 +83,7 @@ export class AcpTarget {
     const agentPlace = { place: 'local', spawn: () => Promise.resolve(ok(process as ProcessHandle)) };
     const started = await AcpConnection.start({
       context: agentPlace as unknown as ExecutionContext,
-      spec: { name: 'fuzz', title: 'Fuzz', command: 'fuzz-agent', args: [], env: {}, passEnv: [] },
+      spec: { name: 'fuzz', title: 'Fuzz', command: 'fuzz-agent', args: [], env: {}, passEnv: [], allowEnv: [] },
       cwd: this.world.session,
       env: {},
       clock: this.clock,
