@@ -25,7 +25,7 @@ import { describe, expect, it } from 'vitest';
 import { gatewayHarness, settle } from '../../test/support/gateway-harness.js';
 import type { FakeLinkSocket } from '../../test/support/fake-relay.js';
 import { FakeRelay } from '../../test/support/fake-relay.js';
-import { LINK_DEAD_MS, LINK_PING_MS, MAX_CONN_QUEUED_BYTES } from './link-limits.js';
+import { LINK_DEAD_MS, LINK_PING_MS, LINK_STABLE_MS, MAX_CONN_QUEUED_BYTES } from './link-limits.js';
 import type { RelayLinkState } from './relay-link.js';
 import { RelayLink } from './relay-link.js';
 
@@ -119,15 +119,27 @@ describe('the relay link', () => {
     expect(link.state.name).toBe('linked');
   });
 
-  it('refuses for good a relay that names another origin, without signing anything', async () => {
-    const { relay, link, states } = setup();
+  it('passes over a relay that names another origin, without signing anything, and asks it again later', async () => {
+    const { h, relay, link, states } = setup();
     relay.origin = 'https://elsewhere.test';
     link.start();
     await settle();
     expect(relay.current.hostId).toBeUndefined();
-    expect(link.state).toMatchObject({ name: 'stopped', error: { code: 'handshake-failed' } });
-    expect(link.state.name === 'stopped' && link.state.error.message).toContain('https://elsewhere.test');
-    expect(names(states)).toEqual(['connecting', 'stopped']);
+    // A relay's word is about itself: the link waits, never stops, and says why and for how long.
+    expect(link.state).toMatchObject({ name: 'waiting', error: { code: 'handshake-failed' } });
+    expect(link.state.name === 'waiting' && link.state.error.message).toContain('https://elsewhere.test');
+    expect(link.state.name === 'waiting' && link.state.error.message).toMatch(/asking it again in \d+ s/);
+    expect(names(states)).toEqual(['connecting', 'waiting']);
+    expect(link.relays[0]!.standing).toMatchObject({ name: 'held', error: { code: 'handshake-failed' } });
+    // Held for 15 to 30 s (half to all of the first 30 s step); fixed meanwhile, it links.
+    relay.origin = 'https://relay.test';
+    h.clock.advance(14_000);
+    await settle();
+    expect(relay.sockets).toHaveLength(1);
+    h.clock.advance(16_000);
+    await settle();
+    expect(relay.sockets).toHaveLength(2);
+    expect(link.state.name).toBe('linked');
   });
 
   it("waits and tries again when the relay's clock is off, saying by how much", async () => {
@@ -197,7 +209,7 @@ describe('the relay link', () => {
     expect(link.connections).toBe(1);
   });
 
-  it('closes its devices when the link drops, relinks with backoff, and stops when a newer link took over', async () => {
+  it('closes its devices when the link drops, relinks with backoff, and waits long when a newer link took over', async () => {
     const { h, relay, link, device } = await linked();
     const a = await device(1);
     expect(a.opened.ok).toBe(true);
@@ -213,11 +225,16 @@ describe('the relay link', () => {
     await settle();
     expect(link.state.name).toBe('linked');
 
+    // A newer link with this key, says the relay: true (another `tether start`) or not, it is that
+    // relay's word. The link waits a long while, says so, and asks it again: never stopped by it.
     relay.current.relayCloses(RelayCloseCode.Replaced, 'replaced');
-    expect(link.state).toMatchObject({ name: 'stopped', error: { code: 'conflict' } });
-    h.clock.advance(60_000);
-    await settle();
+    expect(link.state).toMatchObject({ name: 'waiting', error: { code: 'conflict' } });
+    expect(link.state.name === 'waiting' && link.state.error.message).toContain('another `tether start`');
+    await run(h, 14_000);
     expect(relay.sockets).toHaveLength(2);
+    await run(h, 16_000);
+    expect(relay.sockets).toHaveLength(3);
+    expect(link.state.name).toBe('linked');
   });
 
   it('skips a frame type it does not know, and relinks after one that does not decode', async () => {
@@ -315,6 +332,8 @@ describe('a link with several relays', () => {
     a.origin = 'https://a.test';
     b.origin = 'https://b.test';
     const states: RelayLinkState[] = [];
+    /** The relays held, in turn. */
+    const held: string[] = [];
     /** Which relay each dial went to, and when (ms on the manual clock). */
     const dials: { to: string; at: number }[] = [];
     const link = new RelayLink({
@@ -329,8 +348,9 @@ describe('a link with several relays', () => {
         return (to === 'a' ? a : b).dial(url);
       },
       onState: (s) => states.push(s),
+      onHeld: (entry) => held.push(entry.url),
     });
-    return { h, a, b, link, states, dials };
+    return { h, a, b, link, states, dials, held };
   }
 
   it('moves to the next relay within 2 s when its link drops, and proves itself to that one', async () => {
@@ -381,10 +401,11 @@ describe('a link with several relays', () => {
     expect(link.url).toBe('https://b.test');
   });
 
-  it('links again at once, to the next relay, when its relay says it is draining', async () => {
+  it('links again at once, to the next relay, when a relay it has been on a while says it is draining', async () => {
     const { h, a, link } = twoRelays();
     link.start();
     await settle();
+    h.clock.advance(LINK_STABLE_MS);
     const socket = a.current;
     socket.fromRelay({ type: 'drain' });
     await settle();
@@ -395,17 +416,98 @@ describe('a link with several relays', () => {
     expect(h.gateway.stats.get('relay:drain')).toBe(1);
   });
 
-  it('stops for good, on every relay, when one says a newer link for this host took over', async () => {
-    const { h, a, b, link } = twoRelays();
+  it('holds only the relay that says a newer link took over: linked through the next at once, the first asked again later', async () => {
+    const { h, a, b, link, dials, held } = twoRelays();
     link.start();
     await settle();
     a.current.relayCloses(RelayCloseCode.Replaced, 'replaced');
-    h.clock.advance(60_000);
+    await run(h, 500);
+    expect(link.state.name).toBe('linked');
+    expect(link.url).toBe('https://b.test');
+    expect(held).toEqual(['https://a.test']);
+    expect(link.relays.map((r) => r.standing.name)).toEqual(['held', 'linked']);
+    // B drops: A is still held, so B is dialled again rather than A.
+    await run(h, LINK_STABLE_MS);
+    b.current.relayCloses(1006, '');
+    await run(h, 500);
+    expect(dials.map((d) => d.to)).toEqual(['a', 'b', 'b']);
+    // Past A's hold, a drop moves to A again.
+    await run(h, 30_000);
+    b.current.relayCloses(1006, '');
+    await run(h, 500);
+    expect(dials.map((d) => d.to)).toEqual(['a', 'b', 'b', 'a']);
+    expect(link.url).toBe('https://a.test');
+    expect(link.state.name).toBe('linked');
+  });
+
+  it.each([
+    ['4100 ticket refused', RelayCloseCode.TicketRefused, 'ticket-forged'],
+    ['4101 ticket expired', RelayCloseCode.TicketExpired, 'ticket-expired'],
+    ['4105 signature refused', RelayCloseCode.AuthFailed, 'auth-failed'],
+    ['4005 another version', CloseCode.VersionUnsupported, 'version-unsupported'],
+  ])('holds only the relay that closes the link with %s, and goes on through the next', async (_, code, reason) => {
+    const { h, a, link } = twoRelays();
+    link.start();
     await settle();
-    expect(link.state).toMatchObject({ name: 'stopped', error: { code: 'conflict' } });
-    expect(b.sockets).toHaveLength(0);
+    a.current.relayCloses(code, reason);
+    h.clock.advance(500);
+    await settle();
+    expect(link.state.name).toBe('linked');
+    expect(link.url).toBe('https://b.test');
+    expect(link.relays[0]!.standing.name).toBe('held');
+  });
+
+  it('passes over a relay with a wrong --public-url and links through the next', async () => {
+    const { h, a, link } = twoRelays();
+    a.origin = 'https://wrong.test';
+    link.start();
+    await settle();
+    h.clock.advance(500);
+    await settle();
+    expect(link.state.name).toBe('linked');
+    expect(link.url).toBe('https://b.test');
+    const standing = link.relays[0]!.standing;
+    expect(standing.name === 'held' && standing.error.message).toContain("the relay's --public-url");
   });
 });
+
+describe('a relay that ends the link right after accepting it', () => {
+  /** Dials made during `ms` of the manual clock, with the relay doing `end` after every `ready`. */
+  async function dialsWhile(end: 'drain' | 'close', ms: number): Promise<number> {
+    const { h, relay, link } = setup();
+    link.start();
+    await settle();
+    const before = relay.sockets.length;
+    for (let t = 0; t < ms; t += 50) {
+      const socket = relay.current;
+      if (socket.hostId && !socket.closedWith) {
+        if (end === 'drain') socket.fromRelay({ type: 'drain' });
+        else socket.relayCloses(1011, 'server-error');
+      }
+      h.clock.advance(50);
+      await settle();
+    }
+    return relay.sockets.length - before;
+  }
+
+  it.each(['drain', 'close'] as const)(
+    'backs off, with jitter, whatever ended it (%s): a few dials a minute, not a loop',
+    async (end) => {
+      const dials = await dialsWhile(end, 60_000);
+      // 0.5 s doubling: 0.25–0.5, 0.5–1, 1–2, 2–4, 4–8, 8–16, 16–32 s: at most 8 in a minute.
+      expect(dials).toBeGreaterThanOrEqual(5);
+      expect(dials).toBeLessThanOrEqual(9);
+    },
+  );
+});
+
+/** Moves the manual clock on by `ms` in small steps, letting sockets answer between them. */
+async function run(h: { clock: { advance(ms: number): void } }, ms: number): Promise<void> {
+  for (let t = 0; t < ms; t += 100) {
+    h.clock.advance(Math.min(100, ms - t));
+    await settle();
+  }
+}
 
 /** The gateway-side transport of a device's connection through the link. */
 function findTransport(link: RelayLink, connId: number) {

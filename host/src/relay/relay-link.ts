@@ -15,37 +15,27 @@ import {
   RelayCloseCode,
   answerRelayChallenge,
   decodeRelayFrame,
-  encodeRelayData,
-  encodeRelayFrame,
-  isSendableCloseCode,
+  jitterFrom,
   protocolError,
   relayCloseToError,
   relayHostLinkUrl,
   relayOrigin,
-  jitterFrom,
   relayRefusesForGood,
-  utf8Encode,
 } from '@tether/shared-protocol';
 import type { GatewayTransport } from '../gateway/gateway-transport.js';
 import type { PairChannel } from '../gateway/pairing-service.js';
-import type { DialRelay, LinkSocket } from './link-socket.js';
-import {
-  LINK_DEAD_MS,
-  LINK_PING_MS,
-  LINK_READY_DEADLINE_MS,
-  MAX_CONN_QUEUED_BYTES,
-  MAX_LINK_QUEUED_BYTES,
-  MAX_LINK_REQUESTS,
-} from './link-limits.js';
-import type { ConnLink } from './relay-conn.js';
-import { RelayConn } from './relay-conn.js';
-import type { RelayReply, RequestGateway } from './relay-requests.js';
-import { answerCall, answerPairRequest } from './relay-requests.js';
+import type { DialRelay } from './link-socket.js';
+import { LINK_DEAD_MS, LINK_PING_MS, LINK_READY_DEADLINE_MS, LINK_STABLE_MS } from './link-limits.js';
+import { LinkSession } from './link-session.js';
+import type { RelayEntry } from './relay-roster.js';
+import { RelayRoster } from './relay-roster.js';
+import type { RequestGateway } from './relay-requests.js';
+import { closeMessage, holdMessage } from './relay-words.js';
 
 export type RelayLinkState =
   | ReconnectState
   | { name: 'linked' }
-  /** The relay refused this host for good, or the link was stopped: it does not dial again. */
+  /** The host stopped its link (it is shutting down): nothing a relay says ever gets here. */
   | { name: 'stopped'; error: ProtocolError };
 
 /** The device gateway, as a relay link uses it: connections, pair requests and calls. */
@@ -64,39 +54,32 @@ export interface RelayLinkOptions {
   dial: DialRelay;
   backoff?: BackoffOptions;
   onState?: (state: RelayLinkState) => void;
-}
-
-/** One dialled socket and everything that lives and dies with it. */
-interface Session {
-  socket: LinkSocket;
-  phase: 'opening' | 'challenged' | 'linked' | 'closed';
-  conns: Map<number, RelayConn>;
-  /** Bytes handed to the socket and not yet written. */
-  queued: number;
-  requests: Set<AbortController>;
-  lastHeard: number;
-  readyTimer: TimerHandle | undefined;
+  /** A relay refused this host and is passed over until `retryAt` (its entry says why). */
+  onHeld?: (entry: RelayEntry) => void;
 }
 
 /**
  * The host's link to a relay (`tether start --relay URL`): the second transport adapter in front
  * of the device gateway, beside the LAN listener. It dials `WS /relay/host`, proves the host's id
  * by signing the relay's challenge (after checking the relay names the origin it meant to reach,
- * at about the present time), then carries the device connections the relay opens on it, each a
- * GatewayTransport, and answers the pair requests and one-shot calls the relay forwards.
+ * at about the present time), then carries the device connections the relay opens on it (a
+ * `LinkSession`) and answers the pair requests and one-shot calls the relay forwards.
  *
- * It keeps the link: a drop is dialled again with jittered exponential backoff on the injected
- * clock, a link that stays silent for LINK_DEAD_MS is taken for dead, and a relay that refuses the
- * host for good (a newer link took over, the signature did not hold, another version, a relay
- * that names another origin) stops it with the reason. With several relays, every drop and every
- * failed dial moves to the next relay in the list (round and round): a link that had been up is
- * dialled again at the backoff's first step (at most 500 ms), so a host whose relay dies is on
- * another one well within 2 s, and its devices find it there (they know the list).
+ * It keeps the link, and only the host stops it. A drop is dialled again with jittered exponential
+ * backoff on the injected clock; a link that ends within LINK_STABLE_MS of coming up, however it
+ * ended (a close, a `drain`), counts as a failure, so the backoff keeps growing. With several
+ * relays, every drop and every failed dial moves to the next relay in the list (round and round):
+ * a link that had been up is dialled again at the backoff's first step (at most 500 ms), so a host
+ * whose relay dies is on another one well within 2 s. A relay's refusal (a newer link took over,
+ * the signature did not hold, another version, another origin than its URL) is its word about
+ * itself: that relay is passed over for a while that grows with each refusal (`RelayRoster`), the
+ * others are dialled meanwhile, and it is asked again later.
  */
-export class RelayLink implements ConnLink {
+export class RelayLink {
   private stateValue: RelayLinkState = { name: 'idle' };
-  private session: Session | undefined;
+  private session: LinkSession | undefined;
   private readonly reconnector: Reconnector;
+  private readonly roster: RelayRoster;
   private pingTimer: TimerHandle | undefined;
   private sinceValue: number;
   /** The relay's clock minus this one, from the last challenge (ms). */
@@ -104,26 +87,29 @@ export class RelayLink implements ConnLink {
   private readonly pingNonce: Uint8Array;
   /** Which of `options.urls` the link is dialling or on. */
   private index = 0;
-  /**
-   * How every pair request this link carries reached the host. A relay is reached over HTTPS (or
-   * loopback), so nobody on the network changed the page; but the page was the relay's: a browser
-   * posts a pair request to a relay only from the relay's own origin (it answers no cross-origin
-   * pair request), and the app on another origin pairs with the host directly. So the app was served by
-   * whoever runs this relay, which the host names by the URL it was given and checked the relay's
-   * challenge against.
-   */
 
   constructor(private readonly options: RelayLinkOptions) {
     this.sinceValue = options.clock.now();
     this.pingNonce = options.random(8);
+    const jitter = jitterFrom(options.random);
     this.reconnector = new Reconnector({
       clock: options.clock,
-      jitter: jitterFrom(options.random),
+      jitter,
+      stableMs: LINK_STABLE_MS,
       ...(options.backoff ? { backoff: options.backoff } : {}),
     });
+    this.roster = new RelayRoster(options.urls, options.clock, jitter);
   }
 
-  private get pairChannel(): PairChannel {
+  /**
+   * How every pair request this link carries reached the host. A relay is reached over HTTPS (or
+   * loopback), so nobody on the network changed the page; but the page was the relay's: a browser
+   * posts a pair request to a relay only from the relay's own origin (it answers no cross-origin
+   * pair request), and the app on another origin pairs with the host directly. So the app was
+   * served by whoever runs this relay, which the host names by the URL it was given and checked the
+   * relay's challenge against.
+   */
+  private pairChannel(): PairChannel {
     return { secure: true, page: { from: 'relay', origin: relayOrigin(this.url) ?? this.url } };
   }
 
@@ -144,6 +130,11 @@ export class RelayLink implements ConnLink {
   /** Every relay the link may use, most preferred first. */
   get urls(): readonly string[] {
     return this.options.urls;
+  }
+
+  /** Each relay's standing, in the order given. */
+  get relays(): readonly RelayEntry[] {
+    return this.roster.entries;
   }
 
   /** Device connections open through the relay now. */
@@ -167,63 +158,18 @@ export class RelayLink implements ConnLink {
     session.socket.close(CloseCode.GoingAway, 'host-stopping');
   }
 
-  /** A device connection's bytes, as a `data` frame, within its share of what the link may queue. */
-  sendData(conn: RelayConn, payload: Uint8Array): void {
-    const session = this.session;
-    if (!session || session.phase !== 'linked' || session.conns.get(conn.connId) !== conn) return;
-    const frame = encodeRelayData(conn.connId, payload);
-    if (!frame.ok) {
-      this.options.gateway.stats.add('relay:frame-too-large');
-      return conn.close(CloseCode.ProtocolError, 'frame-too-large');
-    }
-    const size = frame.value.length;
-    if (conn.queued + size > MAX_CONN_QUEUED_BYTES || session.queued + size > MAX_LINK_QUEUED_BYTES) {
-      this.options.gateway.stats.add(
-        conn.queued + size > MAX_CONN_QUEUED_BYTES ? 'relay:conn-queue-full' : 'relay:link-queue-full',
-      );
-      return conn.close(CloseCode.SlowConsumer, 'slow-consumer');
-    }
-    conn.queued += size;
-    session.queued += size;
-    session.socket.send(frame.value, () => {
-      conn.queued -= size;
-      session.queued -= size;
-    });
-  }
-
-  /** The gateway ended a device connection: the relay closes the device's socket with its code. */
-  endConn(conn: RelayConn, code: number, reason: string): void {
-    const session = this.session;
-    if (!session || session.conns.get(conn.connId) !== conn) return;
-    session.conns.delete(conn.connId);
-    this.control(session, {
-      type: 'close',
-      connId: conn.connId,
-      code: isSendableCloseCode(code) ? code : CloseCode.Normal,
-      reason: clip(reason),
-    });
-  }
-
   private dial(): void {
     const url = relayHostLinkUrl(this.url);
     if (!url) {
-      this.reconnector.stop();
-      return this.setState({
-        name: 'stopped',
-        error: protocolError('invalid-params', `${this.url} is not a relay URL`),
-      });
+      // The URLs are checked before the link is made (`relayUrls`); one that is not is held.
+      this.roster.hold(this.index, protocolError('invalid-params', `${this.url} is not a relay URL`));
+      return this.retry(protocolError('invalid-params', `${this.url} is not a relay URL`));
     }
     this.setState({ name: 'connecting', attempt: this.reconnector.dialling() });
-    const socket = this.options.dial(url);
-    const session: Session = {
-      socket,
-      phase: 'opening',
-      conns: new Map(),
-      queued: 0,
-      requests: new Set(),
-      lastHeard: this.options.clock.now(),
-      readyTimer: undefined,
-    };
+    this.roster.set(this.index, { name: 'connecting' });
+    const session = new LinkSession(this.options.dial(url), this.options.gateway, this.options.clock, () =>
+      this.pairChannel(),
+    );
     this.session = session;
     session.readyTimer = this.options.clock.setTimeout(() => {
       session.readyTimer = undefined;
@@ -232,18 +178,18 @@ export class RelayLink implements ConnLink {
         this.drop(session, protocolError('timeout', 'the relay did not accept the link in time'));
       }
     }, LINK_READY_DEADLINE_MS);
-    socket.onMessage = (bytes) => {
+    session.socket.onMessage = (bytes) => {
       if (this.session !== session) return;
       session.lastHeard = this.options.clock.now();
       this.receive(session, bytes);
     };
-    socket.onClose = (code, reason) => {
+    session.socket.onClose = (code, reason) => {
       if (this.session !== session) return;
       this.closed(session, code, reason);
     };
   }
 
-  private receive(session: Session, bytes: Uint8Array): void {
+  private receive(session: LinkSession, bytes: Uint8Array): void {
     const decoded = decodeRelayFrame(bytes);
     if (!decoded.ok) {
       if (decoded.error.code === 'unsupported') {
@@ -257,25 +203,14 @@ export class RelayLink implements ConnLink {
     const frame = decoded.value;
     if (session.phase !== 'linked') return this.authenticate(session, frame, bytes);
     switch (frame.type) {
-      case 'open': {
-        const conn = new RelayConn(frame.connId, frame.deviceId, frame.source, this);
-        session.conns.set(frame.connId, conn);
-        this.options.gateway.stats.add('relay:open');
-        this.options.gateway.accept(conn);
-        return;
-      }
+      case 'open':
       case 'data':
-        return session.conns.get(frame.connId)?.deliver(frame.payload);
-      case 'close': {
-        const conn = session.conns.get(frame.connId);
-        session.conns.delete(frame.connId);
-        return conn?.finish({ code: frame.code, reason: frame.reason });
-      }
+      case 'close':
       case 'pair-request':
       case 'call-request':
-        return this.request(session, frame);
+        return session.carry(frame);
       case 'ping':
-        return this.control(session, { type: 'pong', nonce: frame.nonce });
+        return session.control({ type: 'pong', nonce: frame.nonce });
       case 'pong':
         return;
       case 'drain':
@@ -292,8 +227,8 @@ export class RelayLink implements ConnLink {
   }
 
   /** Before `ready`: the challenge, answered once, then `ready` naming this host. */
-  private authenticate(session: Session, frame: RelayFrame, bytes: Uint8Array): void {
-    if (frame.type === 'ping') return this.control(session, { type: 'pong', nonce: frame.nonce });
+  private authenticate(session: LinkSession, frame: RelayFrame, bytes: Uint8Array): void {
+    if (frame.type === 'ping') return session.control({ type: 'pong', nonce: frame.nonce });
     if (frame.type === 'challenge' && session.phase === 'opening') {
       this.skewMs = frame.time - this.options.clock.now();
       const answer = answerRelayChallenge(bytes, this.options.identity.sign, {
@@ -302,8 +237,8 @@ export class RelayLink implements ConnLink {
       });
       if (!answer.ok) {
         if (answer.error.code === 'handshake-failed') {
-          // Asking again would get the same answer: this URL leads to a relay that calls itself
-          // something else, and signing its challenge would vouch for the wrong relay.
+          // This URL leads to a relay that calls itself something else (a wrong --public-url, or
+          // something in between): signing its challenge would vouch for the wrong relay.
           return this.refused(
             session,
             protocolError(
@@ -348,16 +283,17 @@ export class RelayLink implements ConnLink {
     );
   }
 
-  private linked(session: Session): void {
+  private linked(session: LinkSession): void {
     session.phase = 'linked';
     if (session.readyTimer !== undefined) this.options.clock.clearTimeout(session.readyTimer);
     session.readyTimer = undefined;
     this.reconnector.opened();
+    this.roster.set(this.index, { name: 'linked' });
     this.setState({ name: 'linked' });
     this.schedulePing(session);
   }
 
-  private schedulePing(session: Session): void {
+  private schedulePing(session: LinkSession): void {
     this.clearPing();
     this.pingTimer = this.options.clock.setTimeout(() => {
       this.pingTimer = undefined;
@@ -369,111 +305,85 @@ export class RelayLink implements ConnLink {
         session.socket.terminate();
         return this.closed(session, CloseCode.PingTimeout, 'ping-timeout');
       }
-      if (silent >= LINK_PING_MS) this.control(session, { type: 'ping', nonce: this.pingNonce });
+      if (silent >= LINK_PING_MS) session.control({ type: 'ping', nonce: this.pingNonce });
       this.schedulePing(session);
     }, LINK_PING_MS);
   }
 
-  private request(session: Session, frame: Extract<RelayFrame, { type: 'pair-request' | 'call-request' }>): void {
-    if (session.requests.size >= MAX_LINK_REQUESTS) {
-      this.options.gateway.stats.add('relay:requests-full');
-      const body = utf8Encode(JSON.stringify({ error: protocolError('busy', 'too many requests are waiting') }));
-      return this.control(session, { type: 'reply', reqId: frame.reqId, status: 503, body });
-    }
-    const controller = new AbortController();
-    session.requests.add(controller);
-    // Copied: the body is a view into a received message, and the answer may take the person's time.
-    const body = frame.body.slice();
-    const answer: Promise<RelayReply> =
-      frame.type === 'pair-request'
-        ? answerPairRequest(this.options.gateway, body, frame.source, controller.signal, this.pairChannel)
-        : answerCall(this.options.gateway, body, frame.source);
-    void answer.then((reply) => {
-      session.requests.delete(controller);
-      if (this.session !== session || session.phase !== 'linked') return;
-      this.control(session, { type: 'reply', reqId: frame.reqId, status: reply.status, body: reply.body });
-    });
-  }
-
-  private control(session: Session, frame: RelayFrame): void {
-    const bytes = encodeRelayFrame(frame);
-    if (!bytes.ok) {
-      // Every frame here is built by this file from checked values; a reply over the relay's
-      // size cap is the one way to get here, and the relay answers the caller with a timeout.
-      this.options.gateway.stats.add(`relay:encode-${bytes.error.code}`);
-      return;
-    }
-    session.socket.send(bytes.value, () => undefined);
-  }
-
   /**
-   * The relay node is stopping and asks the host to link again now. The message can come only from
-   * the relay this link proved itself to: it arrives on the link's own socket, after `ready`, and
-   * device bytes reach the host only inside `data` frames. So nothing but that relay can move the
-   * host. It dials at once, without a backoff: the next relay in the list, or the same URL, which
-   * a load balancer sends to another node (the stopping one refuses new links).
+   * The relay asks the host to link again now (its node is stopping, or the host's claim moved).
+   * It can come only from the relay this link proved itself to: it arrives on the link's own
+   * socket, after `ready`, and device bytes reach the host only inside `data` frames. A link that
+   * has been up LINK_STABLE_MS dials at once, without a backoff: the next relay in the list, or the
+   * same URL, which a load balancer sends to another node (the stopping one refuses new links).
+   * One that had only just come up waits out the backoff, as after any short-lived link.
    */
-  private drained(session: Session): void {
+  private drained(session: LinkSession): void {
     this.options.gateway.stats.add('relay:drain');
+    const stable = this.reconnector.stable;
     session.socket.close(CloseCode.GoingAway, 'relay-draining');
     this.endSession(session, { code: RelayCloseCode.HostGone, reason: 'host-gone' });
+    this.roster.set(this.index, { name: 'standby' });
+    if (!stable) {
+      return this.retry(
+        protocolError('disconnected', `the relay at ${this.url} asked this host to link again right after it linked`),
+      );
+    }
     this.reconnector.reset();
-    this.index = (this.index + 1) % this.options.urls.length;
+    this.index = this.roster.next(this.index).index;
     this.dial();
   }
 
   /** Ends the session from this side and dials again after a backoff. */
-  private drop(session: Session, error: ProtocolError, code: number = CloseCode.Normal, reason = 'relinking'): void {
+  private drop(
+    session: LinkSession,
+    error: ProtocolError,
+    code: number = CloseCode.Normal,
+    reason = 'relinking',
+  ): void {
     session.socket.close(code, reason);
     this.endSession(session, { code: RelayCloseCode.HostGone, reason: 'host-gone' });
+    this.roster.set(this.index, { name: 'failed', error });
     this.retry(error);
   }
 
-  /** The relay refused this host in a way no retry can fix. */
-  private refused(session: Session, error: ProtocolError): void {
-    session.socket.close(CloseCode.Normal, error.code);
+  /** The relay refused this host: that relay is held for a while, the link goes on with the others. */
+  private refused(session: LinkSession, error: ProtocolError, closeCode = CloseCode.Normal): void {
+    session.socket.close(closeCode, error.code);
     this.endSession(session, { code: RelayCloseCode.HostGone, reason: 'host-gone' });
-    this.reconnector.stop();
-    this.setState({ name: 'stopped', error });
+    const waitMs = this.roster.hold(this.index, error);
+    const entry = this.roster.entries[this.index]!;
+    this.options.onHeld?.(entry);
+    this.retry(protocolError(error.code, holdMessage(error.message, waitMs, this.urls.length > 1)));
   }
 
-  /** The socket closed under the session: for good, or for a retry. */
-  private closed(session: Session, code: number, reason: string): void {
-    const wasLinked = session.phase === 'linked';
-    this.endSession(session, { code: RelayCloseCode.HostGone, reason: 'host-gone' });
-    if (this.stateValue.name === 'stopped') return;
+  /** The socket closed under the session: a refusal of this relay, or a drop. */
+  private closed(session: LinkSession, code: number, reason: string): void {
     const error = protocolError(relayCloseToError(code, reason), closeMessage(this.url, code, reason));
-    if (relayRefusesForGood(code)) {
-      this.reconnector.stop();
-      this.setState({ name: 'stopped', error });
-      return;
-    }
-    if (wasLinked) this.reconnector.reset();
+    if (relayRefusesForGood(code)) return this.refused(session, error);
+    this.endSession(session, { code: RelayCloseCode.HostGone, reason: 'host-gone' });
+    this.roster.set(this.index, { name: 'failed', error });
     this.retry(error);
   }
 
-  /** Closes every device connection of the session (the relay closes their sockets too). */
-  private endSession(session: Session, info: { code: number; reason: string }): void {
-    if (session.phase === 'closed') return;
-    session.phase = 'closed';
+  private endSession(session: LinkSession, info: { code: number; reason: string }): void {
     if (this.session === session) this.session = undefined;
-    if (session.readyTimer !== undefined) this.options.clock.clearTimeout(session.readyTimer);
     this.clearPing();
-    for (const conn of session.conns.values()) conn.finish(info);
-    session.conns.clear();
-    for (const controller of session.requests) controller.abort();
-    session.requests.clear();
-    session.socket.onMessage = null;
-    session.socket.onClose = null;
+    session.end(info);
   }
 
-  /** After a drop or a failed dial: waits out the backoff, then dials the next relay in turn. */
+  /**
+   * After a drop, a failed dial or a refusal: waits out the backoff (and, when every relay is held,
+   * until the first hold ends), then dials the next relay in turn that is not held.
+   */
   private retry(error: ProtocolError): void {
     if (this.stateValue.name === 'stopped') return;
-    this.index = (this.index + 1) % this.options.urls.length;
+    const next = this.roster.next(this.index);
+    this.index = next.index;
+    const held = Math.max(0, next.notBefore - this.options.clock.now());
     const plan = this.reconnector.retry(() => {
       if (this.stateValue.name === 'waiting') this.dial();
-    });
+    }, held);
     if (plan) this.setState({ name: 'waiting', attempt: plan.attempt, retryAt: plan.retryAt, error });
   }
 
@@ -487,27 +397,4 @@ export class RelayLink implements ConnLink {
     this.sinceValue = this.options.clock.now();
     this.options.onState?.(state);
   }
-}
-
-/** What a close of the link means, in words for the person at the computer. */
-function closeMessage(url: string, code: number, reason: string): string {
-  switch (code) {
-    case RelayCloseCode.Replaced:
-      return `a newer link for this host took over at ${url}: another \`tether start\` with this host's key is running; this one stopped its link`;
-    case RelayCloseCode.AuthFailed:
-      return `the relay at ${url} did not accept this host's signature`;
-    case CloseCode.VersionUnsupported:
-      return `the relay at ${url} speaks another version of the relay protocol: update Tether or the relay`;
-    case RelayCloseCode.GoingAway:
-      return `the relay at ${url} is shutting down; relinking`;
-    default:
-      return `the link to ${url} closed (${code}${reason ? ` ${reason}` : ''}); relinking`;
-  }
-}
-
-/** A close reason the relay can pass on: at most 123 bytes of text. */
-function clip(reason: string): string {
-  let out = reason.slice(0, 123);
-  while (utf8Encode(out).length > 123) out = out.slice(0, -1);
-  return out;
 }

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { MAX_MESSAGE_TEXT } from '../limits.js';
-import { RelayUrlListSchema } from '../relay/relay-list.js';
+import { MAX_RELAYS, RelayUrlListSchema } from '../relay/relay-list.js';
+import { RelayStandingSchema } from '../rpc/relay.js';
 import {
   AnswerApprovalParams,
   AnswerApprovalResult,
@@ -67,14 +68,16 @@ export const RelayLinkStatusSchema = v.object({
   url: v.pipe(v.string(), v.maxLength(2048)),
   /** Every relay the host keeps, in order, when it was given more than one. */
   urls: v.optional(RelayUrlListSchema),
-  /** `linked`: devices reach the host through the relay now; `waiting`: relinking after a drop;
-   * `stopped`: the relay refused this host for good (see `message`). */
+  /** `linked`: devices reach the host through the relay now; `waiting`: relinking after a drop or
+   * a refusal; `stopped`: the host stopped its link (it is shutting down). No relay stops it. */
   state: v.picklist(['connecting', 'linked', 'waiting', 'stopped']),
   message: v.pipe(v.string(), v.maxLength(2000)),
   /** When the link reached its current state. */
   since: Timestamp,
   /** Device connections open through the relay now. */
   connections: Count,
+  /** Each relay the host keeps, with its own state and why: one relay's refusal holds only it. */
+  relays: v.optional(v.pipe(v.array(RelayStandingSchema), v.maxLength(MAX_RELAYS))),
 });
 
 export type RelayLinkStatus = v.InferOutput<typeof RelayLinkStatusSchema>;

@@ -18,7 +18,7 @@ import { ChangesParams, ChangesResult, ConfigureSessionParams, HistoryParams, Hi
 import { HostInfoResult, ListDirsParams, ListDirsResult } from './host.js';
 import { ListMachinesResult, MachineListDirsParams } from './machines.js';
 import { AppVisibilityParams, PushStatusResult, PushSubscribeParams, PushUnsubscribeParams } from './push.js';
-import { RelayTicketResult } from './relay.js';
+import { RelayStatusResult, RelayTicketResult } from './relay.js';
 import {
   ArchiveParams,
   CreateSessionParams,
@@ -120,6 +120,8 @@ export const METHODS = {
 
   // Any paired device may renew its own relay ticket: the ticket names the caller, nobody else.
   'relay.ticket': method(null, Empty, RelayTicketResult, true),
+  // Where each of the host's relays stands, and why: what the host's row in the app shows.
+  'relay.status': method('watch', Empty, RelayStatusResult, true),
 } as const;
 
 export type Methods = typeof METHODS;

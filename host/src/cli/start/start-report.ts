@@ -3,6 +3,7 @@ import type { PairRequestInfo } from '../../gateway/pairing-service.js';
 import type { Host } from '../../host.js';
 import type { McpNotice } from '../../mcp/types.js';
 import type { RelayLinkState } from '../../relay/relay-link.js';
+import type { RelayEntry } from '../../relay/relay-roster.js';
 import { VERSION } from '../../version.js';
 import { startApprovalNotice } from '../approval-lines.js';
 import { jsonForTerminal } from '../common.js';
@@ -74,8 +75,27 @@ export class StartReport {
           reason: state.error.message,
         });
       }
-      out.stderr.write(`[${state.name === 'stopped' ? 'warning' : 'info'}] ${visibleText(relay.message())}\n`);
+      out.stderr.write(`[info] ${visibleText(relay.message())}\n`);
     }
+  }
+
+  /** A relay refused this host: one clear line, naming it, why, and when it is asked again. */
+  relayHeld(entry: RelayEntry): void {
+    if (entry.standing.name !== 'held') return;
+    const { error, retryAt } = entry.standing;
+    if (this.out.json) {
+      return this.emit({
+        event: 'relay',
+        state: 'held',
+        url: entry.url,
+        code: error.code,
+        reason: error.message,
+        retryAt,
+      });
+    }
+    this.out.stderr.write(
+      `[warning] relay ${visibleText(entry.url)}: ${visibleText(error.message)}; skipping it until ${new Date(retryAt).toLocaleTimeString()}\n`,
+    );
   }
 
   pairRequest(request: PairRequestInfo): void {
