@@ -227,12 +227,13 @@ export class HostLink implements HostEndpoint, PeerOwner {
     this.onRefused(verdict);
   }
 
-  /** A control frame (open, close, request, ping, pong): bounded by the link's total only. */
-  /** This node is stopping: the host is to link again, elsewhere, now (once it is authenticated). */
+  /** The host is to link again now (once it is authenticated): this node is stopping, or the
+   * host's claim in Redis moved without a newer link announcing itself. */
   drain(): void {
     if (this.id !== undefined) this.control({ type: 'drain' });
   }
 
+  /** A control frame (open, close, request, ping, pong): bounded by the link's total only. */
   private control(frame: RelayFrame): void {
     const bytes = encodeRelayFrame(frame);
     if (!bytes.ok) return this.peer.close(CloseCode.ProtocolError, 'internal');

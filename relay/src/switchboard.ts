@@ -165,6 +165,12 @@ export class Switchboard {
     this.hosts.get(hostId)?.peer.close(RelayCloseCode.Replaced, 'replaced', 'replaced');
   }
 
+  /** Asks this node's link for `hostId`, if any, to link again now: its claim moved without a
+   * newer link announcing itself, so the host is moved, not told it was replaced. */
+  relinkHost(hostId: string): void {
+    this.hosts.get(hostId)?.drain();
+  }
+
   /** Tells every host linked here to link again elsewhere (the node is draining). */
   drainHosts(): void {
     for (const link of this.hosts.values()) link.drain();
