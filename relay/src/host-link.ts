@@ -33,6 +33,9 @@ export interface HostLinkDeps {
   peer: PeerConfig;
   /** This relay's origin, named in the challenge. */
   origin: string;
+  /** Whether this relay serves the app's pages (`about`, after `ready`): a host labels the pair
+   * requests it forwards by it. */
+  servesApp: boolean;
   /** Pair requests and calls waiting across the node. */
   requests: Gate;
   /** The host proved its id: make this the link for it (closing any older one). */
@@ -213,6 +216,7 @@ export class HostLink implements HostEndpoint, PeerOwner {
       maxConnections: this.deps.limits.maxDeviceConnsPerHost,
       maxPayload: RELAY_MAX_PAYLOAD,
     });
+    this.control({ type: 'about', servesApp: this.deps.servesApp });
     this.deps.onAuthenticated(this);
   }
 

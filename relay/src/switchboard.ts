@@ -35,6 +35,8 @@ export interface SwitchboardDeps {
   metrics: RelayMetrics;
   /** The relay's origin, named in host challenges. */
   origin: string;
+  /** Whether this relay serves the app's pages: told to every host once it is linked. */
+  servesApp?: boolean;
 }
 
 /**
@@ -76,6 +78,7 @@ export class Switchboard {
       limits: l,
       metrics: deps.metrics,
       origin: deps.origin,
+      servesApp: deps.servesApp ?? false,
       requests: this.requests,
       onAuthenticated: (link) => this.linked(link),
       onClosed: (link) => this.unlinked(link),

@@ -33,15 +33,30 @@ export class LinkSession implements ConnLink {
   private readonly requests = new Set<AbortController>();
   lastHeard: number;
   readyTimer: TimerHandle | undefined;
+  /** What the relay said it serves (`about`, right after `ready`): nothing until it says so. */
+  servesApp = false;
 
   constructor(
     readonly socket: LinkSocket,
     private readonly gateway: LinkGateway,
     private readonly clock: Clock,
-    /** How pair requests on this session reached the host (the relay's page, or a forwarder). */
-    private readonly pairChannel: () => PairChannel,
+    /** The relay's origin, as the host was given its URL (and checked its challenge against). */
+    private readonly origin: string,
   ) {
     this.lastHeard = clock.now();
+  }
+
+  /**
+   * How every pair request this session carries reached the host. A relay is reached over HTTPS
+   * (or loopback), so nobody on the network changed the page. A browser posts a pair request to a
+   * relay only from the relay's own origin (it answers no cross-origin pair request; the app on
+   * another origin pairs with the host directly). So through a relay that serves the app, the app
+   * was that relay's page, or a program holding the pairing link sent the request; through one that
+   * serves none (or does not say), no page of it did: a program did, and which page showed it the
+   * link, the relay cannot know.
+   */
+  private pairChannel(): PairChannel {
+    return { secure: true, page: { from: 'relay', origin: this.origin, app: this.servesApp } };
   }
 
   /** A device connection's bytes, as a `data` frame, within its share of what the link may queue. */

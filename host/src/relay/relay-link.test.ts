@@ -260,11 +260,11 @@ describe('the relay link', () => {
     const pending = pairThroughLink(h, relay.current);
     await settle();
     const [request] = h.gateway.pairing.requests();
-    // The app that asked was the relay's: the request names it, and gets watch and approve unless
-    // the person asks for more.
+    // The app that asked was the relay's (it says it serves the app): the request names it, and
+    // gets watch and approve unless the person asks for more.
     expect(request).toMatchObject({
       secure: true,
-      page: { from: 'relay', origin: 'https://relay.test' },
+      page: { from: 'relay', origin: 'https://relay.test', app: true },
       scopes: ['watch', 'approve'],
     });
     h.gateway.pairing.deny(request!.id);
@@ -273,6 +273,21 @@ describe('the relay link', () => {
     const call = await relay.current.request('call-request', Uint8Array.of(4, 1, 2, 3));
     expect(call.status).toBeGreaterThanOrEqual(400);
     expect(JSON.parse(utf8Decode(call.body)!)).toHaveProperty('error.code');
+  });
+
+  it.each([
+    ['says it serves no app', false],
+    ['says nothing of what it serves (an older relay)', undefined],
+  ] as const)('labels a pair request through a relay that %s as such: no page of it sent it', async (_, serves) => {
+    const { h, relay, link } = setup();
+    relay.servesApp = serves;
+    link.start();
+    await settle();
+    void pairThroughLink(h, relay.current);
+    await settle();
+    const [request] = h.gateway.pairing.requests();
+    expect(request).toMatchObject({ page: { from: 'relay', origin: 'https://relay.test', app: false } });
+    expect(request?.scopes).toEqual(['watch', 'approve']);
   });
 
   it('answers, through the relay, what it cannot open with the very bytes a relay gives for a host it does not have', async () => {

@@ -23,7 +23,6 @@ import {
   relayRefusesForGood,
 } from '@tether/shared-protocol';
 import type { GatewayTransport } from '../gateway/gateway-transport.js';
-import type { PairChannel } from '../gateway/pairing-service.js';
 import type { DialRelay } from './link-socket.js';
 import { LINK_DEAD_MS, LINK_PING_MS, LINK_READY_DEADLINE_MS, LINK_STABLE_MS } from './link-limits.js';
 import { LinkSession } from './link-session.js';
@@ -101,18 +100,6 @@ export class RelayLink {
     this.roster = new RelayRoster(options.urls, options.clock, jitter);
   }
 
-  /**
-   * How every pair request this link carries reached the host. A relay is reached over HTTPS (or
-   * loopback), so nobody on the network changed the page; but the page was the relay's: a browser
-   * posts a pair request to a relay only from the relay's own origin (it answers no cross-origin
-   * pair request), and the app on another origin pairs with the host directly. So the app was
-   * served by whoever runs this relay, which the host names by the URL it was given and checked the
-   * relay's challenge against.
-   */
-  private pairChannel(): PairChannel {
-    return { secure: true, page: { from: 'relay', origin: relayOrigin(this.url) ?? this.url } };
-  }
-
   get state(): RelayLinkState {
     return this.stateValue;
   }
@@ -167,8 +154,11 @@ export class RelayLink {
     }
     this.setState({ name: 'connecting', attempt: this.reconnector.dialling() });
     this.roster.set(this.index, { name: 'connecting' });
-    const session = new LinkSession(this.options.dial(url), this.options.gateway, this.options.clock, () =>
-      this.pairChannel(),
+    const session = new LinkSession(
+      this.options.dial(url),
+      this.options.gateway,
+      this.options.clock,
+      relayOrigin(this.url) ?? this.url,
     );
     this.session = session;
     session.readyTimer = this.options.clock.setTimeout(() => {
@@ -215,6 +205,9 @@ export class RelayLink {
         return;
       case 'drain':
         return this.drained(session);
+      case 'about':
+        session.servesApp = frame.servesApp;
+        return;
       default:
         this.options.gateway.stats.add('relay:unexpected-frame');
         return this.drop(

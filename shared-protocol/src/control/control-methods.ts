@@ -140,15 +140,17 @@ const PageOrigin = v.pipe(v.string(), v.maxLength(300));
  * may do when allowed without choosing (docs/security.md, "Who is trusted with what").
  * - `host`: sent straight to the host by a page whose `Origin` (set by the browser) is the host's own.
  * - `other`: sent straight to the host by a page of another origin the host lets call it.
- * - `relay`: came through the relay the host is linked to. A browser posts a pair request to a relay
- *   only from the relay's own pages (the relay answers no cross-origin pair request), so the app was the
- *   relay's, at `origin`: the relay's URL as the host was given it.
+ * - `relay`: came through the relay the host is linked to, at `origin` (its URL as the host was given
+ *   it). A browser posts a pair request to a relay only from the relay's own pages (the relay answers
+ *   no cross-origin pair request). `app`: the relay said it serves the app, so the app was its page,
+ *   or a program holding the pairing link sent the request; without it (a `--no-app` relay, or one
+ *   that does not say), no page of that relay sent it: a program holding the link did.
  * - `none`: sent straight to the host with no `Origin`: a program holding the link, not a web page.
  */
 export const PairPageSchema = v.variant('from', [
   v.object({ from: v.literal('host'), origin: PageOrigin }),
   v.object({ from: v.literal('other'), origin: PageOrigin }),
-  v.object({ from: v.literal('relay'), origin: PageOrigin }),
+  v.object({ from: v.literal('relay'), origin: PageOrigin, app: v.optional(v.boolean()) }),
   v.object({ from: v.literal('none') }),
 ]);
 export type PairPage = v.InferOutput<typeof PairPageSchema>;

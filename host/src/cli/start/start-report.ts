@@ -7,7 +7,7 @@ import type { RelayEntry } from '../../relay/relay-roster.js';
 import { VERSION } from '../../version.js';
 import { startApprovalNotice } from '../approval-lines.js';
 import { jsonForTerminal } from '../common.js';
-import { describePairPage } from '../pair-page-text.js';
+import { describePairPage, servedElsewhere } from '../pair-page-text.js';
 import type { PairPrompt } from '../pair-prompt.js';
 import { terminalQr } from '../terminal-qr.js';
 
@@ -114,7 +114,11 @@ export class StartReport {
     }
     if (out.prompt && this.host) return out.prompt.ask(request, this.host.gateway.pairing);
     const limited = request.scopes.length < DEFAULT_DEVICE_SCOPES.length;
-    const why = !request.secure ? 'over plain HTTP' : "from a page this computer didn't serve";
+    const why = !request.secure
+      ? 'over plain HTTP'
+      : servedElsewhere(request.page)
+        ? "from a page this computer didn't serve"
+        : 'sent by a program through a relay';
     out.stdout.write(
       `Pair request ${request.id} from '${visibleText(request.label)}', code ${formatConfirmationCode(request.code)}. ${describePairPage(request.page).replace(/\n/g, ' ')}\nCheck the phone shows the same code, then: tether pair allow ${request.id}${limited ? ` (${why} it gets only ${request.scopes.join(', ')}; for more, only if you trust that page, add --scopes watch,approve,chat,terminal)` : ''}\n`,
     );
