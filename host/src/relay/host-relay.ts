@@ -20,6 +20,8 @@ import type { DialRelay } from './link-socket.js';
 import { dialWebSocket } from './link-socket.js';
 import type { LinkGateway, RelayLinkState } from './relay-link.js';
 import { RelayLink } from './relay-link.js';
+import type { LinkProbe } from './relay-probe.js';
+import { probeHostLink } from './relay-probe.js';
 import type { RelayEntry } from './relay-roster.js';
 import { RelayTickets } from './relay-tickets.js';
 
@@ -34,6 +36,8 @@ export interface HostRelayOptions {
   onState?: (state: RelayLinkState) => void;
   /** A relay refused this host: it is passed over for a while (its entry says why, and until when). */
   onHeld?: (entry: RelayEntry) => void;
+  /** How a relay's "a newer link took over" is checked (`probeHostLink` by default). */
+  verify?: (url: string) => Promise<LinkProbe>;
   /** The tickets for `urls` (`relayTickets`), when the devices' handlers were given them first. */
   tickets?: RelayTickets;
 }
@@ -102,6 +106,7 @@ export class HostRelay {
       dial: options.dial ?? dialWebSocket(),
       ...(options.onState ? { onState: options.onState } : {}),
       ...(options.onHeld ? { onHeld: options.onHeld } : {}),
+      verify: options.verify ?? ((url) => probeHostLink(url, identity, options.random, options.clock)),
     });
   }
 
@@ -207,6 +212,6 @@ function standingMessage(entry: RelayEntry): string {
     case 'failed':
       return `${standing.error.message}; tried again in turn`;
     case 'held':
-      return `${standing.error.message}; passed over until it is asked again`;
+      return standing.error.message;
   }
 }

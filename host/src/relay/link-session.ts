@@ -9,10 +9,17 @@ import {
 } from '@tether/shared-protocol';
 import type { PairChannel } from '../gateway/pairing-service.js';
 import type { LinkSocket } from './link-socket.js';
-import { MAX_CONN_QUEUED_BYTES, MAX_LINK_QUEUED_BYTES, MAX_LINK_REQUESTS } from './link-limits.js';
+import {
+  LINK_DEAD_MS,
+  LINK_PING_MS,
+  LINK_READY_DEADLINE_MS,
+  MAX_CONN_QUEUED_BYTES,
+  MAX_LINK_QUEUED_BYTES,
+  MAX_LINK_REQUESTS,
+} from './link-limits.js';
 import type { ConnLink } from './relay-conn.js';
 import { RelayConn } from './relay-conn.js';
-import type { LinkGateway } from './relay-link.js';
+import type { LinkGateway } from './link-types.js';
 import type { RelayReply } from './relay-requests.js';
 import { answerCall, answerPairRequest } from './relay-requests.js';
 
@@ -32,7 +39,8 @@ export class LinkSession implements ConnLink {
   private queued = 0;
   private readonly requests = new Set<AbortController>();
   lastHeard: number;
-  readyTimer: TimerHandle | undefined;
+  private readyTimer: TimerHandle | undefined;
+  private pingTimer: TimerHandle | undefined;
   /** What the relay said it serves (`about`, right after `ready`): nothing until it says so. */
   servesApp = false;
 
@@ -94,6 +102,39 @@ export class LinkSession implements ConnLink {
     });
   }
 
+  /** The relay must accept the link within LINK_READY_DEADLINE_MS (above its own 10 s). */
+  expectReady(late: () => void): void {
+    this.readyTimer = this.clock.setTimeout(() => {
+      this.readyTimer = undefined;
+      if (this.phase !== 'linked') late();
+    }, LINK_READY_DEADLINE_MS);
+  }
+
+  ready(): void {
+    this.phase = 'linked';
+    if (this.readyTimer !== undefined) this.clock.clearTimeout(this.readyTimer);
+    this.readyTimer = undefined;
+  }
+
+  /**
+   * Keeps the linked session alive: every LINK_PING_MS a quiet link gets a ping; one the relay has
+   * said nothing on for LINK_DEAD_MS is taken for dead (`dead`), its socket dropped at once (a
+   * dead peer answers no close handshake).
+   */
+  keepAlive(nonce: Uint8Array, dead: () => void): void {
+    this.pingTimer = this.clock.setTimeout(() => {
+      this.pingTimer = undefined;
+      if (this.phase !== 'linked') return;
+      const silent = this.clock.now() - this.lastHeard;
+      if (silent >= LINK_DEAD_MS) {
+        this.socket.terminate();
+        return dead();
+      }
+      if (silent >= LINK_PING_MS) this.control({ type: 'ping', nonce });
+      this.keepAlive(nonce, dead);
+    }, LINK_PING_MS);
+  }
+
   /** A frame that only a linked session carries. */
   carry(frame: LiveFrame): void {
     switch (frame.type) {
@@ -133,7 +174,9 @@ export class LinkSession implements ConnLink {
     if (this.phase === 'closed') return;
     this.phase = 'closed';
     if (this.readyTimer !== undefined) this.clock.clearTimeout(this.readyTimer);
+    if (this.pingTimer !== undefined) this.clock.clearTimeout(this.pingTimer);
     this.readyTimer = undefined;
+    this.pingTimer = undefined;
     for (const conn of this.conns.values()) conn.finish(info);
     this.conns.clear();
     for (const controller of this.requests) controller.abort();

@@ -26,6 +26,7 @@ import type { FakeLinkSocket } from '../../test/support/fake-relay.js';
 import { FakeRelay } from '../../test/support/fake-relay.js';
 import { LINK_DEAD_MS, LINK_PING_MS, LINK_STABLE_MS, MAX_CONN_QUEUED_BYTES } from './link-limits.js';
 import type { RelayLinkState } from './relay-link.js';
+import type { LinkProbe } from './relay-probe.js';
 import { RelayLink } from './relay-link.js';
 
 /** A device pairing with the gateway through the link, each step a forwarded pair request. */
@@ -47,7 +48,7 @@ function pairThroughLink(h: ReturnType<typeof gatewayHarness>, socket: FakeLinkS
   });
 }
 
-function setup() {
+function setup(verify?: (url: string) => Promise<LinkProbe>) {
   const h = gatewayHarness();
   const relay = new FakeRelay(h.clock, h.random);
   const states: RelayLinkState[] = [];
@@ -59,6 +60,7 @@ function setup() {
     random: h.random,
     dial: relay.dial,
     onState: (s) => states.push(s),
+    ...(verify ? { verify } : {}),
   });
   /** A device in the store, and a connection for it opened through the link. */
   const device = async (connId: number, opts: { revoked?: boolean; source?: string } = {}) => {
@@ -118,28 +120,61 @@ describe('the relay link', () => {
     expect(link.state.name).toBe('linked');
   });
 
-  it('passes over a relay that names another origin, without signing anything, and asks it again later', async () => {
+  it('passes over a relay that names another origin, without signing anything, and asks it again', async () => {
     const { h, relay, link, states } = setup();
     relay.origin = 'https://elsewhere.test';
     link.start();
     await settle();
     expect(relay.current.hostId).toBeUndefined();
-    // A relay's word is about itself: the link waits, never stops, and says why and for how long.
+    // A relay's word is about itself: the link waits, never stops, and says why.
     expect(link.state).toMatchObject({ name: 'waiting', error: { code: 'handshake-failed' } });
     expect(link.state.name === 'waiting' && link.state.error.message).toContain('https://elsewhere.test');
-    expect(link.state.name === 'waiting' && link.state.error.message).toMatch(/asking it again in \d+ s/);
+    expect(link.state.name === 'waiting' && link.state.error.message).toContain('asking it again');
     expect(names(states)).toEqual(['connecting', 'waiting']);
     expect(link.relays[0]!.standing).toMatchObject({ name: 'held', error: { code: 'handshake-failed' } });
-    // Held for 15 to 30 s (half to all of the first 30 s step); fixed meanwhile, it links.
+    // With no other relay to go to, it is asked again after the link's backoff; fixed, it links.
+    await run(h, 500);
+    expect(relay.sockets).toHaveLength(2);
     relay.origin = 'https://relay.test';
-    h.clock.advance(14_000);
+    await run(h, 1_000);
+    expect(relay.sockets).toHaveLength(3);
+    expect(link.state.name).toBe('linked');
+  });
+
+  it('checks a lone relay that says a newer link took over: true, it stays off it for a long while and says so', async () => {
+    const asked: string[] = [];
+    const { h, relay, link } = setup((url) => {
+      asked.push(url);
+      return Promise.resolve('live');
+    });
+    link.start();
     await settle();
+    relay.current.relayCloses(RelayCloseCode.Replaced, 'replaced');
+    await run(h, 500);
+    expect(asked).toEqual(['https://relay.test']);
+    expect(link.state).toMatchObject({ name: 'waiting', error: { code: 'conflict' } });
+    expect(link.state.name === 'waiting' && link.state.error.message).toContain('another link for this host is up');
+    expect(link.relays[0]!.standing).toMatchObject({ name: 'held' });
+    // Off it until the hold (15 to 30 s) ends: the other process is not disturbed meanwhile.
+    await run(h, 14_000);
     expect(relay.sockets).toHaveLength(1);
-    h.clock.advance(16_000);
-    await settle();
+    await run(h, 16_000);
     expect(relay.sockets).toHaveLength(2);
     expect(link.state.name).toBe('linked');
   });
+
+  it.each(['none', 'unknown'] as const)(
+    'checks a lone relay that says a newer link took over: %s, and it is dialled again at once',
+    async (answer) => {
+      const { h, relay, link } = setup(() => Promise.resolve(answer));
+      link.start();
+      await settle();
+      relay.current.relayCloses(RelayCloseCode.Replaced, 'replaced');
+      await run(h, 600);
+      expect(relay.sockets).toHaveLength(2);
+      expect(link.state.name).toBe('linked');
+    },
+  );
 
   it("waits and tries again when the relay's clock is off, saying by how much", async () => {
     const { h, relay, link } = setup();
@@ -208,7 +243,7 @@ describe('the relay link', () => {
     expect(link.connections).toBe(1);
   });
 
-  it('closes its devices when the link drops, relinks with backoff, and waits long when a newer link took over', async () => {
+  it('closes its devices when the link drops, relinks with backoff, and is not stopped when a newer link took over', async () => {
     const { h, relay, link, device } = await linked();
     const a = await device(1);
     expect(a.opened.ok).toBe(true);
@@ -224,14 +259,12 @@ describe('the relay link', () => {
     await settle();
     expect(link.state.name).toBe('linked');
 
-    // A newer link with this key, says the relay: true (another `tether start`) or not, it is that
-    // relay's word. The link waits a long while, says so, and asks it again: never stopped by it.
+    // A newer link with this key, says the relay: its word, about itself. The link waits, says so,
+    // and is never stopped by it (checked, as here without a check, it is dialled again).
     relay.current.relayCloses(RelayCloseCode.Replaced, 'replaced');
     expect(link.state).toMatchObject({ name: 'waiting', error: { code: 'conflict' } });
     expect(link.state.name === 'waiting' && link.state.error.message).toContain('another `tether start`');
-    await run(h, 14_000);
-    expect(relay.sockets).toHaveLength(2);
-    await run(h, 16_000);
+    await run(h, 1_000);
     expect(relay.sockets).toHaveLength(3);
     expect(link.state.name).toBe('linked');
   });
@@ -343,7 +376,7 @@ describe('the relay link', () => {
 });
 
 describe('a link with several relays', () => {
-  function twoRelays() {
+  function twoRelays(verify?: (url: string) => Promise<LinkProbe>) {
     const h = gatewayHarness();
     const a = new FakeRelay(h.clock, h.random);
     const b = new FakeRelay(h.clock, h.random);
@@ -367,6 +400,7 @@ describe('a link with several relays', () => {
       },
       onState: (s) => states.push(s),
       onHeld: (entry) => held.push(entry.url),
+      ...(verify ? { verify } : {}),
     });
     return { h, a, b, link, states, dials, held };
   }
@@ -473,6 +507,26 @@ describe('a link with several relays', () => {
     expect(link.state.name).toBe('linked');
     expect(link.url).toBe('https://b.test');
     expect(link.relays[0]!.standing.name).toBe('held');
+  });
+
+  it('with every relay held, asks one again at once rather than sit out the holds: a relay that said replaced, checked first', async () => {
+    const asked: string[] = [];
+    const { h, a, b, link, dials } = twoRelays((url) => {
+      asked.push(url);
+      return Promise.resolve('none');
+    });
+    link.start();
+    await settle();
+    a.current.relayCloses(RelayCloseCode.Replaced, 'replaced');
+    await run(h, 500);
+    expect(link.url).toBe('https://b.test');
+    b.current.relayCloses(RelayCloseCode.AuthFailed, 'auth-failed');
+    await run(h, 1_500);
+    // A's word was checked (nothing holds this host there) and A dialled again, well inside its hold.
+    expect(asked).toEqual(['https://a.test']);
+    expect(dials.map((d) => d.to)).toEqual(['a', 'b', 'a']);
+    expect(link.state.name).toBe('linked');
+    expect(link.url).toBe('https://a.test');
   });
 
   it('passes over a relay with a wrong --public-url and links through the next', async () => {

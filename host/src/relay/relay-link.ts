@@ -1,19 +1,8 @@
-import type {
-  BackoffOptions,
-  Clock,
-  HostIdentity,
-  ProtocolError,
-  RandomBytes,
-  ReconnectState,
-  RelayFrame,
-  Result,
-  TimerHandle,
-} from '@tether/shared-protocol';
+import type { ProtocolError, RelayFrame } from '@tether/shared-protocol';
 import {
   CloseCode,
   Reconnector,
   RelayCloseCode,
-  answerRelayChallenge,
   decodeRelayFrame,
   jitterFrom,
   protocolError,
@@ -22,40 +11,16 @@ import {
   relayOrigin,
   relayRefusesForGood,
 } from '@tether/shared-protocol';
-import type { GatewayTransport } from '../gateway/gateway-transport.js';
-import type { DialRelay } from './link-socket.js';
-import { LINK_DEAD_MS, LINK_PING_MS, LINK_READY_DEADLINE_MS, LINK_STABLE_MS } from './link-limits.js';
+import { challengeStep } from './link-challenge.js';
+import { LINK_STABLE_MS } from './link-limits.js';
 import { LinkSession } from './link-session.js';
 import type { RelayEntry } from './relay-roster.js';
 import { RelayRoster } from './relay-roster.js';
-import type { RequestGateway } from './relay-requests.js';
-import { closeMessage, holdMessage } from './relay-words.js';
+import { closeMessage, duration, holdMessage } from './relay-words.js';
 
-export type RelayLinkState =
-  | ReconnectState
-  | { name: 'linked' }
-  /** The host stopped its link (it is shutting down): nothing a relay says ever gets here. */
-  | { name: 'stopped'; error: ProtocolError };
+import type { RelayLinkOptions, RelayLinkState } from './link-types.js';
 
-/** The device gateway, as a relay link uses it: connections, pair requests and calls. */
-export interface LinkGateway extends RequestGateway {
-  accept(transport: GatewayTransport): Result<unknown>;
-}
-
-export interface RelayLinkOptions {
-  /** The relays' public URLs (`https://relay.example.com`), most preferred first: the link is to
-   * one at a time, and moves to the next in turn when it drops or a dial fails. */
-  urls: readonly string[];
-  identity: HostIdentity;
-  gateway: LinkGateway;
-  clock: Clock;
-  random: RandomBytes;
-  dial: DialRelay;
-  backoff?: BackoffOptions;
-  onState?: (state: RelayLinkState) => void;
-  /** A relay refused this host and is passed over until `retryAt` (its entry says why). */
-  onHeld?: (entry: RelayEntry) => void;
-}
+export type { LinkGateway, RelayLinkOptions, RelayLinkState } from './link-types.js';
 
 /**
  * The host's link to a relay (`tether start --relay URL`): the second transport adapter in front
@@ -64,22 +29,17 @@ export interface RelayLinkOptions {
  * at about the present time), then carries the device connections the relay opens on it (a
  * `LinkSession`) and answers the pair requests and one-shot calls the relay forwards.
  *
- * It keeps the link, and only the host stops it. A drop is dialled again with jittered exponential
- * backoff on the injected clock; a link that ends within LINK_STABLE_MS of coming up, however it
- * ended (a close, a `drain`), counts as a failure, so the backoff keeps growing. With several
- * relays, every drop and every failed dial moves to the next relay in the list (round and round):
- * a link that had been up is dialled again at the backoff's first step (at most 500 ms), so a host
- * whose relay dies is on another one well within 2 s. A relay's refusal (a newer link took over,
- * the signature did not hold, another version, another origin than its URL) is its word about
- * itself: that relay is passed over for a while that grows with each refusal (`RelayRoster`), the
- * others are dialled meanwhile, and it is asked again later.
+ * Only the host stops the link. A drop is dialled again with jittered exponential backoff; a link
+ * that ends within LINK_STABLE_MS of `ready`, however it ended, counts as a failure. Every drop
+ * and failed dial moves to the next relay in the list, so a host whose relay dies is on another
+ * well within 2 s. A relay's refusal is its word about itself: that relay alone is passed over, for
+ * a while that grows with each refusal (`RelayRoster`).
  */
 export class RelayLink {
   private stateValue: RelayLinkState = { name: 'idle' };
   private session: LinkSession | undefined;
   private readonly reconnector: Reconnector;
   private readonly roster: RelayRoster;
-  private pingTimer: TimerHandle | undefined;
   private sinceValue: number;
   /** The relay's clock minus this one, from the last challenge (ms). */
   skewMs: number | undefined;
@@ -114,11 +74,6 @@ export class RelayLink {
     return this.options.urls[this.index]!;
   }
 
-  /** Every relay the link may use, most preferred first. */
-  get urls(): readonly string[] {
-    return this.options.urls;
-  }
-
   /** Each relay's standing, in the order given. */
   get relays(): readonly RelayEntry[] {
     return this.roster.entries;
@@ -149,8 +104,9 @@ export class RelayLink {
     const url = relayHostLinkUrl(this.url);
     if (!url) {
       // The URLs are checked before the link is made (`relayUrls`); one that is not is held.
-      this.roster.hold(this.index, protocolError('invalid-params', `${this.url} is not a relay URL`));
-      return this.retry(protocolError('invalid-params', `${this.url} is not a relay URL`));
+      const error = protocolError('invalid-params', `${this.url} is not a relay URL`);
+      this.roster.hold(this.index, error);
+      return this.retry(error);
     }
     this.setState({ name: 'connecting', attempt: this.reconnector.dialling() });
     this.roster.set(this.index, { name: 'connecting' });
@@ -161,13 +117,10 @@ export class RelayLink {
       relayOrigin(this.url) ?? this.url,
     );
     this.session = session;
-    session.readyTimer = this.options.clock.setTimeout(() => {
-      session.readyTimer = undefined;
-      if (session.phase !== 'linked') {
-        this.options.gateway.stats.add('relay:ready-timeout');
-        this.drop(session, protocolError('timeout', 'the relay did not accept the link in time'));
-      }
-    }, LINK_READY_DEADLINE_MS);
+    session.expectReady(() => {
+      this.options.gateway.stats.add('relay:ready-timeout');
+      this.drop(session, protocolError('timeout', 'the relay did not accept the link in time'));
+    });
     session.socket.onMessage = (bytes) => {
       if (this.session !== session) return;
       session.lastHeard = this.options.clock.now();
@@ -224,37 +177,11 @@ export class RelayLink {
     if (frame.type === 'ping') return session.control({ type: 'pong', nonce: frame.nonce });
     if (frame.type === 'challenge' && session.phase === 'opening') {
       this.skewMs = frame.time - this.options.clock.now();
-      const answer = answerRelayChallenge(bytes, this.options.identity.sign, {
-        relayUrl: this.url,
-        clock: this.options.clock,
-      });
-      if (!answer.ok) {
-        if (answer.error.code === 'handshake-failed') {
-          // This URL leads to a relay that calls itself something else (a wrong --public-url, or
-          // something in between): signing its challenge would vouch for the wrong relay.
-          return this.refused(
-            session,
-            protocolError(
-              'handshake-failed',
-              `the relay at ${this.url} names itself ${frame.origin}, not ${relayOrigin(this.url) ?? '?'}: check the URL, or the relay's --public-url`,
-            ),
-          );
-        }
-        const stale = answer.error.code === 'handshake-stale';
-        return this.drop(
-          session,
-          stale
-            ? protocolError(
-                'handshake-stale',
-                `the relay's clock is ${Math.round(Math.abs(this.skewMs) / 1000)} s ${this.skewMs > 0 ? 'ahead of' : 'behind'} this computer's: check the time here`,
-              )
-            : answer.error,
-          CloseCode.ProtocolError,
-          answer.error.code,
-        );
-      }
+      const step = challengeStep(bytes, frame, this.url, this.options.identity.sign, this.options.clock);
+      if (step.kind === 'refuse') return this.refused(session, step.error);
+      if (step.kind === 'drop') return this.drop(session, step.error, CloseCode.ProtocolError, step.error.code);
       session.phase = 'challenged';
-      return session.socket.send(answer.value, () => undefined);
+      return session.socket.send(step.bytes, () => undefined);
     }
     if (frame.type === 'ready' && session.phase === 'challenged') {
       if (frame.hostId !== this.options.identity.hostId) {
@@ -277,30 +204,14 @@ export class RelayLink {
   }
 
   private linked(session: LinkSession): void {
-    session.phase = 'linked';
-    if (session.readyTimer !== undefined) this.options.clock.clearTimeout(session.readyTimer);
-    session.readyTimer = undefined;
+    session.ready();
     this.reconnector.opened();
     this.roster.set(this.index, { name: 'linked' });
     this.setState({ name: 'linked' });
-    this.schedulePing(session);
-  }
-
-  private schedulePing(session: LinkSession): void {
-    this.clearPing();
-    this.pingTimer = this.options.clock.setTimeout(() => {
-      this.pingTimer = undefined;
-      if (this.session !== session || session.phase !== 'linked') return;
-      const silent = this.options.clock.now() - session.lastHeard;
-      if (silent >= LINK_DEAD_MS) {
-        this.options.gateway.stats.add('relay:dead');
-        // A dead peer answers no close handshake: the socket goes at once.
-        session.socket.terminate();
-        return this.closed(session, CloseCode.PingTimeout, 'ping-timeout');
-      }
-      if (silent >= LINK_PING_MS) session.control({ type: 'ping', nonce: this.pingNonce });
-      this.schedulePing(session);
-    }, LINK_PING_MS);
+    session.keepAlive(this.pingNonce, () => {
+      this.options.gateway.stats.add('relay:dead');
+      this.closed(session, CloseCode.PingTimeout, 'ping-timeout');
+    });
   }
 
   /**
@@ -315,7 +226,7 @@ export class RelayLink {
     this.options.gateway.stats.add('relay:drain');
     const stable = this.reconnector.stable;
     session.socket.close(CloseCode.GoingAway, 'relay-draining');
-    this.endSession(session, { code: RelayCloseCode.HostGone, reason: 'host-gone' });
+    this.endSession(session);
     this.roster.set(this.index, { name: 'standby' });
     if (!stable) {
       return this.retry(
@@ -335,54 +246,80 @@ export class RelayLink {
     reason = 'relinking',
   ): void {
     session.socket.close(code, reason);
-    this.endSession(session, { code: RelayCloseCode.HostGone, reason: 'host-gone' });
-    this.roster.set(this.index, { name: 'failed', error });
-    this.retry(error);
+    this.failed(session, error);
   }
 
   /** The relay refused this host: that relay is held for a while, the link goes on with the others. */
-  private refused(session: LinkSession, error: ProtocolError, closeCode = CloseCode.Normal): void {
-    session.socket.close(closeCode, error.code);
-    this.endSession(session, { code: RelayCloseCode.HostGone, reason: 'host-gone' });
+  private refused(session: LinkSession, error: ProtocolError): void {
+    session.socket.close(CloseCode.Normal, error.code);
+    this.endSession(session);
     const waitMs = this.roster.hold(this.index, error);
-    const entry = this.roster.entries[this.index]!;
-    this.options.onHeld?.(entry);
-    this.retry(protocolError(error.code, holdMessage(error.message, waitMs, this.urls.length > 1)));
+    this.options.onHeld?.(this.roster.entries[this.index]!);
+    const next = this.roster.next(this.index);
+    const said = protocolError(error.code, holdMessage(error.message, waitMs, this.options.urls.length > 1));
+    if (next.held || this.stateValue.name === 'stopped') return this.retry(said);
+    // Another server, not held: its word is its own, so it is dialled without waiting.
+    this.index = next.index;
+    this.dial();
   }
 
   /** The socket closed under the session: a refusal of this relay, or a drop. */
   private closed(session: LinkSession, code: number, reason: string): void {
     const error = protocolError(relayCloseToError(code, reason), closeMessage(this.url, code, reason));
     if (relayRefusesForGood(code)) return this.refused(session, error);
-    this.endSession(session, { code: RelayCloseCode.HostGone, reason: 'host-gone' });
+    this.failed(session, error);
+  }
+
+  private failed(session: LinkSession, error: ProtocolError): void {
+    this.endSession(session);
     this.roster.set(this.index, { name: 'failed', error });
     this.retry(error);
   }
 
-  private endSession(session: LinkSession, info: { code: number; reason: string }): void {
+  /** Its devices are told the host went away (they reconnect, wherever it links next). */
+  private endSession(
+    session: LinkSession,
+    info: { code: number; reason: string } = { code: RelayCloseCode.HostGone, reason: 'host-gone' },
+  ): void {
     if (this.session === session) this.session = undefined;
-    this.clearPing();
     session.end(info);
   }
 
-  /**
-   * After a drop, a failed dial or a refusal: waits out the backoff (and, when every relay is held,
-   * until the first hold ends), then dials the next relay in turn that is not held.
-   */
+  /** After a drop, a failed dial or a refusal: the next relay in turn that is not held, after the
+   * backoff (a relay that said it was replaced, checked first when every relay is held). */
   private retry(error: ProtocolError): void {
     if (this.stateValue.name === 'stopped') return;
     const next = this.roster.next(this.index);
     this.index = next.index;
-    const held = Math.max(0, next.notBefore - this.options.clock.now());
+    this.wait(error, () => (next.verify ? void this.verify(next.index) : this.dial()));
+  }
+
+  /** Waits out the backoff (at least `atLeastMs`), saying why, then `then`, unless stopped meanwhile. */
+  private wait(error: ProtocolError, then: () => void, atLeastMs = 0): void {
     const plan = this.reconnector.retry(() => {
-      if (this.stateValue.name === 'waiting') this.dial();
-    }, held);
+      if (this.stateValue.name === 'waiting') then();
+    }, atLeastMs);
     if (plan) this.setState({ name: 'waiting', attempt: plan.attempt, retryAt: plan.retryAt, error });
   }
 
-  private clearPing(): void {
-    if (this.pingTimer !== undefined) this.options.clock.clearTimeout(this.pingTimer);
-    this.pingTimer = undefined;
+  /**
+   * Every relay is held and this one said a newer link for this host took over: is one up there?
+   * If so (another `tether start` with this host's key), the host stays off it until its hold ends
+   * and says so; if not, or if the relay does not say, it is dialled now.
+   */
+  private async verify(index: number): Promise<void> {
+    const url = this.options.urls[index]!;
+    const answer = this.options.verify ? await this.options.verify(url) : 'unknown';
+    if (this.stateValue.name !== 'waiting' || this.index !== index || this.session) return;
+    if (answer !== 'live') return this.dial();
+    const holdMs = this.roster.heldUntil(index) - this.options.clock.now();
+    const error = protocolError(
+      'conflict',
+      `another link for this host is up at ${url}: another \`tether start\` with this host's key is running; this one waits, and links there again in ${duration(holdMs)}`,
+    );
+    this.roster.confirm(index, error.message);
+    this.options.onHeld?.(this.roster.entries[index]!);
+    this.wait(error, () => this.dial(), holdMs);
   }
 
   private setState(state: RelayLinkState): void {

@@ -64,19 +64,38 @@ export class RelayRoster {
   }
 
   /**
-   * The relay to dial after `index`, round and round, passing over those held now; when every one
-   * is held, the one whose hold ends first (with when it ends).
+   * The relay to dial after `index`, round and round, passing over those held now (`held`: every
+   * one is). When every one is held, there is nowhere else to go: the one whose hold ends first, at once (after the link's
+   * ordinary backoff): asked again, a relay that refused says so again, and one that was wrong or
+   * lied is back. Only a relay that said a newer link for this host took over is first `verify`d:
+   * true, the host stays off it until its hold ends, so two processes with one key take turns
+   * slowly; false, it is dialled.
    */
-  next(index: number): { index: number; notBefore: number } {
+  next(index: number): { index: number; verify: boolean; held: boolean } {
     const n = this.entries.length;
     const now = this.clock.now();
-    let soonest = { index: (index + 1) % n, notBefore: Infinity };
+    let soonest: { index: number; retryAt: number; verify: boolean } | undefined;
     for (let step = 1; step <= n; step++) {
       const at = (index + step) % n;
       const standing = this.entries[at]!.standing;
-      if (standing.name !== 'held' || standing.retryAt <= now) return { index: at, notBefore: now };
-      if (standing.retryAt < soonest.notBefore) soonest = { index: at, notBefore: standing.retryAt };
+      if (standing.name !== 'held' || standing.retryAt <= now) return { index: at, verify: false, held: false };
+      if (!soonest || standing.retryAt < soonest.retryAt) {
+        soonest = { index: at, retryAt: standing.retryAt, verify: standing.error.code === 'conflict' };
+      }
     }
-    return soonest;
+    return { index: soonest!.index, verify: soonest!.verify, held: true };
+  }
+
+  /** When the relay's hold ends (now, when it is not held). */
+  heldUntil(index: number): number {
+    const standing = this.entries[index]!.standing;
+    return standing.name === 'held' ? standing.retryAt : this.clock.now();
+  }
+
+  /** Its refusal was checked and holds: says so, keeping the hold. */
+  confirm(index: number, message: string): void {
+    const standing = this.entries[index]!.standing;
+    if (standing.name !== 'held') return;
+    this.set(index, { ...standing, error: { ...standing.error, message } });
   }
 }

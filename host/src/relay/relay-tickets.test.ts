@@ -55,7 +55,12 @@ describe('relay tickets', () => {
   it('renew over the sealed channel for the calling device alone, or are unsupported without a relay', async () => {
     const clock = new ManualClock();
     const issuer: { tickets?: RelayTickets } = {};
-    const h = gatewayHarness(relayHandlers(() => issuer.tickets, () => undefined));
+    const h = gatewayHarness(
+      relayHandlers(
+        () => issuer.tickets,
+        () => undefined,
+      ),
+    );
     const phone = await h.connect(['watch']);
     const none = await phone.request('relay.ticket', {});
     expect(none).toMatchObject({ t: 'res', error: { code: 'unsupported' } });

@@ -19,9 +19,12 @@ export function closeMessage(url: string, code: number, reason: string): string 
   }
 }
 
-/** A relay's refusal, and what the link does about it: the others now, this one again later. */
+/** A relay's refusal, and what the link does about it: the others now, this one again later (or
+ * sooner, when there is no other to go to). */
 export function holdMessage(message: string, waitMs: number, others: boolean): string {
-  return `${message}; ${others ? 'linking through the other relays meanwhile, and asking this one' : 'asking it'} again in ${duration(waitMs)}`;
+  return others
+    ? `${message}; going on through the other relays, and asking this one again in ${duration(waitMs)} (sooner if none of them answers)`
+    : `${message}; asking it again`;
 }
 
 /** `45 s`, `2 min`, `30 min`: a wait as a person reads it. */
