@@ -1,10 +1,8 @@
-import type { ChildProcess } from 'node:child_process';
-import { spawn } from 'node:child_process';
-import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import type { HostProcess } from '../support/host-process.js';
-import { TETHER_BIN, eventually, makeDataDir, removeDataDir, startHost, tetherJson } from '../support/host-process.js';
+import { eventually, makeDataDir, removeDataDir, startHost, tetherJson } from '../support/host-process.js';
+import type { MachineProcess } from '../support/machine-process.js';
+import { startMachine } from '../support/machine-process.js';
 import { WsProxy } from '../support/ws-proxy.js';
 
 /**
@@ -16,22 +14,14 @@ import { WsProxy } from '../support/ws-proxy.js';
 
 let host: HostProcess;
 let proxy: WsProxy;
-let share: ChildProcess | undefined;
-let out = '';
-let base: string;
+let machine: MachineProcess | undefined;
 
 test.afterEach(async () => {
-  if (share && share.exitCode === null && share.signalCode === null) {
-    const exited = new Promise((resolve) => share!.once('exit', resolve));
-    share.kill('SIGTERM');
-    await exited;
-  }
-  share = undefined;
-  out = '';
+  await machine?.stop();
+  machine = undefined;
   await proxy.stop();
   await host.stop();
   removeDataDir(host.dataDir);
-  removeDataDir(base);
 });
 
 for (const [code, reason] of [
@@ -51,50 +41,8 @@ for (const [code, reason] of [
       proxy.closeClient(socket, code, reason);
       return null;
     };
-
-    const created = await tetherJson<{ token: string; hostKey: string }>(host.dataDir, [
-      'token',
-      'create',
-      '--scope',
-      'machine',
-      '--name',
-      'laptop',
-    ]);
-    base = realpathSync(makeDataDir());
-    const root = join(base, 'code');
-    mkdirSync(root);
-    const tokenFile = join(base, 'token');
-    writeFileSync(tokenFile, `${created.token}\n`, { mode: 0o600 });
-    const env: NodeJS.ProcessEnv = { ...process.env, HOME: base };
-    delete env.TETHER_DATA_DIR;
-    delete env.TETHER_MACHINE_DIR;
-    share = spawn(
-      process.execPath,
-      [
-        TETHER_BIN,
-        'machine',
-        'share',
-        '--host',
-        proxy.url,
-        '--token-file',
-        tokenFile,
-        '--name',
-        'laptop',
-        '--root',
-        root,
-        '--host-key',
-        created.hostKey,
-        '--machine-dir',
-        join(base, 'machine-data'),
-        '--service',
-      ],
-      { env, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    share.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    share.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    let exit: number | null | undefined;
-    share.once('exit', (c) => (exit = c));
-
+    const started = await startMachine(host.dataDir, proxy.url);
+    machine = started;
     await eventually(
       async () => {
         const machines = await tetherJson<{ name: string; status: string }[]>(host.dataDir, ['machines']);
@@ -103,11 +51,11 @@ for (const [code, reason] of [
       30_000,
       'the machine to come online through the hostile path',
     ).catch((error: Error) => {
-      throw new Error(`${error.message}; exit ${exit}; share printed: ${out}`);
+      throw new Error(`${error.message}; exit ${started.exitCode()}; share printed: ${started.output()}`);
     });
     expect(hostile).toBe(0);
-    expect(exit).toBeUndefined();
-    expect(out).toContain(String(code));
-    expect(out).toMatch(/trying again in \d+ s/);
+    expect(started.exitCode()).toBeUndefined();
+    expect(started.output()).toContain(String(code));
+    expect(started.output()).toMatch(/trying again in \d+ s/);
   });
 }
