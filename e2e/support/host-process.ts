@@ -37,6 +37,7 @@ export async function startHost(
   dataDir: string,
   extraArgs: string[] = [],
   env: NodeJS.ProcessEnv = {},
+  readyTimeoutMs = 15_000,
 ): Promise<HostProcess> {
   const bind =
     extraArgs.includes('--bind') || extraArgs.includes('--relay-only') ? [] : ['--bind', '127.0.0.1', '--port', '0'];
@@ -79,7 +80,11 @@ export async function startHost(
       void exited.then((code) => reject(new Error(`host exited (${code}); stderr: ${stderr}`)));
     });
   };
-  const ready = await waitFor((l) => l.event === 'ready');
+  // A host that never says it is ready is not left running behind a failed start.
+  const ready = await waitFor((l) => l.event === 'ready', readyTimeoutMs).catch((error: unknown) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    throw error;
+  });
   return {
     child,
     dataDir,
