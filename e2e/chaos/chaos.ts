@@ -137,9 +137,10 @@ async function whatIsLeft(rig: Rig): Promise<string> {
     ).catch(() => undefined);
     if (back === undefined) problems.push('the machine is offline');
   }
-  // The log holds seqs 1 to its last; the phone must have had each of them once, in order.
+  // The log holds seqs 1 to its last; the phone must have had each of them once, in order. The run
+  // goes on meanwhile: what the phone had is taken before the log is read.
+  const delivered = [...rig.phone.seqs];
   const logged = await rig.lastSeq();
-  const delivered = rig.phone.seqs;
   if (!delivered.every((seq, i) => seq === i + 1)) problems.push('the phone’s events are not each once and in order');
   if (delivered.length > logged) problems.push('the phone has events the log does not');
   return problems.join('; ');
