@@ -38,9 +38,6 @@ export function removeDataDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }
 
-/** How long a host may take to say it is ready: a cold start on a loaded 2-core machine took 16 s. */
-const HOST_START_MS = 45_000;
-
 /**
  * Starts `tether start --json` for a test's folder (its data in `hostDataDir(dataDir)`) and waits
  * for its ready line. It listens on
@@ -51,6 +48,8 @@ export async function startHost(
   dataDir: string,
   extraArgs: string[] = [],
   env: NodeJS.ProcessEnv = {},
+  // A cold start on a loaded 2-core machine took 16 s.
+  readyTimeoutMs = 45_000,
 ): Promise<HostProcess> {
   const bind =
     extraArgs.includes('--bind') || extraArgs.includes('--relay-only') ? [] : ['--bind', '127.0.0.1', '--port', '0'];
@@ -97,8 +96,8 @@ export async function startHost(
       void exited.then((code) => reject(new Error(`host exited (${code}); stderr: ${stderr}`)));
     });
   };
-  // A start that never says ready (or says it too late on a loaded machine) leaves no host behind.
-  const ready = await waitFor((l) => l.event === 'ready', HOST_START_MS).catch((error: unknown) => {
+  // A host that never says it is ready is not left running behind a failed start.
+  const ready = await waitFor((l) => l.event === 'ready', readyTimeoutMs).catch((error: unknown) => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     throw error;
   });

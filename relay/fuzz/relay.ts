@@ -208,6 +208,10 @@ function fromRelayToHost(host: FuzzHost, bytes: Uint8Array): void {
     case 'ready':
       if (f.hostId !== host.identity.hostId) failure('the relay said ready for another host id');
       return;
+    case 'about':
+      // The fuzzed node serves no app (the switchboard's default): it must not say otherwise.
+      if (f.servesApp) failure('a relay that serves no app said it does');
+      return;
     case 'open': {
       const a = attempt;
       if (!a || a.hostId !== host.identity.hostId || a.device.deviceId !== f.deviceId) {

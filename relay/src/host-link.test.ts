@@ -24,6 +24,8 @@ describe('host link', () => {
     const { port, link, identity } = h.host();
     expect(port.frames()[0]).toMatchObject({ type: 'challenge', origin: ORIGIN });
     expect(port.frames()[1]).toMatchObject({ type: 'ready', hostId: identity.hostId, maxConnections: 64 });
+    // Then what the relay is: this one serves no app (a host labels pair requests through it so).
+    expect(port.frames()[2]).toEqual({ type: 'about', servesApp: false });
     expect(link.hostId).toBe(identity.hostId);
     expect(h.board.local(identity.hostId)).toBe(link);
     expect(h.metrics.get('tether_relay_connections_accepted_total', { kind: 'host' })).toBe(1);

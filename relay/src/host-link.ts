@@ -33,6 +33,9 @@ export interface HostLinkDeps {
   peer: PeerConfig;
   /** This relay's origin, named in the challenge. */
   origin: string;
+  /** Whether this relay serves the app's pages (`about`, after `ready`): a host labels the pair
+   * requests it forwards by it. */
+  servesApp: boolean;
   /** Pair requests and calls waiting across the node. */
   requests: Gate;
   /** The host proved its id: make this the link for it (closing any older one). */
@@ -213,6 +216,7 @@ export class HostLink implements HostEndpoint, PeerOwner {
       maxConnections: this.deps.limits.maxDeviceConnsPerHost,
       maxPayload: RELAY_MAX_PAYLOAD,
     });
+    this.control({ type: 'about', servesApp: this.deps.servesApp });
     this.deps.onAuthenticated(this);
   }
 
@@ -227,12 +231,13 @@ export class HostLink implements HostEndpoint, PeerOwner {
     this.onRefused(verdict);
   }
 
-  /** A control frame (open, close, request, ping, pong): bounded by the link's total only. */
-  /** This node is stopping: the host is to link again, elsewhere, now (once it is authenticated). */
+  /** The host is to link again now (once it is authenticated): this node is stopping, or the
+   * host's claim in Redis moved without a newer link announcing itself. */
   drain(): void {
     if (this.id !== undefined) this.control({ type: 'drain' });
   }
 
+  /** A control frame (open, close, request, ping, pong): bounded by the link's total only. */
   private control(frame: RelayFrame): void {
     const bytes = encodeRelayFrame(frame);
     if (!bytes.ok) return this.peer.close(CloseCode.ProtocolError, 'internal');

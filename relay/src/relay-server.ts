@@ -96,7 +96,8 @@ export class RelayServer {
     const redisTarget = options.redisUrl !== undefined ? parseRedisTarget(options.redisUrl) : undefined;
     if (redisTarget && !redisTarget.ok) return redisTarget;
     const metrics = new RelayMetrics();
-    const switchboard = new Switchboard({ clock, random, limits, metrics, origin: '' });
+    const servesApp = !options.forwardOnly && options.app !== undefined;
+    const switchboard = new Switchboard({ clock, random, limits, metrics, origin: '', servesApp });
     const state = { closing: false };
     let cluster: RedisCluster | undefined;
     const trustedProxies = new Set(options.trustedProxies ?? []);

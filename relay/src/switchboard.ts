@@ -35,6 +35,8 @@ export interface SwitchboardDeps {
   metrics: RelayMetrics;
   /** The relay's origin, named in host challenges. */
   origin: string;
+  /** Whether this relay serves the app's pages: told to every host once it is linked. */
+  servesApp?: boolean;
 }
 
 /**
@@ -77,6 +79,7 @@ export class Switchboard {
       limits: l,
       metrics: deps.metrics,
       origin: deps.origin,
+      servesApp: deps.servesApp ?? false,
       requests: this.requests,
       onAuthenticated: (link) => this.linked(link),
       onClosed: (link) => this.unlinked(link),
@@ -164,6 +167,12 @@ export class Switchboard {
   /** Another node now holds this host's link: ours, if any, is the older one. */
   replacedElsewhere(hostId: string): void {
     this.hosts.get(hostId)?.peer.close(RelayCloseCode.Replaced, 'replaced', 'replaced');
+  }
+
+  /** Asks this node's link for `hostId`, if any, to link again now: its claim moved without a
+   * newer link announcing itself, so the host is moved, not told it was replaced. */
+  relinkHost(hostId: string): void {
+    this.hosts.get(hostId)?.drain();
   }
 
   /** Tells every host linked here to link again elsewhere (the node is draining). */

@@ -27,7 +27,8 @@ function pairFromRelayPage(origin: string) {
     devicePublicKey: generateBoxKeyPair().publicKey,
     label: 'iPhone · Safari',
     onCode: () => undefined,
-    post: (body) => t.host.gateway.pair(body, '203.0.113.9', signal, { secure: true, page: { from: 'relay', origin } }),
+    post: (body) =>
+      t.host.gateway.pair(body, '203.0.113.9', signal, { secure: true, page: { from: 'relay', origin, app: true } }),
   });
 }
 
@@ -46,7 +47,7 @@ describe('tether pair requests / pair allow', () => {
     const json = JSON.parse((await runCommand(pairRequestsCommand, data(['--json']))).out) as unknown[];
     expect(json).toEqual([
       expect.objectContaining({
-        page: { from: 'relay', origin: 'https://relay.example.com' },
+        page: { from: 'relay', origin: 'https://relay.example.com', app: true },
         scopes: ['watch', 'approve'],
       }),
     ]);

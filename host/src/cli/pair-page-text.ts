@@ -16,10 +16,11 @@ export function describePairPage(page: PairPage): string {
         'Whoever runs that site decides what the app does on the phone.'
       );
     case 'relay':
-      return (
-        `The phone loaded the app from the relay at ${shown(page.origin)}: the request came through it.\n` +
-        'Whoever runs that relay decides what the app does on the phone.'
-      );
+      return page.app === true
+        ? `The phone loaded the app from the relay at ${shown(page.origin)}: the request came through it.\n` +
+            'Whoever runs that relay decides what the app does on the phone.'
+        : `The request came through the relay at ${shown(page.origin)}, which serves no app: no page of it sent this,\n` +
+            'so a program holding the pairing link sent it (which page showed that link, the relay cannot know).';
     case 'none':
       return 'The request names no page: a program holding the pairing link sent it, not a browser.';
   }
@@ -33,19 +34,20 @@ export function pairPageShort(page: PairPage): string {
     case 'other':
       return `site ${shown(page.origin)}`;
     case 'relay':
-      return `relay ${shown(page.origin)}`;
+      return page.app === true ? `relay ${shown(page.origin)}` : `a program, via relay ${shown(page.origin)}`;
     case 'none':
       return 'no page (a program)';
   }
 }
 
 /**
- * Whether the app came from a page someone other than this host serves (a relay's, another
- * site's): allowed without choosing, the device gets less, and the person may give it more only
- * by saying they run that page themselves.
+ * Whether the app came from a page someone other than this host serves (a relay's that serves the
+ * app, another site's): allowed without choosing, the device gets less, and the person may give it
+ * more only by saying they run that page themselves. Through a relay that serves no app no page
+ * sent the request, so there is no page to vouch for.
  */
 export function servedElsewhere(page: PairPage): page is Extract<PairPage, { from: 'relay' | 'other' }> {
-  return page.from === 'relay' || page.from === 'other';
+  return (page.from === 'relay' && page.app === true) || page.from === 'other';
 }
 
 /** An origin as a terminal may show it: hidden characters marked, never shortened (the person

@@ -146,7 +146,7 @@ describe('PairPrompt', () => {
   it('for a relay’s page: says who decides what the app does, y allows watch and approve, r (I run this relay) allows more', async () => {
     const s = setup();
     open = s.prompt;
-    const relay: PairPage = { from: 'relay', origin: 'https://relay.example.com' };
+    const relay: PairPage = { from: 'relay', origin: 'https://relay.example.com', app: true };
     s.prompt.ask(request('p_1', 'iPhone · Safari', '482913', true, relay), s.answers);
     s.prompt.ask(request('p_2', 'iPad · Safari', '100200', true, relay), s.answers);
     expect(s.printed()).toContain(
@@ -164,6 +164,25 @@ describe('PairPrompt', () => {
     await s.type('r\n');
     expect(s.allowed).toEqual(['p_1', 'p_2']);
     expect(s.granted[1]).toEqual(['watch', 'approve', 'chat', 'terminal']);
+  });
+
+  it('through a relay that serves no app: says a program holding the link sent it, and offers no r', async () => {
+    const s = setup();
+    open = s.prompt;
+    // The person's own forward-only relay: no page of it could have sent this (its pages are 404s
+    // and it answers no cross-origin pair request), whatever page showed the link.
+    const forwarder: PairPage = { from: 'relay', origin: 'https://mine.example.com', app: false };
+    s.prompt.ask(request('p_1', 'iPhone · Safari', '482913', true, forwarder), s.answers);
+    expect(s.printed()).not.toContain('The phone loaded the app from the relay');
+    expect(s.printed()).toContain('came through the relay at https://mine.example.com, which serves no app');
+    expect(s.printed()).toContain('a program holding the pairing link sent it');
+    expect(s.printed()).toContain('Allowed with y, this device gets only: watch, approve.');
+    expect(s.printed()).toContain('tether pair allow p_1 --scopes watch,approve,chat,terminal');
+    expect(s.printed()).not.toContain('Answer r');
+    expect(s.printed()).toContain('does the phone show the same code? [y/N]');
+    await s.type('r\n');
+    expect(s.allowed).toEqual([]);
+    expect(s.denied).toEqual(['p_1']);
   });
 
   it('takes r only where it was offered: on the host’s own page it denies, like any other answer', async () => {

@@ -32,7 +32,8 @@ type State =
  * Asks at the terminal running `tether start`: "Pair 'iPhone · Safari'? code 482 913 [y/N]".
  * One question at a time, each naming its request's label and code, and the page the phone loaded
  * the app from. A device from a relay's page gets watch and approve with `y`; `r` ("I run this
- * relay") gives it chat and terminals too.
+ * relay") gives it chat and terminals too, offered only where the relay serves the app: through a
+ * relay that serves none, no page sent the request, and more is given only with `tether pair allow`.
  *
  * A request answered elsewhere (`tether pair allow`) or given up while it is being asked is
  * withdrawn, and the next question waits until the person presses Enter: a `y` typed for the
@@ -120,6 +121,12 @@ export class PairPrompt {
       this.output.write(
         `Allowed with y, this device gets only: ${request.scopes.join(', ')}.\n` +
           `Answer r instead if ${who}: then it gets ${DEFAULT_DEVICE_SCOPES.join(', ')} (it may chat and open terminals too).\n`,
+      );
+    } else if (request.scopes.length < DEFAULT_DEVICE_SCOPES.length) {
+      // No page to vouch for (a program sent it through a relay): more only by a deliberate command.
+      this.output.write(
+        `Allowed with y, this device gets only: ${request.scopes.join(', ')}. To give it more, only if you know who\n` +
+          `sent it, leave this question and run: tether pair allow ${request.id} --scopes watch,approve,chat,terminal\n`,
       );
     }
     this.rl.setPrompt(

@@ -179,16 +179,18 @@ export class PairingService {
    * the person answers, or with the reason it failed.
    */
   pair(body: unknown, source: string, signal: AbortSignal, channel: PairChannel): Promise<Result<PairReplyBody>> {
-    if (!this.limiter.allow(source))
-      return Promise.resolve(fail('rate-limited', 'too many pairing attempts; wait a minute'));
     const decoded = decodePairRequestBody(body);
     if (!decoded.ok) return Promise.resolve(decoded);
     const link = this.valid();
     // The answer a relay gives for a host it does not have, word for word (relay-answers): through
-    // a relay, a stranger who knows this host's id must not learn that it is there.
+    // a relay, a stranger who knows this host's id must not learn that it is there. So before the
+    // rate limit, which would answer otherwise once several relay nodes let more tries through
+    // than the host allows; a try without the link guesses nothing, so it need not be counted.
     if (!link || !constantTimeEqual(link.id, decoded.value.pairingId)) {
       return Promise.resolve({ ok: false, error: NO_SUCH_PAIRING.error });
     }
+    if (!this.limiter.allow(source))
+      return Promise.resolve(fail('rate-limited', 'too many pairing attempts; wait a minute'));
     const opened = openPairMessage(decoded.value, link.key);
     if (!opened.ok) {
       if (opened.error.code === 'pair-failed' && ++this.failedOpens >= FAILED_OPENS_BEFORE_ROTATION) {

@@ -64,6 +64,8 @@ describe("the host's relay", () => {
     await settle();
     expect(relay.status()).toMatchObject({ url: 'https://relay.example.com', state: 'linked' });
     expect(relay.message()).toBe('phones anywhere reach this host through the relay at https://relay.example.com');
+    // Each relay with its own state and why: what `relay.status` answers the app.
+    expect(relay.standings()).toEqual([expect.objectContaining({ url: 'https://relay.example.com', state: 'linked' })]);
     relay.stop();
     expect(relay.status().state).toBe('stopped');
   });

@@ -1,4 +1,11 @@
-import type { Clock, HostIdentity, RandomBytes, RelayLinkStatus, Result } from '@tether/shared-protocol';
+import type {
+  Clock,
+  HostIdentity,
+  RandomBytes,
+  RelayLinkStatus,
+  RelayStandingInfo,
+  Result,
+} from '@tether/shared-protocol';
 import {
   MAX_RELAYS,
   fail,
@@ -13,6 +20,9 @@ import type { DialRelay } from './link-socket.js';
 import { dialWebSocket } from './link-socket.js';
 import type { LinkGateway, RelayLinkState } from './relay-link.js';
 import { RelayLink } from './relay-link.js';
+import type { LinkProbe } from './relay-probe.js';
+import { probeHostLink } from './relay-probe.js';
+import type { RelayEntry } from './relay-roster.js';
 import { RelayTickets } from './relay-tickets.js';
 
 export interface HostRelayOptions {
@@ -24,6 +34,10 @@ export interface HostRelayOptions {
   random: RandomBytes;
   dial?: DialRelay;
   onState?: (state: RelayLinkState) => void;
+  /** A relay refused this host: it is passed over for a while (its entry says why, and until when). */
+  onHeld?: (entry: RelayEntry) => void;
+  /** How a relay's "a newer link took over" is checked (`probeHostLink` by default). */
+  verify?: (url: string) => Promise<LinkProbe>;
   /** The tickets for `urls` (`relayTickets`), when the devices' handlers were given them first. */
   tickets?: RelayTickets;
 }
@@ -91,6 +105,8 @@ export class HostRelay {
       random: options.random,
       dial: options.dial ?? dialWebSocket(),
       ...(options.onState ? { onState: options.onState } : {}),
+      ...(options.onHeld ? { onHeld: options.onHeld } : {}),
+      verify: options.verify ?? ((url) => probeHostLink(url, identity, options.random, options.clock)),
     });
   }
 
@@ -149,7 +165,19 @@ export class HostRelay {
       message: this.message(),
       since: this.link.since,
       connections: this.link.connections,
+      relays: this.standings(),
     };
+  }
+
+  /** Each relay with its own state and why (`tether status`, `relay.status`). */
+  standings(): RelayStandingInfo[] {
+    return this.link.relays.map((entry) => ({
+      url: entry.url,
+      state: entry.standing.name,
+      message: standingMessage(entry),
+      since: entry.since,
+      ...(entry.standing.name === 'held' ? { retryAt: entry.standing.retryAt } : {}),
+    }));
   }
 
   /** In words for the person at the computer. */
@@ -163,9 +191,27 @@ export class HostRelay {
       case 'linked':
         return `phones anywhere reach this host through the relay at ${where}`;
       case 'waiting':
-        return `the relay at ${where} cannot be reached now (${state.error.message}); trying again`;
+        return `no relay link now (${state.error.message}); trying again`;
       case 'stopped':
         return `the relay link stopped: ${state.error.message}`;
     }
+  }
+}
+
+/** One relay's state, in words. */
+function standingMessage(entry: RelayEntry): string {
+  const where = relayOrigin(entry.url) ?? entry.url;
+  const standing = entry.standing;
+  switch (standing.name) {
+    case 'standby':
+      return `not in use now: the host moves to it if its link drops`;
+    case 'connecting':
+      return `linking to the relay at ${where}`;
+    case 'linked':
+      return `phones anywhere reach this host through the relay at ${where}`;
+    case 'failed':
+      return `${standing.error.message}; tried again in turn`;
+    case 'held':
+      return standing.error.message;
   }
 }

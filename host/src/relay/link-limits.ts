@@ -31,3 +31,19 @@ export const MAX_LINK_QUEUED_BYTES = 32 * 1024 * 1024;
 /** Pair requests and one-shot calls the host works on at once for the relay: the relay allows 32
  * waiting per host, so this is never the first bound to bite; it is the host's own. */
 export const MAX_LINK_REQUESTS = 32;
+
+/** Milliseconds a link must stay up before its end counts as an ordinary drop rather than a
+ * failure: 5 s. A relay that closes or drains the link sooner (right after `ready`) sets the
+ * backoff growing, whatever it said, so it cannot make the host relink in a tight loop; a node
+ * drained in a rolling restart has held its hosts far longer. */
+export const LINK_STABLE_MS = 5_000;
+
+/** How long a relay that refused this host is passed over: 30 s, doubling with each refusal in a
+ * row, up to 30 minutes. Its word is about itself only, and may be false (a hostile or
+ * misconfigured relay) or true for a while (another `tether start` with this host's key), so the
+ * host goes on with its other relays and asks this one again later, never stopping for good. */
+export const RELAY_HOLD_BACKOFF = { baseMs: 30_000, maxMs: 30 * 60_000 };
+
+/** Milliseconds a link to a relay must last for its earlier refusals to be forgotten: 10 minutes,
+ * so two processes holding one key, taking the link from each other, wait longer each time. */
+export const RELAY_HOLD_FORGET_MS = 10 * 60_000;

@@ -35,8 +35,8 @@ function answerReply(answer: RelayAnswer): RelayReply {
  * answer as the host's own `POST /rc/pair`, so the app pairs alike by either path, except where a
  * stranger could tell this host from no host: a request under a link this host does not hold gets
  * the answer a relay gives for a host it does not have (the pairing service already answers with
- * it), and this host's own rate limit reads as the relay's. This is the one place the relay path
- * asks the gateway to pair.
+ * it, before its rate limit), and a request under the current link past this host's own rate
+ * limit reads as the relay's limit. This is the one place the relay path asks the gateway to pair.
  */
 export async function answerPairRequest(
   gateway: RequestGateway,

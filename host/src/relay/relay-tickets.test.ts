@@ -55,10 +55,16 @@ describe('relay tickets', () => {
   it('renew over the sealed channel for the calling device alone, or are unsupported without a relay', async () => {
     const clock = new ManualClock();
     const issuer: { tickets?: RelayTickets } = {};
-    const h = gatewayHarness(relayHandlers(() => issuer.tickets));
+    const h = gatewayHarness(
+      relayHandlers(
+        () => issuer.tickets,
+        () => undefined,
+      ),
+    );
     const phone = await h.connect(['watch']);
     const none = await phone.request('relay.ticket', {});
     expect(none).toMatchObject({ t: 'res', error: { code: 'unsupported' } });
+    expect(await phone.request('relay.status', {})).toMatchObject({ t: 'res', error: { code: 'unsupported' } });
     issuer.tickets = new RelayTickets(['https://relay.example.com'], h.identity.sign, clock);
     const answer = await phone.request('relay.ticket', {});
     if (answer.t !== 'res' || !('result' in answer)) throw new Error('expected a result');

@@ -162,6 +162,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
   });
   if (!agentSpecs.ok) return agentSpecs;
   let tickets: { urls: string[]; tickets: RelayTickets } | undefined;
+  let relay: HostRelay | undefined;
   if (options.relay) {
     const urls = relayUrls(options.relay.urls);
     if (!urls.ok) return urls;
@@ -374,7 +375,10 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
     ...(options.pairAnswerWaitMs !== undefined ? { answerWaitMs: options.pairAnswerWaitMs } : {}),
     ...(options.pairAttemptsPerMinute !== undefined ? { attemptsPerMinute: options.pairAttemptsPerMinute } : {}),
     handlers: (self) => ({
-      ...relayHandlers(() => tickets?.tickets),
+      ...relayHandlers(
+        () => tickets?.tickets,
+        () => relay,
+      ),
       ...deviceHandlers({
         hostId: identity.hostId,
         hostName: name,
@@ -431,7 +435,6 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
   ];
 
   // The relay link (started with the host), and what phones can reach.
-  let relay: HostRelay | undefined;
   if (tickets) {
     const made = HostRelay.create({
       urls: tickets.urls,
@@ -441,6 +444,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
       random: secureRandom,
       tickets: tickets.tickets,
       ...(options.onRelayState ? { onState: options.onRelayState } : {}),
+      ...(options.onRelayHeld ? { onHeld: options.onRelayHeld } : {}),
     });
     // The URL was checked above, so this cannot fail; if it does, nothing has started yet.
     if (!made.ok) {

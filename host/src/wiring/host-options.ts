@@ -5,6 +5,7 @@ import type { PairRequestInfo } from '../gateway/pairing-service.js';
 import type { McpNotice } from '../mcp/types.js';
 import type { PushSender } from '../push/push-sender.js';
 import type { RelayLinkState } from '../relay/relay-link.js';
+import type { RelayEntry } from '../relay/relay-roster.js';
 import type { ListenOptions } from '../remote/start-remote.js';
 import type { AcpLimits } from '../sessions/acp/acp-backend.js';
 
@@ -70,6 +71,8 @@ export interface HostOptions {
   relay?: { urls: string[] };
   /** The relay link changed state (linked, waiting, stopped). */
   onRelayState?: (state: RelayLinkState) => void;
+  /** A relay refused this host and is passed over for a while. */
+  onRelayHeld?: (entry: RelayEntry) => void;
 }
 
 export interface RemoteOptions extends ListenOptions {

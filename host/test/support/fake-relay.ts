@@ -21,6 +21,8 @@ export class FakeRelay {
   skewMs = 0;
   /** A relay that is not there: every dial closes at once (1006), as a refused connection does. */
   down = false;
+  /** What it says it serves after `ready` (`about`); undefined: it says nothing (an older relay). */
+  servesApp: boolean | undefined = true;
 
   constructor(
     private readonly clock: Clock,
@@ -41,6 +43,7 @@ export class FakeRelay {
     });
     if (!challenge.ok) throw new Error(challenge.error.message);
     socket.challenge = challenge.value;
+    socket.servesApp = this.servesApp;
     queueMicrotask(() => socket.fromRelay(challenge.value));
     return socket;
   };
@@ -58,6 +61,7 @@ export class FakeLinkSocket implements LinkSocket {
   onMessage: ((bytes: Uint8Array) => void) | null = null;
   onClose: ((code: number, reason: string) => void) | null = null;
   challenge: Uint8Array | undefined;
+  servesApp: boolean | undefined;
   /** Every frame the host sent, decoded. */
   readonly frames: RelayFrame[] = [];
   /** The host's proven id, once it answered. */
@@ -82,6 +86,7 @@ export class FakeLinkSocket implements LinkSocket {
       this.hostId = verified.value.hostId;
       this.frames.push({ type: 'auth', signPublicKey: verified.value.signPublicKey, signature: new Uint8Array(64) });
       this.fromRelay({ type: 'ready', hostId: this.hostId, maxConnections: 64, maxPayload: RELAY_MAX_PAYLOAD });
+      if (this.servesApp !== undefined) this.fromRelay({ type: 'about', servesApp: this.servesApp });
       return;
     }
     const decoded = decodeRelayFrame(bytes.slice());

@@ -51,7 +51,8 @@ export function servicePlan(spec: ServiceSpec): Result<ServicePlan> {
       '[Service]',
       `ExecStart=${spec.command.map(systemdQuote).join(' ')}`,
       ...environment,
-      // A refusal for good (a revoked token, a changed host key) exits 0 under --service: it stays stopped.
+      // Only a sealed refusal from the pinned host (a revoked token) exits 0 under --service: it stays
+      // stopped. Nothing else ends the share but a signal; a crash exits non-zero and is restarted.
       'Restart=on-failure',
       'RestartSec=10',
       '',

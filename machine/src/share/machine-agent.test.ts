@@ -127,25 +127,88 @@ describe('machine agent', () => {
     expect(await done).toMatchObject({ name: 'stopped', forGood: false });
   });
 
-  it('refuses a host whose key changed, and stops for good', async () => {
+  it('refuses a host whose key changed, never sends it the token, and tries again later: another key is not the pinned host', async () => {
     const clock = new ManualClock();
     const pins = new MemoryPins();
     pins.set('http://127.0.0.1:7420', generateBoxKeyPair().publicKey);
     const host = fakeHost(generateBoxKeyPair(), clock, accepted);
-    const { agent } = agentFor(host, clock, pins);
-    const final = await agent.run();
-    expect(final.forGood).toBe(true);
-    expect(final.why).toContain('now proves a different key');
+    const { agent, states } = agentFor(host, clock, pins);
+    const done = agent.run();
+    await tick(10);
+    const retrying = states.at(-1);
+    expect(retrying).toMatchObject({ name: 'retrying' });
+    expect(retrying?.name === 'retrying' && retrying.why).toContain('now proves a different key');
     expect(host.registrations).toEqual([]);
+    clock.advance(1000);
+    await tick(10);
+    expect(states.filter((s) => s.name === 'connecting')).toHaveLength(2);
+    expect(host.registrations).toEqual([]);
+    agent.stop();
+    expect(await done).toMatchObject({ forGood: false });
   });
 
-  it('refuses a host that does not prove the --host-key given', async () => {
+  it('refuses a host that does not prove the --host-key given, and tries again later', async () => {
     const clock = new ManualClock();
     const host = fakeHost(generateBoxKeyPair(), clock, accepted);
-    const { agent } = agentFor(host, clock, new MemoryPins(), { hostKey: generateBoxKeyPair().publicKey });
-    const final = await agent.run();
-    expect(final).toMatchObject({ forGood: true });
-    expect(final.why).toContain('not the --host-key');
+    const { agent, states } = agentFor(host, clock, new MemoryPins(), { hostKey: generateBoxKeyPair().publicKey });
+    const done = agent.run();
+    await tick(10);
+    const retrying = states.at(-1);
+    expect(retrying?.name === 'retrying' && retrying.why).toContain('not the --host-key');
+    expect(host.registrations).toEqual([]);
+    agent.stop();
+    expect(await done).toMatchObject({ forGood: false });
+  });
+
+  it('takes an unsealed close during the handshake (4005, another version) for a drop: it tries again, and links', async () => {
+    const clock = new ManualClock();
+    const keys = generateBoxKeyPair();
+    const host = fakeHost(keys, clock, accepted);
+    let hostile = 3;
+    const connect = async (): Promise<Transport> => {
+      if (hostile === 0) return host.connect();
+      hostile--;
+      // Something on the path answers the hello with the "another version" close code.
+      const [machineEnd, pathEnd] = memoryPipe();
+      pathEnd.onMessage = () => pathEnd.close(4005, 'version-unsupported');
+      return Promise.resolve(machineEnd);
+    };
+    const { agent, states } = agentFor({ ...host, connect }, clock, new MemoryPins());
+    const done = agent.run();
+    for (let i = 0; i < 3; i++) {
+      await tick(10);
+      const retrying = states.at(-1);
+      expect(retrying).toMatchObject({ name: 'retrying' });
+      expect(retrying?.name === 'retrying' && retrying.why).toContain('4005');
+      clock.advance(retrying?.name === 'retrying' ? retrying.at - clock.now() : 0);
+    }
+    await tick(10);
+    expect(states.at(-1)?.name).toBe('linked');
+    agent.stop();
+    expect(await done).toMatchObject({ forGood: false });
+  });
+
+  it('keeps its backoff growing when the host drops the link right after registering it', async () => {
+    const clock = new ManualClock();
+    const host = fakeHost(generateBoxKeyPair(), clock, accepted);
+    const { agent, states } = agentFor(host, clock, new MemoryPins());
+    const done = agent.run();
+    const delays: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      await tick(10);
+      expect(states.at(-1)?.name).toBe('linked');
+      const link = host.links.at(-1)!;
+      (link as unknown as { options: { transport: Transport } }).options.transport.close(1011, 'server-error');
+      await tick(10);
+      const retrying = states.at(-1);
+      if (retrying?.name !== 'retrying') throw new Error(`expected retrying, got ${retrying?.name}`);
+      delays.push(retrying.at - clock.now());
+      clock.advance(retrying.at - clock.now());
+    }
+    // jitter 0: half of each step, growing as for failed dials.
+    expect(delays).toEqual([500, 1000, 2000, 4000, 8000]);
+    agent.stop();
+    await done;
   });
 
   it('stops for good when the host refuses the token, without trying again', async () => {

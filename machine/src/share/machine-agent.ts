@@ -26,13 +26,19 @@ import type { MachineExecutor } from './machine-executor.js';
 /** Reconnect delays: from 1 s, doubling, up to 30 s, each drawn between half and all of its step. */
 export const RECONNECT_BACKOFF = { baseMs: 1000, maxMs: 30_000 };
 
+/** Milliseconds a registered link must last for its end to be an ordinary drop: one that ends
+ * sooner, whatever ended it, keeps the backoff growing, so a peer cannot make the machine relink in
+ * a tight loop. */
+export const LINK_STABLE_MS = 5_000;
+
 /** What the machine serves (and says so when it registers). */
 export const MACHINE_SERVES: MachineCapability[] = ['exec', 'files', 'search', 'processes', 'tasks'];
 
 /**
  * Refusals that trying again cannot change: the token is unknown or revoked, the id or name
  * belongs to another machine, the versions differ, the host forgot this machine. They come sealed
- * from the host whose key is pinned, so they can be believed.
+ * from the host whose key is pinned, so they can be believed. Nothing else stops the machine: a
+ * close code is not sealed, and a host proving another key than the pinned one is not that host.
  */
 const FOR_GOOD: ReadonlySet<ErrorCode> = new Set([
   'forbidden',
@@ -81,9 +87,12 @@ export interface MachineAgentOptions {
 /**
  * The machine's link to its host, kept up in the background: dial, handshake (checking the host's
  * proven key against the pin), register with the token, serve until the link drops, then dial
- * again after a jittered backoff (RECONNECT_BACKOFF). It stops for good, saying why, when the
- * host refuses the token or registration, revokes it on a live link, or proves a different key
- * than the one pinned. Background tasks keep running across drops (they belong to the executor).
+ * again after a jittered backoff (RECONNECT_BACKOFF; a link that lasted under LINK_STABLE_MS keeps
+ * it growing). It stops for good, saying why, only on a sealed refusal from the pinned host: the
+ * token or registration refused, or revoked on a live link. A host that proves another key than the
+ * one pinned is refused (the token is never sent to it) and dialled again later, as is one whose
+ * link closes during the handshake with any code. Background tasks keep running across drops
+ * (they belong to the executor).
  */
 export class MachineAgent {
   private stopped: { why: string; forGood: boolean } | undefined;
@@ -92,7 +101,12 @@ export class MachineAgent {
   private state_: AgentState = { name: 'connecting', attempt: 0 };
 
   constructor(private readonly options: MachineAgentOptions) {
-    this.reconnector = new Reconnector({ clock: options.clock, jitter: options.jitter, backoff: RECONNECT_BACKOFF });
+    this.reconnector = new Reconnector({
+      clock: options.clock,
+      jitter: options.jitter,
+      backoff: RECONNECT_BACKOFF,
+      stableMs: LINK_STABLE_MS,
+    });
   }
 
   get state(): AgentState {
@@ -105,7 +119,6 @@ export class MachineAgent {
       this.setState({ name: 'connecting', attempt: this.reconnector.dialling() });
       const outcome = await this.once();
       if (this.stopped) break;
-      if (outcome.linked) this.reconnector.reset();
       if (outcome.forGood) {
         this.stopped = { why: outcome.why, forGood: true };
         break;
@@ -169,12 +182,9 @@ export class MachineAgent {
       },
     });
     if (!opened.ok) {
-      if (keyRefusal) return { why: keyRefusal, linked: false, forGood: true };
-      return {
-        why: `the handshake failed: ${opened.error.message}`,
-        linked: false,
-        forGood: opened.error.code === 'version-unsupported',
-      };
+      // Before the sealed registration nothing is final: the token went nowhere, and the next
+      // dial may reach the pinned host.
+      return { why: keyRefusal ?? `the handshake failed: ${opened.error.message}`, linked: false, forGood: false };
     }
     const peer = opened.value.peer;
     this.peer = peer;
@@ -192,6 +202,7 @@ export class MachineAgent {
       };
     }
     const since = options.clock.now();
+    this.reconnector.opened();
     options.executor.attach((event) => peer.notify(event).ok);
     this.setState({ name: 'linked', since, hostId: registered.value.hostId, machineId: registered.value.machineId });
     const error = await ended;

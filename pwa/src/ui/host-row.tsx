@@ -6,6 +6,7 @@ import { totalWaiting } from '../lib/session-list.js';
 import type { SessionsView } from '../net/host-connection.js';
 import { useApp } from './app-context.js';
 import { HostPathLabel, HostUnreachable } from './host-path.js';
+import { LazyRelayPanel } from './lazy-relay-panel.js';
 import { hostStatus } from './host-status.js';
 import { LazyNotificationsPanel } from './lazy-notifications-panel.js';
 import { formatRoute } from './route.js';
@@ -21,7 +22,7 @@ export function HostRow({ host, now, current }: { host: HostRecord; now: number;
   const state = useStore(connection?.status, IDLE);
   const sessions = useStore(connection?.sessions, NO_SESSIONS);
   const isOnline = useStore(online);
-  const [mode, setMode] = useState<'view' | 'rename' | 'unpair' | 'notifications'>('view');
+  const [mode, setMode] = useState<'view' | 'rename' | 'unpair' | 'notifications' | 'relays'>('view');
   const [name, setName] = useState('');
   const [message, setMessage] = useState('');
   const status = hostStatus(state, host, isOnline, now);
@@ -116,6 +117,16 @@ export function HostRow({ host, now, current }: { host: HostRecord; now: number;
             </div>
           </>
         )}
+        {mode === 'relays' && (
+          <>
+            <LazyRelayPanel host={host} />
+            <div class="row-actions">
+              <button type="button" class="link" onClick={() => setMode('view')}>
+                Done
+              </button>
+            </div>
+          </>
+        )}
         {mode === 'view' && (
           <div class="row-actions">
             <button
@@ -131,6 +142,11 @@ export function HostRow({ host, now, current }: { host: HostRecord; now: number;
             <button type="button" class="link" onClick={() => setMode('notifications')}>
               Notifications
             </button>
+            {host.relay && (
+              <button type="button" class="link" onClick={() => setMode('relays')}>
+                Relays
+              </button>
+            )}
             <button type="button" class="link danger" onClick={() => setMode('unpair')}>
               Unpair
             </button>

@@ -17,6 +17,9 @@ export interface Backplane {
    * nobody else holds the host, at each refresh). Kept fresh while the link lives.
    */
   claim(hostId: string): Promise<number | undefined>;
+  /** This node's claim of `hostId` now: its generation, once the store has given one (a claim
+   * whose answer came late is adopted at a refresh). */
+  generation(hostId: string): number | undefined;
   /** Forgets the claim, if it is still this node's (its generation, or any of this node's if the
    * generation never came back). */
   release(hostId: string): Promise<void>;
@@ -28,6 +31,7 @@ export interface Backplane {
   onMessage: ((bytes: Uint8Array) => void) | null;
   /** Messages may have been missed (the subscription was interrupted): streams cannot be trusted. */
   onLost: (() => void) | null;
-  /** A claim of this node's was taken over without a broadcast reaching it. */
+  /** A claim of this node's was found held by another (a claim whose broadcast did not reach this
+   * node, or a key someone wrote): the host is asked to link again, never stopped. */
   onClaimLost: ((hostId: string) => void) | null;
 }

@@ -25,9 +25,11 @@ import type { RequestKind } from '../metrics.js';
  * connection to one channel, so Redis keeps them in order.
  *
  * Version 2 gives a claim the host's generation (version 1's claim had none, and two claims that
- * crossed made both nodes yield); nodes of different versions do not read each other's messages.
+ * crossed made both nodes yield). Version 3 names hosts in Redis's keys by a hash of their id
+ * (redis-backplane.ts), so nodes of version 2 would not find version 3's hosts: nodes of different
+ * versions do not read each other's messages.
  */
-export const CLUSTER_VERSION = 2;
+export const CLUSTER_VERSION = 3;
 
 export type ClusterMessage =
   | { type: 'open'; streamId: number; hostId: string; deviceId: string; source: string }

@@ -5,7 +5,7 @@ import type { RelayLimits } from '../limits.js';
 import { harness, settle } from '../testing/harness.js';
 import { MemoryNetwork } from '../testing/memory-backplane.js';
 import { ClusterRouter } from './cluster-router.js';
-import { decodeClusterMessage, encodeClusterMessage } from './cluster-message.js';
+import { CLUSTER_VERSION, decodeClusterMessage, encodeClusterMessage } from './cluster-message.js';
 
 /** Two nodes on one in-memory backplane and one manual clock. */
 function cluster(limits: Partial<RelayLimits> = {}) {
@@ -231,7 +231,7 @@ describe('cluster messages', () => {
     for (const from of ['node-x', 'nœud-y', 'node-x']) {
       const id = new TextEncoder().encode(from);
       const bytes = encodeClusterMessage(from, { type: 'to-device', streamId: 0x01020304, payload });
-      expect([...bytes]).toEqual([2, 4, id.length, ...id, 1, 2, 3, 4, 9, 8, 7]);
+      expect([...bytes]).toEqual([CLUSTER_VERSION, 4, id.length, ...id, 1, 2, 3, 4, 9, 8, 7]);
       expect(decodeClusterMessage(bytes)).toEqual({
         ok: true,
         value: { from, message: { type: 'to-device', streamId: 0x01020304, payload } },

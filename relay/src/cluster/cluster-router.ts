@@ -18,6 +18,8 @@ export interface ClusterRouterDeps {
   local: {
     local(hostId: string): HostEndpoint | undefined;
     replacedElsewhere(hostId: string): void;
+    /** Asks this node's link for `hostId` to link again now (`drain`). */
+    relinkHost(hostId: string): void;
     readonly requests: Gate;
   };
 }
@@ -71,7 +73,10 @@ export class ClusterRouter implements ClusterLink {
   constructor(private readonly deps: ClusterRouterDeps) {
     deps.backplane.onMessage = (bytes) => this.receive(bytes);
     deps.backplane.onLost = () => this.lost();
-    deps.backplane.onClaimLost = (hostId) => deps.local.replacedElsewhere(hostId);
+    // Redis holds another claim than this node's, and no node announced it: a broadcast lost, or a
+    // key someone wrote. The host links again (wherever it lands, it claims afresh); a claim in
+    // Redis may move a host, never stop it.
+    deps.backplane.onClaimLost = (hostId) => deps.local.relinkHost(hostId);
     this.scheduleCheck();
   }
 
@@ -246,9 +251,11 @@ export class ClusterRouter implements ClusterLink {
   private claimHeard(from: string, hostId: string, gen: number): void {
     const mine = this.claims.get(hostId);
     if (!mine) return this.movedTo(from, hostId);
-    void mine.then((ours) => {
+    void mine.then((answered) => {
       // A newer link of ours came up meanwhile: compare with its claim instead.
       if (this.claims.get(hostId) !== mine) return this.claimHeard(from, hostId, gen);
+      // A claim Redis answered too late has its generation from the refresh that adopted it.
+      const ours = answered ?? this.deps.backplane.generation(hostId);
       const keep = ours !== undefined && (ours > gen || (ours === gen && this.deps.backplane.nodeId > from));
       if (!keep) this.movedTo(from, hostId);
     });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Clock, TimerHandle } from '@tether/shared-protocol';
 import { createClient, createSentinel } from 'redis';
 import type { RelayLimits } from '../limits.js';
@@ -7,9 +8,9 @@ import type { RedisTarget } from './redis-target.js';
 /**
  * The backplane on Redis:
  *
- *   key     tether:relay:host:{<hostId>}  = "<nodeId> <generation>", PX presence TTL, refreshed
- *                                           while the link lives
- *   key     tether:relay:gen:{<hostId>}   = the host's last generation, PX a day, raised by each claim
+ *   key     tether:relay:host:{<tag>}  = "<nodeId> <generation>", PX presence TTL, refreshed
+ *                                        while the link lives
+ *   key     tether:relay:gen:{<tag>}   = the host's last generation, PX a day, raised by each claim
  *   key     tether:relay:node:<nodeId>    = 1, PX node TTL, this node's heartbeat
  *   channel tether:relay:to:<nodeId>       messages for one node
  *   channel tether:relay:all               claims, for every node
@@ -20,7 +21,12 @@ import type { RedisTarget } from './redis-target.js';
  * node with the lower one yields when it hears the other's claim (or, if it never does, when its
  * refresh finds the key no longer its own). Refresh and release compare node and generation, so
  * an older claim of this very node can neither keep nor delete a newer one. A host's two keys
- * share a hash tag (`{hostId}`), so the scripts also run on Redis Cluster.
+ * share a hash tag (`{<tag>}`), so the scripts also run on Redis Cluster.
+ *
+ * `<tag>` is a hash of the host id (`hostTag`), not the id: a reader of Redis (`KEYS`) learns how
+ * many hosts are linked and to which nodes, and whether a host id they already hold is among them,
+ * never a list of host ids. What pub/sub carries (claims and streams name host ids) is another
+ * matter: docs/relay.md, "What Redis sees".
  *
  * Two connections: one subscribed, one for commands and publishing (a subscribed Redis connection
  * takes no other commands). Commands fail at once while Redis is unreachable (no offline queue),
@@ -28,8 +34,12 @@ import type { RedisTarget } from './redis-target.js';
  */
 
 const PREFIX = 'tether:relay:';
-const hostKey = (hostId: string) => `${PREFIX}host:{${hostId}}`;
-const genKey = (hostId: string) => `${PREFIX}gen:{${hostId}}`;
+/** A host's name in Redis's keys: 22 characters of base64url of a SHA-256 of its id. */
+export function hostTag(hostId: string): string {
+  return createHash('sha256').update(`tether relay presence\u0000${hostId}`).digest('base64url').slice(0, 22);
+}
+const hostKey = (hostId: string) => `${PREFIX}host:{${hostTag(hostId)}}`;
+const genKey = (hostId: string) => `${PREFIX}gen:{${hostTag(hostId)}}`;
 const nodeKey = (nodeId: string) => `${PREFIX}node:${nodeId}`;
 const nodeChannel = (nodeId: string) => `${PREFIX}to:${nodeId}`;
 const ALL = `${PREFIX}all`;
@@ -39,12 +49,26 @@ const ALL = `${PREFIX}all`;
 const GENERATION_TTL_MS = 86_400_000;
 
 /**
- * Takes the host: its next generation, and this node as holder at it. With ARGV[3] = 'if-free',
- * only when nobody holds it (a claim whose first answer never came back, retried): 0 otherwise.
+ * Takes the host: its next generation, and this node as holder at it. With ARGV[3] = 'if-free' (a
+ * claim whose first answer never came back, retried), only when nobody holds it: 0 otherwise, but
+ * when the holder is this node at the host's latest generation, that generation. That claim is
+ * this node's own, run by Redis after the node stopped waiting for it (Redis stalled): it is
+ * adopted, never taken for a rival's.
  * KEYS: host, gen. ARGV: nodeId, presence TTL, mode, generation TTL.
  */
 const CLAIM = `
-if ARGV[3] == 'if-free' and redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+if ARGV[3] == 'if-free' then
+  local v = redis.call('GET', KEYS[1])
+  if v then
+    local last = redis.call('GET', KEYS[2])
+    if last and v == ARGV[1] .. ' ' .. last then
+      redis.call('PEXPIRE', KEYS[2], ARGV[4])
+      redis.call('PEXPIRE', KEYS[1], ARGV[2])
+      return tonumber(last)
+    end
+    return 0
+  end
+end
 local gen = redis.call('INCR', KEYS[2])
 redis.call('PEXPIRE', KEYS[2], ARGV[4])
 redis.call('SET', KEYS[1], ARGV[1] .. ' ' .. gen, 'PX', ARGV[2])
@@ -235,6 +259,11 @@ export class RedisBackplane implements Backplane {
     // Unless released meanwhile, or claimed again since (that claim's answer comes after this one).
     if (this.claims.get(hostId) === pending) this.claims.set(hostId, gen ?? 'failed');
     return gen;
+  }
+
+  generation(hostId: string): number | undefined {
+    const claim = this.claims.get(hostId);
+    return typeof claim === 'number' ? claim : undefined;
   }
 
   async release(hostId: string): Promise<void> {

@@ -63,6 +63,10 @@ export class MemoryBackplane implements Backplane {
     });
   }
 
+  generation(hostId: string): number | undefined {
+    return this.gens.get(hostId);
+  }
+
   release(hostId: string): Promise<void> {
     const held = this.net.presence.get(hostId);
     const gen = this.gens.get(hostId);

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { MAX_MESSAGE_TEXT } from '../limits.js';
-import { RelayUrlListSchema } from '../relay/relay-list.js';
+import { MAX_RELAYS, RelayUrlListSchema } from '../relay/relay-list.js';
+import { RelayStandingSchema } from '../rpc/relay.js';
 import {
   AnswerApprovalParams,
   AnswerApprovalResult,
@@ -87,14 +88,16 @@ export const RelayLinkStatusSchema = v.object({
   url: v.pipe(v.string(), v.maxLength(2048)),
   /** Every relay the host keeps, in order, when it was given more than one. */
   urls: v.optional(RelayUrlListSchema),
-  /** `linked`: devices reach the host through the relay now; `waiting`: relinking after a drop;
-   * `stopped`: the relay refused this host for good (see `message`). */
+  /** `linked`: devices reach the host through the relay now; `waiting`: relinking after a drop or
+   * a refusal; `stopped`: the host stopped its link (it is shutting down). No relay stops it. */
   state: v.picklist(['connecting', 'linked', 'waiting', 'stopped']),
   message: v.pipe(v.string(), v.maxLength(2000)),
   /** When the link reached its current state. */
   since: Timestamp,
   /** Device connections open through the relay now. */
   connections: Count,
+  /** Each relay the host keeps, with its own state and why: one relay's refusal holds only it. */
+  relays: v.optional(v.pipe(v.array(RelayStandingSchema), v.maxLength(MAX_RELAYS))),
 });
 
 export type RelayLinkStatus = v.InferOutput<typeof RelayLinkStatusSchema>;
@@ -150,15 +153,17 @@ const PageOrigin = v.pipe(v.string(), v.maxLength(300));
  * may do when allowed without choosing (docs/security.md, "Who is trusted with what").
  * - `host`: sent straight to the host by a page whose `Origin` (set by the browser) is the host's own.
  * - `other`: sent straight to the host by a page of another origin the host lets call it.
- * - `relay`: came through the relay the host is linked to. A browser posts a pair request to a relay
- *   only from the relay's own pages (the relay answers no cross-origin pair request), so the app was the
- *   relay's, at `origin`: the relay's URL as the host was given it.
+ * - `relay`: came through the relay the host is linked to, at `origin` (its URL as the host was given
+ *   it). A browser posts a pair request to a relay only from the relay's own pages (the relay answers
+ *   no cross-origin pair request). `app`: the relay said it serves the app, so the app was its page,
+ *   or a program holding the pairing link sent the request; without it (a `--no-app` relay, or one
+ *   that does not say), no page of that relay sent it: a program holding the link did.
  * - `none`: sent straight to the host with no `Origin`: a program holding the link, not a web page.
  */
 export const PairPageSchema = v.variant('from', [
   v.object({ from: v.literal('host'), origin: PageOrigin }),
   v.object({ from: v.literal('other'), origin: PageOrigin }),
-  v.object({ from: v.literal('relay'), origin: PageOrigin }),
+  v.object({ from: v.literal('relay'), origin: PageOrigin, app: v.optional(v.boolean()) }),
   v.object({ from: v.literal('none') }),
 ]);
 export type PairPage = v.InferOutput<typeof PairPageSchema>;

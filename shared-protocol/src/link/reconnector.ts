@@ -32,6 +32,12 @@ export interface ReconnectorOptions {
   /** A number in [0, 1) for each delay; see `jitterFrom`. */
   jitter: () => number;
   backoff?: BackoffOptions;
+  /**
+   * Milliseconds a link must stay open for its failures to be forgotten. Without it, opening is
+   * enough; with it, a link that drops sooner (a peer that closes or redirects it right after
+   * accepting it) counts as one more failure, so a peer cannot make the owner dial in a tight loop.
+   */
+  stableMs?: number;
 }
 
 /** Jitter from random bytes: one byte a draw, so steps of 1/256. */
@@ -51,6 +57,7 @@ export class Reconnector {
   private attempts = 0;
   private timer: TimerHandle | undefined;
   private due: (() => void) | undefined;
+  private openedAt = 0;
 
   constructor(private readonly options: ReconnectorOptions) {}
 
@@ -70,10 +77,18 @@ export class Reconnector {
     return this.attempts;
   }
 
-  /** The link opened: the next failure waits the shortest step again. */
+  /** The link opened: the next failure waits the shortest step again (with `stableMs`, once the
+   * link has stayed open that long). */
   opened(): void {
     this.phaseValue = 'open';
-    this.attempts = 0;
+    this.openedAt = this.options.clock.now();
+    if (this.options.stableMs === undefined) this.attempts = 0;
+  }
+
+  /** Whether the link is open and has stayed open `stableMs` (always, once open, without it). */
+  get stable(): boolean {
+    if (this.phaseValue !== 'open') return false;
+    return this.options.clock.now() - this.openedAt >= (this.options.stableMs ?? 0);
   }
 
   /** Forgets the failures so far (a fresh start, or a drop of a link that had opened). */
@@ -82,13 +97,15 @@ export class Reconnector {
   }
 
   /**
-   * The link failed or dropped: waits out the backoff, then calls `redial` (unless stopped or
-   * woken before). Returns the wait, for the owner's state; undefined when stopped.
+   * The link failed or dropped: waits out the backoff (at least `atLeastMs`), then calls `redial`
+   * (unless stopped or woken before). Returns the wait, for the owner's state; undefined when stopped.
    */
-  retry(redial: () => void): RetryPlan | undefined {
+  retry(redial: () => void, atLeastMs = 0): RetryPlan | undefined {
     if (this.phaseValue === 'stopped') return undefined;
+    if (this.stable) this.attempts = 0;
     this.clearTimer();
-    const delayMs = backoffDelay(this.attempts, this.options.jitter(), this.options.backoff ?? DEFAULT_BACKOFF);
+    const backoff = backoffDelay(this.attempts, this.options.jitter(), this.options.backoff ?? DEFAULT_BACKOFF);
+    const delayMs = Math.max(backoff, atLeastMs);
     const plan = { attempt: this.attempts, delayMs, retryAt: this.options.clock.now() + delayMs };
     this.attempts++;
     this.phaseValue = 'waiting';

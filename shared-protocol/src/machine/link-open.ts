@@ -18,16 +18,18 @@ export interface OpenLinkOptions extends PeerTuning {
   random: RandomBytes;
   /**
    * Decides on the host's proven static key: the pin the machine keeps. A refusal ends the
-   * handshake with that error (a changed key says so, and the machine stops trying).
+   * handshake with that error (a changed key says so; the machine sends it nothing and dials again
+   * later).
    */
   checkHostKey: (hostKey: Uint8Array) => Result<void>;
   timeoutMs?: number;
 }
 
-/** What a machine says when a host closed on its hello for the version: the host speaks another. */
+/** What a machine says when its hello was closed with the version code (4005). A close code is not
+ * sealed: the host may speak another version, or something on the path may say so. */
 const VERSION_REFUSED =
-  `the host does not speak machine-link version ${MACHINE_LINK_VERSION}: ` +
-  'update the host and this machine to the same release';
+  `the link was closed during the handshake with 4005 (the host does not speak machine-link version ${MACHINE_LINK_VERSION}?): ` +
+  'if the host runs another release, update it and this machine to the same one';
 
 /** The machine's side of a fresh transport: the handshake, then an open LinkPeer. */
 export function openMachineLink(
@@ -43,7 +45,7 @@ export function openMachineLink(
       const error = closeCodeToError(code);
       return error === 'version-unsupported'
         ? protocolError(error, VERSION_REFUSED)
-        : protocolError(error, reason || 'closed during the handshake');
+        : protocolError(error, `${reason || 'closed during the handshake'} (${code})`);
     },
     hello: initiator.hello(),
     receive: (data) => {

@@ -74,6 +74,7 @@ const relayFrameArb: fc.Arbitrary<RelayFrame> = fc.oneof(
   }),
   fc.record({ type: fc.constantFrom('ping' as const, 'pong' as const), nonce: bytes(8) }),
   fc.constant({ type: 'drain' as const }),
+  fc.record({ type: fc.constant('about' as const), servesApp: fc.boolean() }),
 );
 
 const encode = (frame: RelayFrame) => {
@@ -122,6 +123,15 @@ describe('relay frames', () => {
   it('encodes a data frame as version | type | connId | payload', () => {
     const r = encodeRelayData(0x01020304, Uint8Array.of(9, 8, 7));
     expect(r).toEqual({ ok: true, value: Uint8Array.of(1, RelayFrameType.Data, 1, 2, 3, 4, 9, 8, 7) });
+  });
+
+  it('encodes what a relay is as version | type | flags, and refuses flags it does not define', () => {
+    expect(encode({ type: 'about', servesApp: true })).toEqual(Uint8Array.of(1, RelayFrameType.About, 1));
+    expect(encode({ type: 'about', servesApp: false })).toEqual(Uint8Array.of(1, RelayFrameType.About, 0));
+    expect(decodeRelayFrame(Uint8Array.of(1, RelayFrameType.About, 3))).toMatchObject({
+      ok: false,
+      error: { code: 'malformed' },
+    });
   });
 
   it('refuses another version with version-unsupported', () => {

@@ -35,6 +35,8 @@ export const RelayFrameType = {
   Ready: 0x03,
   /** device → relay, first message on `/relay/connect/:hostId`: the host's key and a ticket. */
   Connect: 0x04,
+  /** relay → host, right after `ready`: what this relay is (whether it serves the app). */
+  About: 0x05,
   /** relay → host: a device connection opened. */
   Open: 0x10,
   /** both ways: opaque bytes of one device connection. */
@@ -62,6 +64,9 @@ export type RelayFrame =
   | { type: 'auth'; signPublicKey: Uint8Array; signature: Uint8Array }
   | { type: 'ready'; hostId: string; maxConnections: number; maxPayload: number }
   | { type: 'connect'; hostSignPublicKey: Uint8Array; ticket: Uint8Array }
+  /** `servesApp`: whether the relay serves the app's pages (false with `--no-app`). A host that
+   * does not know the frame skips it; one that never gets it takes the relay to serve none. */
+  | { type: 'about'; servesApp: boolean }
   | { type: 'open'; connId: number; kind: RelayConnKind; deviceId: string; source: string }
   | { type: 'data'; connId: number; payload: Uint8Array }
   | { type: 'close'; connId: number; code: number; reason: string }
@@ -80,6 +85,7 @@ export const RELAY_FRAME_SENDER: Record<RelayFrameName, 'relay' | 'host' | 'devi
   auth: 'host',
   ready: 'relay',
   connect: 'device',
+  about: 'relay',
   open: 'relay',
   data: 'relay-or-host',
   close: 'relay-or-host',
@@ -108,6 +114,9 @@ export function isSendableCloseCode(code: number): boolean {
       (code >= 3000 && code <= 4999))
   );
 }
+
+/** The `about` frame's flag: the relay serves the app's pages. */
+const ABOUT_SERVES_APP = 0x01;
 
 const isU32 = (n: number) => Number.isInteger(n) && n >= 0 && n <= 0xffffffff;
 const header = (w: ByteWriter, type: number) => w.u8(RELAY_LINK_VERSION).u8(type);
@@ -204,6 +213,8 @@ export function encodeRelayFrame(frame: RelayFrame): Result<Uint8Array> {
     }
     case 'drain':
       return ok(header(new ByteWriter(2), RelayFrameType.Drain).bytes);
+    case 'about':
+      return ok(header(new ByteWriter(3), RelayFrameType.About).u8(frame.servesApp ? ABOUT_SERVES_APP : 0).bytes);
   }
 }
 
@@ -339,6 +350,12 @@ function decodeBody(type: number, r: ByteReader): Result<RelayFrame> {
     }
     case RelayFrameType.Drain:
       return ok({ type: 'drain' });
+    case RelayFrameType.About: {
+      const flags = r.u8();
+      // Bits not defined here are zero: each message has one encoding.
+      if (flags === undefined || (flags & ~ABOUT_SERVES_APP) !== 0) return malformed('about');
+      return ok({ type: 'about', servesApp: flags === ABOUT_SERVES_APP });
+    }
     default:
       return fail('unsupported', `relay frame type 0x${type.toString(16).padStart(2, '0')} is not known`);
   }

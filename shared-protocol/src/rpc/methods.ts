@@ -19,7 +19,7 @@ import { ChangesParams, ChangesResult, ConfigureSessionParams, HistoryParams, Hi
 import { HostInfoResult, ListDirsParams, ListDirsResult } from './host.js';
 import { ListMachinesResult, MachineListDirsParams } from './machines.js';
 import { AppVisibilityParams, PushStatusResult, PushSubscribeParams, PushUnsubscribeParams } from './push.js';
-import { RelayTicketResult } from './relay.js';
+import { RelayStatusResult, RelayTicketResult } from './relay.js';
 import {
   CreateShareParams,
   CreateShareResult,
@@ -153,6 +153,8 @@ export const METHODS = {
   'sessions.setBudget': method('chat', SetBudgetParams, SessionResult, true),
   // For New session: an agent's modes and models as it offered them last (as much as agents.sessions).
   'agents.controls': method('chat', AgentControlsParams, SessionControlsResult, true),
+  // Where each of the host's relays stands, and why: what the host's row in the app shows.
+  'relay.status': method('watch', Empty, RelayStatusResult, true),
 } as const;
 
 export type Methods = typeof METHODS;

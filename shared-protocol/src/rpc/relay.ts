@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { RelayUrlListSchema } from '../relay/relay-list.js';
+import { MAX_RELAYS, MAX_RELAY_URL, RelayUrlListSchema } from '../relay/relay-list.js';
 import { Timestamp } from './common.js';
 
 /**
@@ -20,3 +20,27 @@ export const RelayTicketResult = v.object({
 });
 
 export type RelayTicketInfo = v.InferOutput<typeof RelayTicketResult>;
+
+/**
+ * Where one of the host's relays stands, as `tether status` and the app show it: `linked` (the
+ * host is on it now), `connecting`, `standby` (not in use: the host moves to it when its link
+ * drops), `failed` (its last dial or link failed; tried again in turn), `held` (it refused this
+ * host: passed over until `retryAt`, then asked again; a relay's refusal is about that relay
+ * only). `message` says why, in words for a person.
+ */
+export const RelayStandingSchema = v.object({
+  url: v.pipe(v.string(), v.maxLength(MAX_RELAY_URL)),
+  state: v.picklist(['standby', 'connecting', 'linked', 'failed', 'held']),
+  message: v.pipe(v.string(), v.maxLength(2000)),
+  /** When it reached that state. */
+  since: Timestamp,
+  /** When a held relay is asked again. */
+  retryAt: v.optional(Timestamp),
+});
+
+export type RelayStandingInfo = v.InferOutput<typeof RelayStandingSchema>;
+
+/** `relay.status`: each of the host's relays, in the order the host keeps them. */
+export const RelayStatusResult = v.object({
+  relays: v.pipe(v.array(RelayStandingSchema), v.maxLength(MAX_RELAYS)),
+});

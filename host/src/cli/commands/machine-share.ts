@@ -23,7 +23,7 @@ import { Exit } from '../command.js';
 import { JSON_OPTION, ago, jsonForTerminal, printJson } from '../common.js';
 import { VERSION } from '../../version.js';
 
-/** Exit code of a share the host refused for good (a revoked token, a changed host key): not a crash. */
+/** Exit code of a share the pinned host refused for good, sealed (a revoked token): not a crash. */
 export const EXIT_REFUSED = 3;
 
 const MACHINE_DIR_OPTION = {
@@ -40,7 +40,8 @@ export const machineShareCommand: Command = {
     'The host can run commands, read and write files and run background tasks inside the --root folders,\n' +
     "never outside them, and never in credential folders (~/.ssh, ~/.aws, …) or Tether's own data.\n" +
     "The token is read from --token-file (owner-only), never from the command line. The host's key is pinned\n" +
-    'on first contact (or given with --host-key); a host whose key changes is refused.\n' +
+    'on first contact (or given with --host-key); a host whose key changes is refused (never sent the token)\n' +
+    'and dialled again later. Only a sealed refusal from the pinned host (a revoked token) stops the share.\n' +
     `Exit codes: 0 stopped, 1 error, 2 usage, ${EXIT_REFUSED} refused for good by the host.`,
   options: [
     { name: 'host', type: 'string', value: 'URL', description: "the host's address, as `tether start` prints it" },
@@ -60,7 +61,11 @@ export const machineShareCommand: Command = {
       description: 'keep sharing in the background (systemd user unit or launchd agent)',
     },
     { name: 'uninstall-service', type: 'boolean', description: 'stop and remove that background service' },
-    { name: 'service', type: 'boolean', description: 'run as the background service does: a refusal for good exits 0' },
+    {
+      name: 'service',
+      type: 'boolean',
+      description: 'run as the background service does: a sealed refusal for good exits 0',
+    },
     JSON_OPTION,
   ],
   arity: [0, 0],

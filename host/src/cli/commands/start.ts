@@ -45,7 +45,9 @@ export async function runStart(context: CommandContext, signals: SignalSource = 
   });
   const started = await Host.start({
     ...settings.value.host,
-    ...(settings.value.host.relay ? { onRelayState: (state) => report.relayState(state) } : {}),
+    ...(settings.value.host.relay
+      ? { onRelayState: (state) => report.relayState(state), onRelayHeld: (entry) => report.relayHeld(entry) }
+      : {}),
     onNotice: (notice) => report.notice(notice),
     onPairRequest: (request) => report.pairRequest(request),
     onPairSettled: (id) => report.pairSettled(id),

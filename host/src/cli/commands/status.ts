@@ -1,3 +1,4 @@
+import type { RelayStandingInfo } from '@tether/shared-protocol';
 import { visibleText } from '@tether/shared-protocol';
 import { flag } from '../args.js';
 import type { Command } from '../command.js';
@@ -25,6 +26,9 @@ export const statusCommand: Command = {
             ...(s.remote.relay
               ? [
                   `relay: ${s.remote.relay.state}, ${visibleText(s.remote.relay.message)}; ${s.remote.relay.connections} connections through it`,
+                  ...(s.remote.relay.relays && s.remote.relay.relays.length > 1
+                    ? s.remote.relay.relays.map((r) => `  ${relayLine(r)}`)
+                    : []),
                 ]
               : []),
             ...(Object.keys(s.remote.refused).length > 0
@@ -72,4 +76,10 @@ export function keepAwakeLine(k: { state: string; tool: string | null; since: nu
     default:
       return `unavailable: ${visibleText(k.message)}`;
   }
+}
+
+/** One relay of several: its URL, its state since when, and why (a held one: until when). */
+function relayLine(r: RelayStandingInfo): string {
+  const until = r.retryAt !== undefined ? ` (asked again at ${new Date(r.retryAt).toLocaleTimeString()})` : '';
+  return `${visibleText(r.url)}: ${r.state} (${ago(r.since)}), ${visibleText(r.message)}${until}`;
 }

@@ -119,7 +119,10 @@ export const START_OPTIONS: OptionSpec[] = [
 ];
 
 /** What the host is started with, less the callbacks that print. */
-export type HostSettings = Omit<HostOptions, 'onNotice' | 'onPairRequest' | 'onPairSettled' | 'onRelayState'>;
+export type HostSettings = Omit<
+  HostOptions,
+  'onNotice' | 'onPairRequest' | 'onPairSettled' | 'onRelayState' | 'onRelayHeld'
+>;
 
 export interface StartSettings {
   /** `--json`: one JSON object a line instead of text. */

@@ -3,10 +3,11 @@ import type { PairRequestInfo } from '../../gateway/pairing-service.js';
 import type { Host } from '../../host.js';
 import type { McpNotice } from '../../mcp/types.js';
 import type { RelayLinkState } from '../../relay/relay-link.js';
+import type { RelayEntry } from '../../relay/relay-roster.js';
 import { VERSION } from '../../version.js';
 import { startApprovalNotice } from '../approval-lines.js';
 import { jsonForTerminal } from '../common.js';
-import { describePairPage } from '../pair-page-text.js';
+import { describePairPage, servedElsewhere } from '../pair-page-text.js';
 import type { PairPrompt } from '../pair-prompt.js';
 import { terminalQr } from '../terminal-qr.js';
 
@@ -74,8 +75,27 @@ export class StartReport {
           reason: state.error.message,
         });
       }
-      out.stderr.write(`[${state.name === 'stopped' ? 'warning' : 'info'}] ${visibleText(relay.message())}\n`);
+      out.stderr.write(`[info] ${visibleText(relay.message())}\n`);
     }
+  }
+
+  /** A relay refused this host: one clear line, naming it, why, and when it is asked again. */
+  relayHeld(entry: RelayEntry): void {
+    if (entry.standing.name !== 'held') return;
+    const { error, retryAt } = entry.standing;
+    if (this.out.json) {
+      return this.emit({
+        event: 'relay',
+        state: 'held',
+        url: entry.url,
+        code: error.code,
+        reason: error.message,
+        retryAt,
+      });
+    }
+    this.out.stderr.write(
+      `[warning] relay ${visibleText(entry.url)}: ${visibleText(error.message)}; skipping it until ${new Date(retryAt).toLocaleTimeString()}\n`,
+    );
   }
 
   pairRequest(request: PairRequestInfo): void {
@@ -94,7 +114,11 @@ export class StartReport {
     }
     if (out.prompt && this.host) return out.prompt.ask(request, this.host.gateway.pairing);
     const limited = request.scopes.length < DEFAULT_DEVICE_SCOPES.length;
-    const why = !request.secure ? 'over plain HTTP' : "from a page this computer didn't serve";
+    const why = !request.secure
+      ? 'over plain HTTP'
+      : servedElsewhere(request.page)
+        ? "from a page this computer didn't serve"
+        : 'sent by a program through a relay';
     out.stdout.write(
       `Pair request ${request.id} from '${visibleText(request.label)}', code ${formatConfirmationCode(request.code)}. ${describePairPage(request.page).replace(/\n/g, ' ')}\nCheck the phone shows the same code, then: tether pair allow ${request.id}${limited ? ` (${why} it gets only ${request.scopes.join(', ')}; for more, only if you trust that page, add --scopes watch,approve,chat,terminal)` : ''}\n`,
     );
