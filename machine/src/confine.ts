@@ -39,7 +39,9 @@ export async function resolveInside(root: string, requested: string): Promise<Re
     }
   }
   const full = rest.length > 0 ? join(real, ...rest) : real;
-  if (full !== rootReal && !full.startsWith(rootReal + sep)) {
+  // The filesystem's root ends in the separator already: every absolute path is inside it.
+  const prefix = rootReal.endsWith(sep) ? rootReal : rootReal + sep;
+  if (full !== rootReal && !full.startsWith(prefix)) {
     return execFail('outside-root', `${requested} is outside the session folder ${rootReal}`);
   }
   return { ok: true, value: full };
