@@ -12,7 +12,7 @@ describe('AddressLimiter', () => {
     expect(limiter.allow('a')).toBe(false);
   });
 
-  it('gives `burst` a window, and all of it back once the window has passed (the host’s tries a minute)', () => {
+  it('gives `burst` a span, and all of it back once the span has passed (the host’s tries a minute)', () => {
     const clock = new ManualClock();
     const limiter = new AddressLimiter(clock, { burst: 3, perSecond: 3 / 60 });
     expect([1, 2, 3, 4].map(() => limiter.allow('192.168.1.20'))).toEqual([true, true, true, false]);

@@ -1,7 +1,7 @@
 /**
  * What the person decided about plugins, kept in `<data-dir>/plugins.json` (owner-only): which
  * plugins are disabled (by name, wherever found). Whether a repository's own plugins may load is
- * folder trust (trust/folder-trust.ts), pinned to their content; the `allowed` list an earlier
+ * folder trust (sessions/trust/folder-trust.ts), pinned to their content; the `allowed` list an earlier
  * version kept here (by command line only) is still read but no longer counts: such a repository
  * asks again.
  *

@@ -1,7 +1,7 @@
 import type { ControlMethods, TrustConfig } from '@tether/shared-protocol';
 import { fail, ok } from '@tether/shared-protocol';
 import type { ExecutionContext } from '@tether/machine';
-import type { FolderConfig } from '../trust/folder-config.js';
+import type { FolderConfig } from '../sessions/trust/folder-config.js';
 import {
   FAMILY_TITLES,
   fingerprint,
@@ -9,8 +9,8 @@ import {
   TRUST_FAMILIES,
   trustAction,
   untrustable,
-} from '../trust/folder-config.js';
-import type { FolderTrust } from '../trust/folder-trust.js';
+} from '../sessions/trust/folder-config.js';
+import type { FolderTrust } from '../sessions/trust/folder-trust.js';
 import type { ControlCaller } from './caller.js';
 import type { Handlers } from './dispatch.js';
 

@@ -33,6 +33,16 @@ async function start(): Promise<{ t: TestHost; fake: FakeAnthropicServer; id: st
   fake.enqueue({ text: ['Hello.'] });
   const created = await t.host.sessions.create({ cwd: t.project, text: 'hi' });
   if (!created.ok) throw new Error(created.error.message);
+  // The folder's own skill loads once the person trusts the folder (folder trust asks first).
+  const asked = await t.waitFor(created.value.id, (e) => e.type === 'approval.requested');
+  if (asked.type !== 'approval.requested' || asked.approval.kind !== 'trust')
+    throw new Error('expected a trust question');
+  const trusted = t.host.approvals.answer(
+    asked.approval.id,
+    { decision: 'allow-always' },
+    { kind: 'local', label: 'test' },
+  );
+  if (!trusted.ok) throw new Error(trusted.error.message);
   await t.waitFor(created.value.id, (e) => e.type === 'run.finished');
   return { t, fake, id: created.value.id };
 }

@@ -63,7 +63,7 @@ import type { ShareHandlerDeps } from '../share/share-handlers.js';
 import { shareHandlers } from '../share/share-handlers.js';
 import { ShareLinks } from '../share/share-links.js';
 import { TrustStore } from '../store/trust-store.js';
-import { FolderTrust } from '../trust/folder-trust.js';
+import { FolderTrust } from '../sessions/trust/folder-trust.js';
 import { TerminalManager } from '../terminals/terminal-manager.js';
 import { BUILTIN_TOOLS } from '../tools/builtin-tools.js';
 import { mcpAgentTool } from '../tools/mcp-tool.js';

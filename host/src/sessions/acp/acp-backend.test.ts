@@ -635,7 +635,8 @@ describe('agents from the CLI and a device', () => {
     const info = await client.call('host.info', {});
     if (!info.ok) throw new Error(info.error.message);
     expect(info.value.agents?.map((a) => a.name)).toContain('scripted');
-    expect(info.value.agents?.some((a) => a.name === 'missing')).toBe(false);
+    // One that cannot start is named, as not available, so the app can say why.
+    expect(info.value.agents?.find((a) => a.name === 'missing')?.available).toBe(false);
 
     const created = await client.call('sessions.create', {
       cwd: host.project,

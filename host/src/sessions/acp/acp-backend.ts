@@ -11,7 +11,7 @@ import { acpSteering } from './acp-steering.js';
 import type { TurnUsage } from './acp-usage.js';
 import { turnCost, turnUsage } from './acp-usage.js';
 import type { EventLog } from '../../store/event-log.js';
-import type { FolderTrust } from '../../trust/folder-trust.js';
+import type { FolderTrust } from '../trust/folder-trust.js';
 import type { SessionRecord, UserMessage } from '../../store/session-store.js';
 import { userMessageEvent } from '../user-message.js';
 import { promptBlocks } from './acp-prompt.js';

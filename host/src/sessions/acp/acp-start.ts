@@ -7,7 +7,7 @@ import { AcpConnection } from './acp-connection.js';
 import { errorText } from './acp-error-text.js';
 import { AcpHistory } from './acp-history.js';
 import type { AcpSessionStore } from './acp-session-store.js';
-import type { FolderTrust } from '../../trust/folder-trust.js';
+import type { FolderTrust } from '../trust/folder-trust.js';
 import type { AgentBounds } from './agent-bounds.js';
 import { agentBounds } from './agent-bounds.js';
 import { AcpSteer } from './acp-steer.js';

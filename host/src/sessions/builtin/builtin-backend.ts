@@ -22,7 +22,7 @@ import { compactNow } from './compact-now.js';
 import { OWN_MODES, PLAN_PROMPT, planTools } from './plan-mode.js';
 import { preloadSkill } from './skill-command.js';
 import { systemPrompt } from './system-prompt.js';
-import type { FolderTrust, TrustOutcome } from '../../trust/folder-trust.js';
+import type { FolderTrust, TrustOutcome } from '../trust/folder-trust.js';
 
 /** Resolves a model spec to a provider ready to stream (with retries that post notices). */
 export type ProviderFactory = (

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { hostLocalContext } from '../sessions/host-context.js';
+import { hostLocalContext } from '../host-context.js';
 import type { TrustFamily } from './folder-config.js';
 import { fingerprint, hasConfig, readFolderConfig, trustAction, untrustable } from './folder-config.js';
 

@@ -1,9 +1,9 @@
 import type { Clock } from '@tether/shared-protocol';
 import { MAX_ACTION_TEXT } from '@tether/shared-protocol';
 import type { ExecutionContext } from '@tether/machine';
-import type { RunContext } from '../sessions/session-backend.js';
-import { repositoryRoot } from '../sessions/builtin/project-instructions.js';
-import type { TrustRecord, TrustStore } from '../store/trust-store.js';
+import type { RunContext } from '../session-backend.js';
+import { repositoryRoot } from '../builtin/project-instructions.js';
+import type { TrustRecord, TrustStore } from '../../store/trust-store.js';
 import type { FolderConfig, TrustFamily } from './folder-config.js';
 import { FAMILY_TITLES, fingerprint, hasConfig, readFolderConfig, trustAction, untrustable } from './folder-config.js';
 

@@ -1,8 +1,8 @@
 import type { ExecutionContext } from '@tether/machine';
-import { serverCommandLine } from '../plugins/plugin-servers.js';
-import { discoverPlugins } from '../plugins/plugins.js';
-import { findOnPath } from '../sessions/acp/agent-catalog.js';
-import { discoverSkills } from '../tools/skills.js';
+import { serverCommandLine } from '../../plugins/plugin-servers.js';
+import { discoverPlugins } from '../../plugins/plugins.js';
+import { findOnPath } from '../acp/agent-catalog.js';
+import { discoverSkills } from '../../tools/skills.js';
 import type { ConfigFiles } from './config-files.js';
 import { readConfigTree } from './config-files.js';
 
