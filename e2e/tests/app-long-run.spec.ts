@@ -199,9 +199,9 @@ test.describe('the model-call limit', () => {
     const glance = page.getByRole('region', { name: 'Run at a glance' });
     await expect(glance).toHaveAttribute('data-paused', 'true');
     await expect(glance).toContainText('3 / 3');
-    // The instruction files the run took in (the session folder is the data dir: the computer's own
-    // file, once), and how full the context is.
-    await expect(glance.locator('.run-instructions dd')).toHaveText('AGENTS.md');
+    // The instruction files the run took in (the session folder holds the data dir, .tether: the
+    // computer's own file, once, named from the session folder), and how full the context is.
+    await expect(glance.locator('.run-instructions dd')).toHaveText('.tether/AGENTS.md');
     await expect(glance.locator('.run-context dd')).toContainText('of 8.2 k');
     await expect(page.locator(`[data-session-id="${sessionId}"] [data-paused="true"]`)).toHaveText('waiting for you');
     // The session's own limit, set from the app.
