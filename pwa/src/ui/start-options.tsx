@@ -91,6 +91,7 @@ export function StartOptions({
       <label for="session-budget">Budget in tokens (optional)</label>
       <input
         id="session-budget"
+        type="text"
         inputMode="numeric"
         value={tokens}
         placeholder="no budget"
