@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DeviceClient, SessionEvent, TetherEvent } from '@tether/shared-protocol';
 import {
@@ -21,16 +21,7 @@ import {
 } from '@tether/shared-protocol';
 import { expect, test } from '@playwright/test';
 import { WebSocket } from 'ws';
-import type { HostProcess } from '../support/host-process.js';
-import {
-  eventually,
-  hostDataDir,
-  makeDataDir,
-  removeDataDir,
-  startHost,
-  tether,
-  tetherJson,
-} from '../support/host-process.js';
+import { eventually, makeDataDir, removeDataDir, startHost, tether, tetherJson } from '../support/host-process.js';
 import type { RelayProcess } from '../support/relay-process.js';
 import { startRelay } from '../support/relay-process.js';
 import { pairThroughRelay, relayClient } from '../support/relay-device.js';
@@ -279,26 +270,4 @@ test('a device flooding the relay is closed alone, the others stream on, and the
   // What the relay ever held at once stayed within one device's share of a host link (4 MiB) and
   // a frame or two, though 64 MiB was thrown at it.
   expect(await metric(r.url, 'tether_relay_queued_bytes_high_water')).toBeLessThanOrEqual(6 * 1024 * 1024);
-});
-
-test('a newer link for the same host takes over; the older host stops its link instead of fighting back', async () => {
-  const r = await relay();
-  const first = await relayOnlyHost(r.url);
-  // A second process with the same host key (its key file copied to another data dir).
-  const otherDir = makeDataDir();
-  mkdirSync(hostDataDir(otherDir), { mode: 0o700 });
-  copyFileSync(join(hostDataDir(first.dataDir), 'host-key.json'), join(hostDataDir(otherDir), 'host-key.json'));
-  const second: { host?: HostProcess } = {};
-  const started = await relayOnlyHost(r.url, 40, otherDir);
-  second.host = started.host;
-  expect(second.host.ready.hostId).toBe(first.host.ready.hostId);
-  const stopped = await first.host.waitFor((l) => l.event === 'relay' && l.state === 'stopped');
-  expect(stopped).toMatchObject({ code: 'conflict' });
-  expect(String(stopped.reason)).toContain('newer link');
-  // It does not come back: the newer link stays.
-  await new Promise((resolve) => setTimeout(resolve, 1500));
-  expect(first.host.lines.filter((l) => l.event === 'relay' && l.state === 'linked')).toHaveLength(1);
-  expect(second.host.lines.filter((l) => l.event === 'relay' && l.state !== 'linked')).toHaveLength(0);
-  const status = await tetherJson<{ remote: { relay: { state: string } } }>(first.dataDir, ['status']);
-  expect(status.remote.relay.state).toBe('stopped');
 });

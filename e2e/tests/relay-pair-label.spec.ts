@@ -1,6 +1,6 @@
 import { generateBoxKeyPair, pairWithHost, parsePairingLink, relayPairUrl } from '@tether/shared-protocol';
 import { expect, test } from '@playwright/test';
-import { eventually, makeDataDir, removeDataDir, tetherJson } from '../support/host-process.js';
+import { eventually, hostDataDir, makeDataDir, removeDataDir, tetherJson } from '../support/host-process.js';
 import { postPairBody } from '../support/pair-client.js';
 import { RelayAdversary } from '../support/relay-adversary.js';
 import { startRelay } from '../support/relay-process.js';
@@ -20,9 +20,12 @@ test('a pairing through a --no-app relay is labelled as a program’s, and r is 
   hostile.front(b.port);
   const a = await startRelay(['--no-app']);
   const dataDir = makeDataDir();
-  const tty = tetherOnTty(['start', '--data-dir', dataDir, '--relay', hostile.url, '--relay', a.url, '--relay-only'], {
-    cwd: dataDir,
-  });
+  const tty = tetherOnTty(
+    ['start', '--data-dir', hostDataDir(dataDir), '--relay', hostile.url, '--relay', a.url, '--relay-only'],
+    {
+      cwd: dataDir,
+    },
+  );
   try {
     // The link the host shows names B, the relay it is on: B's page reads it.
     const link = await eventually(

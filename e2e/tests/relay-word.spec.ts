@@ -1,10 +1,10 @@
 import type { RelayLinkStatus } from '@tether/shared-protocol';
 import { RelayCloseCode } from '@tether/shared-protocol';
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import type { HostProcess } from '../support/host-process.js';
-import { eventually, makeDataDir, removeDataDir, startHost, tetherJson } from '../support/host-process.js';
+import { eventually, hostDataDir, makeDataDir, removeDataDir, startHost, tetherJson } from '../support/host-process.js';
 import { RelayAdversary } from '../support/relay-adversary.js';
 import { startRelay } from '../support/relay-process.js';
 
@@ -120,7 +120,8 @@ test('two `tether start` with one host key on one relay: the older checks the re
   await first.waitFor((l) => l.event === 'relay' && l.state === 'linked');
   // The same key in another data dir: another process holding this host.
   const dataDir = makeDataDir();
-  copyFileSync(join(first.dataDir, 'host-key.json'), join(dataDir, 'host-key.json'));
+  mkdirSync(hostDataDir(dataDir), { mode: 0o700 });
+  copyFileSync(join(hostDataDir(first.dataDir), 'host-key.json'), join(hostDataDir(dataDir), 'host-key.json'));
   const second = await startHost(dataDir, ['--relay', relay.url, '--relay-only']);
   cleanups.push(async () => {
     await second.stop();
