@@ -67,6 +67,14 @@ test('typing / lists the commands; the list follows what is typed; keys and taps
   await expect.poll(() => boxValue(phone)).toBe('/mode ');
   await expect.poll(() => phone.shown('#composer-commands')).toBe(false);
 
+  // Typed fast, the way a thumb does: the key after the letters moves the highlight, not undone
+  // by the list catching up with the letters.
+  await clear(phone, BOX);
+  await phone.type(BOX, '/');
+  await expect.poll(async () => (await commandsShown(phone)).length).toBe(6);
+  await phone.keys(`mo${Key.ARROW_DOWN}${Key.ENTER}`);
+  await expect.poll(() => boxValue(phone)).toBe('/mode ');
+
   await clear(phone, BOX);
   await phone.type(BOX, '/he');
   await phone.click('#composer-commands [data-command="help"]');

@@ -1,7 +1,7 @@
 import type { Result, SessionCommand } from '@tether/shared-protocol';
 import type { ComponentChildren } from 'preact';
 import { createElement } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { CommandList } from './command-list.js';
 import { matchingCommands, typingCommand } from './steer-text.js';
 
@@ -22,8 +22,14 @@ export function useCommandPalette(
   load: (() => Promise<Result<SessionCommand[]>>) | undefined,
 ): { view: ComponentChildren; onKeyDown: (event: KeyboardEvent) => boolean; inputProps: Record<string, string> } {
   const [listed, setListed] = useState<Listed | undefined>();
-  const [active, setActive] = useState(0);
-  const [closed, setClosed] = useState(false);
+  // The highlighted command and Escape hold until the text changes: anything typed starts over.
+  // (Counted here as the text is drawn, not reset in an effect: an effect runs after the next paint,
+  // and a key pressed before it would be undone.)
+  const typed = useRef({ text, count: 0 });
+  if (typed.current.text !== text) typed.current = { text, count: typed.current.count + 1 };
+  const [choice, setChoice] = useState({ at: 0, active: 0, closed: false });
+  const active = choice.at === typed.current.count ? choice.active : 0;
+  const closed = choice.at === typed.current.count && choice.closed;
   const slash = load !== undefined && text.startsWith('/') && !text.startsWith('//');
 
   // Fetched each time the list opens: what an agent offers may change while the session runs.
@@ -50,20 +56,17 @@ export function useCommandPalette(
   const open = slash && !closed && typingCommand(text, all);
   const matches = open ? matchingCommands(all, text) : [];
   const index = Math.min(active, Math.max(0, matches.length - 1));
-  useEffect(() => {
-    setActive(0);
-    setClosed(false);
-  }, [text]);
 
   // The command and a space: its arguments are typed next, and the list goes.
   const pick = (command: SessionCommand) => setText(`/${command.name} `);
   const onKeyDown = (event: KeyboardEvent): boolean => {
     if (!open) return false;
     if (event.key === 'Escape') {
-      setClosed(true);
+      setChoice({ at: typed.current.count, active: index, closed: true });
     } else if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
       if (matches.length === 0) return false;
-      setActive((index + (event.key === 'ArrowDown' ? 1 : matches.length - 1)) % matches.length);
+      const step = event.key === 'ArrowDown' ? 1 : matches.length - 1;
+      setChoice({ at: typed.current.count, active: (index + step) % matches.length, closed: false });
     } else if ((event.key === 'Enter' && !event.ctrlKey && !event.metaKey) || event.key === 'Tab') {
       const chosen = matches[index];
       if (!chosen || event.shiftKey) return false;
