@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hostLocalContext } from '../host-context.js';
 import type { ExecutionContext } from '@tether/machine';
-import { INSTRUCTIONS_PROMPT_CHARS, INSTRUCTIONS_READ_BYTES, loadInstructions } from './project-instructions.js';
+import {
+  INSTRUCTIONS_PROMPT_CHARS,
+  INSTRUCTIONS_READ_BYTES,
+  loadInstructions,
+  repositoryRoot,
+} from './project-instructions.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -18,6 +23,7 @@ function layout() {
   const repo = join(base, 'repo');
   const cwd = join(repo, 'app', 'src');
   mkdirSync(join(repo, '.git'), { recursive: true });
+  writeFileSync(join(repo, '.git', 'HEAD'), 'ref: refs/heads/main\n');
   mkdirSync(cwd, { recursive: true });
   mkdirSync(join(base, 'outside'));
   mkdirSync(join(base, 'data'));
@@ -58,6 +64,18 @@ describe('project instructions', () => {
     expect((await loadInstructions({ context, cwd: l.cwd })).files).toEqual([
       { path: join(l.cwd, 'AGENTS.md'), status: 'read', bytes: 4 },
     ]);
+  });
+
+  it('takes no empty .git, folder or file, for a repository (git does not either)', async () => {
+    const l = layout();
+    writeFileSync(join(l.repo, 'AGENTS.md'), 'not a repository: not read');
+    rmSync(join(l.repo, '.git'), { recursive: true });
+    mkdirSync(join(l.repo, '.git'));
+    expect(await repositoryRoot(context, l.cwd)).toBe(l.cwd);
+    rmSync(join(l.repo, '.git'), { recursive: true });
+    writeFileSync(join(l.repo, '.git'), '');
+    expect(await repositoryRoot(context, l.cwd)).toBe(l.cwd);
+    expect((await loadInstructions({ context, cwd: l.cwd })).files).toEqual([]);
   });
 
   it('finds the root of a worktree, whose .git is a file', async () => {

@@ -71,20 +71,29 @@ export async function loadInstructions(input: {
   return assemble(found.slice(0, MAX_INSTRUCTION_FILES));
 }
 
-/** The nearest folder from `cwd` up holding `.git` (a folder, or a worktree's file); else `cwd`. */
+/**
+ * The nearest folder from `cwd` up holding a repository, as git itself finds one: a `.git` folder
+ * with a `HEAD`, or a worktree's `.git` file naming its `gitdir:`; else `cwd`. A stray empty `.git`
+ * (in `/`, say) is not a repository: taken for one, it would make every folder below it one
+ * project, trusted and instructed as a whole.
+ */
 export async function repositoryRoot(context: ExecutionContext, cwd: string): Promise<string> {
   let folder = cwd;
   for (let i = 0; i <= MAX_PARENTS; i++) {
     const git = await context.checkFolder(posix.join(folder, '.git'));
-    if (git.ok) return folder;
     // An unreachable place (a machine gone offline) is not asked again for every parent.
-    if (git.error.code === 'unreachable') return cwd;
-    if ((await context.readFile(folder, '.git', 4096)).ok) return folder;
+    if (!git.ok && git.error.code === 'unreachable') return cwd;
+    if (git.ok ? (await context.stat(folder, '.git/HEAD')).ok : await isGitFile(context, folder)) return folder;
     const parent = posix.dirname(folder);
     if (parent === folder) break;
     folder = parent;
   }
   return cwd;
+}
+
+async function isGitFile(context: ExecutionContext, folder: string): Promise<boolean> {
+  const file = await context.readFile(folder, '.git', 4096);
+  return file.ok && file.value.text.startsWith('gitdir:');
 }
 
 /** The folders from `root` down to `cwd`, both included. */
