@@ -2,7 +2,7 @@ import { expect, test } from '@playwright/test';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { geminiAgent } from '../support/acp-adapters.js';
-import { eventually } from '../support/host-process.js';
+import { eventually, tether } from '../support/host-process.js';
 import type { AdapterHost } from '../support/adapter-host.js';
 import { assistantText, eventsOfType, nthApproval, runEnd, startAdapterHost } from '../support/adapter-host.js';
 import type { GeminiStandIn } from '../support/gemini-stand-in.js';
@@ -91,6 +91,11 @@ test('its modes, models and commands are listed; a model is taken; its turns’ 
   });
   expect(controls.commands.map((c) => c.name)).toEqual(expect.arrayContaining(['init', 'memory show']));
   expect(controls.modes.map((m) => m.id)).toEqual(expect.arrayContaining(['default', 'autoEdit', 'plan']));
+  // Its `yolo` would run every command it decides on without asking: never offered, never taken.
+  expect(controls.modes.map((m) => m.id)).not.toContain('yolo');
+  const yolo = await tether(host.dataDir, ['sessions', 'mode', id, 'yolo']);
+  expect(yolo.code).not.toBe(0);
+  expect(yolo.stderr).toContain('yolo');
   expect(controls.models.map((m) => m.id)).toEqual(expect.arrayContaining(['gemini-2.5-pro']));
   expect(await host.cli(['sessions', 'model', id, 'gemini-2.5-pro'])).toBe('The model is now gemini-2.5-pro.\n');
 

@@ -13,7 +13,7 @@ import { agentBounds } from './agent-bounds.js';
 import { AcpSteer } from './acp-steer.js';
 import type { SteeringStore } from '../../store/steering-store.js';
 import { agentEnv } from './agent-env.js';
-import { agentFamily } from './agent-family.js';
+import { agentFamily, withheldModes } from './agent-family.js';
 import { cut } from './acp-update-log.js';
 import type { Settled } from './settle.js';
 import { settle } from './settle.js';
@@ -105,6 +105,7 @@ export async function startAgent(deps: AcpStartDeps, run: RunContext, spec: Agen
       title: spec.title,
       clock: deps.clock,
       sink: run,
+      withheld: withheldModes(agentFamily(spec)),
     });
   connection.steer = steer;
   const live: LiveAgent = {

@@ -1,12 +1,42 @@
 import type { SessionEventBody } from '@tether/shared-protocol';
 import { ManualClock } from '@tether/shared-protocol/testing';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { openDatabase } from '../../store/database.js';
 import { SteeringStore } from '../../store/steering-store.js';
 import type { RunProgress } from '../session-backend.js';
+import type { AcpConnection } from './acp-connection.js';
 import { AcpSteer } from './acp-steer.js';
 
-function setup() {
+/** An agent's process as steering sees it: what it was asked, answering as `answer` says. */
+function agentProcess(answer: (method: string, params: Record<string, string>) => Promise<unknown>) {
+  const asked: { method: string; params: Record<string, string> }[] = [];
+  let killed = 0;
+  const connection = {
+    agent: {
+      request: (method: string, params: Record<string, string>) => {
+        asked.push({ method, params });
+        return answer(method, params);
+      },
+    },
+    ended: new Promise<string>(() => undefined),
+    kill: () => killed++,
+  } as unknown as AcpConnection;
+  return { connection, asked, killed: () => killed };
+}
+
+const GEMINI_MODES = (current: string) => ({
+  modes: {
+    currentModeId: current,
+    availableModes: [
+      { id: 'default', name: 'Default' },
+      { id: 'autoEdit', name: 'Auto Edit' },
+      { id: 'yolo', name: 'YOLO' },
+      { id: 'plan', name: 'Plan' },
+    ],
+  },
+});
+
+function setup(withheld?: string[]) {
   const db = openDatabase(':memory:');
   db.prepare(
     "INSERT INTO sessions (id, title, kind, place, cwd, model, status, created_at, updated_at) VALUES ('s1', 't', 'acp', 'local', '/', 'a', 'idle', 0, 0)",
@@ -22,6 +52,7 @@ function setup() {
     title: 'Agent',
     clock: new ManualClock(),
     sink: { append: (e) => said.push(e), announce: () => announced++, progress: (p) => progress.push(p) },
+    ...(withheld ? { withheld } : {}),
   });
   return { store, steer, said, progress, announced: () => announced };
 }
@@ -61,5 +92,59 @@ describe('what an agent says of its steering, as it runs', () => {
     steer.update({ sessionUpdate: 'usage_update', used: 30.5, size: 258_400, cost: { amount: 5, currency: 'USD' } });
     expect(progress).toEqual([{ context: { tokens: 30, window: 258_400 } }]);
     expect(steer.update({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'x' } })).toBe(false);
+  });
+});
+
+describe('a mode in which the agent would run its own tools without asking', () => {
+  it('is never offered, nor taken when chosen', async () => {
+    const { store, steer, said } = setup(['yolo']);
+    store.setMode('s1', { id: 'yolo', name: 'YOLO' });
+    const agent = agentProcess(() => Promise.resolve({}));
+    await steer.answered(GEMINI_MODES('default'), agent.connection, 'acp-1');
+    expect(store.get('s1').modes.map((m) => m.id)).toEqual(['default', 'autoEdit', 'plan']);
+    expect(store.agentOffers('a')?.modes.map((m) => m.id)).toEqual(['default', 'autoEdit', 'plan']);
+    expect(agent.asked).toEqual([]);
+    expect(store.get('s1').mode?.id).toBe('default');
+    const last = said.at(-1) as { level: string; text: string };
+    expect(last.level).toBe('warning');
+    expect(last.text).toContain('did not take the mode YOLO');
+  });
+
+  it('an agent that starts in one is asked out of it before anything runs', async () => {
+    const { store, steer } = setup(['yolo']);
+    const agent = agentProcess(() => Promise.resolve({}));
+    await steer.answered(GEMINI_MODES('yolo'), agent.connection, 'acp-1');
+    expect(agent.asked).toEqual([{ method: 'session/set_mode', params: { sessionId: 'acp-1', modeId: 'default' } }]);
+    expect(store.get('s1').mode?.id).toBe('default');
+  });
+
+  it('an agent that switches itself into one is switched back, and said so', async () => {
+    const { store, steer, said } = setup(['yolo']);
+    const agent = agentProcess(() => Promise.resolve({}));
+    await steer.answered(GEMINI_MODES('plan'), agent.connection, 'acp-1');
+    expect(steer.update({ sessionUpdate: 'current_mode_update', currentModeId: 'yolo' })).toBe(true);
+    await vi.waitFor(() => expect(agent.asked).toHaveLength(1));
+    expect(agent.asked[0]).toEqual({ method: 'session/set_mode', params: { sessionId: 'acp-1', modeId: 'plan' } });
+    await vi.waitFor(() => expect(said.at(-1)?.type).toBe('notice'));
+    const last = said.at(-1) as { level: string; text: string };
+    expect(last.level).toBe('warning');
+    expect(last.text).toContain(
+      'switched itself to the mode yolo, where it would run its own tools without asking; Tether switched it back to Plan',
+    );
+    expect(store.get('s1').mode?.id).toBe('plan');
+    expect(agent.killed()).toBe(0);
+  });
+
+  it('one that will not switch back is stopped', async () => {
+    const { steer, said } = setup(['yolo']);
+    const agent = agentProcess((method) =>
+      method === 'session/set_mode' ? Promise.reject(new Error('no')) : Promise.resolve({}),
+    );
+    await steer.answered(GEMINI_MODES('default'), agent.connection, 'acp-1');
+    steer.update({ sessionUpdate: 'current_mode_update', currentModeId: 'yolo' });
+    await vi.waitFor(() => expect(agent.killed()).toBe(1));
+    const last = said.at(-1) as { level: string; text: string };
+    expect(last.level).toBe('error');
+    expect(last.text).toContain('Tether stopped it');
   });
 });

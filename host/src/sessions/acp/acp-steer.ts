@@ -65,8 +65,22 @@ export class AcpSteer {
       title: string;
       clock: Clock;
       sink: SteerSink;
+      /** Mode ids never offered on (agent-family.ts `withheldModes`); the agent is asked out of one. */
+      withheld?: readonly string[];
     },
   ) {}
+
+  /** The agent's process and session, once it answered: where a withheld mode is switched out of. */
+  private live: { connection: AcpConnection; acpSessionId: string } | undefined;
+
+  private allowed(offered: Offered & { via: string }): Offered & { via: string } {
+    const withheld = this.deps.withheld ?? [];
+    return { ...offered, choices: offered.choices.filter((c) => !withheld.includes(c.id)) };
+  }
+
+  private isWithheld(id: string | undefined): boolean {
+    return id !== undefined && (this.deps.withheld ?? []).includes(id);
+  }
 
   /**
    * `session/new` (or load, or resume) answered: its modes and models are kept, and the session's
@@ -74,14 +88,18 @@ export class AcpSteer {
    */
   async answered(answer: unknown, connection: AcpConnection, acpSessionId: string): Promise<void> {
     const { store, sessionId } = this.deps;
-    const modes = modesOf(answer);
+    this.live = { connection, acpSessionId };
+    const offeredModes = modesOf(answer);
+    const modes = offeredModes && this.allowed(offeredModes);
     const models = modelsOf(answer);
     this.keep({
       ...(modes ? { modes: modes.choices, modeVia: modes.via } : {}),
       ...(models ? { models: models.choices, modelVia: models.via } : {}),
     });
     const chosen = store.get(sessionId);
-    if (modes) await this.apply('mode', chosen.mode, modes, connection, acpSessionId);
+    // An agent that starts in a withheld mode is asked into the session's, or its first other.
+    const mode = chosen.mode ?? (this.isWithheld(modes?.current?.id) ? modes?.choices[0] : undefined);
+    if (modes) await this.apply('mode', mode, modes, connection, acpSessionId);
     if (models) await this.apply('model', chosen.agentModel, models, connection, acpSessionId);
   }
 
@@ -96,12 +114,17 @@ export class AcpSteer {
         const id = update.currentModeId;
         // A mode it is in already, or no id at all, is nothing to say.
         if (id === '' || id.length > 200 || id === steering.mode?.id) return true;
+        if (this.isWithheld(id)) {
+          void this.switchBack(id);
+          return true;
+        }
         const mode = steering.modes.find((m) => m.id === id);
         this.switched('mode', mode ?? { id, name: id.replace(/\s+/g, ' ').slice(0, 100) });
         return true;
       }
       case 'config_option_update': {
-        const modes = modesOf({ configOptions: update.configOptions });
+        const configModes = modesOf({ configOptions: update.configOptions });
+        const modes = configModes && this.allowed(configModes);
         const models = modelsOf({ configOptions: update.configOptions });
         const steering = this.deps.store.get(this.deps.sessionId);
         // Only where the mode was a config option in the first place: else `modes` stays the list.
@@ -111,7 +134,9 @@ export class AcpSteer {
           ...(modeList ? { modes: modeList.choices } : {}),
           ...(modelList ? { models: modelList.choices } : {}),
         });
-        if (modeList?.current && modeList.current.id !== steering.mode?.id) this.switched('mode', modeList.current);
+        if (this.isWithheld(modeList?.current?.id)) void this.switchBack(modeList!.current!.id);
+        else if (modeList?.current && modeList.current.id !== steering.mode?.id)
+          this.switched('mode', modeList.current);
         if (modelList?.current && modelList.current.id !== steering.agentModel?.id)
           this.switched('model', modelList.current);
         return true;
@@ -139,6 +164,42 @@ export class AcpSteer {
       },
       clock.now(),
     );
+  }
+
+  /**
+   * The agent put itself in a withheld mode (its own command, or its model's doing): it is asked
+   * back into the session's mode at once, and said so; one that will not go back is stopped, since
+   * in that mode it would run its own tools unasked.
+   */
+  private async switchBack(id: string): Promise<void> {
+    const { store, sessionId, sink, title, clock } = this.deps;
+    const steering = store.get(sessionId);
+    const back = steering.mode ?? steering.modes[0];
+    const live = this.live;
+    const refused =
+      back === undefined || live === undefined
+        ? 'Tether has no other mode to ask for'
+        : await askSwitch(
+            live.connection,
+            switchRequest(steering.modeVia ?? 'set_mode', live.acpSessionId, back.id, 'mode'),
+            clock,
+          );
+    const name = id.replace(/\s+/g, ' ').slice(0, 100);
+    if (refused === undefined) {
+      sink.append({
+        type: 'notice',
+        level: 'warning',
+        text: `${title} switched itself to the mode ${name}, where it would run its own tools without asking; Tether switched it back to ${back!.name}.`,
+      });
+    } else {
+      live?.connection.kill();
+      sink.append({
+        type: 'notice',
+        level: 'error',
+        text: `${title} switched itself to the mode ${name}, where it would run its own tools without asking, and did not switch back (${refused}): Tether stopped it.`,
+      });
+    }
+    sink.announce?.();
   }
 
   /** The agent switched on its own: kept, said, and every device told. */

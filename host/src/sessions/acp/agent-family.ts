@@ -15,3 +15,14 @@ export function agentFamily(spec: Pick<AgentSpec, 'command' | 'args'>): AgentFam
   if (program === 'gemini' && spec.args.some((a) => a === '--experimental-acp' || a === '--acp')) return 'gemini';
   return 'other';
 }
+
+/**
+ * Modes an agent offers that Tether never offers on: in them the agent runs its own tools without
+ * asking (Gemini CLI's `yolo` runs every command it decides on, inside its own process, where
+ * Tether sees it only afterwards). Claude Code's modes all leave its commands and edits to
+ * Tether's terminals and files, which ask whatever the mode; Codex offers none under Tether's
+ * sandbox.
+ */
+export function withheldModes(family: AgentFamily): readonly string[] {
+  return family === 'gemini' ? ['yolo'] : [];
+}
