@@ -529,6 +529,27 @@ describe('a link with several relays', () => {
     expect(link.url).toBe('https://a.test');
   });
 
+  it('forgets the failures before a link that lasted: a refusal after it, then a failed dial, waits the first step', async () => {
+    const { h, a, b, link, dials } = twoRelays();
+    a.down = true;
+    b.down = true;
+    link.start();
+    await settle();
+    // Both down for a while: the backoff grows to its long steps.
+    for (let i = 0; i < 6; i++) await run(h, 1000 * 2 ** i);
+    b.down = false;
+    await run(h, 60_000);
+    expect(link.url).toBe('https://b.test');
+    expect(link.state.name).toBe('linked');
+    // A healthy link, well past LINK_STABLE_MS; then B refuses the host and A is still down.
+    await run(h, LINK_STABLE_MS + 1_000);
+    const before = dials.length;
+    b.current.relayCloses(RelayCloseCode.AuthFailed, 'auth-failed');
+    await run(h, 600);
+    // A dialled at once, failed, and dialled again after the first step (0.25–0.5 s), not 16–32 s.
+    expect(dials.slice(before).map((d) => d.to)).toEqual(['a', 'a']);
+  });
+
   it('passes over a relay with a wrong --public-url and links through the next', async () => {
     const { h, a, link } = twoRelays();
     a.origin = 'https://wrong.test';
