@@ -550,6 +550,26 @@ describe('a link with several relays', () => {
     expect(dials.slice(before).map((d) => d.to)).toEqual(['a', 'a']);
   });
 
+  it.each(['drain', 'close'] as const)(
+    'after a link that ended right after ready (%s), tries the next relay even if it is held',
+    async (end) => {
+      const { h, a, b, link, dials } = twoRelays();
+      link.start();
+      await settle();
+      // A refused the host (held 30 s), the link went on through B; B ends it right after ready.
+      a.current.relayCloses(RelayCloseCode.AuthFailed, 'auth-failed');
+      await run(h, 500);
+      expect(link.url).toBe('https://b.test');
+      if (end === 'drain') b.current.fromRelay({ type: 'drain' });
+      else b.current.relayCloses(1011, 'server-error');
+      await run(h, 1_000);
+      // B is no better than a held relay: A, whose refusal may have been false, is asked again.
+      expect(dials.map((d) => d.to)).toEqual(['a', 'b', 'a']);
+      expect(link.url).toBe('https://a.test');
+      expect(link.state.name).toBe('linked');
+    },
+  );
+
   it('passes over a relay with a wrong --public-url and links through the next', async () => {
     const { h, a, link } = twoRelays();
     a.origin = 'https://wrong.test';
