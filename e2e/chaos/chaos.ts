@@ -9,6 +9,13 @@ import { startRig } from './rig.js';
 export const BACK_GOAL_MS = 2_000;
 /** How long after a fault ends the host and the machine are waited for before they count as lost. */
 const BACK_WAIT_MS = 30_000;
+/**
+ * How long the host's link must have been up before a fault starts: past the host's LINK_STABLE_MS
+ * (5 s, host/src/relay/link-limits.ts), with a margin. A link that ends sooner counts as a failure
+ * and keeps the backoff growing, by design (a relay must not make the host relink in a loop); a
+ * fault started on a younger link measures the backoff the previous fault built, not its own.
+ */
+const LINK_SETTLED_MS = 6_000;
 
 export interface FaultResult {
   name: string;
@@ -53,12 +60,16 @@ export async function runChaos(options: { scale?: number; log?: (line: string) =
   }
 }
 
-/** Waits until the host answers and the machine is online, so each fault starts from a whole rig. */
+/**
+ * Waits until the host answers, the machine is online and the host's link has lasted
+ * LINK_SETTLED_MS, so each fault starts from a whole rig and a healthy link.
+ */
 async function steady(rig: Rig): Promise<void> {
   const at = performance.now();
   await eventually(() => rig.phone.hostBackAfter(at), BACK_WAIT_MS, 'the host before the fault');
   await eventually(() => rig.phone.machineBackAfter(performance.now() - 100), BACK_WAIT_MS, 'the machine');
-  await sleep(500);
+  const linkedAt = Math.max(...rig.relays.flatMap((r) => r.readies));
+  await sleep(Math.max(500, linkedAt + LINK_SETTLED_MS - Date.now()));
 }
 
 async function inflict(rig: Rig, fault: Fault): Promise<FaultResult> {

@@ -1,5 +1,5 @@
-import type { Socket } from 'node:net';
-import { connect } from 'node:net';
+import type { ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { RelayCloseCode } from '@tether/shared-protocol';
 import type { AfterReady, RelayAdversary } from '../support/relay-adversary.js';
 import type { Rig } from './rig.js';
@@ -47,29 +47,48 @@ function hostileAfterReady(
   };
 }
 
-/** Silent sockets held open on a relay node: the upgrade sent, the first message never. */
-function silentSockets(port: number, count: number): Socket[] {
-  const sockets: Socket[] = [];
-  // One node allows 60 new sockets an address at once: spread over loopback addresses.
-  for (let i = 0; i < count; i++) {
-    const socket = connect({ port, host: '127.0.0.1', localAddress: `127.0.0.${2 + Math.floor(i / 50)}` });
-    socket.on('error', () => socket.destroy());
-    socket.on('connect', () =>
-      socket.write(
-        'GET /relay/host HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' +
-          'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n',
-      ),
-    );
-    sockets.push(socket);
-  }
-  return sockets;
+/**
+ * Silent sockets held open on a relay node: the upgrade sent, the first message never. They come
+ * from a process of their own, as a crowd would: made in the rig's process, they stalled the
+ * proxies that stand for the network (and the phone) for half a second and more, which no real
+ * crowd does to the host's path. Resolves once every socket has its answer or is waiting silent.
+ */
+function silentSockets(port: number, count: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['-e', FLOOD_SCRIPT, String(port), String(count)], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  return new Promise((resolve) => {
+    child.stdout.once('data', () => resolve(child));
+    child.once('exit', () => resolve(child));
+  });
 }
+
+/** The flood's own process: `count` sockets to `port`, 50 to an address (one node allows 60 new
+ * sockets an address at once), over 127.0.0.2 and up; says `ready` once each has connected. */
+const FLOOD_SCRIPT = `
+const { connect } = require('node:net');
+const [port, count] = process.argv.slice(1).map(Number);
+let waiting = count;
+const done = () => { if (--waiting === 0) process.stdout.write('ready\\n'); };
+for (let i = 0; i < count; i++) {
+  const socket = connect({ port, host: '127.0.0.1', localAddress: '127.0.0.' + (2 + Math.floor(i / 50)) });
+  let counted = false;
+  const once = () => { if (!counted) { counted = true; done(); } };
+  socket.on('error', () => { socket.destroy(); once(); });
+  socket.on('connect', () => {
+    socket.write('GET /relay/host HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\nUpgrade: websocket\\r\\nConnection: Upgrade\\r\\n' +
+      'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\\r\\nSec-WebSocket-Version: 13\\r\\n\\r\\n');
+    once();
+  });
+}
+setInterval(() => undefined, 60000);
+`;
 
 /** The faults, in the order the suite runs them; `scale` shortens each (the short form in CI). */
 export function faults(scale = 1): Fault[] {
   const ms = (full: number) => Math.max(500, Math.round(full * scale));
   const tampered: string[] = [];
-  let flood: Socket[] = [];
+  let flood: ChildProcess[] = [];
   return [
     hostileClose('relay closes 4104 (replaced)', RelayCloseCode.Replaced, 'replaced', ms(3_000)),
     hostileClose('relay closes 4105 (auth failed)', RelayCloseCode.AuthFailed, 'auth-failed', ms(3_000)),
@@ -147,15 +166,23 @@ export function faults(scale = 1): Fault[] {
     {
       name: 'socket flood (silent, 1,100 a node)',
       holdMs: ms(4_000),
-      begin: (rig) => {
-        flood = rig.nodes.flatMap((node) => silentSockets(node.port, 1_100));
+      begin: async (rig) => {
+        flood = await Promise.all(rig.nodes.map((node) => silentSockets(node.port, 1_100)));
+        // Each node answers after it has worked through the upgrades that came before: from then on
+        // the flood holds its pending pool. (Taking in 1,100 upgrades keeps a node busy for 2–4 s on
+        // a loaded 2-core machine; counted from here, that is the flood's arrival, not its hold.)
+        await Promise.all(
+          rig.nodes.map((node) => fetch(`http://127.0.0.1:${node.port}/metrics`).then((r) => r.text())),
+        );
         // The host must link again into the flooded nodes.
         onHost(rig).drainHosts();
-        return Promise.resolve();
       },
-      end: () => {
-        for (const socket of flood.splice(0)) socket.destroy();
-        return Promise.resolve();
+      end: async () => {
+        // Killed, its sockets close with it.
+        for (const child of flood.splice(0)) {
+          if (child.exitCode !== null || child.signalCode !== null) continue;
+          await new Promise((resolve) => child.once('exit', resolve).kill('SIGKILL'));
+        }
       },
     },
   ];

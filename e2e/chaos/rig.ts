@@ -140,8 +140,16 @@ export async function startRig(log: (line: string) => void): Promise<Rig> {
         return relays.find((r) => r.url === last?.url && r.hostLinks.length > 0);
       },
       lastSeq: async () => {
-        const sessions = await tetherJson<{ id: string; lastSeq: number }[]>(dataDir, ['sessions']);
-        return sessions.find((s) => s.id === sessionId)?.lastSeq ?? 0;
+        // A CLI call can outlast its 30 s on a machine loaded far past its cores: asked again, so
+        // one slow start does not end the whole run.
+        for (let attempt = 1; ; attempt++) {
+          try {
+            const sessions = await tetherJson<{ id: string; lastSeq: number }[]>(dataDir, ['sessions']);
+            return sessions.find((s) => s.id === sessionId)?.lastSeq ?? 0;
+          } catch (error) {
+            if (attempt === 3) throw error;
+          }
+        }
       },
       stop: stopAll,
     };

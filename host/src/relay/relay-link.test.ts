@@ -529,6 +529,47 @@ describe('a link with several relays', () => {
     expect(link.url).toBe('https://a.test');
   });
 
+  it('forgets the failures before a link that lasted: a refusal after it, then a failed dial, waits the first step', async () => {
+    const { h, a, b, link, dials } = twoRelays();
+    a.down = true;
+    b.down = true;
+    link.start();
+    await settle();
+    // Both down for a while: the backoff grows to its long steps.
+    for (let i = 0; i < 6; i++) await run(h, 1000 * 2 ** i);
+    b.down = false;
+    await run(h, 60_000);
+    expect(link.url).toBe('https://b.test');
+    expect(link.state.name).toBe('linked');
+    // A healthy link, well past LINK_STABLE_MS; then B refuses the host and A is still down.
+    await run(h, LINK_STABLE_MS + 1_000);
+    const before = dials.length;
+    b.current.relayCloses(RelayCloseCode.AuthFailed, 'auth-failed');
+    await run(h, 600);
+    // A dialled at once, failed, and dialled again after the first step (0.25–0.5 s), not 16–32 s.
+    expect(dials.slice(before).map((d) => d.to)).toEqual(['a', 'a']);
+  });
+
+  it.each(['drain', 'close'] as const)(
+    'after a link that ended right after ready (%s), tries the next relay even if it is held',
+    async (end) => {
+      const { h, a, b, link, dials } = twoRelays();
+      link.start();
+      await settle();
+      // A refused the host (held 30 s), the link went on through B; B ends it right after ready.
+      a.current.relayCloses(RelayCloseCode.AuthFailed, 'auth-failed');
+      await run(h, 500);
+      expect(link.url).toBe('https://b.test');
+      if (end === 'drain') b.current.fromRelay({ type: 'drain' });
+      else b.current.relayCloses(1011, 'server-error');
+      await run(h, 1_000);
+      // B is no better than a held relay: A, whose refusal may have been false, is asked again.
+      expect(dials.map((d) => d.to)).toEqual(['a', 'b', 'a']);
+      expect(link.url).toBe('https://a.test');
+      expect(link.state.name).toBe('linked');
+    },
+  );
+
   it('passes over a relay with a wrong --public-url and links through the next', async () => {
     const { h, a, link } = twoRelays();
     a.origin = 'https://wrong.test';

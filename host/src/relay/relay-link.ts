@@ -232,6 +232,7 @@ export class RelayLink {
     if (!stable) {
       return this.retry(
         protocolError('disconnected', `the relay at ${this.url} asked this host to link again right after it linked`),
+        true,
       );
     }
     this.reconnector.reset();
@@ -272,9 +273,10 @@ export class RelayLink {
   }
 
   private failed(session: LinkSession, error: ProtocolError): void {
+    const shortLived = session.phase === 'linked' && !this.reconnector.stable;
     this.endSession(session);
     this.roster.set(this.index, { name: 'failed', error });
-    this.retry(error);
+    this.retry(error, shortLived);
   }
 
   /** Its devices are told the host went away (they reconnect, wherever it links next). */
@@ -287,10 +289,11 @@ export class RelayLink {
   }
 
   /** After a drop, a failed dial or a refusal: the next relay in turn that is not held, after the
-   * backoff (a relay that said it was replaced, checked first when every relay is held). */
-  private retry(error: ProtocolError): void {
+   * backoff (a relay that said it was replaced, checked first when every relay is held). After a
+   * link that ended right after `ready` (`shortLived`), the next in turn even if it is held. */
+  private retry(error: ProtocolError, shortLived = false): void {
     if (this.stateValue.name === 'stopped') return;
-    const next = this.roster.next(this.index);
+    const next = shortLived ? this.roster.after(this.index) : this.roster.next(this.index);
     this.index = next.index;
     this.wait(error, () => (next.verify ? void this.verify(next.index) : this.dial()));
   }

@@ -86,6 +86,18 @@ export class RelayRoster {
     return { index: soonest!.index, verify: soonest!.verify, held: true };
   }
 
+  /**
+   * The relay after `index` in turn, held or not: after a link that `index` ended right after
+   * `ready`, that relay is no better than a held one, whose refusal may have been false. One held
+   * because it said a newer link for this host took over is first `verify`d, as in `next`.
+   */
+  after(index: number): { index: number; verify: boolean; held: boolean } {
+    const at = (index + 1) % this.entries.length;
+    const standing = this.entries[at]!.standing;
+    const held = standing.name === 'held' && standing.retryAt > this.clock.now();
+    return { index: at, verify: held && standing.error.code === 'conflict', held };
+  }
+
   /** When the relay's hold ends (now, when it is not held). */
   heldUntil(index: number): number {
     const standing = this.entries[index]!.standing;

@@ -58,6 +58,24 @@ describe('Reconnector', () => {
     expect(reconnector.attempt).toBe(0);
   });
 
+  it('with stableMs, forgets the failures once the link has lasted, however the owner dials next', () => {
+    const clock = new ManualClock(0);
+    const reconnector = new Reconnector({ clock, jitter: () => 0, backoff: BACKOFF, stableMs: 5_000 });
+    const redial = () => void reconnector.dialling();
+    reconnector.dialling();
+    for (let i = 0; i < 3; i++) clock.advance(reconnector.retry(redial)!.delayMs);
+    // Open, but not long: a drop counts as one more failure.
+    reconnector.opened();
+    clock.advance(4_999);
+    expect(reconnector.retry(redial)!.attempt).toBe(3);
+    clock.advance(4_000);
+    // Open long enough, then the owner dials at once (another server) and that dial fails.
+    reconnector.opened();
+    clock.advance(5_000);
+    reconnector.dialling();
+    expect(reconnector.retry(redial)!.attempt).toBe(0);
+  });
+
   it('wakes a wait at once, and only a wait', () => {
     const { clock, reconnector, redial, dials } = setup();
     expect(reconnector.wake()).toBe(false);

@@ -70,8 +70,10 @@ export class Reconnector {
     return this.attempts;
   }
 
-  /** A dial starts; returns its attempt number. */
+  /** A dial starts; returns its attempt number. A link that had stayed open `stableMs` (the owner
+   * moving on at once, to another server) forgets the failures before it, as `retry` does. */
   dialling(): number {
+    if (this.stable) this.attempts = 0;
     this.clearTimer();
     this.phaseValue = 'connecting';
     return this.attempts;
