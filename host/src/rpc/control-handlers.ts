@@ -31,6 +31,8 @@ import { trustHandlers } from './trust-handlers.js';
 import type { SessionSteering } from '../sessions/session-steering.js';
 import type { TypedCommands } from '../sessions/typed-commands.js';
 import { steeringHandlers } from './steering-handlers.js';
+import type { SessionGit } from '../git/session-git.js';
+import { gitHandlers } from './git-handlers.js';
 
 /** What `tether status` says about this host itself. */
 export interface HostFacts {
@@ -101,6 +103,7 @@ export interface ControlDeps {
   trust?: TrustHandlerDeps;
   /** Commands, modes, models and budgets (`tether sessions commands|mode|model|budget`). */
   steering: SessionSteering;
+  git: SessionGit;
   /** Slash commands typed in a message (`tether sessions send ID /compact`). */
   commands: TypedCommands;
 }
@@ -237,5 +240,6 @@ export function controlHandlers(deps: ControlDeps): Handlers<ControlMethods, Con
     ...terminalStreamHandlers<ControlCaller>(deps.terminals, (connection) => connection),
     ...(deps.trust ? trustHandlers(deps.trust) : noTrustHandlers),
     ...steeringHandlers(deps.steering),
+    ...gitHandlers(deps.git),
   };
 }

@@ -43,6 +43,8 @@ import type { ModelConfig } from '../models/model-config.js';
 import { configuredWindow, loadModelConfig } from '../models/model-config.js';
 import { loadPriceBook } from '../models/price-config.js';
 import { SessionSteering } from '../sessions/session-steering.js';
+import { SessionGit } from '../git/session-git.js';
+import { gitHandlers } from '../rpc/git-handlers.js';
 import { TypedCommands } from '../sessions/typed-commands.js';
 import type { ProviderFactory } from '../sessions/builtin/builtin-backend.js';
 import { BuiltinBackend } from '../sessions/builtin/builtin-backend.js';
@@ -288,6 +290,11 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
     defaultModel,
     agentTitle: (agent) => catalog.get(agent)?.title,
   });
+  const git = new SessionGit({
+    session: (id) => sessions.get(id),
+    contexts: contextOf,
+    note: (id, level, text) => log.append(id, { type: 'notice', level, text }),
+  });
   const commands = new TypedCommands({ manager: sessions, steering, sessions: sessionStore, journal, clock });
   const uploads = new UploadManager({
     store: blobs,
@@ -404,6 +411,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
         commands,
         keepAwake: () => keepAwake.status(),
       }),
+      ...gitHandlers(git),
       ...push.value.handlers(),
       ...shareHandlers(
         shareDeps((id) => self.hub.viewerCount(id)),
@@ -527,6 +535,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
       trust: { trust, local },
       steering,
       commands,
+      git,
     }),
     unsubscribe: () => {
       for (const stop of unsubscribers) stop();
