@@ -10,6 +10,7 @@ import { SessionJournal } from '../sessions/session-journal.js';
 import { SessionSteering } from '../sessions/session-steering.js';
 import { TypedCommands } from '../sessions/typed-commands.js';
 import { SessionGit } from '../git/session-git.js';
+import { Worktrees } from '../git/worktrees.js';
 import { ApprovalStore } from '../store/approval-store.js';
 import { openDatabase } from '../store/database.js';
 import { DeviceStore } from '../store/device-store.js';
@@ -115,6 +116,7 @@ function setup() {
     steering,
     commands: new TypedCommands({ manager, steering, sessions: store, journal, clock }),
     git: new SessionGit({ session: () => undefined, contexts: () => undefined, note: () => {} }),
+    worktrees: new Worktrees({ session: () => undefined, contexts: () => undefined, note: () => {} }),
   };
   const connection = {} as ControlConnection;
   return { handlers: controlHandlers(deps), created, calls, ran, devices, connection };

@@ -44,6 +44,7 @@ import { configuredWindow, loadModelConfig } from '../models/model-config.js';
 import { loadPriceBook } from '../models/price-config.js';
 import { SessionSteering } from '../sessions/session-steering.js';
 import { SessionGit } from '../git/session-git.js';
+import { Worktrees } from '../git/worktrees.js';
 import { gitHandlers } from '../rpc/git-handlers.js';
 import { TypedCommands } from '../sessions/typed-commands.js';
 import type { ProviderFactory } from '../sessions/builtin/builtin-backend.js';
@@ -290,11 +291,13 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
     defaultModel,
     agentTitle: (agent) => catalog.get(agent)?.title,
   });
-  const git = new SessionGit({
-    session: (id) => sessions.get(id),
+  const gitDeps = {
+    session: (id: string) => sessions.get(id),
     contexts: contextOf,
-    note: (id, level, text) => log.append(id, { type: 'notice', level, text }),
-  });
+    note: (id: string, level: 'info' | 'warning', text: string) => log.append(id, { type: 'notice', level, text }),
+  };
+  const git = new SessionGit(gitDeps);
+  const worktrees = new Worktrees(gitDeps);
   const commands = new TypedCommands({ manager: sessions, steering, sessions: sessionStore, journal, clock });
   const uploads = new UploadManager({
     store: blobs,
@@ -410,6 +413,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
         steering,
         commands,
         keepAwake: () => keepAwake.status(),
+        worktrees,
       }),
       ...gitHandlers(git),
       ...push.value.handlers(),
@@ -536,6 +540,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
       steering,
       commands,
       git,
+      worktrees,
     }),
     unsubscribe: () => {
       for (const stop of unsubscribers) stop();

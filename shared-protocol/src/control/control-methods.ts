@@ -59,6 +59,7 @@ import {
   ListSessionsResult,
   SendParams,
   steeringAtStart,
+  inWorktree,
   SendResult,
   SessionIdParams,
   SessionResult,
@@ -203,6 +204,7 @@ export const ControlCreateSessionParams = v.object({
   /** An ACP agent by its configured name, instead of Tether's own loop; not with `model`. */
   agent: v.optional(AgentName),
   ...steeringAtStart(),
+  ...inWorktree(),
 });
 
 /** `tether agents sessions NAME`: an agent's own sessions in a folder. */
