@@ -404,7 +404,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
         models,
         agents: catalog,
         agentSessions,
-        features: () => ['machines', 'terminals', 'push', ...(tickets ? ['relay'] : [])],
+        features: () => ['machines', 'terminals', 'push', 'git', ...(tickets ? ['relay'] : [])],
         relays: () => tickets?.urls,
         clock,
         machines: machines.registry,
