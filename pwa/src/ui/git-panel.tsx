@@ -50,6 +50,7 @@ export function GitPanel({ client, sessionId, version }: { client: DeviceClient;
     }
     setStatus(result.value.status);
     setDone(result.value.command);
+    setDiff(null);
     after?.();
     return true;
   };
