@@ -33,6 +33,7 @@ export * from './rpc/blobs.js';
 export * from './rpc/notify-level.js';
 export * from './rpc/activity.js';
 export * from './rpc/steering.js';
+export * from './rpc/git.js';
 export * from './rpc/history.js';
 export * from './rpc/approvals.js';
 export * from './rpc/devices.js';

@@ -32,6 +32,7 @@ import {
   sessionsModeCommand,
   sessionsModelCommand,
 } from './commands/sessions-steer.js';
+import { sessionsGitCommand } from './commands/sessions-git.js';
 import { startCommand } from './commands/start.js';
 import { statusCommand } from './commands/status.js';
 import { terminalsCommand } from './commands/terminals.js';
@@ -55,6 +56,7 @@ export const COMMANDS: Command[] = [
   sessionsModeCommand,
   sessionsModelCommand,
   sessionsBudgetCommand,
+  sessionsGitCommand,
   agentsCommand,
   agentsSessionsCommand,
   agentsContinueCommand,

@@ -9,6 +9,8 @@ import type { SessionManager } from '../sessions/session-manager.js';
 import { SessionJournal } from '../sessions/session-journal.js';
 import { SessionSteering } from '../sessions/session-steering.js';
 import { TypedCommands } from '../sessions/typed-commands.js';
+import { SessionGit } from '../git/session-git.js';
+import { Worktrees } from '../git/worktrees.js';
 import { ApprovalStore } from '../store/approval-store.js';
 import { openDatabase } from '../store/database.js';
 import { DeviceStore } from '../store/device-store.js';
@@ -113,6 +115,8 @@ function setup() {
     },
     steering,
     commands: new TypedCommands({ manager, steering, sessions: store, journal, clock }),
+    git: new SessionGit({ session: () => undefined, contexts: () => undefined, note: () => {} }),
+    worktrees: new Worktrees({ session: () => undefined, contexts: () => undefined, note: () => {} }),
   };
   const connection = {} as ControlConnection;
   return { handlers: controlHandlers(deps), created, calls, ran, devices, connection };

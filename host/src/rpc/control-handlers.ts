@@ -31,6 +31,10 @@ import { trustHandlers } from './trust-handlers.js';
 import type { SessionSteering } from '../sessions/session-steering.js';
 import type { TypedCommands } from '../sessions/typed-commands.js';
 import { steeringHandlers } from './steering-handlers.js';
+import type { SessionGit } from '../git/session-git.js';
+import { gitHandlers } from './git-handlers.js';
+import type { Worktrees } from '../git/worktrees.js';
+import { archiveSession } from '../git/archive-session.js';
 
 /** What `tether status` says about this host itself. */
 export interface HostFacts {
@@ -101,6 +105,8 @@ export interface ControlDeps {
   trust?: TrustHandlerDeps;
   /** Commands, modes, models and budgets (`tether sessions commands|mode|model|budget`). */
   steering: SessionSteering;
+  git: SessionGit;
+  worktrees: Worktrees;
   /** Slash commands typed in a message (`tether sessions send ID /compact`). */
   commands: TypedCommands;
 }
@@ -152,7 +158,8 @@ export function controlHandlers(deps: ControlDeps): Handlers<ControlMethods, Con
       }
       const placed = placeFolder(deps.machines.registry, p.machine, p.cwd);
       if (!placed.ok) return placed;
-      const created = await deps.steering.create(
+      const created = await deps.worktrees.create(
+        p.worktree,
         {
           cwd: placed.value?.cwd ?? p.cwd,
           text: p.text,
@@ -160,7 +167,7 @@ export function controlHandlers(deps: ControlDeps): Handlers<ControlMethods, Con
           ...(placed.value ? { place: placed.value.place } : {}),
           ...(p.agent !== undefined ? { kind: 'acp' as const, model: p.agent } : {}),
         },
-        { mode: p.mode, agentModel: p.agentModel, budget: p.budget },
+        (input) => deps.steering.create(input, { mode: p.mode, agentModel: p.agentModel, budget: p.budget }),
       );
       return created.ok ? ok({ session: created.value }) : created;
     },
@@ -189,7 +196,7 @@ export function controlHandlers(deps: ControlDeps): Handlers<ControlMethods, Con
     'sessions.send': (p) => deps.commands.send(p.id, p.text, undefined, p.attachments),
     ...(deps.blobs ? uploadHandlers<ControlCaller>(deps.blobs, () => 'control') : noUploads),
     'sessions.interrupt': (p) => sessions.interrupt(p.id),
-    'sessions.archive': (p) => sessions.archive(p.id, p.archived ?? true),
+    'sessions.archive': (p) => archiveSession(sessions, deps.worktrees, p),
     'sessions.autoApprove': (p) => sessions.setAutoApprove(p.id, p.enabled),
     'sessions.configure': historyHandlers({ sessions, log })['sessions.configure'],
     'agents.list': () => ok({ agents: deps.agents.list() }),
@@ -237,5 +244,6 @@ export function controlHandlers(deps: ControlDeps): Handlers<ControlMethods, Con
     ...terminalStreamHandlers<ControlCaller>(deps.terminals, (connection) => connection),
     ...(deps.trust ? trustHandlers(deps.trust) : noTrustHandlers),
     ...steeringHandlers(deps.steering),
+    ...gitHandlers(deps.git),
   };
 }

@@ -1,9 +1,13 @@
 import type { AgentInfo, Result, Scope, SessionKind, SessionSummary } from '@tether/shared-protocol';
 import { ok } from '@tether/shared-protocol';
 import { ManualClock } from '@tether/shared-protocol/testing';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, rmdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { LocalContext } from '@tether/machine';
+import { TEST_GIT_ENV } from '../git/git-test-repo.js';
+import { Worktrees } from '../git/worktrees.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApprovalBroker } from '../sessions/approval-broker.js';
 import type { SessionManager } from '../sessions/session-manager.js';
@@ -68,7 +72,7 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-function setup(relays?: string[], agents?: AgentInfo[]) {
+function setup(relays?: string[], agents?: AgentInfo[], worktrees?: (sessions: FakeSessions) => Worktrees) {
   const clock = new ManualClock(1_000);
   const db = openDatabase(':memory:');
   const log = new EventLog(db, clock);
@@ -99,6 +103,7 @@ function setup(relays?: string[], agents?: AgentInfo[]) {
     clock,
     ...(agents ? { agents: { list: () => agents } } : {}),
     keepAwake: () => ({ state: 'unavailable', tool: 'systemd-inhibit', since: 5, message: 'Failed to connect to bus' }),
+    ...(worktrees ? { worktrees: worktrees(sessions) } : {}),
   });
   let n = 0;
   const device = (scopes: Scope[]): Caller => ({
@@ -206,6 +211,39 @@ describe('device handlers', () => {
       { cwd: join(t.root, 'project'), text: 'hi', model: 'anthropic:claude' },
       { cwd: join(t.root, 'project'), text: 'go', kind: 'acp', model: 'claude' },
     ]);
+  });
+
+  it('makes a worktree only where a device may start a session, and leaves none behind when it may not', async () => {
+    const context = new LocalContext({ env: TEST_GIT_ENV });
+    const t = setup(
+      undefined,
+      undefined,
+      (sessions) => new Worktrees({ session: (id) => sessions.get(id), contexts: () => context, note: () => {} }),
+    );
+    const caller = t.device(['watch', 'chat']);
+    const create = t.handlers['sessions.create']!;
+    const git = (cwd: string, ...args: string[]) =>
+      execFileSync('git', args, { cwd, env: TEST_GIT_ENV, encoding: 'utf8' });
+    // The root is the repository: its worktree would lie beside it, outside what devices may use.
+    git(t.root, 'init', '--quiet');
+    git(t.root, 'commit', '--quiet', '--allow-empty', '-m', 'start');
+    const outside = await create({ cwd: t.root, text: 'hi', worktree: true }, caller);
+    expect(outside.ok === false && outside.error.code).toBe('forbidden');
+    expect(git(t.root, 'worktree', 'list').trim().split('\n')).toHaveLength(1);
+    expect(git(t.root, 'branch', '--list', 'tether/*')).toBe('');
+    expect(t.sessions.created).toEqual([]);
+    try {
+      rmdirSync(join(dirname(t.root), '.tether-worktrees'));
+    } catch {
+      // Another test's worktree is still there: not ours to remove.
+    }
+    // A repository under the root: its worktree is under the root too.
+    const project = join(t.root, 'project');
+    git(project, 'init', '--quiet');
+    git(project, 'commit', '--quiet', '--allow-empty', '-m', 'start');
+    const inside = await create({ cwd: project, text: 'hi', worktree: true }, caller);
+    expect(inside.ok).toBe(true);
+    expect(t.sessions.created[0]?.cwd).toMatch(new RegExp(`^${t.root}/\\.tether-worktrees/project-[0-9a-f]{8}$`));
   });
 
   it('watching needs a live connection, not a one-shot call', async () => {

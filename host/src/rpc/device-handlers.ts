@@ -20,6 +20,8 @@ import { answerApproval, publicDeviceInfo, revokeDevice } from './shared-handler
 import type { SessionSteering } from '../sessions/session-steering.js';
 import type { TypedCommands } from '../sessions/typed-commands.js';
 import { agentControlsHandler, steeringHandlers } from './steering-handlers.js';
+import type { Worktrees } from '../git/worktrees.js';
+import { archiveSession } from '../git/archive-session.js';
 
 export type DeviceHandlers = Partial<Handlers<Methods, Caller>>;
 
@@ -60,6 +62,8 @@ export interface DeviceHandlerDeps {
   steering?: SessionSteering;
   /** Slash commands typed in a message; messages go straight to the session without. */
   commands?: TypedCommands;
+  /** Sessions in worktrees of their own; `worktree: true` is refused without. */
+  worktrees?: Worktrees;
   /** Whether the host keeps the computer awake now, and why not. */
   keepAwake?: () => KeepAwakeStatus;
 }
@@ -114,9 +118,20 @@ export function deviceHandlers(deps: DeviceHandlerDeps): DeviceHandlers {
       });
       return continued.ok ? ok({ session: continued.value }) : continued;
     },
-    'sessions.create': async ({ cwd, text, model, place, agent, mode, agentModel, budget }) => {
+    'sessions.create': async ({ cwd, text, model, place, agent, mode, agentModel, budget, worktree }) => {
+      const start = async (input: Parameters<SessionManager['create']>[0]) => {
+        // A worktree lies beside its repository: a local one must be under the shared folders too.
+        if (
+          worktree &&
+          (input.place ?? 'local') === 'local' &&
+          !(await insideRoots(deps.roots, input.cwd, deps.privates))
+        ) {
+          return fail('forbidden', `the worktree ${input.cwd} is not under a folder this host shares with devices`);
+        }
+        return deps.steering ? deps.steering.create(input, { mode, agentModel, budget }) : deps.sessions.create(input);
+      };
       const create = (input: Parameters<SessionManager['create']>[0]) =>
-        deps.steering ? deps.steering.create(input, { mode, agentModel, budget }) : deps.sessions.create(input);
+        deps.worktrees ? deps.worktrees.create(worktree, input, start) : start(input);
       if (agent !== undefined && model !== undefined) {
         return fail('invalid-params', 'a session is run by a model or by an agent, not both');
       }
@@ -169,7 +184,7 @@ export function deviceHandlers(deps: DeviceHandlerDeps): DeviceHandlers {
         }
       : {}),
     'sessions.interrupt': ({ id }, caller) => terminalGuard(id, caller) ?? deps.sessions.interrupt(id),
-    'sessions.archive': ({ id, archived }) => deps.sessions.archive(id, archived ?? true),
+    'sessions.archive': (p) => archiveSession(deps.sessions, deps.worktrees, p),
 
     'approvals.list': ({ sessionId }) => ok({ approvals: deps.approvals.pending(sessionId) }),
     'approvals.answer': (params, caller) => answerApproval(deps.approvals, params, byDevice(caller), noteKept(caller)),

@@ -43,6 +43,9 @@ import type { ModelConfig } from '../models/model-config.js';
 import { configuredWindow, loadModelConfig } from '../models/model-config.js';
 import { loadPriceBook } from '../models/price-config.js';
 import { SessionSteering } from '../sessions/session-steering.js';
+import { SessionGit } from '../git/session-git.js';
+import { Worktrees } from '../git/worktrees.js';
+import { gitHandlers } from '../rpc/git-handlers.js';
 import { TypedCommands } from '../sessions/typed-commands.js';
 import type { ProviderFactory } from '../sessions/builtin/builtin-backend.js';
 import { BuiltinBackend } from '../sessions/builtin/builtin-backend.js';
@@ -288,6 +291,13 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
     defaultModel,
     agentTitle: (agent) => catalog.get(agent)?.title,
   });
+  const gitDeps = {
+    session: (id: string) => sessions.get(id),
+    contexts: contextOf,
+    note: (id: string, level: 'info' | 'warning', text: string) => log.append(id, { type: 'notice', level, text }),
+  };
+  const git = new SessionGit(gitDeps);
+  const worktrees = new Worktrees(gitDeps);
   const commands = new TypedCommands({ manager: sessions, steering, sessions: sessionStore, journal, clock });
   const uploads = new UploadManager({
     store: blobs,
@@ -394,7 +404,7 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
         models,
         agents: catalog,
         agentSessions,
-        features: () => ['machines', 'terminals', 'push', ...(tickets ? ['relay'] : [])],
+        features: () => ['machines', 'terminals', 'push', 'git', ...(tickets ? ['relay'] : [])],
         relays: () => tickets?.urls,
         clock,
         machines: machines.registry,
@@ -403,7 +413,9 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
         steering,
         commands,
         keepAwake: () => keepAwake.status(),
+        worktrees,
       }),
+      ...gitHandlers(git),
       ...push.value.handlers(),
       ...shareHandlers(
         shareDeps((id) => self.hub.viewerCount(id)),
@@ -527,6 +539,8 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
       trust: { trust, local },
       steering,
       commands,
+      git,
+      worktrees,
     }),
     unsubscribe: () => {
       for (const stop of unsubscribers) stop();

@@ -35,6 +35,7 @@ export function NewSessionScreen({ hostId, back }: { hostId: string; back?: stri
   const [agent, setAgent] = useState('');
   const [text, setText] = useState('');
   const [start, setStart] = useState<StartChoice>({});
+  const [worktree, setWorktree] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ProtocolError | null>(null);
 
@@ -59,6 +60,7 @@ export function NewSessionScreen({ hostId, back }: { hostId: string; back?: stri
       ...(chosenAgent ? { agent: chosenAgent } : chosenModel ? { model: chosenModel } : {}),
       ...(place !== '' ? { place } : {}),
       ...start,
+      ...(worktree && info?.features.includes('git') ? { worktree: true } : {}),
     });
     setBusy(false);
     if (!result.ok) return setError(result.error);
@@ -118,6 +120,12 @@ export function NewSessionScreen({ hostId, back }: { hostId: string; back?: stri
           }
           onInput={(e) => setCwd(e.currentTarget.value)}
         />
+        {info?.features.includes('git') && (
+          <label class="check">
+            <input type="checkbox" checked={worktree} onChange={(e) => setWorktree(e.currentTarget.checked)} /> In a new
+            worktree (a git folder only: on a new branch beside it)
+          </label>
+        )}
         {agents.length > 0 && (
           <>
             <label for="session-agent">Agent</label>

@@ -7,6 +7,7 @@ import { HostsLoading } from './hosts-loading.js';
 import { AttachmentSource } from '../attach/attachment-context.js';
 import { NotesReachAgent } from './approval-card.js';
 import { ChangesView } from './changes-view.js';
+import { lazyPart } from './lazy-part.js';
 import { Composer } from './composer.js';
 import { OutboxList } from './outbox-list.js';
 import { SessionMenu } from './session-menu.js';
@@ -22,6 +23,9 @@ import { TerminalScreen } from './lazy-screens.js';
 import { TopBar } from './top-bar.js';
 import { TranscriptView } from './transcript-view.js';
 import { useStore } from './use-store.js';
+
+/** The Git panel's code is fetched the first time Changes opens (the first download's budget). */
+const GitPanel = lazyPart(() => import('./git-panel.js').then((m) => m.GitPanel));
 
 /** Wide enough for the Changes view beside the transcript (an iPad in landscape, a desktop). */
 const SIDE_BY_SIDE_QUERY = '(min-width: 1100px)';
@@ -231,6 +235,11 @@ export function SessionScreen({ hostId, sessionId, back }: { hostId: string; ses
         )}
         {changesOpen && (
           <div class="scroll changes-pane">
+            <GitPanel
+              client={connection.client}
+              sessionId={sessionId}
+              version={summary?.activity?.toolCalls ?? summary?.lastSeq ?? 0}
+            />
             <ChangesView
               client={connection.client}
               sessionId={sessionId}

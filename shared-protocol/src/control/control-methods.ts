@@ -36,6 +36,16 @@ import {
 import { ConfigureSessionParams } from '../rpc/history.js';
 import { SessionControlsResult, SetBudgetParams, SetModeParams, SetModelParams } from '../rpc/steering.js';
 import {
+  GitCommitParams,
+  GitDiffParams,
+  GitDiffResult,
+  GitPathsParams,
+  GitPullRequestResult,
+  GitPushParams,
+  GitStatusResult,
+  GitWriteResult,
+} from '../rpc/git.js';
+import {
   CreateShareParams,
   CreateShareResult,
   ListSharesParams,
@@ -49,6 +59,7 @@ import {
   ListSessionsResult,
   SendParams,
   steeringAtStart,
+  inWorktree,
   SendResult,
   SessionIdParams,
   SessionResult,
@@ -193,6 +204,7 @@ export const ControlCreateSessionParams = v.object({
   /** An ACP agent by its configured name, instead of Tether's own loop; not with `model`. */
   agent: v.optional(AgentName),
   ...steeringAtStart(),
+  ...inWorktree(),
 });
 
 /** `tether agents sessions NAME`: an agent's own sessions in a folder. */
@@ -321,6 +333,15 @@ export const CONTROL_METHODS = {
   'sessions.setMode': control(SetModeParams, SessionResult),
   'sessions.setModel': control(SetModelParams, SessionResult),
   'sessions.setBudget': control(SetBudgetParams, SessionResult),
+
+  // `tether sessions git ID …`: the same git a device has.
+  'git.status': control(SessionIdParams, GitStatusResult),
+  'git.diff': control(GitDiffParams, GitDiffResult),
+  'git.stage': control(GitPathsParams, GitWriteResult),
+  'git.unstage': control(GitPathsParams, GitWriteResult),
+  'git.commit': control(GitCommitParams, GitWriteResult),
+  'git.push': control(GitPushParams, GitWriteResult),
+  'git.pullRequest': control(SessionIdParams, GitPullRequestResult),
 } as const;
 
 export type ControlMethods = typeof CONTROL_METHODS;

@@ -58,6 +58,16 @@ import {
   TerminalIdParams,
   TerminalInputParams,
 } from './terminals.js';
+import {
+  GitCommitParams,
+  GitDiffParams,
+  GitDiffResult,
+  GitPathsParams,
+  GitPullRequestResult,
+  GitPushParams,
+  GitStatusResult,
+  GitWriteResult,
+} from './git.js';
 
 /**
  * The closed set of methods a device may call over the sealed channel. Each names the scope it
@@ -155,6 +165,16 @@ export const METHODS = {
   'agents.controls': method('chat', AgentControlsParams, SessionControlsResult, true),
   // Where each of the host's relays stands, and why: what the host's row in the app shows.
   'relay.status': method('watch', Empty, RelayStatusResult, true),
+
+  // Git in the session's folder (git.ts): reading it shows the code as the Changes view does, and
+  // every write changes the person's repository (and a push, their remote) as a message may.
+  'git.status': method('chat', SessionIdParams, GitStatusResult, true),
+  'git.diff': method('chat', GitDiffParams, GitDiffResult, true),
+  'git.stage': method('chat', GitPathsParams, GitWriteResult, true),
+  'git.unstage': method('chat', GitPathsParams, GitWriteResult, true),
+  'git.commit': method('chat', GitCommitParams, GitWriteResult, false),
+  'git.push': method('chat', GitPushParams, GitWriteResult, false),
+  'git.pullRequest': method('chat', SessionIdParams, GitPullRequestResult, false),
 } as const;
 
 export type Methods = typeof METHODS;

@@ -107,6 +107,7 @@ export const CreateSessionParams = v.object({
   /** An ACP agent (from `host.info`'s `agents`) to run the session instead of Tether's own loop; not with `model`. */
   agent: v.optional(AgentName),
   ...steeringAtStart(),
+  ...inWorktree(),
 });
 export const SessionResult = v.object({ session: SessionSummarySchema });
 
@@ -164,4 +165,21 @@ export function steeringAtStart() {
   };
 }
 
-export const ArchiveParams = v.object({ id: Id, archived: v.optional(v.boolean()) });
+/**
+ * A session in a worktree of its own: `git worktree add` on a new branch `tether/<short-id>` beside
+ * the folder's repository (docs/git.md); refused when the folder is not in one.
+ */
+export function inWorktree() {
+  return { worktree: v.optional(v.boolean()) };
+}
+
+export const ArchiveParams = v.object({
+  id: Id,
+  archived: v.optional(v.boolean()),
+  /**
+   * Also remove the session's worktree (one Tether made for it): refused, and nothing archived, while
+   * it holds uncommitted work, unless `force` (that work is then lost). Its branch stays.
+   */
+  removeWorktree: v.optional(v.boolean()),
+  force: v.optional(v.boolean()),
+});

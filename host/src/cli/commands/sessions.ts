@@ -73,6 +73,7 @@ export const sessionsNewCommand: Command = {
     },
     { name: 'budget-tokens', type: 'string', value: 'N', description: 'a budget in tokens (in and out)' },
     { name: 'budget-usd', type: 'string', value: 'X', description: 'a budget in US dollars' },
+    { name: 'worktree', type: 'boolean', description: 'in a new git worktree, on a new branch tether/ID' },
     JSON_OPTION,
   ],
   arity: [1, 1],
@@ -101,6 +102,7 @@ export const sessionsNewCommand: Command = {
         ...(machine !== undefined ? { machine } : {}),
         ...(agent !== undefined ? { agent } : {}),
         ...start.value,
+        ...(flag(context.args, 'worktree') ? { worktree: true } : {}),
       });
       if (failed(context, result)) return Exit.Error;
       if (flag(context.args, 'json')) printJson(context, result.value.session);
@@ -250,13 +252,20 @@ export const sessionsArchiveCommand: Command = {
   path: ['sessions', 'archive'],
   usage: 'ID',
   summary: 'hide a session from lists (--undo shows it again)',
-  options: [DATA_DIR_OPTION, { name: 'undo', type: 'boolean', description: 'unarchive' }],
+  options: [
+    DATA_DIR_OPTION,
+    { name: 'undo', type: 'boolean', description: 'unarchive' },
+    { name: 'remove-worktree', type: 'boolean', description: 'remove its worktree, unless it has uncommitted work' },
+    { name: 'force', type: 'boolean', description: 'with --remove-worktree: even with uncommitted work (it is lost)' },
+  ],
   arity: [1, 1],
   run: (context) =>
     withClient(context, async (client) => {
       const result = await client.call('sessions.archive', {
         id: context.args.positionals[0]!,
         archived: !flag(context.args, 'undo'),
+        ...(flag(context.args, 'remove-worktree') ? { removeWorktree: true } : {}),
+        ...(flag(context.args, 'force') ? { force: true } : {}),
       });
       if (failed(context, result)) return Exit.Error;
       return Exit.Ok;

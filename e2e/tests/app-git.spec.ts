@@ -1,0 +1,85 @@
+import { expect, test } from '@playwright/test';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AppHost } from '../support/app-host.js';
+import { device, pairThroughLink, startAppHost } from '../support/app-host.js';
+import { tetherJson } from '../support/host-process.js';
+
+/**
+ * Git from the phone (an iPad, the Changes pane beside the transcript): a file staged, committed
+ * and pushed with the real git to a bare repository standing in for the remote, each command line
+ * in the transcript, and the remote holding the commit afterwards.
+ */
+
+let host: AppHost | undefined;
+
+test.describe.configure({ timeout: 180_000 });
+
+test.afterEach(async () => {
+  await host?.stop();
+  host = undefined;
+});
+
+/** Git for the host and for this test: a fixed author, nobody's own configuration. */
+const GIT_ENV = {
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_AUTHOR_NAME: 'Phone',
+  GIT_AUTHOR_EMAIL: 'phone@example.invalid',
+  GIT_COMMITTER_NAME: 'Phone',
+  GIT_COMMITTER_EMAIL: 'phone@example.invalid',
+};
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, { cwd, env: { ...process.env, ...GIT_ENV }, encoding: 'utf8' });
+}
+
+test.describe('on an iPad', () => {
+  test.use(device('iPad Pro 11'));
+
+  test('stage, commit and push from the phone: the command lines in the transcript, the commit on the remote', async ({
+    page,
+  }) => {
+    host = await startAppHost({ demoDelayMs: 5, env: GIT_ENV });
+    const remote = join(host.dataDir, 'remote.git');
+    const repo = join(host.dataDir, 'repo');
+    git(host.dataDir, 'init', '--quiet', '--bare', '--initial-branch=main', remote);
+    mkdirSync(repo);
+    git(repo, 'init', '--quiet', '--initial-branch=main');
+    git(repo, 'commit', '--quiet', '--allow-empty', '-m', 'start');
+    git(repo, 'remote', 'add', 'origin', remote);
+    git(repo, 'push', '--quiet', '-u', 'origin', 'main');
+    writeFileSync(join(repo, 'notes.txt'), 'from the phone\n');
+
+    await pairThroughLink(page, host);
+    const session = await tetherJson<{ id: string }>(host.dataDir, ['sessions', 'new', 'Say hello', '--cwd', repo]);
+    await page.goto(`${page.url()}/s/${encodeURIComponent(session.id)}`);
+    await expect(page.locator('[data-screen="session"]')).toBeVisible();
+    await page.getByRole('button', { name: 'Changes' }).click();
+
+    const panel = page.getByRole('region', { name: 'Git' });
+    await expect(panel).toHaveAttribute('data-branch', 'main');
+    const row = panel.locator('li[data-path="notes.txt"]');
+    await expect(row).toHaveAttribute('data-staged', 'no');
+    await row.getByRole('button', { name: 'notes.txt' }).click();
+    await expect(panel.locator('[data-diff-path="notes.txt"] .diff-add')).toContainText(['+from the phone']);
+
+    await panel.getByRole('checkbox', { name: 'Stage notes.txt' }).click();
+    await expect(row).toHaveAttribute('data-staged', 'yes');
+    await panel.getByLabel('Commit message').fill('Notes from the phone');
+    await panel.getByRole('button', { name: /^Commit/ }).click();
+    await expect(panel.getByText('Nothing changed.')).toBeVisible();
+    await expect(panel.locator('[data-ahead]')).toHaveAttribute('data-ahead', '1');
+    await panel.getByRole('button', { name: 'Push' }).click();
+    await expect(panel.locator('[data-ahead]')).toHaveAttribute('data-ahead', '0');
+
+    // The Changes pane stands in the transcript's place: closed, the transcript shows again.
+    await page.getByRole('button', { name: 'Changes' }).click();
+    const transcript = page.getByRole('log', { name: 'Transcript' });
+    await expect(transcript.getByText('$ git --literal-pathspecs add -- notes.txt')).toBeVisible();
+    await expect(transcript.getByText("$ git commit --quiet --no-edit -m 'Notes from the phone'")).toBeVisible();
+    await expect(transcript.getByText('$ git push --porcelain origin HEAD:refs/heads/main')).toBeVisible();
+    expect(git(remote, 'log', '--format=%s', 'main')).toBe('Notes from the phone\nstart\n');
+  });
+});
