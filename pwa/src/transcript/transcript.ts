@@ -1,16 +1,6 @@
 import type { Approval, SessionEvent } from '@tether/shared-protocol';
 import { compactionLine } from '@tether/shared-protocol';
-import type {
-  ApprovalItem,
-  GapItem,
-  MessageItem,
-  NoticeItem,
-  PlanItem,
-  RunItem,
-  ToolItem,
-  TranscriptItem,
-  TranscriptState,
-} from './transcript-items.js';
+import type { GapItem, ToolItem, TranscriptItem, TranscriptState } from './transcript-items.js';
 
 /**
  * A session's transcript as the app shows it, folded from the session's event log. Folding is
@@ -18,17 +8,7 @@ import type {
  * from its `lastSeq` when the watch resumes. Gaps (events a tail watch skipped or the bound
  * dropped) are filled from history pages by `transcript-gaps.ts`.
  */
-export type {
-  ApprovalItem,
-  GapItem,
-  MessageItem,
-  NoticeItem,
-  PlanItem,
-  RunItem,
-  ToolItem,
-  TranscriptItem,
-  TranscriptState,
-};
+export type * from './transcript-items.js';
 
 /**
  * Items held in memory per transcript: beyond it the oldest become a gap (read again from the host
