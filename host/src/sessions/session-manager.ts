@@ -16,8 +16,6 @@ export interface SessionManagerDeps extends SessionRunsDeps {
   attachments?: (sessionId: string, blobId: string) => Attachment | undefined;
 }
 
-export type { ContextRun } from './session-runs.js';
-
 const TITLE_CHARS = 80;
 
 /**
