@@ -1,12 +1,9 @@
 import type { Browser, Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
-import type { AppHost } from '../support/app-host.js';
 import { device, startAppHost } from '../support/app-host.js';
-import type { LongRunModel } from '../support/long-run-model.js';
-import { startLongRunModel } from '../support/long-run-model.js';
-import type { RelayProcess } from '../support/relay-process.js';
 import { startRelay } from '../support/relay-process.js';
 import { runFinished, shareSession, startSessionAtComputer } from '../support/share-link.js';
+import { ShareRig } from '../support/share-rig.js';
 
 /**
  * Share links through a relay: one that serves the app (the link opens on its page, so whoever runs
@@ -16,16 +13,8 @@ import { runFinished, shareSession, startSessionAtComputer } from '../support/sh
 
 const STEPS = 300;
 
-let relay: RelayProcess | undefined;
-let host: AppHost | undefined;
-let model: LongRunModel | undefined;
-
-test.afterEach(async () => {
-  await host?.stop();
-  await relay?.stop();
-  await model?.close();
-  host = relay = model = undefined;
-});
+const rig = new ShareRig();
+test.afterEach(() => rig.stop());
 
 async function viewerPage(browser: Browser, url: string, before?: (page: Page) => Promise<void>) {
   const context = await browser.newContext(device('iPhone 15'));
@@ -60,16 +49,8 @@ test.describe('a share link through a relay', () => {
     browser,
   }) => {
     test.setTimeout(300_000);
-    relay = await startRelay();
-    model = await startLongRunModel(STEPS, { stepMs: 15 });
-    host = await startAppHost({
-      relayOnly: relay.url,
-      model: `openai-compatible:fake@${model.url}`,
-      args: ['--max-model-calls', '1000'],
-      files: { 'notes.txt': 'a line\n' },
-    });
-    const sessionId = await startSessionAtComputer(host, 'Start the long run');
-    const made = await shareSession(host, sessionId);
+    const relay = (rig.relay = await startRelay());
+    const { host, sessionId, made } = await rig.longRun(STEPS, relay.url);
     // The host listens nowhere: the link is on the relay's page, and names the relay.
     expect(made.url.startsWith(`${relay.url}/#view=1.`)).toBe(true);
     expect(made.relayUrl).toBeUndefined();
@@ -86,8 +67,8 @@ test.describe('a share link through a relay', () => {
   test('opened on the host’s page, goes through a forward-only relay when the host’s address does not answer', async ({
     browser,
   }) => {
-    relay = await startRelay(['--no-app']);
-    host = await startAppHost({ relay: relay.url, demoDelayMs: 20 });
+    const relay = (rig.relay = await startRelay(['--no-app']));
+    const host = (rig.host = await startAppHost({ relay: relay.url, demoDelayMs: 20 }));
     const sessionId = await startSessionAtComputer(host, 'Show me how approvals work');
     const made = await shareSession(host, sessionId);
     // On the host's page, naming the relay; and the same link on the relay's page, which serves none.

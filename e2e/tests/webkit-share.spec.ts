@@ -1,10 +1,7 @@
 import type { AppHost } from '../support/app-host.js';
-import { startAppHost } from '../support/app-host.js';
-import type { LongRunModel } from '../support/long-run-model.js';
-import { startLongRunModel } from '../support/long-run-model.js';
-import type { RelayProcess } from '../support/relay-process.js';
 import { startRelay } from '../support/relay-process.js';
-import { runFinished, shareSession, startSessionAtComputer } from '../support/share-link.js';
+import { runFinished } from '../support/share-link.js';
+import { ShareRig } from '../support/share-rig.js';
 import type { WebKitPhone } from '../support/webkit-phone.js';
 import { expect, test } from '../support/webkit-test.js';
 
@@ -16,29 +13,8 @@ import { expect, test } from '../support/webkit-test.js';
 const STEPS = 300;
 const TRANSCRIPT = '[role="log"][aria-label="Transcript"]';
 
-let relay: RelayProcess | undefined;
-let host: AppHost | undefined;
-let model: LongRunModel | undefined;
-
-test.afterEach(async () => {
-  await host?.stop();
-  await relay?.stop();
-  await model?.close();
-  host = relay = model = undefined;
-});
-
-async function longRun(relayOnly?: string): Promise<{ h: AppHost; sessionId: string; url: string }> {
-  model = await startLongRunModel(STEPS, { stepMs: 15 });
-  const h = (host = await startAppHost({
-    model: `openai-compatible:fake@${model.url}`,
-    args: ['--max-model-calls', '1000'],
-    files: { 'notes.txt': 'a line\n' },
-    ...(relayOnly ? { relayOnly } : {}),
-  }));
-  const sessionId = await startSessionAtComputer(h, 'Start the long run');
-  const { url } = await shareSession(h, sessionId);
-  return { h, sessionId, url };
-}
+const rig = new ShareRig();
+test.afterEach(() => rig.stop());
 
 /** Follows the run to its end, then reads back to the first message: every event, once. */
 async function followWhole(phone: WebKitPhone, h: AppHost, sessionId: string): Promise<void> {
@@ -66,18 +42,18 @@ test(`a share link follows a ${STEPS}-step run live through the host, nothing mi
   phone,
 }) => {
   test.setTimeout(360_000);
-  const { h, sessionId, url } = await longRun();
-  await phone.open(url);
+  const { host, sessionId, made } = await rig.longRun(STEPS);
+  await phone.open(made.url);
   await expect.poll(() => phone.shown('[data-screen="viewer"]')).toBe(true);
-  await followWhole(phone, h, sessionId);
+  await followWhole(phone, host, sessionId);
 });
 
 test(`a share link follows a ${STEPS}-step run live through a relay that serves the app`, async ({ phone }) => {
   test.setTimeout(360_000);
-  relay = await startRelay();
-  const { h, sessionId, url } = await longRun(relay.url);
-  expect(url.startsWith(`${relay.url}/#view=1.`)).toBe(true);
-  await phone.open(url);
+  const relay = (rig.relay = await startRelay());
+  const { host, sessionId, made } = await rig.longRun(STEPS, relay.url);
+  expect(made.url.startsWith(`${relay.url}/#view=1.`)).toBe(true);
+  await phone.open(made.url);
   await expect.poll(() => phone.shown('[data-screen="viewer"]')).toBe(true);
-  await followWhole(phone, h, sessionId);
+  await followWhole(phone, host, sessionId);
 });

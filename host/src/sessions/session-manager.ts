@@ -1,61 +1,20 @@
-import type {
-  Attachment,
-  Clock,
-  NotifyLevel,
-  Result,
-  SessionEventBody,
-  SessionKind,
-  SessionSummary,
-} from '@tether/shared-protocol';
+import type { Attachment, Clock, NotifyLevel, Result, SessionKind, SessionSummary } from '@tether/shared-protocol';
 import { fail, ok } from '@tether/shared-protocol';
-import type { ExecutionContext } from '@tether/machine';
 import type { EventLog } from '../store/event-log.js';
-import type { SessionRecord, SessionStore, UserMessage } from '../store/session-store.js';
-import type { ApprovalBroker } from './approval-broker.js';
-import { ApprovalGate } from './approval-gate.js';
-import { folderPlaces } from './approval-policy.js';
-import { recordProgress, spendOf } from './run-accounts.js';
-import type { RunCommand, RunResult, SessionBackend } from './session-backend.js';
+import type { SessionRecord, UserMessage } from '../store/session-store.js';
+import type { RunCommand } from './session-backend.js';
 import { SessionJournal } from './session-journal.js';
-import { userMessageEvent } from './user-message.js';
+import type { SessionRunsDeps } from './session-runs.js';
+import { SessionRuns } from './session-runs.js';
 
-export interface SessionManagerDeps {
-  sessions: SessionStore;
+export interface SessionManagerDeps extends SessionRunsDeps {
   log: EventLog;
-  approvals: ApprovalBroker;
-  /** The back-end that runs each kind of session; a kind without one cannot be created or run. */
-  backends: Partial<Record<SessionKind, SessionBackend>>;
-  /**
-   * Where a session's tools act. With `run`, the context serves that run: a machine that is offline
-   * makes its calls wait (with notices in the transcript) and its interrupt drops them; without,
-   * it answers at once (creating a session checks its folder that way).
-   */
-  contexts: (place: string, run?: ContextRun) => ExecutionContext | undefined;
-  clock: Clock;
-  newId: (prefix: string) => string;
   defaultModel: string;
-  /** Notices every session should see once, at its next run (an MCP server that failed). */
-  startNotices?: () => readonly string[];
   /** Where sessions are written; one over `sessions` and `log` when absent. */
   journal?: SessionJournal;
   /** The attachment `blobId` is in `sessionId` (blob-store.ts); without, messages take none. */
   attachments?: (sessionId: string, blobId: string) => Attachment | undefined;
-  /** The bytes of a blob, for a run that gives an attachment to its model or agent. */
-  attachmentBytes?: (blobId: string) => Uint8Array | undefined;
 }
-
-/** What a run lends the context it runs in. */
-export interface ContextRun {
-  notice(level: 'info' | 'warning', text: string): void;
-  signal: AbortSignal;
-}
-
-interface ActiveRun {
-  controller: AbortController;
-  done: Promise<void>;
-}
-
-const NO_USAGE = { inputTokens: 0, outputTokens: 0 };
 
 const TITLE_CHARS = 80;
 
@@ -65,13 +24,12 @@ const TITLE_CHARS = 80;
  * every change and are announced as `session.updated` events.
  */
 export class SessionManager {
-  private readonly runs = new Map<string, ActiveRun>();
-  /** How many of the start notices each session has been shown. */
-  private readonly noticesShown = new Map<string, number>();
   private readonly journal: SessionJournal;
+  private readonly runs: SessionRuns;
 
   constructor(private readonly deps: SessionManagerDeps) {
     this.journal = deps.journal ?? new SessionJournal(deps);
+    this.runs = new SessionRuns(deps, this.journal);
   }
 
   list(includeArchived = false): SessionSummary[] {
@@ -128,7 +86,7 @@ export class SessionManager {
     });
     input.prepare?.(record.id);
     if (input.idle) this.announce(record.id);
-    else this.startRun(record.id, input.text === undefined ? [] : [{ text: input.text }]);
+    else this.runs.start(record.id, input.text === undefined ? [] : [{ text: input.text }]);
     return ok(this.get(record.id)!);
   }
 
@@ -185,7 +143,7 @@ export class SessionManager {
       return ok({ queued: true });
     }
     // Messages still queued from an interrupted run go first, in the order they were sent.
-    return ok({ queued: !this.startRun(id, [...this.deps.sessions.takeQueued(id), message]) });
+    return ok({ queued: !this.runs.start(id, [...this.deps.sessions.takeQueued(id), message]) });
   }
 
   interrupt(id: string): Result<Record<string, never>> {
@@ -193,7 +151,7 @@ export class SessionManager {
     if (!record) return fail('not-found', `no session ${id}`);
     const live = this.deps.backends[record.kind]?.live;
     if (live) return live.interrupt(id);
-    this.runs.get(id)?.controller.abort();
+    this.runs.abort(id);
     return ok({});
   }
 
@@ -256,7 +214,7 @@ export class SessionManager {
     if (!this.deps.sessions.get(id)) return fail('not-found', `no session ${id}`);
     if (this.runs.has(id)) return fail('busy', 'a run is going: try again when it ends');
     // Messages held back at the budget go in first.
-    this.startRun(id, command ? [] : this.deps.sessions.takeQueued(id), command);
+    this.runs.start(id, command ? [] : this.deps.sessions.takeQueued(id), command);
     return ok({});
   }
 
@@ -295,172 +253,14 @@ export class SessionManager {
 
   /** Interrupts every run and waits (up to `timeoutMs`) for them to record how they ended. */
   async shutdown(timeoutMs = 5000): Promise<void> {
-    const runs = [...this.runs.values()];
-    for (const run of runs) run.controller.abort();
+    const ended = this.runs.abortAll();
     this.journal.close();
     let timer: ReturnType<Clock['setTimeout']> | undefined;
     await Promise.race([
-      Promise.all(runs.map((r) => r.done)),
+      Promise.all(ended),
       new Promise<void>((resolve) => (timer = this.deps.clock.setTimeout(resolve, timeoutMs))),
     ]);
     if (timer !== undefined) this.deps.clock.clearTimeout(timer);
-  }
-
-  /**
-   * Starts a run with `messages`; false when the back-end may not be sent them under the session's
-   * budget (an agent whose own calls Tether cannot check): they are kept queued, and it waits.
-   */
-  private startRun(id: string, messages: readonly UserMessage[], command?: RunCommand): boolean {
-    const { sessions } = this.deps;
-    const record = sessions.get(id)!;
-    const refused =
-      messages.length > 0 ? this.deps.backends[record.kind]?.budgetRefusal?.(record, spendOf(sessions, id)) : undefined;
-    if (refused !== undefined) {
-      for (const message of messages) sessions.enqueue(id, message, this.deps.clock.now());
-      sessions.activity.change(id, { budgetReached: true });
-      this.appendEvent(id, { type: 'notice', level: 'warning', text: refused });
-      this.appendEvent(id, { type: 'session.waiting', reason: 'budget', text: refused.slice(0, 1000) });
-      this.announce(id);
-      return false;
-    }
-    const runId = this.deps.newId('r');
-    for (const message of messages) this.appendEvent(id, userMessageEvent(this.deps.newId('m'), message));
-    const notices = this.deps.startNotices?.() ?? [];
-    for (const notice of notices.slice(this.noticesShown.get(id) ?? 0)) {
-      this.appendEvent(id, { type: 'notice', level: 'warning', text: notice });
-    }
-    this.noticesShown.set(id, notices.length);
-    sessions.activity.change(id, {
-      runStartedAt: this.deps.clock.now(),
-      runEndedAt: null,
-      modelCalls: 0,
-      now: 'starting',
-      paused: false,
-      budgetReached: false,
-      newRun: true,
-    });
-    sessions.update(id, { status: 'running' });
-    this.announce(id);
-    // Registered before it executes: a run that fails before its first await ends (and
-    // unregisters itself) inside `execute`, and must find itself registered when it does.
-    const run: ActiveRun = { controller: new AbortController(), done: Promise.resolve() };
-    this.runs.set(id, run);
-    run.done = this.execute(record, runId, run, command);
-    return true;
-  }
-
-  private async execute(record: SessionRecord, runId: string, run: ActiveRun, command?: RunCommand): Promise<void> {
-    const id = record.id;
-    let result: RunResult;
-    try {
-      result = await this.runBackend(record, run.controller.signal, command);
-    } catch (error) {
-      // A back-end that throws (a bug, or a failure before its first await) ends the run as an error.
-      result = {
-        status: 'error',
-        error: `the run failed: ${error instanceof Error ? error.message : String(error)}`,
-        usage: NO_USAGE,
-      };
-    }
-    // No longer busy from here on: a message sent now starts a run (below, if it was queued).
-    if (this.runs.get(id) === run) this.runs.delete(id);
-    if (result.status === 'error')
-      this.appendEvent(id, { type: 'notice', level: 'error', text: result.error ?? 'the run failed' });
-    this.appendEvent(id, {
-      type: 'run.finished',
-      runId,
-      status: result.status,
-      ...(result.error !== undefined ? { error: result.error.slice(0, 4000) } : {}),
-      usage: result.usage ?? NO_USAGE,
-      ...(result.usage === undefined ? { usageReported: false } : {}),
-    });
-    this.deps.sessions.activity.change(id, {
-      runEndedAt: this.deps.clock.now(),
-      now: '',
-      paused: result.limitReached === true,
-      budgetReached: result.budgetReached !== undefined,
-      ...(result.usage === undefined ? { addUnreportedRuns: 1 } : {}),
-    });
-    this.deps.sessions.update(id, { status: result.status === 'done' ? 'idle' : result.status });
-    if (result.limitReached) {
-      const limit = this.deps.sessions.activity.get(id)?.maxModelCalls;
-      this.appendEvent(id, {
-        type: 'session.waiting',
-        reason: 'limit',
-        text: `Stopped after ${limit ?? 'the limit of'} model calls; say go on to continue.`,
-      });
-    }
-    if (result.budgetReached !== undefined) {
-      this.appendEvent(id, { type: 'session.waiting', reason: 'budget', text: result.budgetReached.slice(0, 1000) });
-    }
-    this.announce(id);
-    // A follow-up queued just as the run ended goes out now rather than waiting for another message.
-    const leftover = result.status === 'done' && !result.budgetReached ? this.deps.sessions.takeQueued(id) : [];
-    if (leftover.length > 0) this.startRun(id, leftover);
-  }
-
-  private runBackend(record: SessionRecord, signal: AbortSignal, command?: RunCommand): Promise<RunResult> {
-    const id = record.id;
-    const backend = this.deps.backends[record.kind];
-    if (!backend) {
-      return Promise.resolve({
-        status: 'error',
-        error: `this host does not run sessions of kind ${record.kind}`,
-        usage: NO_USAGE,
-      });
-    }
-    const context = this.deps.contexts(record.place, {
-      notice: (level, text) => this.appendEvent(id, { type: 'notice', level, text }),
-      signal,
-    });
-    if (!context) {
-      return Promise.resolve({ status: 'error', error: `the machine ${record.place} is not known`, usage: NO_USAGE });
-    }
-    const gate = new ApprovalGate(this.deps.approvals, {
-      record: () => this.deps.sessions.get(id)!,
-      addAllowRule: (rule) => {
-        const current = this.deps.sessions.get(id)!.allowRules;
-        this.deps.sessions.update(id, { allowRules: [...current, rule] });
-      },
-      setWaiting: (waiting) => {
-        this.deps.sessions.update(id, { status: waiting ? 'waiting' : 'running' });
-        this.announce(id);
-      },
-      // The context confines a real path to the folder and refuses the private folders.
-      inFolder: folderPlaces(context, () => this.deps.sessions.get(id)!.cwd),
-    });
-    return backend.run({
-      sessionId: id,
-      record: () => this.deps.sessions.get(id)!,
-      append: (body) => this.appendEvent(id, body),
-      takeQueued: () => {
-        const queued = this.deps.sessions.takeQueued(id);
-        if (queued.length > 0) this.announce(id);
-        return queued;
-      },
-      gate,
-      context,
-      attachmentBytes: (blobId) => this.deps.attachmentBytes?.(blobId),
-      clock: this.deps.clock,
-      newId: this.deps.newId,
-      signal,
-      maxModelCalls: this.deps.sessions.activity.limitFor(id),
-      progress: (progress) => {
-        recordProgress(this.deps.sessions, id, progress);
-        this.announceSoon(id);
-      },
-      spend: () => spendOf(this.deps.sessions, id),
-      announce: () => this.announce(id),
-      ...(command ? { command } : {}),
-    });
-  }
-
-  private appendEvent(id: string, body: SessionEventBody): void {
-    this.journal.append(id, body);
-  }
-
-  private announceSoon(id: string): void {
-    this.journal.announceSoon(id);
   }
 
   /** Appends a `session.updated` carrying the summary as of that very event. */

@@ -3,7 +3,7 @@ import { ManualClock, seededRandom } from '@tether/shared-protocol/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { deviceKeyFor, makeDeviceKey } from '../net/device-key.js';
 import { EMPTY_TRANSCRIPT } from '../transcript/transcript.js';
-import type { TranscriptSize } from './app-db.js';
+import type { TranscriptSize } from './app-db-stores.js';
 import { AppDb, READ_TIMEOUT_MS, WRITE_TIMEOUT_MS, evictions } from './app-db.js';
 import type { IdbStandIn, StandInMode } from './idb-stand-in.js';
 import { holdStore, installIdbStandIn, refusingFactory } from './idb-stand-in.js';

@@ -2,9 +2,12 @@ import type { Approval, Decision, Result } from '@tether/shared-protocol';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { TranscriptState } from '../transcript/transcript.js';
 import { memo } from './memo.js';
+import type { FindState } from './transcript-find.js';
+import { FindBar } from './transcript-find.js';
 import { Gap, Item } from './transcript-item.js';
+import { placeOnScreen } from './transcript-place.js';
 import type { Anchor } from './transcript-window.js';
-import { anchorAt, anchorCorrection, findMatches, scrollTopFor, visibleRange } from './transcript-window.js';
+import { anchorCorrection, findMatches, scrollTopFor, visibleRange } from './transcript-window.js';
 
 /** Within this many pixels of the bottom counts as "following" (finger scrolls are not exact). */
 const PIN_SLACK_PX = 48;
@@ -77,7 +80,7 @@ export const TranscriptView = memo(function TranscriptView({
   const [following, setFollowing] = useState(true);
   const [viewport, setViewport] = useState({ top: 0, height: 800 });
   const [measured, setMeasured] = useState(0);
-  const [find, setFind] = useState<{ query: string; at: number }>({ query: '', at: 0 });
+  const [find, setFind] = useState<FindState>({ query: '', at: 0 });
   const items = transcript.items;
 
   // Not following, the window is drawn around the reader's place, wherever items came, went or
@@ -213,44 +216,6 @@ export const TranscriptView = memo(function TranscriptView({
     if (gapShown !== undefined && onLoadOlder && !loadingOlder && !olderError) void onLoadOlder(gapShown);
   }, [gapShown, onLoadOlder, loadingOlder, olderError]);
 
-  /**
-   * The reader's place as drawn: the first item on screen that is not a gap (a gap is replaced when
-   * filled, so it cannot hold a place). With a gap on screen, the first item below it: its page
-   * comes in between what is above and below it, and the reader, reading up, came from below.
-   * Slots are in order: a binary search finds the first one reaching below the top of the screen.
-   * With none drawn there (a fling past the window), the place comes from heights.
-   */
-  const placeOnScreen = (el: HTMLElement, list: HTMLElement): Anchor | undefined => {
-    const top = el.getBoundingClientRect().top;
-    const bottom = top + el.clientHeight;
-    const slots = list.children; // a spacer, the drawn items, a spacer
-    let lo = 1;
-    let hi = slots.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (slots[mid]!.getBoundingClientRect().bottom > top) hi = mid;
-      else lo = mid + 1;
-    }
-    let first: Anchor | undefined;
-    let belowGap: Anchor | undefined;
-    let gapSeen = false;
-    for (let i = lo; i < slots.length - 1; i++) {
-      const slot = slots[i] as HTMLElement;
-      const box = slot.getBoundingClientRect();
-      if (box.top >= bottom) break;
-      const id = slot.dataset['itemKey'];
-      if (id === undefined) continue;
-      if (slot.dataset['gap'] !== undefined) {
-        gapSeen = true;
-        belowGap = undefined;
-        continue;
-      }
-      first ??= { id, offset: top - box.top };
-      if (gapSeen) belowGap ??= { id, offset: top - box.top };
-    }
-    return belowGap ?? first ?? anchorAt(items, heights.current, top - list.getBoundingClientRect().top);
-  };
-
   const onScroll = () => {
     const el = scroller.current;
     if (!el || !log.current) return;
@@ -262,7 +227,7 @@ export const TranscriptView = memo(function TranscriptView({
       retake.current = false;
       const atBottom = el.scrollHeight - el.scrollTop - el.clientHeight <= PIN_SLACK_PX;
       pinned.current = atBottom;
-      anchor.current = atBottom ? undefined : placeOnScreen(el, log.current);
+      anchor.current = atBottom ? undefined : placeOnScreen(el, log.current, items, heights.current);
     }
     const follow = pinned.current;
     setFollowing(follow);
@@ -317,48 +282,16 @@ export const TranscriptView = memo(function TranscriptView({
     if (!findOpen) setFind({ query: '', at: 0 });
   }, [findOpen]);
 
-  const hasGaps = items.some((item) => item.kind === 'gap');
-  const step = (by: number) =>
-    setFind((f) => ({ ...f, at: matches.length === 0 ? 0 : (f.at + by + matches.length) % matches.length }));
-
   return (
     <div class="transcript-wrap">
       {findOpen && (
-        <form
-          class="find-bar"
-          role="search"
-          onSubmit={(event) => {
-            event.preventDefault();
-            step(1);
-          }}
-        >
-          <input
-            type="search"
-            aria-label="Find in transcript"
-            placeholder="Find in transcript"
-            value={find.query}
-            autoFocus
-            onInput={(event) => setFind({ query: event.currentTarget.value, at: matches.length })}
-            onKeyDown={(event) => {
-              if (event.key === 'Escape') onFind(false);
-            }}
-          />
-          <span class="find-count" aria-live="polite">
-            {find.query
-              ? `${matches.length === 0 ? 0 : Math.min(find.at, matches.length - 1) + 1} of ${matches.length}`
-              : ''}
-            {hasGaps && find.query ? ' (older events still loading)' : ''}
-          </span>
-          <button type="button" onClick={() => step(-1)} aria-label="Previous match">
-            ↑
-          </button>
-          <button type="submit" aria-label="Next match">
-            ↓
-          </button>
-          <button type="button" onClick={() => onFind(false)}>
-            Done
-          </button>
-        </form>
+        <FindBar
+          find={find}
+          setFind={setFind}
+          matches={matches}
+          hasGaps={items.some((item) => item.kind === 'gap')}
+          onFind={onFind}
+        />
       )}
       <div class="scroll" ref={scroller} onScroll={onScroll}>
         <div

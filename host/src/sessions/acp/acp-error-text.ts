@@ -1,5 +1,5 @@
 import { RequestError } from '@agentclientprotocol/sdk';
-import { cut } from './acp-update-log.js';
+import { cut } from './acp-content-text.js';
 
 /** ACP's "authentication required". */
 const AUTH_REQUIRED = -32000;

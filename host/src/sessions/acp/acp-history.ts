@@ -1,7 +1,8 @@
 import type { SessionUpdate } from '@agentclientprotocol/sdk';
 import type { SessionEventBody } from '@tether/shared-protocol';
 import type { RunContext } from '../session-backend.js';
-import { AcpUpdateLog, MAX_MESSAGE_CHARS, blockText } from './acp-update-log.js';
+import { blockText } from './acp-content-text.js';
+import { AcpUpdateLog, MAX_MESSAGE_CHARS } from './acp-update-log.js';
 
 /** Events of a replayed conversation kept at most: the newest; older ones are left out and counted. */
 export const MAX_HISTORY_EVENTS = 1000;

@@ -13,7 +13,7 @@ import type { ApprovalNeed } from '../../tools/tool.js';
 import { agentDiff } from './acp-diff.js';
 import { MAX_ACP_FILE_BYTES } from './acp-files.js';
 import type { AcpTurnContext } from './acp-turn-context.js';
-import type { ToolState } from './acp-update-log.js';
+import type { ToolState } from './acp-tool-fields.js';
 
 /**
  * Names of Tether's own tools. An agent's tool of the same name is renamed in approvals, so that

@@ -14,7 +14,7 @@ import { AcpSteer } from './acp-steer.js';
 import type { SteeringStore } from '../../store/steering-store.js';
 import { agentEnv } from './agent-env.js';
 import { agentFamily, withheldModes } from './agent-family.js';
-import { cut } from './acp-update-log.js';
+import { cut } from './acp-content-text.js';
 import type { Settled } from './settle.js';
 import { settle } from './settle.js';
 

@@ -1,6 +1,7 @@
 import type { RunContext } from '../session-backend.js';
 import type { Grants } from './acp-grants.js';
-import type { AcpUpdateLog, ToolState } from './acp-update-log.js';
+import type { ToolState } from './acp-tool-fields.js';
+import type { AcpUpdateLog } from './acp-update-log.js';
 
 /** What the client side of one run of an ACP agent works with. */
 export interface AcpTurnContext {

@@ -5,7 +5,7 @@ import { Grants } from './acp-grants.js';
 import { askPermission } from './acp-permission.js';
 import { AcpTerminals } from './acp-terminals.js';
 import type { AcpTurnContext } from './acp-turn-context.js';
-import type { ToolState } from './acp-update-log.js';
+import type { ToolState } from './acp-tool-fields.js';
 import { AcpUpdateLog, MAX_UPDATE_BURST, UPDATES_PER_SECOND } from './acp-update-log.js';
 
 /**

@@ -3,15 +3,8 @@ import { MAX_PLAN_ENTRIES, MAX_TOOL_DIFF_EVENT, MAX_TOOL_OUTPUT_EVENT } from '@t
 import { ManualClock } from '@tether/shared-protocol/testing';
 import { describe, expect, it } from 'vitest';
 import type { SessionRecord } from '../../store/session-store.js';
-import {
-  AcpUpdateLog,
-  MAX_MESSAGE_CHARS,
-  MAX_TOOL_INPUT_EVENT,
-  MAX_UPDATE_BURST,
-  UPDATES_PER_SECOND,
-  rawExitCode,
-  rawOutputText,
-} from './acp-update-log.js';
+import { MAX_TOOL_INPUT_EVENT, rawExitCode, rawOutputText } from './acp-content-text.js';
+import { AcpUpdateLog, MAX_MESSAGE_CHARS, MAX_UPDATE_BURST, UPDATES_PER_SECOND } from './acp-update-log.js';
 
 function setup() {
   const events: SessionEventBody[] = [];

@@ -1,23 +1,12 @@
-import type {
-  ContentBlock,
-  SessionUpdate,
-  ToolCallContent,
-  ToolCallLocation,
-  ToolCallUpdate,
-  ToolKind,
-} from '@agentclientprotocol/sdk';
-import type { PlanEntry, SessionEventBody, ToolLocation } from '@tether/shared-protocol';
-import {
-  MAX_PLAN_ENTRIES,
-  MAX_PLAN_ENTRY_TEXT,
-  MAX_TOOL_DIFF_EVENT,
-  MAX_TOOL_LOCATIONS,
-  MAX_TOOL_OUTPUT_EVENT,
-} from '@tether/shared-protocol';
-import { displayPath } from '@tether/machine';
+import type { SessionUpdate, ToolCallUpdate } from '@agentclientprotocol/sdk';
+import type { PlanEntry, SessionEventBody } from '@tether/shared-protocol';
+import { MAX_PLAN_ENTRIES, MAX_PLAN_ENTRY_TEXT, MAX_TOOL_OUTPUT_EVENT } from '@tether/shared-protocol';
 import type { RunContext } from '../session-backend.js';
 import { DeltaCoalescer } from '../builtin/delta-coalescer.js';
-import { agentDiff } from './acp-diff.js';
+import { blockText, boundedInput, cut, rawExitCode, toolName } from './acp-content-text.js';
+import type { ToolDetails, ToolState } from './acp-tool-fields.js';
+import { toolDetails, toolDiff, toolOutput } from './acp-tool-fields.js';
+import { TokenBucket } from './token-bucket.js';
 
 /**
  * Characters of one assistant message event. An agent's longer reply goes on in a new message:
@@ -26,12 +15,6 @@ import { agentDiff } from './acp-diff.js';
 export const MAX_MESSAGE_CHARS = 128 * 1024;
 /** Tool calls one run keeps track of; past it the oldest finished ones are forgotten. */
 export const MAX_TRACKED_TOOL_CALLS = 1000;
-/**
- * Characters of a tool call's input (as JSON) carried in an event: 64 KiB, like its output. An
- * agent's input can be as large as its message (8 MiB), which no sealed frame holds; a larger one
- * is carried as a cut preview.
- */
-export const MAX_TOOL_INPUT_EVENT = 64 * 1024;
 /**
  * Events (other than the coalesced message deltas) an agent's updates may add to the log at once,
  * and how many a second after that: a token bucket on the run's clock. An agent past it is
@@ -44,33 +27,6 @@ export const UPDATES_PER_SECOND = 100;
 
 /** Characters of a tool title in an event, as the event allows. */
 const MAX_TITLE = 1000;
-
-/** The optional fields tool events carry for an agent's tool call. */
-type ToolDetails = Pick<
-  Extract<SessionEventBody, { type: 'tool.started' }>,
-  'kind' | 'locations' | 'diff' | 'diffTruncated'
->;
-
-/** What the agent has said about one tool call so far, its fields merged update by update. */
-export interface ToolState {
-  /** Tether's id for it (the agent's ids are the agent's text: never trusted as ours). */
-  id: string;
-  acpId: string;
-  tool: string;
-  title: string;
-  kind: ToolKind | undefined;
-  rawInput: unknown;
-  /** What the agent reported it returned: the output when its content has no text. */
-  rawOutput: unknown;
-  content: ToolCallContent[];
-  /**
-   * The agent's own words about the call from a permission request (its text content): why it
-   * asks, shown in the approval. Never taken for the call's output.
-   */
-  asked: string[];
-  locations: ToolCallLocation[];
-  finished: boolean;
-}
 
 /** Whatever else the log needs: the text a client terminal printed, for tool calls that show one. */
 export interface UpdateLogDeps {
@@ -95,13 +51,12 @@ export class AcpUpdateLog {
   private planId: string | undefined;
   /** Updates left out of the transcript, by kind. */
   readonly skipped = new Map<string, number>();
-  /** Events the agent may still add at once (the token bucket), and when it was last filled. */
-  private tokens = MAX_UPDATE_BURST;
-  private filledAt: number;
+  /** Events the agent may still add (see MAX_UPDATE_BURST). */
+  private readonly budget: TokenBucket;
   private flooded = false;
 
   constructor(private readonly deps: UpdateLogDeps) {
-    this.filledAt = deps.run.clock.now();
+    this.budget = new TokenBucket(deps.run.clock, MAX_UPDATE_BURST, UPDATES_PER_SECOND);
   }
 
   /** Whether the agent flooded the log: its updates are dropped. */
@@ -307,58 +262,17 @@ export class AcpUpdateLog {
 
   /** The optional fields of a tool event: kind, files and diff, as far as known. */
   private details(state: ToolState): ToolDetails {
-    const out: ToolDetails = {};
-    if (state.kind) out.kind = state.kind;
-    const locations = state.locations.flatMap((l): ToolLocation[] =>
-      typeof l.path === 'string' && l.path !== '' && l.path.length <= 4096
-        ? [
-            {
-              path: l.path,
-              ...(typeof l.line === 'number' && Number.isInteger(l.line) && l.line >= 0 ? { line: l.line } : {}),
-            },
-          ]
-        : [],
-    );
-    if (locations.length > 0) out.locations = locations.slice(0, MAX_TOOL_LOCATIONS);
-    const diff = this.diff(state);
-    if (diff !== '') {
-      out.diff = cut(diff, MAX_TOOL_DIFF_EVENT);
-      if (diff.length > MAX_TOOL_DIFF_EVENT) out.diffTruncated = true;
-    }
-    return out;
+    return toolDetails(state, this.deps.run.record().cwd);
   }
 
-  /**
-   * The call's diffs, as unified diffs with paths shown inside the session folder, as far as an
-   * event carries them: past MAX_TOOL_DIFF_EVENT the rest would be cut anyway, and an agent's
-   * message may hold a hundred thousand diffs, each diffed again on every update that changes them.
-   */
+  /** The call's diffs as unified diffs, as far as an event carries them (acp-tool-fields.ts). */
   diff(state: ToolState): string {
-    const cwd = this.deps.run.record().cwd;
-    let out = '';
-    for (const item of state.content) {
-      if (item.type !== 'diff') continue;
-      out += agentDiff(item.oldText ?? '', item.newText, displayPath(cwd, item.path));
-      if (out.length > MAX_TOOL_DIFF_EVENT) break;
-    }
-    return out;
+    return toolDiff(state, this.deps.run.record().cwd);
   }
 
-  /**
-   * What the call printed: its text content (text blocks, and the output of any terminal it
-   * shows), else what its `rawOutput` holds (Codex puts a command's stdout, stderr and exit code
-   * there and no content).
-   */
+  /** What the call printed (acp-tool-fields.ts). */
   private output(state: ToolState): string {
-    const content = state.content
-      .flatMap((item) => {
-        if (item.type === 'content') return [blockText(item.content)];
-        if (item.type === 'terminal') return [this.deps.terminalOutput(item.terminalId) ?? ''];
-        return [];
-      })
-      .filter((text) => text !== '')
-      .join('\n');
-    return content !== '' ? content : rawOutputText(state.rawOutput);
+    return toolOutput(state, this.deps.terminalOutput);
   }
 
   /** Appends an event the agent caused, within its budget (see MAX_UPDATE_BURST). */
@@ -368,16 +282,11 @@ export class AcpUpdateLog {
 
   /** Takes one event from the budget; false (and the agent flagged as flooding) when it is spent. */
   private spend(): boolean {
-    if (this.flooded) return false;
-    const now = this.deps.run.clock.now();
-    this.tokens = Math.min(MAX_UPDATE_BURST, this.tokens + ((now - this.filledAt) / 1000) * UPDATES_PER_SECOND);
-    this.filledAt = now;
-    if (this.tokens < 1) {
+    if (!this.budget.take()) {
       this.flooded = true;
       this.deps.onFlood?.();
       return false;
     }
-    this.tokens -= 1;
     return true;
   }
 
@@ -393,87 +302,4 @@ export class AcpUpdateLog {
     const oldest = this.tools.keys().next().value;
     if (oldest !== undefined) this.tools.delete(oldest);
   }
-}
-
-/** A content block as transcript text: text itself, other kinds as a bracketed mention. */
-export function blockText(block: ContentBlock): string {
-  switch (block.type) {
-    case 'text':
-      return block.text;
-    case 'image':
-      return `[image ${block.mimeType}]`;
-    case 'audio':
-      return `[audio ${block.mimeType}]`;
-    case 'resource_link':
-      return `[${block.name}](${block.uri})`;
-    case 'resource':
-      return 'text' in block.resource ? block.resource.text : `[${block.resource.uri}]`;
-    default:
-      return '';
-  }
-}
-
-/**
- * A tool call's `rawOutput` as text: a string as it is; content blocks as their text; a command's
- * result (`stdout`, `stderr`, `exit_code`, as Codex reports it) as what it printed, stdout and
- * stderr as one stream where the agent kept them so (`aggregated_output`), and the exit code when
- * it is not 0; anything else as JSON, bounded like the output.
- */
-export function rawOutputText(raw: unknown): string {
-  if (raw === undefined || raw === null) return '';
-  if (typeof raw === 'string') return raw;
-  if (Array.isArray(raw)) {
-    if (raw.every((b) => typeof b === 'object' && b !== null && typeof (b as { type?: unknown }).type === 'string')) {
-      return (raw as ContentBlock[]).map(blockText).join('');
-    }
-  } else if (typeof raw === 'object') {
-    const o = raw as Record<string, unknown>;
-    const text = (v: unknown) => (typeof v === 'string' ? v : '');
-    if ('stdout' in o || 'stderr' in o || 'aggregated_output' in o || 'exit_code' in o) {
-      const printed =
-        typeof o.aggregated_output === 'string'
-          ? o.aggregated_output
-          : [text(o.stdout), text(o.stderr)].filter((t) => t !== '').join('\n');
-      const code = rawExitCode(raw);
-      return code !== undefined && code !== 0
-        ? `${printed}${printed === '' || printed.endsWith('\n') ? '' : '\n'}exit code ${code}`
-        : printed;
-    }
-  }
-  let json: string | undefined;
-  try {
-    json = JSON.stringify(raw, null, 2);
-  } catch {
-    json = undefined;
-  }
-  return cut(json ?? '', MAX_TOOL_OUTPUT_EVENT + 1);
-}
-
-/** The exit code a `rawOutput` reports (`exit_code`, `exitCode`), if it is a whole number. */
-export function rawExitCode(raw: unknown): number | undefined {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
-  const o = raw as { exit_code?: unknown; exitCode?: unknown };
-  const code = o.exit_code ?? o.exitCode;
-  return typeof code === 'number' && Number.isInteger(code) ? code : undefined;
-}
-
-/** The `tool` of Tether's events for an agent's tool call: its name, else its kind. */
-export function toolName(name: string | undefined, kind: string | undefined): string {
-  const raw = (name ?? kind ?? 'tool').replace(/[^\w.:-]+/g, '_').slice(0, 64);
-  return raw === '' ? 'tool' : raw;
-}
-
-/** The input as it is when small enough; else `{truncated: true, preview}`, its JSON cut. */
-export function boundedInput(input: unknown): unknown {
-  let json: string;
-  try {
-    json = JSON.stringify(input) ?? '';
-  } catch {
-    return { truncated: true, preview: '' };
-  }
-  return json.length <= MAX_TOOL_INPUT_EVENT ? input : { truncated: true, preview: cut(json, MAX_TOOL_INPUT_EVENT) };
-}
-
-export function cut(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
