@@ -77,9 +77,21 @@ test.describe('on an iPad', () => {
     // The Changes pane stands in the transcript's place: closed, the transcript shows again.
     await page.getByRole('button', { name: 'Changes' }).click();
     const transcript = page.getByRole('log', { name: 'Transcript' });
-    await expect(transcript.getByText('$ git --literal-pathspecs add -- notes.txt')).toBeVisible();
-    await expect(transcript.getByText("$ git commit --quiet --no-edit -m 'Notes from the phone'")).toBeVisible();
-    await expect(transcript.getByText('$ git push --porcelain origin HEAD:refs/heads/main')).toBeVisible();
+    await expect(
+      transcript.getByText(
+        '$ git -c core.hooksPath=/dev/null -c core.fsmonitor=false --literal-pathspecs add -- notes.txt',
+      ),
+    ).toBeVisible();
+    await expect(
+      transcript.getByText(
+        "$ git -c core.hooksPath=/dev/null -c core.fsmonitor=false commit --quiet --no-edit -m 'Notes from the phone'",
+      ),
+    ).toBeVisible();
+    await expect(
+      transcript.getByText(
+        '$ git -c core.hooksPath=/dev/null -c core.fsmonitor=false push --porcelain origin HEAD:refs/heads/main',
+      ),
+    ).toBeVisible();
     expect(git(remote, 'log', '--format=%s', 'main')).toBe('Notes from the phone\nstart\n');
   });
 });

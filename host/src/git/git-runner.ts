@@ -29,6 +29,14 @@ const GIT_ENV: Readonly<Record<string, string>> = {
   LANGUAGE: 'C',
 };
 
+/**
+ * Before every git's own arguments: the repository's hooks never run (they are programs from the
+ * folder, which nobody was shown: `.git/hooks`, or a `core.hooksPath` into the files), nor a
+ * program named as its file-system monitor. Its other settings that name programs are refused
+ * before git runs (git-settings.ts). Part of the command line shown, since it is part of what ran.
+ */
+export const GIT_GUARD: readonly string[] = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false'];
+
 export interface GitRun {
   code: number | null;
   stdout: string;
@@ -50,7 +58,8 @@ export async function runGit(
   options: GitRunOptions = {},
 ): Promise<Result<GitRun>> {
   const program = options.program ?? 'git';
-  const spawned = await context.spawn({ command: { program, args }, cwd, env: GIT_ENV });
+  const full = program === 'git' ? [...GIT_GUARD, ...args] : [...args];
+  const spawned = await context.spawn({ command: { program, args: full }, cwd, env: GIT_ENV });
   if (!spawned.ok) {
     const { code, message } = spawned.error;
     if (code === 'not-found') return fail('not-found', `${cwd}: ${message}`);
@@ -104,8 +113,8 @@ function concat(chunks: Uint8Array[]): Uint8Array {
 }
 
 /** A command line as a person would type it: each argument that needs it single-quoted. */
-export function commandLine(program: string, args: readonly string[]): string {
-  return [program, ...args].map(quoteArg).join(' ');
+export function commandLine(program: 'git' | 'gh', args: readonly string[]): string {
+  return [program, ...(program === 'git' ? GIT_GUARD : []), ...args].map(quoteArg).join(' ');
 }
 
 function quoteArg(arg: string): string {

@@ -41,7 +41,10 @@ describe('SessionGit against the real git', () => {
     expect(byPath.get(hostile)?.index).toBe('A');
     expect(byPath.get('other.txt')?.index).toBe('?');
     // The transcript's line names the file quoted, as one argument.
-    expect(notes.at(-1)).toEqual({ level: 'info', text: `$ git --literal-pathspecs add -- '--all\nx'` });
+    expect(notes.at(-1)).toEqual({
+      level: 'info',
+      text: `$ git -c core.hooksPath=/dev/null -c core.fsmonitor=false --literal-pathspecs add -- '--all\nx'`,
+    });
     const diff = await git.diff('s1', hostile, true);
     expect(diff.ok && diff.value.diff).toContain('+hostile');
   });
@@ -65,9 +68,9 @@ describe('SessionGit against the real git', () => {
     expect(pushed.ok && pushed.value.status.ahead).toBe(0);
     expect(repo.git(repo.remote, 'log', '--format=%s', 'main')).toBe('Add a\nstart\n');
     expect(notes.map((n) => n.text)).toEqual([
-      '$ git --literal-pathspecs add -- a.txt',
-      "$ git commit --quiet --no-edit -m 'Add a'",
-      '$ git push --porcelain origin HEAD:refs/heads/main',
+      '$ git -c core.hooksPath=/dev/null -c core.fsmonitor=false --literal-pathspecs add -- a.txt',
+      "$ git -c core.hooksPath=/dev/null -c core.fsmonitor=false commit --quiet --no-edit -m 'Add a'",
+      '$ git -c core.hooksPath=/dev/null -c core.fsmonitor=false push --porcelain origin HEAD:refs/heads/main',
     ]);
   });
 
@@ -99,7 +102,7 @@ describe('SessionGit against the real git', () => {
     expect((await git.push('s1', false)).ok).toBe(false);
     const forced = await git.push('s1', true);
     expect(forced.ok && forced.value.command).toBe(
-      'git push --porcelain --force-with-lease origin HEAD:refs/heads/main',
+      'git -c core.hooksPath=/dev/null -c core.fsmonitor=false push --porcelain --force-with-lease origin HEAD:refs/heads/main',
     );
     expect(repo.git(repo.remote, 'log', '--format=%s', 'main')).toBe('two\nstart\n');
   });
@@ -153,5 +156,64 @@ describe('SessionGit against the real git', () => {
       via: 'compare',
       url: 'https://github.com/acme/widget/compare/main?expand=1',
     });
+  });
+});
+
+describe("a repository's own settings that name programs", () => {
+  /** A marker file a program from the repository would write, outside it. */
+  const marker = () => join(repo.top, 'ran');
+  const writesMarker = () => `touch '${marker()}'`;
+
+  it("runs no hook of the repository's on a commit (they are its code, never shown)", async () => {
+    const hooks = join(repo.clone, '.git', 'hooks');
+    mkdirSync(hooks, { recursive: true });
+    for (const hook of ['pre-commit', 'commit-msg', 'post-commit']) {
+      writeFileSync(join(hooks, hook), `#!/bin/sh\n${writesMarker()}\n`, { mode: 0o755 });
+    }
+    writeFileSync(join(repo.clone, 'a.txt'), 'a\n');
+    const git = sessionGit();
+    await git.stage('s1', ['a.txt']);
+    const committed = await git.commit('s1', 'Add a');
+    expect(committed.ok).toBe(true);
+    expect(existsSync(marker())).toBe(false);
+    // The line in the transcript is the whole command that ran, the hooks' folder with it.
+    expect(notes.at(-1)?.text).toContain('core.hooksPath=/dev/null');
+  });
+
+  it('refuses, running nothing, where its own config names a program git would run', async () => {
+    for (const [key, value] of [
+      ['core.fsmonitor', writesMarker()],
+      ['core.sshCommand', writesMarker()],
+      ['filter.evil.clean', writesMarker()],
+      ['credential.helper', `!${writesMarker()}`],
+      ['remote.origin.receivepack', writesMarker()],
+    ] as const) {
+      repo.git(repo.clone, 'config', '--local', key, value);
+      writeFileSync(join(repo.clone, '.gitattributes'), '* filter=evil\n');
+      writeFileSync(join(repo.clone, 'a.txt'), 'a\n');
+      const git = sessionGit();
+      const status = await git.status('s1');
+      expect(status.ok ? 'ran' : status.error.code).toBe('forbidden');
+      expect(status.ok ? '' : status.error.message).toContain(key.toLowerCase());
+      expect((await git.stage('s1', ['a.txt'])).ok).toBe(false);
+      expect((await git.push('s1', false)).ok).toBe(false);
+      expect(existsSync(marker())).toBe(false);
+      repo.git(repo.clone, 'config', '--local', '--unset', key);
+    }
+    expect(notes).toEqual([]);
+  });
+
+  it('reads such a setting through an included file too', async () => {
+    const included = join(repo.top, 'more.config');
+    writeFileSync(included, `[core]\n\tfsmonitor = ${writesMarker()}\n`);
+    repo.git(repo.clone, 'config', '--local', 'include.path', included);
+    const status = await sessionGit().status('s1');
+    expect(status.ok ? 'ran' : status.error.code).toBe('forbidden');
+    expect(existsSync(marker())).toBe(false);
+  });
+
+  it("takes git's own fsmonitor (a yes or no, not a program)", async () => {
+    repo.git(repo.clone, 'config', '--local', 'core.fsmonitor', 'false');
+    expect((await sessionGit().status('s1')).ok).toBe(true);
   });
 });

@@ -3,6 +3,7 @@ import type { GitPullRequest, GitStatus, GitWrite, Result, SessionSummary } from
 import { MAX_GIT_DIFF, fail, ok } from '@tether/shared-protocol';
 import type { GitRun } from './git-runner.js';
 import { commandLine, runGit } from './git-runner.js';
+import { refuseSettingsThatRun } from './git-settings.js';
 import { compareUrl, isStaged, parseStatus } from './git-status.js';
 
 /**
@@ -216,7 +217,10 @@ export class SessionGit {
       const top = await runGit(context, session.cwd, ['rev-parse', '--show-toplevel']);
       if (!top.ok) return top;
       if (top.value.code !== 0) return fail('unsupported', `${session.cwd} is not in a git repository`);
-      return work({ sessionId: id, context, root: top.value.stdout.replace(/\n$/, '') });
+      const root = top.value.stdout.replace(/\n$/, '');
+      const settings = await refuseSettingsThatRun(context, root);
+      if (!settings.ok) return settings;
+      return work({ sessionId: id, context, root });
     });
     queue.tail = run.catch(() => undefined);
     try {

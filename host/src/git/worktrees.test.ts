@@ -51,7 +51,12 @@ describe('sessions in worktrees, against the real git', () => {
     expect(cwd).toMatch(new RegExp(`^${repo.top}/\\.tether-worktrees/work-[0-9a-f]{8}$`));
     const branch = repo.git(cwd, 'branch', '--show-current').trim();
     expect(branch).toBe(`tether/${cwd.slice(-8)}`);
-    expect(notes).toEqual([{ id: 's1', text: `$ git worktree add --quiet -b ${branch} -- ${cwd} HEAD` }]);
+    expect(notes).toEqual([
+      {
+        id: 's1',
+        text: `$ git -c core.hooksPath=/dev/null -c core.fsmonitor=false worktree add --quiet -b ${branch} -- ${cwd} HEAD`,
+      },
+    ]);
   });
 
   it('keeps the subfolder the session was started in', async () => {
@@ -94,7 +99,9 @@ describe('sessions in worktrees, against the real git', () => {
     expect(existsSync(cwd)).toBe(false);
     expect(sessions.get('s1')!.archived).toBe(true);
     expect(repo.git(repo.clone, 'log', '--format=%s', `tether/${cwd.slice(-8)}`)).toBe('done\nstart\n');
-    expect(notes.at(-1)?.text).toBe(`$ git worktree remove -- ${cwd}`);
+    expect(notes.at(-1)?.text).toBe(
+      `$ git -c core.hooksPath=/dev/null -c core.fsmonitor=false worktree remove -- ${cwd}`,
+    );
   });
 
   it('refuses to remove a worktree with uncommitted work, archives nothing, and names the files', async () => {

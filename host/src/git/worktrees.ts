@@ -4,6 +4,7 @@ import { fail, ok } from '@tether/shared-protocol';
 import { randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
 import { commandLine, runGit } from './git-runner.js';
+import { refuseSettingsThatRun } from './git-settings.js';
 import type { SessionGitDeps } from './session-git.js';
 
 /**
@@ -37,6 +38,9 @@ export class Worktrees {
     if (!context) return fail('unavailable', `${place} is not connected`);
     const top = await topOf(context, cwd);
     if (!top.ok) return top;
+    // Checking out the worktree runs the repository's filters: refused as for git from the phone.
+    const settings = await refuseSettingsThatRun(context, top.value);
+    if (!settings.ok) return settings;
     const folder = posix.join(posix.dirname(top.value), WORKTREES_FOLDER, `${posix.basename(top.value)}-${shortId}`);
     const branch = `${WORKTREE_BRANCH_PREFIX}${shortId}`;
     const args = ['worktree', 'add', '--quiet', '-b', branch, '--', folder, 'HEAD'];
