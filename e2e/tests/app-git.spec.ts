@@ -1,8 +1,6 @@
 import { expect, test } from '@playwright/test';
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { AppHost } from '../support/app-host.js';
+import { GIT_ENV, git, repoWithRemote } from '../support/git-repo.js';
 import { device, pairThroughLink, startAppHost } from '../support/app-host.js';
 import { tetherJson } from '../support/host-process.js';
 
@@ -21,20 +19,6 @@ test.afterEach(async () => {
   host = undefined;
 });
 
-/** Git for the host and for this test: a fixed author, nobody's own configuration. */
-const GIT_ENV = {
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_AUTHOR_NAME: 'Phone',
-  GIT_AUTHOR_EMAIL: 'phone@example.invalid',
-  GIT_COMMITTER_NAME: 'Phone',
-  GIT_COMMITTER_EMAIL: 'phone@example.invalid',
-};
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, env: { ...process.env, ...GIT_ENV }, encoding: 'utf8' });
-}
-
 test.describe('on an iPad', () => {
   test.use(device('iPad Pro 11'));
 
@@ -42,15 +26,7 @@ test.describe('on an iPad', () => {
     page,
   }) => {
     host = await startAppHost({ demoDelayMs: 5, env: GIT_ENV });
-    const remote = join(host.dataDir, 'remote.git');
-    const repo = join(host.dataDir, 'repo');
-    git(host.dataDir, 'init', '--quiet', '--bare', '--initial-branch=main', remote);
-    mkdirSync(repo);
-    git(repo, 'init', '--quiet', '--initial-branch=main');
-    git(repo, 'commit', '--quiet', '--allow-empty', '-m', 'start');
-    git(repo, 'remote', 'add', 'origin', remote);
-    git(repo, 'push', '--quiet', '-u', 'origin', 'main');
-    writeFileSync(join(repo, 'notes.txt'), 'from the phone\n');
+    const { repo, remote } = repoWithRemote(host.dataDir);
 
     await pairThroughLink(page, host);
     const session = await tetherJson<{ id: string }>(host.dataDir, ['sessions', 'new', 'Say hello', '--cwd', repo]);

@@ -1,7 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { AppHost } from '../support/app-host.js';
+import { GIT_ENV, git, repoWithRemote } from '../support/git-repo.js';
 import { startAppHost } from '../support/app-host.js';
 import { tetherJson } from '../support/host-process.js';
 import { hashOf, pairByLink } from '../support/webkit-app.js';
@@ -24,20 +22,6 @@ test.afterEach(async () => {
   host = undefined;
 });
 
-/** Git for the host and for this test: a fixed author, nobody's own configuration. */
-const GIT_ENV = {
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_AUTHOR_NAME: 'Phone',
-  GIT_AUTHOR_EMAIL: 'phone@example.invalid',
-  GIT_COMMITTER_NAME: 'Phone',
-  GIT_COMMITTER_EMAIL: 'phone@example.invalid',
-};
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, env: { ...process.env, ...GIT_ENV }, encoding: 'utf8' });
-}
-
 const PANEL = 'section.git-panel[aria-label="Git"]';
 const ROW = `${PANEL} li[data-path="notes.txt"]`;
 const GIT = '$ git -c core.hooksPath=/dev/null -c core.fsmonitor=false';
@@ -46,15 +30,7 @@ test('stage, commit and push from the phone: the command lines in the transcript
   phone,
 }) => {
   host = await startAppHost({ demoDelayMs: 5, env: GIT_ENV });
-  const remote = join(host.dataDir, 'remote.git');
-  const repo = join(host.dataDir, 'repo');
-  git(host.dataDir, 'init', '--quiet', '--bare', '--initial-branch=main', remote);
-  mkdirSync(repo);
-  git(repo, 'init', '--quiet', '--initial-branch=main');
-  git(repo, 'commit', '--quiet', '--allow-empty', '-m', 'start');
-  git(repo, 'remote', 'add', 'origin', remote);
-  git(repo, 'push', '--quiet', '-u', 'origin', 'main');
-  writeFileSync(join(repo, 'notes.txt'), 'from the phone\n');
+  const { repo, remote } = repoWithRemote(host.dataDir);
 
   await pairByLink(phone, host);
   const session = await tetherJson<{ id: string }>(host.dataDir, ['sessions', 'new', 'Say hello', '--cwd', repo]);
