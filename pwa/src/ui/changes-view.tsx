@@ -2,6 +2,7 @@ import type { DeviceClient, SessionEventOf } from '@tether/shared-protocol';
 import { decodeEvent } from '@tether/shared-protocol';
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { diffLines } from './diff-lines.js';
+import { DiffPre } from './diff-pre.js';
 
 type FileChanged = SessionEventOf<'file.changed'>;
 
@@ -99,14 +100,7 @@ function FileDiff({ change }: { change: FileChanged }) {
         <span class={`change-kind ${change.change}`}>{change.change === 'created' ? 'new' : 'edited'}</span>{' '}
         <span class="change-path">{change.path}</span>
       </summary>
-      <pre class="diff">
-        {lines.map((line, i) => (
-          <span key={i} class={`diff-${line.kind}`}>
-            {line.text}
-            {'\n'}
-          </span>
-        ))}
-      </pre>
+      <DiffPre lines={lines} />
       {(more > 0 || change.truncated) && (
         <p class="notice">{more > 0 ? `${more} more lines` : 'The diff was cut: the whole change is in the file.'}</p>
       )}

@@ -1,6 +1,7 @@
 import type { DeviceClient, GitFile, GitPullRequest, GitStatus } from '@tether/shared-protocol';
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { diffLines } from './diff-lines.js';
+import { DiffPre } from './diff-pre.js';
 
 /**
  * The session folder's repository (docs/git.md): its branch and how it stands against its
@@ -211,14 +212,7 @@ function DiffText({ diff, onClose }: { diff: Diff; onClose: () => void }) {
           Close
         </button>
       </p>
-      <pre class="diff">
-        {lines.map((line, i) => (
-          <span key={i} class={`diff-${line.kind}`}>
-            {line.text}
-            {'\n'}
-          </span>
-        ))}
-      </pre>
+      <DiffPre lines={lines} />
       {(more > 0 || diff.truncated) && <p class="notice">{more > 0 ? `${more} more lines` : 'The diff was cut.'}</p>}
     </div>
   );
