@@ -14,7 +14,7 @@ import { App } from './ui/app.js';
 import { preloadMarkdown } from './ui/lazy-markdown.js';
 import { loadSessionScreen } from './ui/lazy-session-screen.js';
 import { afterMark } from './ui/perf-marks.js';
-import { parseRoute } from './ui/route.js';
+import { parseRoute } from './lib/route.js';
 import './styles/base.css';
 import './styles/layout.css';
 import './styles/transcript.css';

@@ -11,7 +11,7 @@ import type * as ConnectionKitModule from '../net/connection-kit.js';
 import type { HostConnection } from '../net/host-connection.js';
 
 type ConnectionKit = typeof ConnectionKitModule;
-import type { Route } from '../ui/route.js';
+import type { Route } from '../lib/route.js';
 import { relaysFromInfo, renewRelayTicket } from '../net/relay-ticket-renewal.js';
 
 export interface AppModelDeps {

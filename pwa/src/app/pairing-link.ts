@@ -1,7 +1,7 @@
 import type { PairingLink, Result } from '@tether/shared-protocol';
 import { parsePairingLink } from '@tether/shared-protocol';
 import type { Store } from '../lib/store.js';
-import { formatRoute } from '../ui/route.js';
+import { formatRoute } from '../lib/route.js';
 
 /** Where a link is read from and dropped: the page's `location` and `history`. */
 export interface AddressBar {

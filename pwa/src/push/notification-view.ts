@@ -18,7 +18,7 @@ import {
   waitingBody,
   waitingTitle,
 } from '@tether/shared-protocol';
-import { formatRoute } from '../ui/route.js';
+import { formatRoute } from '../lib/route.js';
 
 /**
  * What a notification says and offers, from a push payload: pure, so the service worker and its

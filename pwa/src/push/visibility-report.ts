@@ -1,7 +1,7 @@
 import type { Clock } from '@tether/shared-protocol';
 import { APP_VISIBILITY_REFRESH_MS, every } from '@tether/shared-protocol';
 import type { HostConnection } from '../net/host-connection.js';
-import type { Route } from '../ui/route.js';
+import type { Route } from '../lib/route.js';
 
 /** What the reporter reads from the app: its connections (and when they change), the screen. */
 export interface VisibilitySource {

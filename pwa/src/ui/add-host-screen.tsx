@@ -6,7 +6,7 @@ import { hostDisplayName } from '../data/records.js';
 import { useApp } from './app-context.js';
 import { refusedText } from './host-status.js';
 import { linkErrorText } from './link-error-text.js';
-import { formatRoute } from './route.js';
+import { formatRoute } from '../lib/route.js';
 import { TopBar } from './top-bar.js';
 import { useStore } from './use-store.js';
 

@@ -7,7 +7,7 @@ import { ApprovalCard } from './approval-card.js';
 import { hostStatus } from './host-status.js';
 import { HostsLoading } from './hosts-loading.js';
 import { markOnce } from './perf-marks.js';
-import { formatRoute } from './route.js';
+import { formatRoute } from '../lib/route.js';
 import { TopBar } from './top-bar.js';
 import { useStore } from './use-store.js';
 

@@ -1,7 +1,7 @@
 import type { ProtocolError, Result, SessionCommand } from '@tether/shared-protocol';
 import { MAX_ATTACHMENTS_PER_MESSAGE } from '@tether/shared-protocol';
 import { useState } from 'preact/hooks';
-import { AttachPicker } from '../attach/attach-picker.js';
+import { AttachPicker } from './attach-picker.js';
 import type { OutboxFile } from '../data/records.js';
 import { useCommandPalette } from './use-command-palette.js';
 

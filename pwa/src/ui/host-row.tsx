@@ -9,7 +9,7 @@ import { HostPathLabel, HostUnreachable } from './host-path.js';
 import { LazyRelayPanel } from './lazy-relay-panel.js';
 import { hostStatus } from './host-status.js';
 import { LazyNotificationsPanel } from './lazy-notifications-panel.js';
-import { formatRoute } from './route.js';
+import { formatRoute } from '../lib/route.js';
 import { useStore } from './use-store.js';
 
 const NO_SESSIONS: SessionsView = { list: [], fresh: false, loaded: false };

@@ -1,7 +1,7 @@
 import { useApp } from './app-context.js';
 import { HostRow } from './host-row.js';
 import { HostsLoading } from './hosts-loading.js';
-import { formatRoute } from './route.js';
+import { formatRoute } from '../lib/route.js';
 import { TopBar } from './top-bar.js';
 import { useNow } from './use-now.js';
 import { useStore } from './use-store.js';

@@ -7,7 +7,7 @@ import { HostsLoading } from './hosts-loading.js';
 import { FolderPicker } from './folder-picker.js';
 import type { StartChoice } from './start-options.js';
 import { StartOptions } from './start-options.js';
-import { formatRoute } from './route.js';
+import { formatRoute } from '../lib/route.js';
 import { TopBar } from './top-bar.js';
 import { useStore } from './use-store.js';
 

@@ -1,6 +1,6 @@
 import { isImageType } from '@tether/shared-protocol';
 import { useEffect, useMemo } from 'preact/hooks';
-import { sizeText } from '../attach/attachment-list.js';
+import { sizeText } from './attachment-list.js';
 import type { OutboxFile } from '../data/records.js';
 import type { Outbox, OutboxItem } from '../net/outbox.js';
 import { FileIcon } from './icons.js';

@@ -9,7 +9,7 @@ import { describePairingError, startPairing } from '../net/connection-kit.js';
 import { pairingElsewhereText, pairingRoute } from '../net/relay-pairing.js';
 import { useApp } from './app-context.js';
 import { linkErrorText } from './link-error-text.js';
-import { formatRoute } from './route.js';
+import { formatRoute } from '../lib/route.js';
 import { TopBar } from './top-bar.js';
 import { useStore } from './use-store.js';
 

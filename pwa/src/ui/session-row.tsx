@@ -1,7 +1,7 @@
 import type { SessionSummary } from '@tether/shared-protocol';
 import { relativeTime } from './relative-time.js';
 import { nowLine } from './run-glance.js';
-import { formatRoute } from './route.js';
+import { formatRoute } from '../lib/route.js';
 import { sessionStatusText } from './session-status.js';
 
 /** A session in a host's list: title, state, place and folder, the last line, waiting approvals. */

@@ -11,7 +11,7 @@ import { lazyPart } from './lazy-part.js';
 import { Composer } from './composer.js';
 import { OutboxList } from './outbox-list.js';
 import { SessionMenu } from './session-menu.js';
-import { formatRoute } from './route.js';
+import { formatRoute } from '../lib/route.js';
 import { RunGlance } from './run-glance.js';
 import { SteerBar } from './steer-bar.js';
 import { useMedia } from './use-media.js';

@@ -6,7 +6,7 @@ import { HostsLoading } from './hosts-loading.js';
 import { HostPathLabel } from './host-path.js';
 import { hostStatus } from './host-status.js';
 import { MachinesList } from './machines-list.js';
-import { formatRoute } from './route.js';
+import { formatRoute } from '../lib/route.js';
 import { SessionRow } from './session-row.js';
 import { TerminalButton } from './terminal-button.js';
 import { TopBar } from './top-bar.js';

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { useApp } from './app-context.js';
-import { formatRoute } from './route.js';
+import { formatRoute } from '../lib/route.js';
 import { useStore } from './use-store.js';
 
 /** A first size for a new terminal; the screen fits it to itself as soon as it opens. */

@@ -1,6 +1,6 @@
 import type { Approval, Decision, Result } from '@tether/shared-protocol';
 import type { GapItem, PlanItem, TranscriptItem } from '../transcript/transcript.js';
-import { AttachmentList } from '../attach/attachment-list.js';
+import { AttachmentList } from './attachment-list.js';
 import { ApprovalCard } from './approval-card.js';
 import { LazyMarkdownView } from './lazy-markdown.js';
 import { memo } from './memo.js';

@@ -1,5 +1,5 @@
 import { useApp } from './app-context.js';
-import { formatRoute } from './route.js';
+import { formatRoute } from '../lib/route.js';
 import { useWaiting } from './use-waiting.js';
 
 /** The header link to the global waiting list, with its count. */

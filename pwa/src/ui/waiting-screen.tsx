@@ -1,7 +1,7 @@
 import { hostDisplayName } from '../data/records.js';
 import { useApp } from './app-context.js';
 import { ApprovalCard, NotesReachAgent } from './approval-card.js';
-import { formatRoute } from './route.js';
+import { formatRoute } from '../lib/route.js';
 import { TopBar } from './top-bar.js';
 import { useStore } from './use-store.js';
 import { useWaiting } from './use-waiting.js';

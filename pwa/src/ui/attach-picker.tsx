@@ -1,5 +1,5 @@
 import type { OutboxFile } from '../data/records.js';
-import { CameraIcon, CloseIcon, PaperclipIcon } from '../ui/icons.js';
+import { CameraIcon, CloseIcon, PaperclipIcon } from './icons.js';
 import { sizeText } from './attachment-list.js';
 
 /** What a file input offers: photos, and the text files the computer takes. */

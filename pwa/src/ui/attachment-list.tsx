@@ -1,8 +1,8 @@
 import type { Attachment } from '@tether/shared-protocol';
 import { isImageType } from '@tether/shared-protocol';
 import { useContext, useEffect, useState } from 'preact/hooks';
-import { FileIcon, ImageIcon } from '../ui/icons.js';
-import { AttachmentSource } from './attachment-context.js';
+import { FileIcon, ImageIcon } from './icons.js';
+import { AttachmentSource } from '../attach/attachment-context.js';
 
 /** A byte count as a person reads it. */
 export function sizeText(bytes: number): string {
