@@ -1,9 +1,9 @@
-import { utf8Encode } from '../encoding.js';
-import type { ProtocolError, Result } from '../errors.js';
-import { fail, protocolError } from '../errors.js';
-import { parseJsonBytes } from '../json.js';
-import type { PairRequestEnvelope } from '../pairing-messages.js';
-import { decodePairRequestBody } from '../pairing-messages.js';
+import { utf8Encode } from './encoding.js';
+import type { ProtocolError, Result } from './errors.js';
+import { fail, protocolError } from './errors.js';
+import { parseJsonBytes } from './json.js';
+import type { PairRequestEnvelope } from './pairing-messages.js';
+import { decodePairRequestBody } from './pairing-messages.js';
 
 /**
  * The answers to pair requests and one-shot calls that must read the same whoever gives them.

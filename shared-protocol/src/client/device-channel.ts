@@ -11,7 +11,7 @@ import { decodeChannelMessage, encodeChannelMessage } from '../rpc/channel.js';
 import { TERMINAL_OUTPUT_TAG, decodeTerminalOutput } from '../rpc/terminal-output-frame.js';
 import { handshakeWithDeadline } from '../link/handshake-deadline.js';
 import { FrameOpener, FrameSealer } from '../sealed-frame.js';
-import type { Transport } from './transport.js';
+import type { Transport } from '../link/transport.js';
 
 /** Messages held while the channel has no handler yet: the first moments after the welcome. */
 const MAX_EARLY_MESSAGES = 64;

@@ -23,7 +23,7 @@ import type { BackoffOptions } from '../link/backoff.js';
 import type { ReconnectState } from '../link/reconnector.js';
 import { Reconnector, jitterFrom } from '../link/reconnector.js';
 import { DeviceChannel } from './device-channel.js';
-import type { Connect } from './transport.js';
+import type { Connect } from '../link/transport.js';
 
 export type ClientState =
   ReconnectState | { name: 'open' } | { name: 'refused'; error: ProtocolError } | { name: 'stopped' };

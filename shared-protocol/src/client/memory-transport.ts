@@ -1,4 +1,4 @@
-import type { CloseInfo, Transport } from './transport.js';
+import type { CloseInfo, Transport } from '../link/transport.js';
 
 /**
  * Two connected in-memory transports. Messages are delivered asynchronously and in order, like a

@@ -1,5 +1,5 @@
 import type { Clock, TimerHandle } from '../clock.js';
-import type { CloseInfo, Transport } from '../client/transport.js';
+import type { CloseInfo, Transport } from './transport.js';
 import { CloseCode } from '../close-codes.js';
 import type { ProtocolError, Result } from '../errors.js';
 import { fail } from '../errors.js';

@@ -4,7 +4,7 @@ import type { Result } from '../errors.js';
 import { ok, protocolError } from '../errors.js';
 import type { BoxKeyPair } from '../identity.js';
 import type { RandomBytes } from '../random.js';
-import type { Transport } from '../client/transport.js';
+import type { Transport } from '../link/transport.js';
 import { MACHINE_LINK_VERSION, MachineLinkInitiator, acceptMachineHello } from './link-handshake.js';
 import type { LinkPeerOptions } from './link-peer.js';
 import { LinkPeer } from './link-peer.js';

@@ -5,7 +5,7 @@ import type { ErrorCode, ProtocolError, Result } from '../errors.js';
 import { fail, ok, protocolError } from '../errors.js';
 import type { ChannelMessage } from '../rpc/channel.js';
 import { decodeChannelMessage, encodeChannelMessage } from '../rpc/channel.js';
-import type { Transport } from '../client/transport.js';
+import type { Transport } from '../link/transport.js';
 import {
   BodyAssembler,
   LINK_BODY_CHUNK_BYTES,

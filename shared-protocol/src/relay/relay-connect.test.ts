@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { WebSocketLike } from '../client/transport.js';
+import type { WebSocketLike } from '../link/transport.js';
 import { DeviceChannel } from '../client/device-channel.js';
 import { generateBoxKeyPair, generateDeviceId, generateHostIdentity } from '../identity.js';
 import { ManualClock } from '../testing/manual-clock.js';

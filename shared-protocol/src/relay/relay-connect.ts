@@ -1,5 +1,5 @@
-import type { Connect, WebSocketConstructor } from '../client/transport.js';
-import { webSocketConnect } from '../client/transport.js';
+import type { Connect, WebSocketConstructor } from '../link/transport.js';
+import { webSocketConnect } from '../link/transport.js';
 import { encodeConnectRequest, relayConnectUrl } from './relay-urls.js';
 
 export interface RelayConnectOptions {

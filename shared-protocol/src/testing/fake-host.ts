@@ -7,7 +7,7 @@ import { ReplayCache } from '../replay-cache.js';
 import type { ChannelMessage } from '../rpc/channel.js';
 import type { HostEvent, SessionEvent, SessionEventBody } from '../rpc/events.js';
 import { HostChannel } from '../server/host-channel.js';
-import type { Transport } from '../client/transport.js';
+import type { Transport } from '../link/transport.js';
 
 type Handler = (
   params: unknown,
