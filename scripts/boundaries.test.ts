@@ -1,8 +1,10 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PACKAGES, checkBoundaries, formatViolation } from './boundaries.js';
+import { RULES_DOC, rulesSection, withRulesSection } from './boundaries-doc.js';
+import { PACKAGES, checkBoundaries, formatViolation, hostLayerGaps } from './boundaries.js';
+import { HOST_LAYERS } from './host-layers.js';
 
 const repo = new URL('..', import.meta.url).pathname;
 let fixture: string | undefined;
@@ -32,6 +34,12 @@ describe('package boundaries', () => {
   it('hold in this repository', () => {
     const violations = checkBoundaries(repo);
     expect(violations.map(formatViolation).join('\n')).toBe('');
+    expect(hostLayerGaps(repo)).toEqual([]);
+  });
+
+  it('are what docs/architecture.md shows (npm run boundaries -- --write-docs writes it)', () => {
+    const page = readFileSync(join(repo, RULES_DOC), 'utf8');
+    expect(withRulesSection(page)).toBe(page);
   });
 
   it('refuse an app importing another app, with the reason', () => {
@@ -125,33 +133,78 @@ describe('package boundaries', () => {
 });
 
 describe("the host's layers", () => {
-  it('refuse a lower folder importing a higher one, naming both and the reason', () => {
+  it('refuse a lower folder importing a higher one, naming both layers and the reason', () => {
     expect(
       rules({
         'host/src/terminals/manager.ts': "import type { S } from '../gateway/stream.js';\n",
         'host/src/gateway/stream.ts': 'export type S = 1;\n',
         'host/src/machines/registry.ts': "import { h } from '../rpc/handlers.js';\n",
         'host/src/rpc/handlers.ts': 'export const h = 1;\n',
+        'host/src/ids.ts': "import { w } from './wiring/w.js';\nexport const i = w;\n",
+        'host/src/wiring/w.ts': 'export const w = 1;\n',
       }),
     ).toEqual([
-      'hostLayer: host/src/machines/registry.ts imports ../rpc/handlers.js: handlers call terminals and machines, never the other way',
-      'hostLayer: host/src/terminals/manager.ts imports ../gateway/stream.js: a terminal is a byte stream; the gateway subscribes to it (streams/ holds the stream type)',
+      expect.stringMatching(
+        /^hostLayer: host\/src\/ids\.ts imports \.\/wiring\/w\.js: the ground \(ids\.ts\) is below the host and its wiring \(wiring\): the ground uses nothing above it$/,
+      ),
+      expect.stringMatching(
+        /^hostLayer: host\/src\/machines\/registry\.ts imports \.\.\/rpc\/handlers\.js: execution \(machines\) is below the surfaces \(rpc\): .*handlers call terminals and machines, never the other way$/,
+      ),
+      expect.stringMatching(
+        /^hostLayer: host\/src\/terminals\/manager\.ts imports \.\.\/gateway\/stream\.js: execution \(terminals\) is below the gateway \(gateway\): .*a terminal is a byte stream the gateway subscribes to/,
+      ),
     ]);
   });
 
-  it('accept imports downwards, inside a folder, and from a test that sets a part up', () => {
+  it('accept imports downwards, sideways in a layer, inside a folder, and from a test or test kit', () => {
     expect(
       rules({
         'host/src/rpc/handlers.ts': "import { m } from '../terminals/manager.js';\n",
         'host/src/terminals/manager.ts': "import { x } from './x.js';\nexport const m = x;\n",
-        'host/src/terminals/x.ts': 'export const x = 1;\n',
+        'host/src/terminals/x.ts': "import { t } from '../tools/t.js';\nexport const x = t;\n",
+        'host/src/tools/t.ts': "import { v } from '../version.js';\nexport const t = v;\n",
+        'host/src/version.ts': 'export const v = 1;\n',
         'host/src/terminals/manager.test.ts': "import { h } from '../rpc/handlers.js';\n",
+        'host/src/store/testing/kit.ts': "import { h } from '../../rpc/handlers.js';\nexport const k = h;\n",
       }),
     ).toEqual([]);
   });
+
+  it('place every folder of host/src in one layer, and name none that is gone', () => {
+    const root = workspaceWith({ 'host/src/newpart/a.ts': 'export const a = 1;\n' });
+    for (const layer of HOST_LAYERS) {
+      for (const name of layer.folders) {
+        const path = /\.ts$/.test(name) ? name : `${name}/x.ts`;
+        mkdirSync(dirname(join(root, 'host/src', path)), { recursive: true });
+        writeFileSync(join(root, 'host/src', path), 'export const x = 1;\n');
+      }
+    }
+    expect(hostLayerGaps(root)).toEqual(['host/src/newpart stands in no layer']);
+    rmSync(join(root, 'host/src/cli'), { recursive: true });
+    expect(hostLayerGaps(root)).toEqual([
+      'host/src/newpart stands in no layer',
+      'cli is in a layer but not in host/src',
+    ]);
+  });
 });
 
-describe("loops between the host's folders", () => {
+describe("the page's rules section", () => {
+  it('is rewritten between its markers, and the page is refused without them', () => {
+    const stale = rulesSection().replace('the ground uses nothing above it', 'the ground may use anything');
+    expect(withRulesSection(`# Page\n\n${stale}\n\nProse.\n`)).toBe(`# Page\n\n${rulesSection()}\n\nProse.\n`);
+    expect(() => withRulesSection('# Page\n')).toThrow(/no boundary rules section/);
+  });
+
+  it('shows every package, every layer with its folders, and the launcher', () => {
+    const section = rulesSection();
+    for (const pkg of PACKAGES) expect(section).toContain(`- \`${pkg}\`: `);
+    for (const layer of HOST_LAYERS) expect(section).toContain(`**${layer.name}**`);
+    expect(section).toContain('`host.ts`, `wiring/`');
+    expect(section).toContain('`host/bin/tether.js`');
+  });
+});
+
+describe("loops between a package's folders", () => {
   const loops = (files: Record<string, string>) =>
     checkBoundaries(workspaceWith(files))
       .filter((v) => v.rule.startsWith('folderCycle'))
@@ -166,6 +219,30 @@ describe("loops between the host's folders", () => {
       }),
     ).toEqual([
       'folderCycle: gateway → rpc → gateway (host/src/gateway/gateway.ts → host/src/rpc/handlers.ts; host/src/rpc/handlers.ts → host/src/gateway/view.ts)',
+    ]);
+  });
+
+  it('refuse them in every package, a top-level file counting as a folder', () => {
+    expect(
+      loops({
+        'pwa/src/push/view.ts': "import { formatRoute } from '../ui/route.js';\nexport const v = formatRoute;\n",
+        'pwa/src/ui/route.ts': 'export const formatRoute = 1;\n',
+        'pwa/src/ui/panel.tsx': "import { v } from '../push/view.js';\nexport const p = v;\n",
+        'shared-protocol/src/pairing.ts': "import { d } from './relay/details.js';\nexport const p = d;\n",
+        'shared-protocol/src/relay/details.ts': 'export const d = 1;\n',
+        'shared-protocol/src/relay/answers.ts': "import { p } from '../pairing.js';\nexport const a = p;\n",
+        'relay/src/cluster/node.ts': "import { o } from '../options.js';\nexport const n = o;\n",
+        'relay/src/options.ts': "import { n } from './cluster/node.js';\nexport const o = 1;\nexport const m = n;\n",
+        'machine/src/share/a.ts': "import { t } from '../terminal/t.js';\nexport const a = t;\n",
+        'machine/src/terminal/t.ts':
+          "import type { A } from '../share/b.js';\nexport const t = 1;\nexport type T = A;\n",
+        'machine/src/share/b.ts': 'export type A = 1;\n',
+      }),
+    ).toEqual([
+      'folderCycle: pairing.ts → relay → pairing.ts (shared-protocol/src/pairing.ts → shared-protocol/src/relay/details.ts; shared-protocol/src/relay/answers.ts → shared-protocol/src/pairing.ts)',
+      'folderCycle: share → terminal → share (machine/src/share/a.ts → machine/src/terminal/t.ts; machine/src/terminal/t.ts → machine/src/share/b.ts)',
+      'folderCycle: cluster → options.ts → cluster (relay/src/cluster/node.ts → relay/src/options.ts; relay/src/options.ts → relay/src/cluster/node.ts)',
+      'folderCycle: push → ui → push (pwa/src/push/view.ts → pwa/src/ui/route.ts; pwa/src/ui/panel.tsx → pwa/src/push/view.ts)',
     ]);
   });
 

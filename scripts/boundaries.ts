@@ -1,16 +1,20 @@
 // Checks the dependency direction between the workspace packages (every package → shared-protocol,
-// host → machine, nothing else), that no package's files import each other in a circle, and that
-// shared-protocol stays runtime-neutral (no Node, DOM or Buffer), so that the PWA can bundle it.
-// Each violation carries the rule it breaks and why the rule exists.
+// host → machine, nothing else), the host's layers (host-layers.ts), that no package's files nor
+// the folders of its src/ import each other in a circle, and that shared-protocol stays
+// runtime-neutral (no Node, DOM or Buffer), so that the PWA can bundle it. Each violation carries
+// the rule it breaks and why the rule exists. docs/architecture.md shows these rules
+// (boundaries-doc.ts writes that part of it).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
+import { folderLoops, srcFolder } from './folder-loops.js';
+import { HOST_LAYERS, hasHostLayer, hostLayerRefusal } from './host-layers.js';
 import type { ImportEdge } from './import-cycles.js';
 import { findCycles, resolveRelative } from './import-cycles.js';
 
 export const PACKAGES = ['shared-protocol', 'host', 'machine', 'relay', 'pwa', 'e2e'] as const;
 type Package = (typeof PACKAGES)[number];
 /** The only workspace packages each package may depend on. Everything else is refused. */
-const MAY_DEPEND_ON: Record<Package, ReadonlySet<string>> = {
+export const MAY_DEPEND_ON: Record<Package, ReadonlySet<string>> = {
   'shared-protocol': new Set(),
   machine: new Set(['shared-protocol']),
   host: new Set(['shared-protocol', 'machine']),
@@ -25,7 +29,7 @@ const MAY_DEPEND_ON: Record<Package, ReadonlySet<string>> = {
  * guessed). It is a launcher, not the host: the host's code (`host/src`) still never imports the
  * relay, and the host package depends on it only for this file.
  */
-const LAUNCHER_EXCEPTIONS: readonly { file: string; target: string }[] = [
+export const LAUNCHER_EXCEPTIONS: readonly { file: string; target: string }[] = [
   { file: 'host/bin/tether.js', target: 'relay' },
 ];
 
@@ -35,41 +39,6 @@ function launcherMayImport(file: string, target: string): boolean {
 
 function launcherNeeds(pkg: string, target: string): boolean {
   return LAUNCHER_EXCEPTIONS.some((e) => e.file.startsWith(`${pkg}/`) && e.target === target);
-}
-
-/**
- * Folders of `host/src` that may never import another, each with its reason: the host's layers
- * (docs/architecture.md) where the arrow would point up. Tests may reach across to set a part up.
- */
-const HOST_NEVER: readonly { from: readonly string[]; to: readonly string[]; why: string }[] = [
-  { from: ['sessions'], to: ['gateway', 'remote', 'relay', 'control'], why: 'a session knows no transport' },
-  { from: ['sessions'], to: ['rpc'], why: 'handlers call the session core, never the other way' },
-  {
-    from: ['terminals'],
-    to: ['gateway'],
-    why: 'a terminal is a byte stream; the gateway subscribes to it (streams/ holds the stream type)',
-  },
-  { from: ['terminals', 'machines'], to: ['rpc'], why: 'handlers call terminals and machines, never the other way' },
-  { from: ['machines'], to: ['gateway'], why: 'machines are execution, not devices' },
-  { from: ['gateway'], to: ['remote', 'relay', 'control'], why: 'the gateway takes any transport' },
-  {
-    from: ['store', 'models', 'config', 'streams', 'stats'],
-    to: ['sessions', 'gateway', 'rpc', 'terminals', 'machines', 'wiring'],
-    why: 'the ground uses nothing above it',
-  },
-  { from: ['tools'], to: ['sessions'], why: 'tools are called by the loop, never call it' },
-  {
-    from: ['plugins'],
-    to: ['sessions', 'gateway', 'rpc'],
-    why: 'plugins are what a run is given (skills, MCP tools); the loop reads them, never the other way',
-  },
-];
-
-function hostNever(rel: string, target: string): string | undefined {
-  const from = /^host\/src\/([^/]+)\//.exec(rel)?.[1];
-  const to = /^host\/src\/([^/]+)\//.exec(target)?.[1];
-  if (!from || !to || from === to || /\.test\.tsx?$/.test(rel)) return undefined;
-  return HOST_NEVER.find((n) => n.from.includes(from) && n.to.includes(to))?.why;
 }
 
 /** Subpaths shared-protocol exports besides its root (package.json#exports). */
@@ -134,9 +103,9 @@ const REASONS = {
   neutralImport: 'shared-protocol must run in the browser and in Node: no Node built-ins',
   neutralGlobal: 'shared-protocol must run in the browser and in Node: no Node or DOM globals',
   neutralDependency: 'shared-protocol depends only on tweetnacl and valibot, which both runtimes load',
-  hostLayer: "the host's folders are layers, and a lower one never imports a higher one",
+  hostLayer: "the host's folders are layers (scripts/host-layers.ts), and a lower one never imports a higher one",
   folderCycle:
-    "the host's folders are its layers: two that import each other are one layer split in two, and neither can be read or changed alone; move what both need below them",
+    "a package's folders are its layers: two that import each other are one layer split in two, and neither can be read or changed alone; move what both need below them",
   cycle:
     'files that import each other (types too) can be neither read, tested nor loaded alone, and at load time one side sees the other half-initialised; move what both need into a file of its own',
 };
@@ -195,7 +164,8 @@ export function checkBoundaries(root: string): Violation[] {
           const target = resolve(file, '..', spec);
           if (!target.startsWith(pkgDir + '/')) add(at, 'escape', spec);
           else {
-            const never = hostNever(rel, relative(root, target));
+            const never =
+              pkg === 'host' ? hostLayerRefusal(hostFolder(root, file), hostFolder(root, target)) : undefined;
             if (never) add(at, 'hostLayer', `${rel} imports ${spec}: ${never}`);
             const to = resolveRelative(file, spec);
             if (to) edges.push({ to, line: lineOf(at) });
@@ -216,7 +186,14 @@ export function checkBoundaries(root: string): Violation[] {
       }
     }
     violations.push(...cycleViolations(root, imports));
-    if (pkg === 'host') violations.push(...folderCycleViolations(root, imports));
+    for (const loop of folderLoops(root, pkg, imports)) {
+      violations.push({
+        file: loop.file,
+        line: loop.line,
+        rule: `folderCycle: ${loop.detail}`,
+        reason: REASONS.folderCycle,
+      });
+    }
     const manifest = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as {
       dependencies?: Record<string, string>;
       devDependencies?: Record<string, string>;
@@ -260,46 +237,20 @@ function cycleViolations(root: string, imports: ReadonlyMap<string, readonly Imp
   return out;
 }
 
-/** The host's top-level folder (or file) under host/src a file is in; tests and the rest: none. */
-function hostFolder(root: string, file: string): string | undefined {
-  const rel = relative(root, file);
-  if (/\.test\.tsx?$/.test(rel) || /\/testing\//.test(rel)) return undefined;
-  return /^host\/src\/([^/]+)/.exec(rel)?.[1];
+/** The host's top-level folder (or file) a non-test file is in, for the layer rule. */
+function hostFolder(root: string, file: string): string {
+  return srcFolder(root, 'host', file) ?? '';
 }
 
-/**
- * Loops between the host's folders, drawn from the imports of their files (tests left out): two
- * folders that import each other are one layer in two places, however their files are arranged.
- */
-function folderCycleViolations(root: string, imports: ReadonlyMap<string, readonly ImportEdge[]>): Violation[] {
-  const folders = new Map<string, ImportEdge[]>();
-  /** The first file import behind each folder edge, to name in the report. */
-  const witness = new Map<string, { file: string; line: number; to: string }>();
-  for (const [file, edges] of imports) {
-    const from = hostFolder(root, file);
-    if (!from) continue;
-    const out = folders.get(from) ?? [];
-    folders.set(from, out);
-    for (const edge of edges) {
-      const to = hostFolder(root, edge.to);
-      if (!to || to === from || out.some((e) => e.to === to)) continue;
-      out.push({ to, line: edge.line });
-      witness.set(`${from} ${to}`, { file: relative(root, file), line: edge.line, to: relative(root, edge.to) });
-    }
-  }
-  return findCycles(folders).map((cycle) => {
-    const first = witness.get(`${cycle.path[0]} ${cycle.path[1]}`)!;
-    const through = cycle.path.slice(0, -1).map((folder, i) => {
-      const w = witness.get(`${folder} ${cycle.path[i + 1]}`)!;
-      return `${w.file} → ${w.to}`;
-    });
-    return {
-      file: first.file,
-      line: first.line,
-      rule: `folderCycle: ${cycle.path.join(' → ')} (${through.join('; ')})`,
-      reason: REASONS.folderCycle,
-    };
-  });
+/** Top-level folders and files of host/src that stand in no layer, and layers' entries that name none. */
+export function hostLayerGaps(root: string): string[] {
+  const present = new Set(sourceFiles(join(root, 'host', 'src')).map((f) => hostFolder(root, f)));
+  present.delete('');
+  const unplaced = [...present].filter((f) => !hasHostLayer(f)).map((f) => `host/src/${f} stands in no layer`);
+  const stale = HOST_LAYERS.flatMap((l) => l.folders)
+    .filter((f) => !present.has(f))
+    .map((f) => `${f} is in a layer but not in host/src`);
+  return [...unplaced.sort(), ...stale];
 }
 
 function mayDepend(pkg: Package, target: string): boolean {
