@@ -1,7 +1,8 @@
 /**
- * Whether what a screen shows fits it, measured in the page: a list of problems, empty when all is
- * well. Engine-neutral, so that any driver can run it: Playwright's `page.evaluate(screenFitIssues)`,
- * or WebDriver's `executeScript(\`return (${screenFitIssues.toString()})()\`)`. It uses nothing from
+ * Whether what a screen shows fits it and its controls can be tapped, measured in the page: a list
+ * of problems, empty when all is well. Engine-neutral, so that any driver can run it: Playwright's
+ * `page.evaluate(screenFitIssues)`, or WebDriver's
+ * `executeScript(\`return (${screenFitIssues.toString()})()\`)`. It uses nothing from
  * outside its own body and its helpers are methods, not named functions (a bundler that keeps
  * function names wraps those in a helper the page does not have).
  *
@@ -12,12 +13,27 @@
  *   a menu opened on purpose, which covers what is under it until it closes).
  * - The terminal key bar: a hint (`.key-bar-more`) shows on each side past which it has more keys
  *   (none where it has none), and every key can be scrolled fully into view, clear of the hints.
+ * - Every visible control (a button, a link, a field, a `<summary>`, or the label that stands for a
+ *   file input or a checkbox):
+ *   - is at least 44×44 CSS px (Apple's and WCAG's tap target);
+ *   - lies at least 8 px from every other control it shares a layer with (no overlap, room between),
+ *     measured on what shows of each (clipped by the scroll boxes around it and the viewport). A
+ *     control in a floating layer (an absolutely or fixedly placed box: an open menu, "Jump to
+ *     latest") is compared only with controls in the same layer;
+ *   - says what it does without an emoji font: no pictographic character in its text (a drawn icon
+ *     with a label instead), and a name (its text or `aria-label`).
+ *
+ *   Left out: the terminal's own surface (xterm's hidden input), and controls a closed `<details>`
+ *   or `display: none` hides.
  *
  * Rects are CSS pixels; 0.5 px of slack for sub-pixel layout.
  */
 export function screenFitIssues(): string[] {
+  const MIN = 44;
+  const GAP = 8;
   const SLACK = 0.5;
   const issues: string[] = [];
+  type Box = { left: number; right: number; top: number; bottom: number };
   // Helpers as methods: a bundler keeping names wraps `const f = () => …`, but not a method.
   const at = {
     visible(el: Element): boolean {
@@ -40,8 +56,12 @@ export function screenFitIssues(): string[] {
       const classes = typeof el.className === 'string' && el.className ? `.${el.className.split(' ').join('.')}` : '';
       return `${el.tagName.toLowerCase()}${classes} "${label}"`;
     },
-    box(r: DOMRect): string {
-      return `${r.left.toFixed(1)},${r.top.toFixed(1)} ${r.width.toFixed(1)}×${r.height.toFixed(1)}`;
+    /** Visible, and not only to a screen reader. */
+    tappable(el: Element): boolean {
+      return at.visible(el) && !el.closest('.visually-hidden');
+    },
+    box(r: Box): string {
+      return `${r.left.toFixed(1)},${r.top.toFixed(1)} ${(r.right - r.left).toFixed(1)}×${(r.bottom - r.top).toFixed(1)}`;
     },
     /** In a menu opened on purpose (an open `<details>`'s floating body): it covers what is under it. */
     inOpenMenu(el: Element): boolean {
@@ -51,11 +71,39 @@ export function screenFitIssues(): string[] {
       }
       return false;
     },
-    overlap(p: { left: number; right: number; top: number; bottom: number }, q: DOMRect): boolean {
+    overlap(p: Box, q: Box): boolean {
       return (
         Math.min(p.right, q.right) - Math.max(p.left, q.left) > SLACK &&
         Math.min(p.bottom, q.bottom) - Math.max(p.top, q.top) > SLACK
       );
+    },
+    /** What shows of the element: its rect cut by every box around it that clips, and the viewport. */
+    shown(el: Element): Box | undefined {
+      const r = el.getBoundingClientRect();
+      const s: Box = {
+        left: Math.max(r.left, 0),
+        top: Math.max(r.top, 0),
+        right: Math.min(r.right, innerWidth),
+        bottom: Math.min(r.bottom, innerHeight),
+      };
+      for (let a = el.parentElement; a; a = a.parentElement) {
+        const style = getComputedStyle(a);
+        if (style.overflowX === 'visible' && style.overflowY === 'visible') continue;
+        const c = a.getBoundingClientRect();
+        s.left = Math.max(s.left, c.left);
+        s.top = Math.max(s.top, c.top);
+        s.right = Math.min(s.right, c.right);
+        s.bottom = Math.min(s.bottom, c.bottom);
+      }
+      return s.right - s.left > SLACK && s.bottom - s.top > SLACK ? s : undefined;
+    },
+    /** The floating box the element is drawn in (absolute or fixed), or the page itself. */
+    layer(el: Element): Element | null {
+      for (let a: Element | null = el; a; a = a.parentElement) {
+        const position = getComputedStyle(a).position;
+        if (position === 'absolute' || position === 'fixed') return a;
+      }
+      return null;
     },
   };
 
@@ -162,6 +210,50 @@ export function screenFitIssues(): string[] {
         );
     }
     keys.scrollLeft = was;
+  }
+
+  const controls: Element[] = [];
+  const selector = 'button, a[href], input, select, textarea, summary, [role="button"]';
+  for (const el of Array.from(document.querySelectorAll(selector))) {
+    if (el.closest('.xterm')) continue;
+    // A file input or a checkbox is tapped through its label.
+    const type = el instanceof HTMLInputElement ? el.type : '';
+    const target = ['file', 'checkbox', 'radio'].includes(type) ? (el.closest('label') ?? el) : el;
+    if (controls.includes(target) || !at.tappable(target)) continue;
+    controls.push(target);
+  }
+
+  for (const el of controls) {
+    const r = el.getBoundingClientRect();
+    if (r.width < MIN - SLACK || r.height < MIN - SLACK)
+      issues.push(`${at.name(el)} is ${r.width.toFixed(1)}×${r.height.toFixed(1)}, under ${MIN}×${MIN}`);
+    const text = el.textContent ?? '';
+    if (/\p{Extended_Pictographic}/u.test(text))
+      issues.push(`${at.name(el)} depends on an emoji font: draw its icon instead`);
+    const named = text.trim() !== '' || (el.getAttribute('aria-label') ?? '').trim() !== '';
+    if (
+      !named &&
+      !(el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement)
+    )
+      issues.push(`${at.name(el)} has no name`);
+  }
+
+  const shown = controls.map((el) => ({ el, box: at.shown(el), layer: at.layer(el) }));
+  for (let i = 0; i < shown.length; i++) {
+    const a = shown[i]!;
+    if (!a.box) continue;
+    for (let j = i + 1; j < shown.length; j++) {
+      const b = shown[j]!;
+      if (!b.box || a.layer !== b.layer || a.el.contains(b.el) || b.el.contains(a.el)) continue;
+      const dx = Math.max(a.box.left, b.box.left) - Math.min(a.box.right, b.box.right);
+      const dy = Math.max(a.box.top, b.box.top) - Math.min(a.box.bottom, b.box.bottom);
+      if (dx < -SLACK && dy < -SLACK)
+        issues.push(`${at.name(a.el)} at ${at.box(a.box)} overlaps ${at.name(b.el)} at ${at.box(b.box)}`);
+      else if (Math.max(dx, dy) < GAP - SLACK)
+        issues.push(
+          `${at.name(a.el)} at ${at.box(a.box)} is ${Math.max(dx, dy).toFixed(1)} px from ${at.name(b.el)} at ${at.box(b.box)}`,
+        );
+    }
   }
   return issues;
 }

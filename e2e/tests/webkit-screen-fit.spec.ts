@@ -10,8 +10,8 @@ import { expect, snapPhone, test } from '../support/webkit-test.js';
  * What a phone's and an iPad's screen shows of a session and of a terminal, in WebKit: the same
  * measures as `app-screen-fit.spec.ts` in Chromium (`screenFitIssues`, run in the page over
  * WebDriver: the top bar's title, chip and buttons each whole and apart, nothing over the
- * transcript's first item, every terminal key reachable with a hint that the key bar scrolls),
- * with screenshots saved for people to look at.
+ * transcript's first item, every terminal key reachable with a hint that the key bar scrolls, every
+ * control big enough to tap and clear of the others), with screenshots saved for people to look at.
  */
 
 let host: AppHost | undefined;
