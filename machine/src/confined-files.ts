@@ -108,6 +108,42 @@ async function openedStat(
   return same.ok ? ok(info) : same;
 }
 
+/** Opens `path` to read without following a last symlink or blocking (a FIFO, a device). */
+async function openForReading(
+  path: string,
+  shown: string,
+  guard: OpenGuard,
+): Promise<Result<FileHandle, ExecError<FsErrorCode>>> {
+  await guard.beforeOpen?.(path);
+  try {
+    return ok(await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK));
+  } catch (error) {
+    return ioError(shown, error);
+  }
+}
+
+/**
+ * `use` of the opened file, once `openedStat` passes it, with its stat; a failure on the way is
+ * an error naming `shown`. The file is closed after, whatever happened.
+ */
+async function useOpened<T>(
+  handle: FileHandle,
+  path: string,
+  shown: string,
+  guard: OpenGuard,
+  use: (info: Stats) => Promise<Result<T, ExecError<FsErrorCode>>>,
+): Promise<Result<T, ExecError<FsErrorCode>>> {
+  try {
+    const opened = await openedStat(handle, path, shown, guard);
+    if (!opened.ok) return opened;
+    return await use(opened.value);
+  } catch (error) {
+    return ioError(shown, error);
+  } finally {
+    await handle.close();
+  }
+}
+
 /**
  * Reads the text file at `path` (already confined), at most `maxBytes`; with `head`, the first
  * `maxBytes` of a larger file (never more is read into memory), cut at a whole character.
@@ -132,17 +168,10 @@ export async function readConfinedBytes(
   guard: OpenGuard,
   head = false,
 ): Promise<Result<{ body: Buffer; size: number }, ExecError<FsErrorCode>>> {
-  await guard.beforeOpen?.(path);
-  let handle: FileHandle;
-  try {
-    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch (error) {
-    return ioError(shown, error);
-  }
-  try {
-    const opened = await openedStat(handle, path, shown, guard);
-    if (!opened.ok) return opened;
-    const info = opened.value;
+  const opened = await openForReading(path, shown, guard);
+  if (!opened.ok) return opened;
+  const handle = opened.value;
+  return useOpened(handle, path, shown, guard, async (info) => {
     if (!info.isFile()) return execFail('not-a-file', `${shown} is not a file`);
     const cut = info.size > maxBytes;
     if (cut && !head) return execFail('too-large', `${shown} is ${info.size} bytes; the limit is ${maxBytes}`);
@@ -152,11 +181,7 @@ export async function readConfinedBytes(
     const read = bytes.subarray(0, bytesRead);
     if (read.subarray(0, 8192).includes(0)) return execFail('binary', `${shown} looks like a binary file`);
     return ok({ body: cut ? wholeCharacters(read) : read, size: cut ? info.size : bytesRead });
-  } catch (error) {
-    return ioError(shown, error);
-  } finally {
-    await handle.close();
-  }
+  });
 }
 
 /** `bytes` without an incomplete UTF-8 sequence at its end (where a cut fell inside a character). */
@@ -194,19 +219,12 @@ export async function writeConfined(
       return ioError(shown, reopen);
     }
   }
-  try {
-    const opened = await openedStat(handle, path, shown, guard);
-    if (!opened.ok) return opened;
-    const info = opened.value;
+  return useOpened(handle, path, shown, guard, async (info) => {
     if (!info.isFile()) return execFail('not-a-file', `${shown} is not a file`);
     await handle.truncate(0);
     await handle.write(text, 0, 'utf8');
     return ok({ created, path });
-  } catch (error) {
-    return ioError(shown, error);
-  } finally {
-    await handle.close();
-  }
+  });
 }
 
 /** What `statConfined` tells of a file or folder. */
@@ -229,22 +247,10 @@ export async function statConfined(
   shown: string,
   guard: OpenGuard,
 ): Promise<Result<FileStat, ExecError<FsErrorCode>>> {
-  await guard.beforeOpen?.(path);
-  let handle: FileHandle;
-  try {
-    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch (error) {
-    return ioError(shown, error);
-  }
-  try {
-    const opened = await openedStat(handle, path, shown, guard);
-    if (!opened.ok) return opened;
-    const info = opened.value;
+  const opened = await openForReading(path, shown, guard);
+  if (!opened.ok) return opened;
+  return useOpened(opened.value, path, shown, guard, (info) => {
     const type = info.isFile() ? 'file' : info.isDirectory() ? 'dir' : 'other';
-    return ok({ type, size: info.size, modifiedAt: Math.floor(info.mtimeMs) });
-  } catch (error) {
-    return ioError(shown, error);
-  } finally {
-    await handle.close();
-  }
+    return Promise.resolve(ok({ type, size: info.size, modifiedAt: Math.floor(info.mtimeMs) }));
+  });
 }

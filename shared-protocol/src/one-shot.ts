@@ -3,8 +3,8 @@ import type { Clock } from './clock.js';
 import { concatBytes, fromBase64UrlExact, readUint64, toBase64Url, utf8Encode, writeUint64 } from './encoding.js';
 import type { Result } from './errors.js';
 import { BugError, fail, ok } from './errors.js';
+import type { InitiatorOptions } from './handshake.js';
 import { sharedSecret } from './handshake.js';
-import type { DeviceKey } from './device-key.js';
 import { staticBoxKey } from './device-key.js';
 import type { BoxKeyPair } from './identity.js';
 import { DEVICE_ID_BYTES, KEY_BYTES } from './key-sizes.js';
@@ -47,19 +47,8 @@ export interface SealedCall {
   replyKey: Uint8Array;
 }
 
-export function sealCall(
-  options: {
-    deviceId: string;
-    /** The device's key pair, or a static key that only gives the box key (a non-extractable key). */
-    deviceKeys: DeviceKey;
-    hostBoxPublicKey: Uint8Array;
-    clock: Pick<Clock, 'now'>;
-    random: RandomBytes;
-    /** The X25519 this program chose at start; tweetnacl's unless given. */
-    x25519?: X25519;
-  },
-  body: Uint8Array,
-): SealedCall {
+/** A call is sealed with what a handshake's initiator holds. */
+export function sealCall(options: InitiatorOptions, body: Uint8Array): SealedCall {
   const x25519 = options.x25519 ?? tweetnaclX25519;
   const id = fromBase64UrlExact(options.deviceId, DEVICE_ID_BYTES);
   if (!id) throw new BugError('deviceId is not 16 bytes of base64url');

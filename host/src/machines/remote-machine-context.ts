@@ -1,14 +1,13 @@
 import type {
   ExecError,
   ExecErrorCode,
-  FsErrorCode,
   MachineMethodName,
   MachineParams,
   MachineResult,
   Result,
   TaskInfo,
 } from '@tether/shared-protocol';
-import { execFail, ok, decodeMachineEvent } from '@tether/shared-protocol';
+import { EXEC_ERROR_CODES, FS_ERROR_CODES, execFail, ok, decodeMachineEvent } from '@tether/shared-protocol';
 import type {
   DirListing,
   ExecOutcome,
@@ -115,7 +114,7 @@ export class RemoteMachineContext implements ExecutionContext {
     if (!started.ok) {
       process.abandon();
       return execFail(
-        narrow(started.error.code, [...FS_CODES, 'invalid-params', 'busy', 'unreachable']),
+        narrow(started.error.code, [...FS_ERROR_CODES, 'invalid-params', 'busy', 'unreachable']),
         started.error.message,
       );
     }
@@ -173,7 +172,7 @@ export class RemoteMachineContext implements ExecutionContext {
     const result = await this.call('fs.search', { root, query });
     if (result.ok) return result;
     return execFail(
-      narrow(result.error.code, [...FS_CODES, 'invalid-params', 'timeout', 'busy', 'unreachable']),
+      narrow(result.error.code, [...FS_ERROR_CODES, 'invalid-params', 'timeout', 'busy', 'unreachable']),
       result.error.message,
     );
   }
@@ -236,24 +235,7 @@ export class RemoteMachineContext implements ExecutionContext {
   }
 }
 
-const FS_CODES = [
-  'outside-root',
-  'not-found',
-  'not-a-file',
-  'not-a-folder',
-  'too-large',
-  'binary',
-  'io',
-] as const satisfies readonly FsErrorCode[];
-
-const EXEC_CODES: ReadonlySet<string> = new Set<ExecErrorCode>([
-  ...FS_CODES,
-  'unreachable',
-  'invalid-params',
-  'timeout',
-  'busy',
-  'channel-closed',
-]);
+const EXEC_CODES: ReadonlySet<string> = new Set(EXEC_ERROR_CODES);
 
 /** A machine's error code as an execution code; anything else it might say is an I/O failure. */
 function asExecCode(code: string): ExecErrorCode {
@@ -265,5 +247,5 @@ function narrow<C extends ExecErrorCode>(code: ExecErrorCode, allowed: readonly 
 }
 
 function fsFail(error: ExecError): { ok: false; error: FsError } {
-  return execFail(narrow(error.code, [...FS_CODES, 'unreachable']), error.message);
+  return execFail(narrow(error.code, [...FS_ERROR_CODES, 'unreachable']), error.message);
 }

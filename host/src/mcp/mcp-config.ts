@@ -9,7 +9,7 @@ import { dirname, resolve } from 'node:path';
 import type { Result } from '@tether/shared-protocol';
 import { fail } from '@tether/shared-protocol';
 import * as v from 'valibot';
-import { describeIssues } from '../schema-issues.js';
+import { decodeJson } from '../schema-issues.js';
 import { remoteUrlProblem } from './remote-fetch.js';
 
 /** Server names become part of tool names (`mcp__<name>__<tool>`, at most 64 characters). */
@@ -122,17 +122,9 @@ export function loadMcpConfig(path: string, options: { required: boolean }): Res
 
 /** Decodes the file's text; `baseDir` anchors relative `cwd` values. */
 export function decodeMcpConfig(text: string, baseDir: string): Result<McpConfig> {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    return fail('invalid-params', `invalid JSON: ${(error as Error).message}`);
-  }
-  const parsed = v.safeParse(FileSchema, json);
-  if (!parsed.success) {
-    return fail('invalid-params', describeIssues(parsed.issues));
-  }
-  const servers = Object.entries(parsed.output.mcpServers).map(([name, entry]) => {
+  const parsed = decodeJson(text, FileSchema);
+  if (!parsed.ok) return parsed;
+  const servers = Object.entries(parsed.value.mcpServers).map(([name, entry]) => {
     const trusted = entry.trusted ?? false;
     const config: McpServerConfig =
       entry.command !== undefined

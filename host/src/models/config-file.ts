@@ -2,7 +2,7 @@ import type { Result } from '@tether/shared-protocol';
 import { fail, ok } from '@tether/shared-protocol';
 import { readFileSync, statSync } from 'node:fs';
 import * as v from 'valibot';
-import { describeIssues } from '../schema-issues.js';
+import { describeIssues, parseJson } from '../schema-issues.js';
 
 /** A config file of the data dir is a few lines; anything past this is not one. */
 const MAX_CONFIG_BYTES = 256 * 1024;
@@ -24,14 +24,11 @@ export function readConfigFile(path: string, what: string): Result<string | unde
 
 /** A config file's JSON object, decoded with `schema` (each problem named by its field). */
 export function decodeConfig<S extends v.GenericSchema>(text: string, schema: S): Result<v.InferOutput<S>> {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    return fail('invalid-params', `invalid JSON: ${(error as Error).message}`);
-  }
+  const parsed = parseJson(text);
+  if (!parsed.ok) return parsed;
+  const json = parsed.value;
   if (typeof json !== 'object' || json === null || Array.isArray(json))
     return fail('invalid-params', 'the file must hold a JSON object');
-  const parsed = v.safeParse(schema, json);
-  return parsed.success ? ok(parsed.output) : fail('invalid-params', describeIssues(parsed.issues));
+  const decoded = v.safeParse(schema, json);
+  return decoded.success ? ok(decoded.output) : fail('invalid-params', describeIssues(decoded.issues));
 }

@@ -29,21 +29,20 @@ export function newestWithin(events: readonly SessionEvent[], maxBytes: number):
   return events.slice(start);
 }
 
+/** A page of a session's log: the session, the seq to read below, how many at most. */
+interface PageParams {
+  id: string;
+  before?: number | undefined;
+  limit?: number | undefined;
+}
+
 /**
  * `sessions.history`, `sessions.changes` and `sessions.configure`: reading a long session in
  * pages, newest first, and setting its model-call limit. Shared by the device and control surfaces.
  */
 export function historyHandlers(deps: HistoryDeps) {
   return {
-    'sessions.history': ({
-      id,
-      before,
-      limit,
-    }: {
-      id: string;
-      before?: number | undefined;
-      limit?: number | undefined;
-    }) => {
+    'sessions.history': ({ id, before, limit }: PageParams) => {
       if (!deps.sessions.get(id)) return fail('not-found', `no session ${id}`);
       const lastSeq = deps.log.lastSeq(id);
       const end = Math.min(before ?? lastSeq + 1, lastSeq + 1);
@@ -55,15 +54,7 @@ export function historyHandlers(deps: HistoryDeps) {
       const after = cut ? events[0]!.seq - 1 : page.rows < (limit ?? DEFAULT_HISTORY_PAGE) ? 0 : page.firstSeq - 1;
       return ok({ events, after, lastSeq });
     },
-    'sessions.changes': ({
-      id,
-      before,
-      limit,
-    }: {
-      id: string;
-      before?: number | undefined;
-      limit?: number | undefined;
-    }) => {
+    'sessions.changes': ({ id, before, limit }: PageParams) => {
       if (!deps.sessions.get(id)) return fail('not-found', `no session ${id}`);
       const want = limit ?? DEFAULT_CHANGES_PAGE;
       // One more than asked says whether more remain.

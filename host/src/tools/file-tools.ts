@@ -5,7 +5,7 @@ import * as v from 'valibot';
 import { displayPath } from '@tether/machine';
 import { homeReadApproval } from './home-reads.js';
 import { parseInput } from './parse-input.js';
-import type { Tool, ToolContext } from './tool.js';
+import type { ApprovalCheck, Tool, ToolContext } from './tool.js';
 import { failedOutcome, refusal } from './tool.js';
 import { unifiedDiff } from './unified-diff.js';
 
@@ -92,15 +92,22 @@ async function writeTarget(context: ToolContext, path: string): Promise<Result<s
   return ok(real.value === named ? path : `${path} (a link: this writes ${displayPath(root.value, real.value)})`);
 }
 
-/** The approval text for a change: the whole diff, or a refusal when it cannot be shown whole. */
-function changeAction(
-  path: string,
-  target: string,
+/**
+ * The approval of a change from `before` to `after`: the whole diff, or a refusal when it cannot be
+ * shown whole. `before` is remembered as what the person approved against.
+ */
+async function approveChange(
+  input: { path: string },
+  context: ToolContext,
   before: string,
   after: string,
-  verb: string,
-): { need: { kind: 'write' | 'edit'; action: string } } | { refuse: string } {
-  const action = `${verb} ${target}\n${unifiedDiff(before, after, path)}`;
+  verb: 'Write' | 'Edit',
+): Promise<ApprovalCheck> {
+  const { path } = input;
+  const target = await writeTarget(context, path);
+  if (!target.ok) return refusal(target.error);
+  approvedAgainst.set(input, before);
+  const action = `${verb} ${target.value}\n${unifiedDiff(before, after, path)}`;
   if (action.length > MAX_ACTION_TEXT) {
     return {
       refuse: `the change to ${path} is too large to show for approval (${action.length} characters); make smaller changes`,
@@ -128,10 +135,7 @@ export const writeFileTool: Tool<v.InferOutput<typeof WriteInput>> = {
   async approval(input, context) {
     const before = await currentText(context, input.path);
     if (!before.ok) return refusal(before.error);
-    const target = await writeTarget(context, input.path);
-    if (!target.ok) return refusal(target.error);
-    approvedAgainst.set(input, before.text);
-    return changeAction(input.path, target.value, before.text, input.content, 'Write');
+    return approveChange(input, context, before.text, input.content, 'Write');
   },
   async run(input, context) {
     const before = await currentText(context, input.path);
@@ -197,10 +201,7 @@ export const editFileTool: Tool<v.InferOutput<typeof EditInput>> = {
   async approval(input, context) {
     const plan = await planEdit(input, context);
     if (!plan.ok) return refusal(plan.error);
-    const target = await writeTarget(context, input.path);
-    if (!target.ok) return refusal(target.error);
-    approvedAgainst.set(input, plan.before);
-    return changeAction(input.path, target.value, plan.before, plan.after, 'Edit');
+    return approveChange(input, context, plan.before, plan.after, 'Edit');
   },
   async run(input, context) {
     // Planned again: the file may have changed while the approval waited.

@@ -1,4 +1,5 @@
 import type { Approval, ExecError, Result } from '@tether/shared-protocol';
+import { MAX_TOOL_OUTPUT_EVENT } from '@tether/shared-protocol';
 import type { ExecutionContext } from '@tether/machine';
 import type { ToolSpec } from '../models/types.js';
 
@@ -59,6 +60,13 @@ export interface FileChange {
   created: boolean;
   before: string;
   after: string;
+}
+
+/** A tool's output as its `tool.finished` event carries it: cut, and said so, past the event's limit. */
+export function eventOutput(output: string): string {
+  return output.length > MAX_TOOL_OUTPUT_EVENT
+    ? `${output.slice(0, MAX_TOOL_OUTPUT_EVENT - 40)}\n… [output cut]`
+    : output;
 }
 
 /** The outcome of a tool whose execution context answered with an error. */

@@ -107,19 +107,9 @@ export function HostRow({ host, now, current }: { host: HostRecord; now: number;
             </button>
           </div>
         )}
-        {mode === 'notifications' && (
+        {(mode === 'notifications' || mode === 'relays') && (
           <>
-            <LazyNotificationsPanel host={host} />
-            <div class="row-actions">
-              <button type="button" class="link" onClick={() => setMode('view')}>
-                Done
-              </button>
-            </div>
-          </>
-        )}
-        {mode === 'relays' && (
-          <>
-            <LazyRelayPanel host={host} />
+            {mode === 'notifications' ? <LazyNotificationsPanel host={host} /> : <LazyRelayPanel host={host} />}
             <div class="row-actions">
               <button type="button" class="link" onClick={() => setMode('view')}>
                 Done

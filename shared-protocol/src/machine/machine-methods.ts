@@ -128,14 +128,16 @@ export const SpawnCommandSchema = v.union([
 ]);
 export const KillSignalSchema = v.picklist(['SIGTERM', 'SIGKILL', 'SIGINT', 'SIGHUP']);
 
+/** How a process ended: its exit code and the signal that ended it, each null where there is none. */
+const ExitStatus = { code: v.nullable(v.pipe(v.number(), v.integer())), signal: v.nullable(Name) };
+
 export const TaskInfoSchema = v.object({
   id: Id,
   command: v.pipe(v.string(), v.maxLength(256 * 1024)),
   cwd: Path,
   startedAt: Timestamp,
   state: v.picklist(['running', 'exited']),
-  code: v.nullable(v.pipe(v.number(), v.integer())),
-  signal: v.nullable(Name),
+  ...ExitStatus,
   endedAt: v.nullable(Timestamp),
   /** Bytes of output the task produced, kept or not. */
   outputBytes: Count,
@@ -278,8 +280,7 @@ export const MACHINE_EVENT_SCHEMAS = {
   'proc.exit': v.object({
     type: v.literal('proc.exit'),
     procId: Id,
-    code: v.nullable(v.pipe(v.number(), v.integer())),
-    signal: v.nullable(Name),
+    ...ExitStatus,
   }),
   /** Host → machine: bytes of a process's output the host has taken; reopens its window. */
   'proc.ack': v.object({ type: v.literal('proc.ack'), procId: Id, bytes: Count }),
@@ -289,8 +290,7 @@ export const MACHINE_EVENT_SCHEMAS = {
   'pty.exit': v.object({
     type: v.literal('pty.exit'),
     ptyId: Id,
-    code: v.nullable(v.pipe(v.number(), v.integer())),
-    signal: v.nullable(Name),
+    ...ExitStatus,
   }),
   /** Host → machine: bytes of a terminal's output the host has taken; reopens its window. */
   'pty.ack': v.object({ type: v.literal('pty.ack'), ptyId: Id, bytes: Count }),

@@ -162,6 +162,17 @@ export class AcpUpdateLog {
    * call it was refused, and Codex ends its whole turn).
    */
   denied(state: ToolState, why: string): void {
+    this.failUnfinished(state, why);
+  }
+
+  /** The end of a run: the message ends, and tool calls the agent never finished are reported so. */
+  close(why: string): void {
+    this.endMessage();
+    for (const state of this.tools.values()) this.failUnfinished(state, why);
+  }
+
+  /** Reports a call not yet finished as failed with `why` (once: a finished call is left as it is). */
+  private failUnfinished(state: ToolState, why: string): void {
     if (state.finished) return;
     state.finished = true;
     this.deps.run.append({
@@ -172,23 +183,6 @@ export class AcpUpdateLog {
       output: why,
       truncated: false,
     });
-  }
-
-  /** The end of a run: the message ends, and tool calls the agent never finished are reported so. */
-  close(why: string): void {
-    this.endMessage();
-    for (const state of this.tools.values()) {
-      if (state.finished) continue;
-      state.finished = true;
-      this.deps.run.append({
-        type: 'tool.finished',
-        toolCallId: state.id,
-        tool: state.tool,
-        ok: false,
-        output: why,
-        truncated: false,
-      });
-    }
   }
 
   private addText(text: string): void {

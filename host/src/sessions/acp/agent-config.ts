@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import type { Result } from '@tether/shared-protocol';
 import { AGENT_NAME, fail, ok } from '@tether/shared-protocol';
 import * as v from 'valibot';
-import { describeIssues } from '../../schema-issues.js';
+import { decodeJson } from '../../schema-issues.js';
 import type { PromptSet } from './ready-prompts.js';
 import { READY_PROMPTS } from './ready-prompts.js';
 import { TETHER_VARIABLES } from './agent-env.js';
@@ -211,16 +211,10 @@ export function loadAgents(path: string, options: { required?: boolean } = {}): 
 }
 
 export function decodeAgents(text: string): Result<AgentsConfig> {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    return fail('invalid-params', `invalid JSON: ${(error as Error).message}`);
-  }
-  const parsed = v.safeParse(FileSchema, json);
-  if (!parsed.success) return fail('invalid-params', describeIssues(parsed.issues));
+  const parsed = decodeJson(text, FileSchema);
+  if (!parsed.ok) return parsed;
   const byName = new Map(READY_AGENTS.map((spec) => [spec.name, spec]));
-  for (const [name, entry] of Object.entries(parsed.output.agents)) {
+  for (const [name, entry] of Object.entries(parsed.value.agents)) {
     byName.set(name, {
       name,
       title: entry.title ?? name,
@@ -232,7 +226,7 @@ export function decodeAgents(text: string): Result<AgentsConfig> {
     });
   }
   const prompts: Record<string, PromptSet> = { ...READY_PROMPTS };
-  for (const [program, set] of Object.entries(parsed.output.prompts)) {
+  for (const [program, set] of Object.entries(parsed.value.prompts)) {
     prompts[program] = Array.isArray(set)
       ? { writtenFor: '', patterns: set }
       : { writtenFor: set.writtenFor ?? '', patterns: set.patterns };

@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_MODEL_CALLS, MAX_TOOL_OUTPUT_EVENT, fail } from '@tether/shared-protocol';
+import { DEFAULT_MAX_MODEL_CALLS, fail } from '@tether/shared-protocol';
 import { fileChangedEvent } from './file-changes.js';
 import { DEFAULT_CONTEXT_WINDOW, isContextOverflow } from '../../models/context-window.js';
 import type { ChatMessage, ModelProvider, ToolCall, ToolResultMessage, ToolSpec } from '../../models/types.js';
@@ -7,6 +7,7 @@ import { compactHistory } from './compaction.js';
 import { ContextBudget } from './context-budget.js';
 import { ProviderError } from '../../models/types.js';
 import type { AnyTool, ApprovalNeed, ToolOutcome } from '../../tools/tool.js';
+import { eventOutput } from '../../tools/tool.js';
 import { DeltaCoalescer } from './delta-coalescer.js';
 import type { RunContext, RunResult } from '../session-backend.js';
 import { userMessageEvent } from '../user-message.js';
@@ -250,10 +251,7 @@ async function runToolCall(
       return { ok: false, output: `The tool failed: ${error instanceof Error ? error.message : String(error)}` };
     }
   })();
-  const output =
-    outcome.output.length > MAX_TOOL_OUTPUT_EVENT
-      ? `${outcome.output.slice(0, MAX_TOOL_OUTPUT_EVENT - 40)}\n… [output cut]`
-      : outcome.output;
+  const output = eventOutput(outcome.output);
   host.append({
     type: 'tool.finished',
     toolCallId: call.id,

@@ -1,6 +1,6 @@
 import type { SessionEvent } from '@tether/shared-protocol';
-import { MAX_TOOL_OUTPUT_EVENT } from '@tether/shared-protocol';
 import { skillTool } from '../../tools/skill-tool.js';
+import { eventOutput } from '../../tools/tool.js';
 import type { Skill } from '../../tools/skills.js';
 import type { RunContext } from '../session-backend.js';
 import { parseCommand } from '../slash-commands.js';
@@ -31,10 +31,7 @@ export async function preloadSkill(
     exec: run.context,
     signal: run.signal,
   });
-  const output =
-    outcome.output.length > MAX_TOOL_OUTPUT_EVENT
-      ? `${outcome.output.slice(0, MAX_TOOL_OUTPUT_EVENT - 40)}\n… [output cut]`
-      : outcome.output;
+  const output = eventOutput(outcome.output);
   run.append({
     type: 'tool.finished',
     toolCallId,
