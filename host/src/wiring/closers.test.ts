@@ -90,7 +90,7 @@ describe('building', () => {
     const { scope, closed } = recorded();
     const built = await building(scope, () => {
       scope.defer('store', () => undefined);
-      return Promise.resolve(fail('invalid', 'no push keys'));
+      return Promise.resolve(fail('malformed', 'no push keys'));
     });
     expect(built.ok).toBe(false);
     expect(closed).toEqual(['store']);
