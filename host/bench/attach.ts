@@ -76,7 +76,7 @@ async function bare(photos: Uint8Array[]): Promise<number[]> {
 }
 
 const t = await startTestHost({ remote: { bind: '127.0.0.1', port: 0, roots: [] } });
-const created = await t.host.sessions.create({ cwd: t.project, text: 'bench' });
+const created = await t.host.parts.sessions.create({ cwd: t.project, text: 'bench' });
 if (!created.ok) throw new Error(created.error.message);
 const id = created.value.id;
 // The demo's first run waits on an approval: the session stays busy, so messages queue.
@@ -136,6 +136,6 @@ const again = await drain('bench-outbox');
 console.log(`outbox drain after a reconnect: ${QUEUED} messages, one at a time, in order`);
 console.log(`  first delivery: ${first.toFixed(1)} ms (${(first / QUEUED).toFixed(2)} ms a message)`);
 console.log(`  sent again with the same ids (all duplicates): ${again.toFixed(1)} ms`);
-console.log(`  queued on the computer: ${t.host.sessions.get(id)?.queued ?? 0} (each taken once)`);
+console.log(`  queued on the computer: ${t.host.parts.sessions.get(id)?.queued ?? 0} (each taken once)`);
 phone.client.stop();
 await t.close();

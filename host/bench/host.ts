@@ -93,14 +93,14 @@ async function memoryBench() {
   const before = process.memoryUsage();
   const ids: string[] = [];
   for (let i = 0; i < 20; i++) {
-    const created = await t.host.sessions.create({ cwd: t.project, text: `session ${i}` });
+    const created = await t.host.parts.sessions.create({ cwd: t.project, text: `session ${i}` });
     if (!created.ok) throw new Error(created.error.message);
     ids.push(created.value.id);
   }
   let peakRss = 0;
   let peakHeap = 0;
   const started = performance.now();
-  while (ids.some((id) => t.host.sessions.isRunning(id))) {
+  while (ids.some((id) => t.host.parts.sessions.isRunning(id))) {
     const m = process.memoryUsage();
     peakRss = Math.max(peakRss, m.rss);
     peakHeap = Math.max(peakHeap, m.heapUsed);

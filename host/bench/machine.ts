@@ -66,7 +66,7 @@ writeFileSync(join(root, 'big.ts'), line.repeat(Math.ceil(FILE_BYTES / line.leng
 const tokenFile = join(base, 'token');
 
 const test = await startTestHost({ remote: LOCAL_REMOTE });
-const { token } = test.host.machines.tokens.create('bench', Date.now());
+const { token } = test.host.parts.machines.tokens.create('bench', Date.now());
 writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
 const shared = await startShare({
   hostUrl: test.url,
@@ -80,11 +80,11 @@ const shared = await startShare({
 if (!shared.ok) throw new Error(shared.error.message);
 try {
   const deadline = Date.now() + 10_000;
-  while (!test.host.machines.registry.isOnline('bench')) {
+  while (!test.host.parts.machines.registry.isOnline('bench')) {
     if (Date.now() > deadline) throw new Error('the machine did not link');
     await new Promise((r) => setTimeout(r, 20));
   }
-  const remote = test.host.machines.registry.context('bench');
+  const remote = test.host.parts.machines.registry.context('bench');
   if (!remote) throw new Error('no context for the machine');
   const local = new LocalContext();
 

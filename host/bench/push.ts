@@ -32,9 +32,9 @@ if (!subscribed.ok) throw new Error(subscribed.error.message);
 const toPush: number[] = [];
 const toAnswer: number[] = [];
 for (let i = 0; i < ROUNDS; i++) {
-  const created = await t.host.sessions.create({ cwd: t.project, text: `list the folder ${i}` });
+  const created = await t.host.parts.sessions.create({ cwd: t.project, text: `list the folder ${i}` });
   if (!created.ok) throw new Error(created.error.message);
-  const approval = await until(() => t.host.approvals.pending().find((a) => a.sessionId === created.value.id));
+  const approval = await until(() => t.host.parts.approvals.pending().find((a) => a.sessionId === created.value.id));
   await service.next((p) => p.topic === approval.id);
   toPush.push(Date.now() - approval.createdAt);
 
@@ -63,7 +63,7 @@ for (let i = 0; i < ROUNDS; i++) {
   const reply = opened.ok ? decodeChannelMessage(opened.value) : undefined;
   if (reply?.t !== 'res' || 'error' in reply) throw new Error(`answer failed: ${JSON.stringify(reply)}`);
   toAnswer.push(performance.now() - started);
-  if (t.host.approvals.pending().some((a) => a.id === approval.id)) throw new Error('answer not recorded');
+  if (t.host.parts.approvals.pending().some((a) => a.id === approval.id)) throw new Error('answer not recorded');
 }
 
 const pct = (values: number[], p: number) => {

@@ -95,20 +95,20 @@ async function storeProbe(): Promise<{ probe: Probe; close: () => void }> {
 }
 
 const t = await startTestHost({ remote: { bind: '127.0.0.1', port: 0, roots: [] } });
-const created = await t.host.sessions.create({ cwd: t.project, text: 'bench' });
+const created = await t.host.parts.sessions.create({ cwd: t.project, text: 'bench' });
 if (!created.ok) throw new Error(created.error.message);
 const id = created.value.id;
-t.host.sessions.interrupt(id);
+t.host.parts.sessions.interrupt(id);
 await t.waitFor(id, (e) => e.type === 'run.finished');
 
 const devices: ReturnType<typeof connectDevice>[] = [];
 for (let i = 0; i < 10; i++) devices.push(connectDevice(t, await pairDevice(t, { label: `bench ${i}` })));
 const first = devices[0]!;
-first.client.watch(id, t.host.log.lastSeq(id));
+first.client.watch(id, t.host.parts.log.lastSeq(id));
 await until(() => first.client.state.name === 'open');
 
 const sealedProbe: Probe = async (i) => {
-  const seq = t.host.log.lastSeq(id) + 1;
+  const seq = t.host.parts.log.lastSeq(id) + 1;
   const got = new Promise<void>((resolve) => {
     const stop = first.client.onEvent((e) => {
       if ((e as SessionEvent).seq === seq) {
@@ -118,7 +118,7 @@ const sealedProbe: Probe = async (i) => {
     });
   });
   const start = performance.now();
-  t.host.log.append(id, { type: 'notice', level: 'info', text: `event ${i}` });
+  t.host.parts.log.append(id, { type: 'notice', level: 'info', text: `event ${i}` });
   await got;
   return performance.now() - start;
 };
@@ -170,12 +170,12 @@ console.log(
 );
 
 async function throughput(count: number, watchers: typeof devices): Promise<number> {
-  for (const d of watchers) d.client.watch(id, t.host.log.lastSeq(id));
+  for (const d of watchers) d.client.watch(id, t.host.parts.log.lastSeq(id));
   await new Promise((r) => setTimeout(r, 100));
-  const target = t.host.log.lastSeq(id) + count;
+  const target = t.host.parts.log.lastSeq(id) + count;
   const start = performance.now();
   for (let i = 0; i < count; i++) {
-    t.host.log.append(id, { type: 'message.delta', messageId: 'm', text: 'some streamed words ' });
+    t.host.parts.log.append(id, { type: 'message.delta', messageId: 'm', text: 'some streamed words ' });
     if (i % 200 === 0) await new Promise((r) => setImmediate(r));
   }
   await until(() => watchers.every((d) => d.client.lastSeq(id) === target), 60_000, 'every device to receive all');

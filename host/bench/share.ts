@@ -31,9 +31,9 @@ function percentile(values: number[], p: number): number {
 
 const t = await startTestHost({ remote: { bind: '127.0.0.1', port: 0, roots: [] } });
 async function idleSession(text: string): Promise<string> {
-  const created = await t.host.sessions.create({ cwd: t.project, text });
+  const created = await t.host.parts.sessions.create({ cwd: t.project, text });
   if (!created.ok) throw new Error(created.error.message);
-  t.host.sessions.interrupt(created.value.id);
+  t.host.parts.sessions.interrupt(created.value.id);
   await t.waitFor(created.value.id, (e) => e.type === 'run.finished');
   return created.value.id;
 }
@@ -41,8 +41,8 @@ const shared = await idleSession('shared with 200 viewers');
 const alone = await idleSession('followed by its owner only');
 
 const owner = connectDevice(t, await pairDevice(t, { label: 'owner' }));
-owner.client.watch(shared, t.host.log.lastSeq(shared));
-owner.client.watch(alone, t.host.log.lastSeq(alone));
+owner.client.watch(shared, t.host.parts.log.lastSeq(shared));
+owner.client.watch(alone, t.host.parts.log.lastSeq(alone));
 await until(() => owner.client.state.name === 'open');
 
 const made = await t.host.parts.controlHandlers['share.create']({ sessionId: shared }, undefined as never);
@@ -63,11 +63,11 @@ const next = <T>(type: string) =>
   });
 const ready = await next<{ open: number }>('ready');
 console.log(
-  `${ready.open} viewers open on one link (the host counts ${t.host.gateway.hub.viewerCount(made.value.link.id)})`,
+  `${ready.open} viewers open on one link (the host counts ${t.host.parts.gateway.hub.viewerCount(made.value.link.id)})`,
 );
 
 const probe = async (sessionId: string, i: number): Promise<number> => {
-  const seq = t.host.log.lastSeq(sessionId) + 1;
+  const seq = t.host.parts.log.lastSeq(sessionId) + 1;
   const got = new Promise<void>((resolve) => {
     const stop = owner.client.onEvent((e) => {
       if ((e as SessionEvent).sessionId === sessionId && (e as SessionEvent).seq === seq) {
@@ -77,7 +77,7 @@ const probe = async (sessionId: string, i: number): Promise<number> => {
     });
   });
   const start = performance.now();
-  t.host.log.append(sessionId, { type: 'notice', level: 'info', text: `event ${i}` });
+  t.host.parts.log.append(sessionId, { type: 'notice', level: 'info', text: `event ${i}` });
   await got;
   const ms = performance.now() - start;
   await new Promise((resolve) => setTimeout(resolve, PACE_MS));
@@ -99,7 +99,7 @@ for (let i = 0; i < WARMUP + ROUNDS; i += BLOCK) {
 }
 
 // Every viewer got every event of the shared session, once.
-const last = t.host.log.lastSeq(shared);
+const last = t.host.parts.log.lastSeq(shared);
 viewers.send({ t: 'report' });
 let report = await next<{ open: number; lastSeqs: number[]; delays: number[] }>('report');
 for (let i = 0; i < 50 && report.lastSeqs.some((s) => s !== last); i++) {

@@ -49,7 +49,7 @@ const t = await startTestHost({
   pairAnswerWaitMs: 50,
   onPairRequest: () => shownRequests++,
 });
-const remote = { url: t.url, pairing: t.host.gateway.pairing, stats: t.host.gateway.stats };
+const remote = { url: t.url, pairing: t.host.parts.gateway.pairing, stats: t.host.parts.gateway.stats };
 const device = await pairDevice(t);
 const wsUrl = `${remote.url.replace('http', 'ws')}/rc/ws`;
 const create = encodeChannelMessage({
@@ -175,7 +175,7 @@ while (budget.more() && failures.length === 0) {
   await Promise.all([fuzzPair(), fuzzCall(), fuzzSocket(false), fuzzSocket(true)]);
   budget.progress('remote');
   for (const request of remote.pairing.requests()) remote.pairing.deny(request.id);
-  if (t.host.sessions.list().length > 0) failures.push('a forged sessions.create took effect');
+  if (t.host.parts.sessions.list().length > 0) failures.push('a forged sessions.create took effect');
 }
 
 // The server still answers a real client.

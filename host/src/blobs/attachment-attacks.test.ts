@@ -23,10 +23,10 @@ async function setup(options: { blobCap?: number } = {}) {
   t = await startTestHost({ remote: LOCAL_REMOTE, ...options });
   const phone = await attachmentDevice(t);
   const session = async () => {
-    const created = await t!.host.sessions.create({ cwd: t!.project, text: 'hello' });
+    const created = await t!.host.parts.sessions.create({ cwd: t!.project, text: 'hello' });
     if (!created.ok) throw new Error(created.error.message);
     await t!.waitFor(created.value.id, (e) => e.type === 'approval.requested');
-    t!.host.sessions.interrupt(created.value.id);
+    t!.host.parts.sessions.interrupt(created.value.id);
     await t!.waitFor(created.value.id, finished);
     return created.value.id;
   };
@@ -36,8 +36,10 @@ async function setup(options: { blobCap?: number } = {}) {
 /** Nothing half-stored: no temp file, no blob file beyond those `kept`. */
 function expectNothingHalfStored(t: TestHost, kept = 0): void {
   expect(readdirSync(join(t.dir, 'data', 'blobs', 'tmp'))).toEqual([]);
-  expect(t.host.blobs.files()).toHaveLength(kept);
-  expect(t.host.blobs.usedBytes()).toBe(t.host.db.prepare('SELECT COALESCE(SUM(size), 0) FROM blobs').pluck().get());
+  expect(t.host.parts.blobs.files()).toHaveLength(kept);
+  expect(t.host.parts.blobs.usedBytes()).toBe(
+    t.host.parts.db.prepare('SELECT COALESCE(SUM(size), 0) FROM blobs').pluck().get(),
+  );
 }
 
 function describe2(bytes: Uint8Array, type = 'image/png') {
@@ -88,9 +90,9 @@ describe('attachments refuse bad input with a stable code and keep nothing half-
     );
     expect(begins.filter((r) => r.ok)).toHaveLength(MAX_OPEN_UPLOADS);
     expect(new Set(begins.filter((r) => !r.ok).map((r) => !r.ok && r.error.code))).toEqual(new Set(['busy']));
-    expect(t.host.uploads.open).toBe(MAX_OPEN_UPLOADS);
+    expect(t.host.parts.uploads.open).toBe(MAX_OPEN_UPLOADS);
     for (const r of begins) if (r.ok) await phone.client.call('blobs.cancel', { uploadId: r.value.uploadId! });
-    expect(t.host.uploads.open).toBe(0);
+    expect(t.host.parts.uploads.open).toBe(0);
     expectNothingHalfStored(t);
   });
 
@@ -214,7 +216,7 @@ describe('attachments refuse bad input with a stable code and keep nothing half-
     })();
     // A full demo run of the other session, start to finish, while the flood goes on.
     const before = t.events(busy).length;
-    expect(t.host.sessions.send(busy, 'still there?').ok).toBe(true);
+    expect(t.host.parts.sessions.send(busy, 'still there?').ok).toBe(true);
     await t.waitFor(busy, (e) => e.type === 'approval.requested' && e.seq > before);
     flooding = false;
     expect(await flood).toBeGreaterThan(0);

@@ -70,7 +70,7 @@ describe.each(['anthropic', 'openai'] as const)('a photo from the phone reaches 
   it('goes up sealed in chunks, is kept by its hash, and the model gets it as an image block', async () => {
     const t = await hostWith(kind);
     fake!.enqueue({ text: ['First.'] }, { text: ['A gradient.'] });
-    const created = await t.host.sessions.create({ cwd: t.project, text: 'hello' });
+    const created = await t.host.parts.sessions.create({ cwd: t.project, text: 'hello' });
     if (!created.ok) throw new Error(created.error.message);
     const id = created.value.id;
     await t.waitFor(id, finished);
@@ -117,12 +117,12 @@ describe.each(['anthropic', 'openai'] as const)('a photo from the phone reaches 
 describe('attachments and the demo model', () => {
   it('says what it received, a text file is given as text, and the same bytes twice are kept once', async () => {
     const t = await hostWith('demo');
-    const created = await t.host.sessions.create({ cwd: t.project, text: 'hello' });
+    const created = await t.host.parts.sessions.create({ cwd: t.project, text: 'hello' });
     if (!created.ok) throw new Error(created.error.message);
     const id = created.value.id;
     // The demo's first answer asks to run a command: stop it there.
     await t.waitFor(id, (e) => e.type === 'approval.requested');
-    t.host.sessions.interrupt(id);
+    t.host.parts.sessions.interrupt(id);
     await t.waitFor(id, finished);
     const phone = await attachmentDevice(t);
     const photo = makePng(32, 24);
@@ -148,6 +148,6 @@ describe('attachments and the demo model', () => {
     expect((reply as Extract<SessionEvent, { type: 'message' }>).text).toContain(
       `I received an image, small.png (image/png, ${photo.length} bytes), the text file notes.md (2 lines).`,
     );
-    expect(t.host.blobs.files()).toHaveLength(2);
+    expect(t.host.parts.blobs.files()).toHaveLength(2);
   });
 });

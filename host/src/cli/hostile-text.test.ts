@@ -39,7 +39,7 @@ async function hostileSession(command: string): Promise<{ id: string; approval: 
     },
     { text: ['Done.'] },
   );
-  const created = await t.host.sessions.create({ cwd: t.project, text: 'follow the README' });
+  const created = await t.host.parts.sessions.create({ cwd: t.project, text: 'follow the README' });
   if (!created.ok) throw new Error(created.error.message);
   const event = await t.waitFor(created.value.id, (e) => e.type === 'approval.requested');
   return { id: created.value.id, approval: (event as Extract<SessionEvent, { type: 'approval.requested' }>).approval };
@@ -83,7 +83,7 @@ describe('a hostile action in the terminal', () => {
 
   it('tether approvals (and approvals ID) shows the whole action, escaped', async () => {
     const { approval } = await hostileSession(HIDDEN_LINE);
-    const dataDir = t!.host.paths.dir;
+    const dataDir = t!.host.parts.paths.dir;
     for (const argv of [
       ['--data-dir', dataDir],
       [approval.id, '--data-dir', dataDir],

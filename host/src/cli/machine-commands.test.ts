@@ -79,7 +79,7 @@ describe('tether machine share against a listening host', () => {
       ...['--host', t.url, '--token-file', file, '--name', 'laptop', '--root', root, '--host-key', hostKey],
       ...['--machine-dir', machineDir],
     ]).catch((error: Error) => ({ code: -1, out: '', err: error.message }));
-    await until(() => (t.host.machines.registry.isOnline('laptop') ? true : undefined), 'the machine to link');
+    await until(() => (t.host.parts.machines.registry.isOnline('laptop') ? true : undefined), 'the machine to link');
 
     const listed = await runCommand(machinesListCommand, data(['--json']));
     const machines = JSON.parse(listed.out) as { name: string; status: string; roots: string[] }[];

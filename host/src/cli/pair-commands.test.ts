@@ -28,7 +28,10 @@ function pairFromRelayPage(origin: string) {
     label: 'iPhone · Safari',
     onCode: () => undefined,
     post: (body) =>
-      t.host.gateway.pair(body, '203.0.113.9', signal, { secure: true, page: { from: 'relay', origin, app: true } }),
+      t.host.parts.gateway.pair(body, '203.0.113.9', signal, {
+        secure: true,
+        page: { from: 'relay', origin, app: true },
+      }),
   });
 }
 
@@ -36,7 +39,7 @@ describe('tether pair requests / pair allow', () => {
   it('names where each phone loaded the app from and what it gets; --scopes gives more at the computer', async () => {
     // A phone on a relay's page: only watch and approve unless more is asked for.
     const fromRelay = pairFromRelayPage('https://relay.example.com');
-    const relayed = await until(() => t.host.gateway.pairing.requests()[0], 5000, 'the relay request');
+    const relayed = await until(() => t.host.parts.gateway.pairing.requests()[0], 5000, 'the relay request');
     const listed = await runCommand(pairRequestsCommand, data([]));
     expect(listed.code, listed.err).toBe(0);
     expect(listed.out).toMatch(/APP FROM\s+GETS/);
@@ -60,7 +63,7 @@ describe('tether pair requests / pair allow', () => {
     const link = parsePairingLink(t.pairLink());
     if (!link.ok) throw new Error(link.error.message);
     const direct = pairOverHttp(t.url, link.value, { headers: { Origin: t.url } });
-    const own = await until(() => t.host.gateway.pairing.requests()[0], 5000, 'the direct request');
+    const own = await until(() => t.host.parts.gateway.pairing.requests()[0], 5000, 'the direct request');
     const again = await runCommand(pairRequestsCommand, data([]));
     expect(again.out).toMatch(
       new RegExp(`${own.id}.*this computer ${t.url.replace(/\./g, '\\.')}\\s+watch,approve,chat,terminal\\s`),

@@ -24,7 +24,7 @@ async function approvalFor(command: string): Promise<{ sessionId: string; approv
     model: 'anthropic:claude-test',
   });
   fake.enqueue({ toolCalls: [{ name: 'shell', argumentChunks: [JSON.stringify({ command })] }] }, { text: ['ok'] });
-  const created = await t.host.sessions.create({ cwd: t.project, text: 'look at the history' });
+  const created = await t.host.parts.sessions.create({ cwd: t.project, text: 'look at the history' });
   if (!created.ok) throw new Error(created.error.message);
   const event = await t.waitFor(created.value.id, (e) => e.type === 'approval.requested');
   return {
@@ -42,7 +42,7 @@ describe('tether approve --prefix', () => {
       '--prefix',
       'git',
       '--data-dir',
-      t!.host.paths.dir,
+      t!.host.parts.paths.dir,
     ]);
     expect(r.code).toBe(1);
     expect(r.err).toContain('at least one argument');
@@ -56,7 +56,7 @@ describe('tether approve --prefix', () => {
       '--prefix',
       'git log',
       '--data-dir',
-      t!.host.paths.dir,
+      t!.host.parts.paths.dir,
     ]);
     expect(r.code, r.err).toBe(0);
     expect(r.out).toBe(

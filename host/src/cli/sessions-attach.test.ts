@@ -16,10 +16,10 @@ afterEach(async () => {
 });
 
 async function idleSession(): Promise<string> {
-  const created = await t.host.sessions.create({ cwd: t.project, text: 'hello' });
+  const created = await t.host.parts.sessions.create({ cwd: t.project, text: 'hello' });
   if (!created.ok) throw new Error(created.error.message);
   await t.waitFor(created.value.id, (e) => e.type === 'approval.requested');
-  t.host.sessions.interrupt(created.value.id);
+  t.host.parts.sessions.interrupt(created.value.id);
   await t.waitFor(created.value.id, (e) => e.type === 'run.finished');
   return created.value.id;
 }

@@ -15,20 +15,20 @@ afterEach(async () => {
 
 describe('tether sessions notify', () => {
   it('sets when devices are notified of a session, kept with the session and shown in its summary', async () => {
-    const created = await t.host.sessions.create({ cwd: t.project, text: 'hello' });
+    const created = await t.host.parts.sessions.create({ cwd: t.project, text: 'hello' });
     if (!created.ok) throw new Error(created.error.message);
     const id = created.value.id;
-    expect(t.host.sessions.get(id)?.notify).toBe('needs');
+    expect(t.host.parts.sessions.get(id)?.notify).toBe('needs');
     const argv = (level: string) => [id, level, '--data-dir', join(t.dir, 'data')];
 
     const done = await runCommand(sessionsNotifyCommand, argv('done'));
     expect(done.code, done.err).toBe(0);
     expect(done.out).toContain('when a run finishes');
-    expect(t.host.sessions.get(id)?.notify).toBe('done');
+    expect(t.host.parts.sessions.get(id)?.notify).toBe('done');
 
     const off = await runCommand(sessionsNotifyCommand, argv('off'));
     expect(off.out).toContain('not notified');
-    expect(t.host.sessions.get(id)?.notify).toBe('off');
+    expect(t.host.parts.sessions.get(id)?.notify).toBe('off');
   });
 
   it('refuses a level it does not know, and a session that does not exist', async () => {

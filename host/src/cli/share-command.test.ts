@@ -18,7 +18,7 @@ const data = (argv: string[]) => [...argv, '--data-dir', join(t.dir, 'data')];
 
 describe('tether share', () => {
   it('prints a link and its QR code, lists it with its state, and revokes it', async () => {
-    const created = await t.host.sessions.create({ cwd: t.project, text: 'hello' });
+    const created = await t.host.parts.sessions.create({ cwd: t.project, text: 'hello' });
     if (!created.ok) throw new Error(created.error.message);
     const id = created.value.id;
     const made = await runCommand(shareCommand, data([id, '--expires', '1h', '--name', 'for the\u202Ereview']));

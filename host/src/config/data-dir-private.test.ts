@@ -44,7 +44,7 @@ async function hostWithDataDir(name: (root: string) => string) {
 
 /** What the scripted agent, in a session in `cwd`, said after reading `path` through Tether. */
 async function agentReads(cwd: string, path: string): Promise<string> {
-  const created = await t!.host.sessions.create({ cwd, text: `read ${path}`, kind: 'acp', model: 'scripted' });
+  const created = await t!.host.parts.sessions.create({ cwd, text: `read ${path}`, kind: 'acp', model: 'scripted' });
   if (!created.ok) throw new Error(created.error.message);
   const id = created.value.id;
   await t!.waitFor(id, (e) => e.type === 'run.finished');

@@ -149,8 +149,8 @@ describe('a redirect loop, where the person looks', () => {
     expect(printed.map((n) => n.text)).toEqual([
       expect.stringMatching(/^MCP server 'looping' failed to start: .*redirect loop/),
     ]);
-    expect(t.host.mcp.tools()).toEqual([]);
-    const created = await t.host.sessions.create({ cwd: t.project, text: 'hi' });
+    expect(t.host.parts.mcp.tools()).toEqual([]);
+    const created = await t.host.parts.sessions.create({ cwd: t.project, text: 'hi' });
     if (!created.ok) throw new Error(created.error.message);
     // The demo model answers and proposes its command: the run went on without the server.
     await t.waitFor(created.value.id, (e) => e.type === 'approval.requested');

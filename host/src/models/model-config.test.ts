@@ -77,10 +77,10 @@ describe('the model config', () => {
       dataDir: dataDirWith(JSON.stringify({ models: { 'anthropic:claude-test': { contextWindow: 16384 } } })),
     });
     fake.enqueue({ text: ['ok'], usage: { input: 1000, output: 5 } });
-    const created = await t.host.sessions.create({ cwd: t.project, text: 'hi' });
+    const created = await t.host.parts.sessions.create({ cwd: t.project, text: 'hi' });
     if (!created.ok) throw new Error(created.error.message);
     await t.waitFor(created.value.id, (e: SessionEvent) => e.type === 'run.finished');
-    expect(t.host.sessions.get(created.value.id)?.activity?.context).toMatchObject({ window: 16384 });
+    expect(t.host.parts.sessions.get(created.value.id)?.activity?.context).toMatchObject({ window: 16384 });
 
     const bad = dataDirWith('{"models":{"demo":{"contextWindow":"big"}}}');
     const started = await Host.start({ dataDir: bad, env: {}, keepAwake: { enabled: false } });

@@ -49,7 +49,7 @@ describe('the host keeps the computer awake', () => {
     expect(status()).toMatchObject({ state: 'idle', tool: 'stand-in' });
 
     // The demo model asks for an approval: the run waits for the phone, and the computer stays up.
-    const created = await t.host.sessions.create({ cwd: t.project, text: 'hello' });
+    const created = await t.host.parts.sessions.create({ cwd: t.project, text: 'hello' });
     if (!created.ok) throw new Error(created.error.message);
     await t.waitFor(created.value.id, (e) => e.type === 'approval.requested');
     await until(() => (status().state === 'holding' ? true : undefined), 'the inhibitor');
@@ -57,7 +57,7 @@ describe('the host keeps the computer awake', () => {
     expect(alive(pids[0]!)).toBe(true);
     expect(status().message).toBe('1 run active');
 
-    t.host.sessions.interrupt(created.value.id);
+    t.host.parts.sessions.interrupt(created.value.id);
     await until(() => (status().state === 'idle' ? true : undefined), 'the release');
     await until(() => (alive(pids[0]!) ? undefined : true), 'the inhibitor to end');
   });
@@ -70,7 +70,7 @@ describe('the host keeps the computer awake', () => {
         spawner: () => (spawned++, { pid: 1, stop: () => undefined, onEnd: () => undefined }),
       },
     });
-    const created = await t.host.sessions.create({ cwd: t.project, text: 'hello' });
+    const created = await t.host.parts.sessions.create({ cwd: t.project, text: 'hello' });
     if (!created.ok) throw new Error(created.error.message);
     await t.waitFor(created.value.id, (e) => e.type === 'approval.requested');
     expect(spawned).toBe(0);

@@ -68,9 +68,9 @@ async function setUp() {
 async function raise(command: string) {
   fake!.enqueue({ toolCalls: [{ name: 'shell', argumentChunks: [JSON.stringify({ command })] }] });
   fake!.enqueue({ text: ['Understood.'] });
-  const created = await t!.host.sessions.create({ cwd: t!.project, text: `${TITLE}\nthen report back` });
+  const created = await t!.host.parts.sessions.create({ cwd: t!.project, text: `${TITLE}\nthen report back` });
   if (!created.ok) throw new Error(created.error.message);
-  const approval = await until(() => t!.host.approvals.pending().find((a) => a.sessionId === created.value.id));
+  const approval = await until(() => t!.host.parts.approvals.pending().find((a) => a.sessionId === created.value.id));
   const push = await service!.next((p) => p.topic === approval.id);
   return { session: created.value, approval, push };
 }
@@ -102,11 +102,11 @@ describe('pushes carry no secret', () => {
       expect(payload.summary).toContain(MASK);
       // The button is not only hidden: the host refuses the Approve itself, and takes the Deny.
       expect(await oneShot(device, approval.id, 'allow-once')).toBe('forbidden');
-      expect(t!.host.approvals.get(approval.id)?.status).toBe('pending');
+      expect(t!.host.parts.approvals.get(approval.id)?.status).toBe('pending');
       expect(await oneShot(device, approval.id, 'deny')).toBe('ok');
       await t!.waitFor(session.id, (e) => e.type === 'run.finished');
     }
-    expect(t!.host.gateway.stats.get('call:approve-needs-the-app')).toBe(COMMANDS.length);
+    expect(t!.host.parts.gateway.stats.get('call:approve-needs-the-app')).toBe(COMMANDS.length);
   });
 
   it('refuses a one-shot Approve the lock-screen policy holds back, and takes one it offered', async () => {
@@ -120,6 +120,6 @@ describe('pushes carry no secret', () => {
     const plain = await raise('ls -la');
     expect(decodePushPayload(plain.push.payload)).toMatchObject({ lockScreen: 'approve', summary: 'ls -la' });
     expect(await oneShot(device, plain.approval.id, 'allow-once')).toBe('ok');
-    expect(t!.host.approvals.get(plain.approval.id)?.status).toBe('allowed');
+    expect(t!.host.parts.approvals.get(plain.approval.id)?.status).toBe('allowed');
   });
 });

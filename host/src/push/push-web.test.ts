@@ -46,9 +46,9 @@ async function setUp(options: { requestTimeoutMs?: number } = {}) {
 }
 
 async function raiseApproval(text = 'list the folder') {
-  const created = await t!.host.sessions.create({ cwd: t!.project, text });
+  const created = await t!.host.parts.sessions.create({ cwd: t!.project, text });
   if (!created.ok) throw new Error(created.error.message);
-  const approval = await until(() => t!.host.approvals.pending().find((a) => a.sessionId === created.value.id));
+  const approval = await until(() => t!.host.parts.approvals.pending().find((a) => a.sessionId === created.value.id));
   return { session: created.value, approval };
 }
 
@@ -70,16 +70,16 @@ describe('push to a real push service', () => {
     const payload = decodePushPayload(push.payload) as ApprovalPush;
     expect(payload).toMatchObject({
       type: 'approval',
-      hostId: host.hostId,
+      hostId: host.parts.identity.hostId,
       approvalId: approval.id,
       sessionId: session.id,
       summary: approval.action,
       lockScreen: 'approve',
     });
     // Nothing secret: no key, no token, only what the notification shows.
-    expect(push.payload).not.toContain(host.push.vapid.privateKey);
-    await host.push.delivery.idle();
-    expect(host.push.status().counters['push:delivered']).toBe(1);
+    expect(push.payload).not.toContain(host.parts.push.vapid.privateKey);
+    await host.parts.push.delivery.idle();
+    expect(host.parts.push.status().counters['push:delivered']).toBe(1);
   });
 
   it('sends a subscription that takes Declarative Web Push a message WebKit shows itself, opening the card', async () => {
@@ -100,7 +100,7 @@ describe('push to a real push service', () => {
       notification: {
         title: expect.stringMatching(/^Run a command on .+\?$/) as unknown,
         body: expect.stringContaining('ls -la') as unknown,
-        navigate: `${appUrl}#/h/${host.hostId}/a/${approval.id}`,
+        navigate: `${appUrl}#/h/${host.parts.identity.hostId}/a/${approval.id}`,
         tag: approval.id,
         silent: false,
         data: JSON.parse(worker.payload) as unknown,
@@ -122,7 +122,7 @@ describe('push to a real push service', () => {
     const first = await raiseApproval();
     await service.next((p) => p.topic === first.approval.id);
     expect((await client.call('app.visibility', { visible: true, sessionId: first.session.id })).ok).toBe(true);
-    const answered = host.approvals.answer(
+    const answered = host.parts.approvals.answer(
       first.approval.id,
       { decision: 'allow-once' },
       { kind: 'local', label: 'x' },
@@ -130,16 +130,16 @@ describe('push to a real push service', () => {
     expect(answered.ok).toBe(true);
     await t!.waitFor(first.session.id, (e) => e.type === 'run.finished');
 
-    const sent = host.sessions.send(first.session.id, 'again');
+    const sent = host.parts.sessions.send(first.session.id, 'again');
     expect(sent.ok).toBe(true);
-    const second = await until(() => host.approvals.pending()[0]);
-    await host.push.delivery.idle();
+    const second = await until(() => host.parts.approvals.pending()[0]);
+    await host.parts.push.delivery.idle();
     expect(service.received.filter((p) => p.topic === second.id)).toEqual([]);
-    expect(host.push.status().counters['push:skipped:in-front']).toBe(1);
+    expect(host.parts.push.status().counters['push:skipped:in-front']).toBe(1);
 
     // Back to the list: the session is no longer in front, so the next one is sent.
     await client.call('app.visibility', { visible: true });
-    host.approvals.answer(second.id, { decision: 'deny' }, { kind: 'local', label: 'x' });
+    host.parts.approvals.answer(second.id, { decision: 'deny' }, { kind: 'local', label: 'x' });
     const runs = () => t!.events(first.session.id).filter((e) => e.type === 'run.finished').length;
     await until(() => runs() >= 2 || undefined, 10_000, 'the second run to end');
     const third = await raiseApproval('once more');
@@ -156,10 +156,10 @@ describe('push to a real push service', () => {
     await service.next((p) => p.topic === first.approval.id);
     const runs = () => t!.events(first.session.id).filter((e) => e.type === 'run.finished').length;
     const next = async (answered: string, runsBefore: number) => {
-      host.approvals.answer(answered, { decision: 'deny' }, { kind: 'local', label: 'x' });
+      host.parts.approvals.answer(answered, { decision: 'deny' }, { kind: 'local', label: 'x' });
       await until(() => runs() > runsBefore || undefined, 10_000, 'the run to end');
-      expect(host.sessions.send(first.session.id, 'again').ok).toBe(true);
-      return until(() => host.approvals.pending()[0]);
+      expect(host.parts.sessions.send(first.session.id, 'again').ok).toBe(true);
+      return until(() => host.parts.approvals.pending()[0]);
     };
 
     // The watch-only device reports the session in front: the phone that can answer is still told.
@@ -170,16 +170,16 @@ describe('push to a real push service', () => {
     // The phone that can answer shows it: then nothing is sent.
     expect((await client.call('app.visibility', { visible: true, sessionId: first.session.id })).ok).toBe(true);
     const third = await next(second.id, 1);
-    await host.push.delivery.idle();
+    await host.parts.push.delivery.idle();
     expect(service.received.filter((p) => p.topic === third.id)).toEqual([]);
-    expect(host.push.status().counters['push:skipped:in-front']).toBe(1);
+    expect(host.parts.push.status().counters['push:skipped:in-front']).toBe(1);
   });
 
   it('tells the other subscriptions when an approval is answered, so its notification closes', async () => {
     const { host, service } = await setUp();
     const { approval } = await raiseApproval();
     await service.next((p) => p.topic === approval.id);
-    host.approvals.answer(approval.id, { decision: 'allow-once' }, { kind: 'local', label: 'this computer' });
+    host.parts.approvals.answer(approval.id, { decision: 'allow-once' }, { kind: 'local', label: 'this computer' });
     const resolved = await service.next((p) => decodePushPayload(p.payload)?.type === 'resolved');
     expect(resolved.topic).toBe(approval.id);
     expect(decodePushPayload(resolved.payload) as ResolvedPush).toMatchObject({
@@ -194,9 +194,9 @@ describe('push to a real push service', () => {
     service.reply = () => ({ status: 410 });
     await raiseApproval();
     await service.next();
-    await host.push.delivery.idle();
-    expect(host.push.store.count()).toBe(0);
-    expect(host.push.status().counters['push:gone']).toBe(1);
+    await host.parts.push.delivery.idle();
+    expect(host.parts.push.store.count()).toBe(0);
+    expect(host.parts.push.status().counters['push:gone']).toBe(1);
   });
 
   it('tries again after a 500 and a 429, then delivers', async () => {
@@ -205,9 +205,9 @@ describe('push to a real push service', () => {
       index === 0 ? { status: 500 } : index === 1 ? { status: 429, headers: { 'retry-after': '0' } } : { status: 201 };
     const { approval } = await raiseApproval();
     await until(() => service.received.length >= 3 || undefined, 10_000, 'three tries');
-    await host.push.delivery.idle();
+    await host.parts.push.delivery.idle();
     expect(service.received.map((p) => p.topic)).toEqual([approval.id, approval.id, approval.id]);
-    const counters = host.push.status().counters;
+    const counters = host.parts.push.status().counters;
     expect(counters['push:retry:server-error']).toBe(1);
     expect(counters['push:retry:rate-limited']).toBe(1);
     expect(counters['push:delivered']).toBe(1);
@@ -222,7 +222,7 @@ describe('push to a real push service', () => {
     const answered = await client.call('approvals.answer', { id: approval.id, decision: 'allow-once' });
     expect(answered.ok).toBe(true);
     await t!.waitFor(session.id, (e) => e.type === 'run.finished');
-    expect(host.push.delivery.pending).toBeGreaterThan(0);
+    expect(host.parts.push.delivery.pending).toBeGreaterThan(0);
   });
 
   it('refuses an endpoint that is not on a push service, and drops subscriptions with the device', async () => {
@@ -232,8 +232,8 @@ describe('push to a real push service', () => {
       keys: service!.subscribe().keys,
     });
     expect(refused.ok ? undefined : refused.error.code).toBe('invalid-params');
-    expect(host.push.store.count()).toBe(1);
-    host.devices.revoke(device.reply.deviceId, Date.now());
-    expect(host.push.store.count()).toBe(0);
+    expect(host.parts.push.store.count()).toBe(1);
+    host.parts.devices.revoke(device.reply.deviceId, Date.now());
+    expect(host.parts.push.store.count()).toBe(0);
   });
 });

@@ -92,7 +92,7 @@ describe('the sealed channel', () => {
     cleanups.push(() => client.stop());
     const info = await client.call('host.info', {});
     expect(info.ok && info.value).toMatchObject({
-      hostId: t.host.hostId,
+      hostId: t.host.parts.identity.hostId,
       deviceId: device.reply.deviceId,
       models: ['demo'],
     });
@@ -127,7 +127,7 @@ describe('the sealed channel', () => {
     a.ws.send(initiator(stranger).hello());
     expect((await a.closed).code).toBe(CloseCode.HandshakeFailed);
 
-    t.host.devices.revoke(device.reply.deviceId, Date.now());
+    t.host.parts.devices.revoke(device.reply.deviceId, Date.now());
     const b = await handshakeRaw(t, device);
     const closed = await b.closed;
     expect(closed.code).toBe(CloseCode.Revoked);
@@ -152,7 +152,7 @@ describe('the sealed channel', () => {
     await replay.opened;
     replay.ws.send(first.hello);
     expect((await replay.closed).code).toBe(CloseCode.HandshakeReplayed);
-    expect(t.host.gateway.stats.get('handshake:handshake-replayed')).toBe(1);
+    expect(t.host.parts.gateway.stats.get('handshake:handshake-replayed')).toBe(1);
     await healthy(t, device);
   });
 
@@ -188,14 +188,14 @@ describe('the sealed channel', () => {
     cleanups.push(() => client.stop());
     client.start();
     await waitForState(client, 'open', 10_000);
-    expect(t.host.gateway.stats.get('handshake:handshake-replayed')).toBe(1);
+    expect(t.host.parts.gateway.stats.get('handshake:handshake-replayed')).toBe(1);
     expect((await client.call('host.info', {})).ok).toBe(true);
   });
 
   it('says "revoked" to a revoked device only inside a sealed goodbye, and a forged close is retried', async () => {
     const t = await setup();
     const device = await pairDevice(t);
-    t.host.devices.revoke(device.reply.deviceId, Date.now());
+    t.host.parts.devices.revoke(device.reply.deviceId, Date.now());
     const { client } = connectDevice(t, device);
     cleanups.push(() => client.stop());
     await waitForState(client, 'refused');
@@ -214,8 +214,8 @@ describe('the sealed channel', () => {
     tampered[tampered.length - 3]! ^= 0x10;
     s.ws.send(tampered);
     expect((await s.closed).code).toBe(CloseCode.ProtocolError);
-    expect(t.host.sessions.list()).toEqual([]);
-    expect(t.host.gateway.stats.get('frame:frame-tampered')).toBe(1);
+    expect(t.host.parts.sessions.list()).toEqual([]);
+    expect(t.host.parts.gateway.stats.get('frame:frame-tampered')).toBe(1);
     await healthy(t, device);
   });
 
@@ -248,7 +248,7 @@ describe('the sealed channel', () => {
     expect(!send.ok && send.error.code).toBe('forbidden');
     const create = await client.call('sessions.create', { cwd: t.project, text: 'x' });
     expect(!create.ok && create.error.code).toBe('forbidden');
-    const approval = await until(() => t.host.approvals.pending()[0]);
+    const approval = await until(() => t.host.parts.approvals.pending()[0]);
     expect((await client.call('approvals.answer', { id: approval.id, decision: 'deny' })).ok).toBe(true);
     const list = await client.call('devices.list', {});
     expect(!list.ok && list.error.code).toBe('forbidden');
@@ -261,15 +261,15 @@ describe('the sealed channel', () => {
     const device = await pairDevice(t, { scopes: ['watch'] });
     const { client } = connectDevice(t, device);
     cleanups.push(() => client.stop());
-    const created = await t.host.sessions.create({ cwd: t.project, text: 'List the files\nplease' });
+    const created = await t.host.parts.sessions.create({ cwd: t.project, text: 'List the files\nplease' });
     if (!created.ok) throw new Error(created.error.message);
-    const approval = await until(() => t.host.approvals.pending()[0]);
+    const approval = await until(() => t.host.parts.approvals.pending()[0]);
     const pending = await client.call('approvals.get', { id: approval.id });
     expect(pending.ok && pending.value).toMatchObject({
       approval: { id: approval.id, status: 'pending', action: 'ls -la' },
       sessionTitle: 'List the files',
     });
-    t.host.approvals.answer(approval.id, { decision: 'deny' }, { kind: 'local', label: 'this computer' });
+    t.host.parts.approvals.answer(approval.id, { decision: 'deny' }, { kind: 'local', label: 'this computer' });
     const answered = await client.call('approvals.get', { id: approval.id });
     expect(answered.ok && answered.value.approval).toMatchObject({
       status: 'denied',
@@ -307,8 +307,8 @@ describe('the sealed channel', () => {
     const { client } = connectDevice(t, device);
     cleanups.push(() => client.stop());
     await waitForState(client, 'open');
-    t.host.devices.revoke(device.reply.deviceId, Date.now());
-    expect(t.host.gateway.hub.disconnectDevice(device.reply.deviceId)).toBe(1);
+    t.host.parts.devices.revoke(device.reply.deviceId, Date.now());
+    expect(t.host.parts.gateway.hub.disconnectDevice(device.reply.deviceId)).toBe(1);
     await waitForState(client, 'refused');
     expect(client.state.name === 'refused' && client.state.error.code).toBe('revoked');
   });
@@ -323,7 +323,7 @@ describe('the sealed channel', () => {
     expect(!other.ok && other.error.code).toBe('forbidden');
     expect((await client.call('devices.revoke', { id: a.reply.deviceId })).ok).toBe(true);
     await waitForState(client, 'refused', 2000);
-    expect(t.host.devices.get(a.reply.deviceId)?.revoked).toBe(true);
+    expect(t.host.parts.devices.get(a.reply.deviceId)?.revoked).toBe(true);
   });
 
   it('refuses a WebSocket for another Host or from another Origin', async () => {
@@ -332,8 +332,8 @@ describe('the sealed channel', () => {
     expect((await badOrigin.closed).code).not.toBe(1000);
     const badHost = raw(t, { Host: 'evil.example:80' });
     expect((await badHost.closed).code).not.toBe(1000);
-    expect(t.host.gateway.stats.get('ws:bad-origin')).toBe(1);
-    expect(t.host.gateway.stats.get('ws:bad-host')).toBe(1);
+    expect(t.host.parts.gateway.stats.get('ws:bad-origin')).toBe(1);
+    expect(t.host.parts.gateway.stats.get('ws:bad-host')).toBe(1);
     const goodOrigin = raw(t, { Origin: t.url });
     await goodOrigin.opened;
   });
@@ -343,10 +343,10 @@ describe('resume and backpressure', () => {
   it('resumes after disconnects at random points with every event exactly once', async () => {
     const t = await setup();
     const device = await pairDevice(t);
-    const created = await t.host.sessions.create({ cwd: t.project, text: 'hello' });
+    const created = await t.host.parts.sessions.create({ cwd: t.project, text: 'hello' });
     if (!created.ok) throw new Error(created.error.message);
     const id = created.value.id;
-    t.host.sessions.interrupt(id);
+    t.host.parts.sessions.interrupt(id);
     await t.waitFor(id, (e) => e.type === 'run.finished');
     await fc.assert(
       fc.asyncProperty(fc.array(fc.integer({ min: 0, max: 12 }), { minLength: 3, maxLength: 8 }), async (bursts) => {
@@ -355,12 +355,12 @@ describe('resume and backpressure', () => {
           client.watch(id, 0);
           for (const burst of bursts) {
             for (let i = 0; i < burst; i++)
-              t.host.log.append(id, { type: 'notice', level: 'info', text: `burst ${i}` });
+              t.host.parts.log.append(id, { type: 'notice', level: 'info', text: `burst ${i}` });
             // Cut the connection dead (no close handshake) at a random moment.
             sockets[sockets.length - 1]?.terminate();
             await new Promise((r) => setTimeout(r, Math.random() * 30));
           }
-          const last = t.host.log.lastSeq(id);
+          const last = t.host.parts.log.lastSeq(id);
           await until(() => client.lastSeq(id) === last, 10_000, 'the device to catch up');
           const seqs = sessionEvents(events, id).map((e) => e.seq);
           expect(seqs).toEqual(Array.from({ length: last }, (_, i) => i + 1));
@@ -374,10 +374,10 @@ describe('resume and backpressure', () => {
 
   it('cuts off a device that does not read, while a fast one keeps streaming, and the slow one resumes', async () => {
     const t = await setup();
-    const created = await t.host.sessions.create({ cwd: t.project, text: 'hello' });
+    const created = await t.host.parts.sessions.create({ cwd: t.project, text: 'hello' });
     if (!created.ok) throw new Error(created.error.message);
     const id = created.value.id;
-    t.host.sessions.interrupt(id);
+    t.host.parts.sessions.interrupt(id);
     await t.waitFor(id, (e) => e.type === 'run.finished');
     const fast = connectDevice(t, await pairDevice(t, { label: 'fast' }));
     const slow = connectDevice(t, await pairDevice(t, { label: 'slow' }));
@@ -388,22 +388,32 @@ describe('resume and backpressure', () => {
     fast.client.watch(id, 0);
     slow.client.watch(id, 0);
     await until(
-      () => fast.client.lastSeq(id) === t.host.log.lastSeq(id) && slow.client.lastSeq(id) === t.host.log.lastSeq(id),
+      () =>
+        fast.client.lastSeq(id) === t.host.parts.log.lastSeq(id) &&
+        slow.client.lastSeq(id) === t.host.parts.log.lastSeq(id),
     );
-    expect(t.host.gateway.hub.connectedDevices().size).toBe(2);
+    expect(t.host.parts.gateway.hub.connectedDevices().size).toBe(2);
     const paused = pauseReading(slow.streams);
     const big = 'x'.repeat(200_000);
     // A busy session: big events, a few milliseconds apart (the fast device drains in between).
     for (let i = 0; i < 120; i++) {
-      t.host.log.append(id, { type: 'message', messageId: `m${i}`, role: 'assistant', text: big });
+      t.host.parts.log.append(id, { type: 'message', messageId: `m${i}`, role: 'assistant', text: big });
       await new Promise((r) => setTimeout(r, 5));
     }
-    await until(() => t.host.gateway.stats.get('closed:slow-consumer') === 1, 10_000, 'the slow device to be cut off');
-    await until(() => fast.client.lastSeq(id) === t.host.log.lastSeq(id), 10_000, 'the fast device to get everything');
+    await until(
+      () => t.host.parts.gateway.stats.get('closed:slow-consumer') === 1,
+      10_000,
+      'the slow device to be cut off',
+    );
+    await until(
+      () => fast.client.lastSeq(id) === t.host.parts.log.lastSeq(id),
+      10_000,
+      'the fast device to get everything',
+    );
     paused.resume();
-    await until(() => slow.client.lastSeq(id) === t.host.log.lastSeq(id), 20_000, 'the slow device to resume');
+    await until(() => slow.client.lastSeq(id) === t.host.parts.log.lastSeq(id), 20_000, 'the slow device to resume');
     const seqs = sessionEvents(slow.events, id).map((e) => e.seq);
-    expect(seqs).toEqual(Array.from({ length: t.host.log.lastSeq(id) }, (_, i) => i + 1));
+    expect(seqs).toEqual(Array.from({ length: t.host.parts.log.lastSeq(id) }, (_, i) => i + 1));
     expect(slow.sockets.length).toBeGreaterThan(1);
   });
 });

@@ -38,7 +38,7 @@ describe('connection limits', () => {
     cleanups.push(() => client.stop());
     await waitForState(client, 'open');
     expect((await client.call('host.info', {})).ok).toBe(true);
-    expect(t.host.gateway.stats.get('ws:too-many-connections')).toBeGreaterThan(0);
+    expect(t.host.parts.gateway.stats.get('ws:too-many-connections')).toBeGreaterThan(0);
   });
 
   it('caps the sockets one address may hold, without refusing anyone else', async () => {
@@ -71,7 +71,7 @@ describe('connection limits', () => {
     });
     expect(FIRST_BYTE_TIMEOUT_MS).toBeLessThanOrEqual(5_000);
     await until(() => closed.every(Boolean), FIRST_BYTE_TIMEOUT_MS + 10_000, 'the silent sockets to be closed');
-    expect(t.host.gateway.stats.get('socket:idle')).toBe(3);
+    expect(t.host.parts.gateway.stats.get('socket:idle')).toBe(3);
     // A phone's requests are answered as ever.
     expect((await fetch(`${t.url}/rc/nothing`, { method: 'POST' })).status).toBe(404);
   }, 30_000);

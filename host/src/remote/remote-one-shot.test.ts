@@ -37,9 +37,9 @@ describe('one-shot calls', () => {
   it('answer an approval in one sealed request, and refuse the same call replayed', async () => {
     t = await startTestHost({ remote: LOCAL_REMOTE });
     const device = await pairDevice(t, { scopes: ['watch', 'approve'] });
-    const created = await t.host.sessions.create({ cwd: t.project, text: 'hello' });
+    const created = await t.host.parts.sessions.create({ cwd: t.project, text: 'hello' });
     if (!created.ok) throw new Error(created.error.message);
-    const approval = await until(() => t!.host.approvals.pending()[0]);
+    const approval = await until(() => t!.host.parts.approvals.pending()[0]);
     const call = sealCall(
       {
         deviceId: device.reply.deviceId,
@@ -87,8 +87,8 @@ describe('one-shot calls', () => {
     expect(await reply(await post(t.url, revoke.message), revoke.replyKey)).toMatchObject({
       error: { code: 'forbidden' },
     });
-    expect(t.host.sessions.list()).toEqual([]);
-    expect(t.host.devices.get(device.reply.deviceId)?.revoked).toBe(false);
+    expect(t.host.parts.sessions.list()).toEqual([]);
+    expect(t.host.parts.devices.get(device.reply.deviceId)?.revoked).toBe(false);
   });
 
   it('refuse a call made before the host started, so a restart does not reopen the replay window', async () => {
@@ -96,9 +96,9 @@ describe('one-shot calls', () => {
     try {
       t = await startTestHost({ remote: LOCAL_REMOTE, dataDir: join(dir, 'data') });
       const device = await pairDevice(t);
-      const created = await t.host.sessions.create({ cwd: t.project, text: 'hello' });
+      const created = await t.host.parts.sessions.create({ cwd: t.project, text: 'hello' });
       if (!created.ok) throw new Error(created.error.message);
-      const approval = await until(() => t!.host.approvals.pending()[0]);
+      const approval = await until(() => t!.host.parts.approvals.pending()[0]);
       const call = seal(device, 'approvals.answer', { id: approval.id, decision: 'deny' });
       await t.close();
       // The same data dir, a new process: its replay cache starts empty.
@@ -117,9 +117,9 @@ describe('one-shot calls', () => {
     try {
       t = await startTestHost({ remote: LOCAL_REMOTE, dataDir: join(dir, 'data') });
       const device = await pairDevice(t, { scopes: ['watch', 'approve'] });
-      const created = await t.host.sessions.create({ cwd: t.project, text: 'hello' });
+      const created = await t.host.parts.sessions.create({ cwd: t.project, text: 'hello' });
       if (!created.ok) throw new Error(created.error.message);
-      const approval = await until(() => t!.host.approvals.pending()[0]);
+      const approval = await until(() => t!.host.parts.approvals.pending()[0]);
       // The phone's clock runs a minute ahead: its call is stamped after the restart below.
       const ahead = { now: () => Date.now() + 60_000 };
       const call = sealCall(

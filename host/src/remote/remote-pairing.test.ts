@@ -35,7 +35,7 @@ async function setup(pairAnswerWaitMs?: number, bind = LOCAL_REMOTE.bind, extraO
       if (notice.level === 'warning') warnings.push(notice.text);
     },
   });
-  const remote = { url: t.url, pairing: t.host.gateway.pairing, pairLink: t.pairLink };
+  const remote = { url: t.url, pairing: t.host.parts.gateway.pairing, pairLink: t.pairLink };
   const link = () => {
     const parsed = parsePairingLink(remote.pairLink());
     if (!parsed.ok) throw new Error(parsed.error.message);
@@ -80,8 +80,11 @@ describe('pairing over HTTP', () => {
     expect(waiting).toMatchObject({ label: 'iPhone · Safari', code: phoneCode, secure: true });
     expect(remote.pairing.allow(waiting.id, ['watch', 'approve']).ok).toBe(true);
     const reply = await phone.done;
-    expect(reply.ok && reply.value).toMatchObject({ hostId: t.host.hostId, scopes: ['watch', 'approve'] });
-    expect(t.host.devices.list()).toHaveLength(1);
+    expect(reply.ok && reply.value).toMatchObject({
+      hostId: t.host.parts.identity.hostId,
+      scopes: ['watch', 'approve'],
+    });
+    expect(t.host.parts.devices.list()).toHaveLength(1);
     // The link is spent: a second phone with the same link is told so.
     const again = await pairOverHttp(remote.url, l).done;
     expect(!again.ok && again.error.code).toBe('pair-expired');
@@ -137,7 +140,7 @@ describe('pairing over HTTP', () => {
     'over plain HTTP on a LAN address, a device gets watch and approve unless more is asked at the computer',
     async () => {
       const { t, remote, link } = await setup(undefined, lanAddress);
-      expect(t.host.listener?.secureChannel).toBe(false);
+      expect(t.host.parts.reach.listener?.secureChannel).toBe(false);
       const phone = pairOverHttp(remote.url, link());
       const waiting = await until(() => remote.pairing.requests()[0]);
       expect(waiting).toMatchObject({ secure: false, scopes: ['watch', 'approve'] });

@@ -120,7 +120,7 @@ describe('TLS', () => {
 
   it('serves HTTPS and WSS with a certificate of its own, and pairs and connects over it', async () => {
     t = await startTestHost({ remote: { bind: '127.0.0.1', port: 0, roots: [], tlsCert: cert, tlsKey: key } });
-    const remote = { url: t.url, mode: t.host.listener!.mode, pairing: t.host.gateway.pairing };
+    const remote = { url: t.url, mode: t.host.parts.reach.listener!.mode, pairing: t.host.parts.gateway.pairing };
     expect(remote.mode).toBe('https');
     expect(remote.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
     const ca = readFileSync(cert);
@@ -161,7 +161,7 @@ describe('TLS', () => {
     client.start();
     try {
       const info = await client.call('host.info', {});
-      expect(info.ok && info.value.hostId).toBe(t.host.hostId);
+      expect(info.ok && info.value.hostId).toBe(t.host.parts.identity.hostId);
     } finally {
       client.stop();
     }

@@ -43,14 +43,14 @@ async function device(scopes: Scope[]) {
 
 /** A demo session waiting on its `ls -la`; the approval's id. */
 async function waitingSession(agent?: string): Promise<{ id: string; approval: string }> {
-  const created = await t!.host.sessions.create({
+  const created = await t!.host.parts.sessions.create({
     cwd: t!.project,
     text: agent ? 'ask-edit notes.txt changed' : 'hello',
     ...(agent ? { kind: 'acp' as const, model: agent } : {}),
   });
   if (!created.ok) throw new Error(created.error.message);
   const id = created.value.id;
-  const approval = await until(() => t!.host.approvals.pending(id)[0]);
+  const approval = await until(() => t!.host.parts.approvals.pending(id)[0]);
   return { id, approval: approval.id };
 }
 
@@ -92,7 +92,7 @@ describe('a note with a denial', () => {
     expect(await toolResult(id)).toBe('The person denied this action.');
     // Kept for people, said to be kept from the agent.
     expect(notices(id).join('\n')).toMatch(/not given to the agent: Test phone has no chat scope/);
-    expect(t.host.approvals.pending()).toEqual([]);
+    expect(t.host.parts.approvals.pending()).toEqual([]);
   });
 
   it('from a chat device reaches the model with the refusal', async () => {

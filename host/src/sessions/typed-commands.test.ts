@@ -31,13 +31,13 @@ async function start(): Promise<{ t: TestHost; fake: FakeAnthropicServer; id: st
     '---\nname: review\ndescription: Review the change for bugs\n---\nRead every changed file and list the bugs.\n',
   );
   fake.enqueue({ text: ['Hello.'] });
-  const created = await t.host.sessions.create({ cwd: t.project, text: 'hi' });
+  const created = await t.host.parts.sessions.create({ cwd: t.project, text: 'hi' });
   if (!created.ok) throw new Error(created.error.message);
   // The folder's own skill loads once the person trusts the folder (folder trust asks first).
   const asked = await t.waitFor(created.value.id, (e) => e.type === 'approval.requested');
   if (asked.type !== 'approval.requested' || asked.approval.kind !== 'trust')
     throw new Error('expected a trust question');
-  const trusted = t.host.approvals.answer(
+  const trusted = t.host.parts.approvals.answer(
     asked.approval.id,
     { decision: 'allow-always' },
     { kind: 'local', label: 'test' },
@@ -50,7 +50,7 @@ async function start(): Promise<{ t: TestHost; fake: FakeAnthropicServer; id: st
 /** Sends `text` as a device's message and waits for the run it starts (if any) to end. */
 async function send(t: TestHost, id: string, text: string, runs = false) {
   const before = of(t.events(id), 'run.finished').length;
-  const sent = await t.host.commands.send(id, text);
+  const sent = await t.host.parts.commands.send(id, text);
   if (runs) await t.waitFor(id, (e) => e.type === 'run.finished' && of(t.events(id), 'run.finished').length > before);
   return sent;
 }
@@ -58,7 +58,7 @@ async function send(t: TestHost, id: string, text: string, runs = false) {
 describe("the own loop's slash commands", () => {
   it('lists its commands and its skills, and carries out /help, /model, /mode and /plan without a model call', async () => {
     const { t, fake, id } = await start();
-    const controls = await t.host.steering.controls(id);
+    const controls = await t.host.parts.steering.controls(id);
     if (!controls.ok) throw new Error(controls.error.message);
     expect(controls.value.commands.map((c) => `${c.source}:${c.name}`)).toEqual([
       'tether:compact',
@@ -85,13 +85,13 @@ describe("the own loop's slash commands", () => {
       'Model: anthropic:claude-test. Offered: anthropic:claude-test, demo, anthropic:claude-sonnet-5-5.',
     );
     expect((await send(t, id, '/model demo')).ok).toBe(true);
-    expect(t.host.sessions.get(id)?.model).toBe('demo');
+    expect(t.host.parts.sessions.get(id)?.model).toBe('demo');
     const wrong = await send(t, id, '/model openai:gpt-5.4');
     expect(wrong.ok || wrong.error.code).toBe('invalid-params');
     expect((await send(t, id, '/plan')).ok).toBe(true);
-    expect(t.host.sessions.get(id)?.mode?.id).toBe('plan');
+    expect(t.host.parts.sessions.get(id)?.mode?.id).toBe('plan');
     expect((await send(t, id, '/mode default')).ok).toBe(true);
-    expect(t.host.sessions.get(id)?.mode?.id).toBe('default');
+    expect(t.host.parts.sessions.get(id)?.mode?.id).toBe('default');
     expect(fake.requests).toHaveLength(calls);
     // None of them is a message of the conversation.
     expect(
@@ -129,12 +129,12 @@ describe("the own loop's slash commands", () => {
 
   it('/clear goes on in a new session in the same folder, with the same model and mode', async () => {
     const { t, id } = await start();
-    await t.host.steering.setMode(id, 'plan');
+    await t.host.parts.steering.setMode(id, 'plan');
     const cleared = await send(t, id, '/clear');
     if (!cleared.ok) throw new Error(cleared.error.message);
     const next = cleared.value.session!;
     expect(next).not.toBe(id);
-    expect(t.host.sessions.get(next)).toMatchObject({
+    expect(t.host.parts.sessions.get(next)).toMatchObject({
       cwd: t.project,
       model: 'anthropic:claude-test',
       status: 'idle',

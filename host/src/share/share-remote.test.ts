@@ -59,7 +59,7 @@ describe('a share link, end to end on real sockets', () => {
   it('lets its holder follow one session masked, and revoking it cuts them off within a second', async () => {
     const t = await startTestHost({ remote: { bind: '127.0.0.1', port: 0, roots: [] } });
     stops.push(() => t.close());
-    const created = await t.host.sessions.create({ cwd: t.project, text: 'hello' });
+    const created = await t.host.parts.sessions.create({ cwd: t.project, text: 'hello' });
     if (!created.ok) throw new Error(created.error.message);
     const sessionId = created.value.id;
     await t.waitFor(sessionId, (e) => e.type === 'approval.requested');
@@ -74,13 +74,17 @@ describe('a share link, end to end on real sockets', () => {
     expect(info.ok && info.value.view).toMatchObject({ sessionId, scope: `view:${sessionId}`, name: 'review' });
     viewer.client.watch(sessionId, 0);
     const before = t.events(sessionId).length;
-    t.host.log.append(sessionId, { type: 'notice', level: 'info', text: `curl -H "Authorization: Bearer ${SECRET}"` });
+    t.host.parts.log.append(sessionId, {
+      type: 'notice',
+      level: 'info',
+      text: `curl -H "Authorization: Bearer ${SECRET}"`,
+    });
     await until(() => viewer.events.length > before, 5000, 'the viewer to catch up');
     expect(viewer.events.map((e) => e.seq)).toEqual(t.events(sessionId).map((e) => e.seq));
     expect(JSON.stringify(viewer.events)).not.toContain(SECRET);
     expect(viewer.events.some((e) => e.type === 'approval.requested')).toBe(true);
     // It cannot answer the approval it sees, nor send, nor look at another session.
-    const pending = t.host.approvals.pending(sessionId)[0]!;
+    const pending = t.host.parts.approvals.pending(sessionId)[0]!;
     for (const [method, params] of [
       ['approvals.answer', { id: pending.id, decision: 'allow-once' }],
       ['sessions.send', { id: sessionId, text: 'rm -rf /' }],
@@ -101,7 +105,7 @@ describe('a share link, end to end on real sockets', () => {
     ).message;
     const oneShot = await fetch(`${t.url}/rc/call`, { method: 'POST', body: call });
     expect(oneShot.status).toBe(401);
-    expect(t.host.approvals.pending(sessionId)).toHaveLength(1);
+    expect(t.host.parts.approvals.pending(sessionId)).toHaveLength(1);
 
     const listed = await phone.client.call('share.list', { sessionId });
     expect(listed.ok && listed.value.links).toEqual([expect.objectContaining({ viewers: 1, state: 'active' })]);
@@ -119,7 +123,7 @@ describe('a share link, end to end on real sockets', () => {
   it('is kept across a restart of the host', async () => {
     const port = await freePort();
     const t = await startTestHost({ remote: { bind: '127.0.0.1', port, roots: [] } });
-    const created = await t.host.sessions.create({ cwd: t.project, text: 'hello' });
+    const created = await t.host.parts.sessions.create({ cwd: t.project, text: 'hello' });
     if (!created.ok) throw new Error(created.error.message);
     const sessionId = created.value.id;
     // As `tether share SESSION` asks it, on the control socket.
@@ -128,7 +132,7 @@ describe('a share link, end to end on real sockets', () => {
     const viewer = viewerFor(made.value.url);
     viewer.client.watch(sessionId, 0);
     await waitForState(viewer.client, 'open');
-    const dataDir = t.host.paths.dir;
+    const dataDir = t.host.parts.paths.dir;
     await t.host.close();
     await until(() => viewer.client.state.name !== 'open', 5000, 'the viewer to notice');
     const restarted = await Host.start({
@@ -143,8 +147,10 @@ describe('a share link, end to end on real sockets', () => {
     stops.push(() => restarted.value.close());
     await waitForState(viewer.client, 'open', 10_000);
     const seen = viewer.events.length;
-    restarted.value.log.append(sessionId, { type: 'notice', level: 'info', text: 'after the restart' });
+    restarted.value.parts.log.append(sessionId, { type: 'notice', level: 'info', text: 'after the restart' });
     await until(() => viewer.events.length > seen, 5000, 'an event after the restart');
-    expect(viewer.events.map((e) => e.seq)).toEqual([...restarted.value.log.readAll(sessionId)].map((e) => e.seq));
+    expect(viewer.events.map((e) => e.seq)).toEqual(
+      [...restarted.value.parts.log.readAll(sessionId)].map((e) => e.seq),
+    );
   });
 });

@@ -34,7 +34,7 @@ describe('a terminal flood', () => {
     const { client, events } = connectDevice(t, device);
     stops.push(() => client.stop());
     const now = Date.now();
-    host.sessionStore.insert({
+    host.parts.sessionStore.insert({
       id: 's_flood',
       title: 'watched',
       kind: 'agent',
@@ -77,7 +77,7 @@ describe('a terminal flood', () => {
     const started = Date.now();
     let lastAck = started;
     while (Date.now() - started < FLOOD_MS) {
-      host.log.append('s_flood', { type: 'notice', level: 'info', text: `tick ${notices++}` });
+      host.parts.log.append('s_flood', { type: 'notice', level: 'info', text: `tick ${notices++}` });
       await sleep(100);
       const listed = await client.call('terminals.list', {});
       const end = listed.ok ? (listed.value.terminals[0]?.end ?? 0) : 0;

@@ -35,12 +35,13 @@ import { TerminalManager } from '../terminals/terminal-manager.js';
 import { BUILTIN_TOOLS } from '../tools/builtin-tools.js';
 import { mcpAgentTool } from '../tools/mcp-tool.js';
 import { VERSION } from '../version.js';
+import type { Teardown } from './closers.js';
 import type { HostChecks } from './host-checks.js';
 import type { HostOptions } from './host-options.js';
 import { offeredModels, providerFactory } from './model-offer.js';
 import { Signal } from './signal.js';
 
-/** The store, execution and session parts, with what undoes them. */
+/** The store, execution and session parts. */
 export interface HostCore {
   readonly db: Db;
   readonly log: EventLog;
@@ -69,23 +70,26 @@ export interface HostCore {
   readonly git: SessionGit;
   readonly worktrees: Worktrees;
   readonly uploads: UploadManager;
-  /** Stops telling running sessions of MCP failures. */
-  readonly unsubscribeMcp: () => void;
-  /** Undoes what this built, for a host whose later parts could not be built. */
-  close(): Promise<void>;
+  /** Where the control socket is closed, when the host starts one: after the runs are recorded. */
+  readonly controlScope: Teardown;
+  /** Where the listener and the relay link are closed: before the runs are interrupted. */
+  readonly transportScope: Teardown;
 }
 
 /**
  * Builds the store, the MCP servers and plugins, the places runs execute (this computer, machines,
  * terminals), the three session back-ends and the core that runs them, and recovers the sessions
- * a previous host left. Returns them with `close`, which undoes all of it but the machines (closed
- * with the device side, after it).
+ * a previous host left. Each part's closer goes to `scope` as the part is made.
  */
-export async function buildCore(options: HostOptions, checks: HostChecks): Promise<HostCore> {
+export async function buildCore(options: HostOptions, checks: HostChecks, scope: Teardown): Promise<HostCore> {
   const { clock, paths, identity, roots, privates, defaultModel } = checks;
 
   // The store and what is kept in it.
   const db = openDatabase(paths.database);
+  // Registered first, so closed last: every part below may still record into it as it closes.
+  scope.defer('db', () => {
+    db.close();
+  });
   const log = new EventLog(db, clock);
   const sessionStore = new SessionStore(db);
   if (options.maxModelCalls !== undefined) sessionStore.activity.setHostLimit(options.maxModelCalls);
@@ -107,12 +111,16 @@ export async function buildCore(options: HostOptions, checks: HostChecks): Promi
     },
     clientVersion: VERSION,
   });
+  scope.defer('mcp', () => mcp.close());
 
   const plugins = new PluginRuntime({
     statePath: paths.plugins,
     clientVersion: VERSION,
     ...(options.onNotice ? { onNotice: options.onNotice } : {}),
   });
+  scope.defer('plugins', () => plugins.close());
+  // The control socket stays open until the runs below are recorded as interrupted.
+  const controlScope = scope.nest('control');
 
   // Execution: this computer, machines, terminals.
   const hostEvents = new Signal<HostEvent>();
@@ -150,6 +158,7 @@ export async function buildCore(options: HostOptions, checks: HostChecks): Promi
     steering: sessionStore.steering,
     prices: checks.prices,
   });
+  scope.defer('acp', () => acp.close());
   const wrapped = new WrappedPrograms({
     terminals,
     local: localTerminals,
@@ -195,6 +204,14 @@ export async function buildCore(options: HostOptions, checks: HostChecks): Promi
     attachments: (sessionId, blobId) => blobs.forSession(sessionId, blobId),
     attachmentBytes: (blobId) => blobs.readAll(blobId),
   });
+  // Runs are interrupted and recorded as such while the store is open.
+  scope.defer('sessions', () => sessions.shutdown());
+  // Phones and machines stop reaching the host before the runs are interrupted.
+  const transportScope = scope.nest('transports');
+  // Built before the sessions but closed before them, so registered here: calls waiting for an
+  // offline machine fail at once, so no run holds the shutdown, and each machine is told why its
+  // link ends before the transports carrying it close. No machine links before the host listens.
+  scope.defer('machines', () => machines.close());
   const steering = new SessionSteering({
     manager: sessions,
     sessions: sessionStore,
@@ -217,6 +234,7 @@ export async function buildCore(options: HostOptions, checks: HostChecks): Promi
     clock,
     newId,
   });
+  scope.defer('uploads', () => uploads.close());
   const unsubscribeMcp = mcpProblems.on((notice) => {
     // Sessions running now hear of it at once; others when their next run starts.
     for (const summary of sessions.list()) {
@@ -224,6 +242,7 @@ export async function buildCore(options: HostOptions, checks: HostChecks): Promi
         log.append(summary.id, { type: 'notice', level: notice.level, text: notice.text });
     }
   });
+  scope.defer('mcp-notices', unsubscribeMcp);
   sessions.recover();
   const agentSessions = new AgentSessions({
     catalog,
@@ -260,13 +279,7 @@ export async function buildCore(options: HostOptions, checks: HostChecks): Promi
     git,
     worktrees,
     uploads,
-    unsubscribeMcp,
-    close: async (): Promise<void> => {
-      unsubscribeMcp();
-      await sessions.shutdown();
-      await mcp.close();
-      await plugins.close();
-      db.close();
-    },
+    controlScope,
+    transportScope,
   };
 }

@@ -28,8 +28,10 @@ import type { EventLog } from '../store/event-log.js';
 import type { SessionStore } from '../store/session-store.js';
 import type { TerminalManager } from '../terminals/terminal-manager.js';
 import { buildCore } from './build-core.js';
+import { building, Teardown } from './closers.js';
 import { buildControlHandlers, buildGateway } from './build-surfaces.js';
 import { checkHost } from './host-checks.js';
+import type { HostChecks } from './host-checks.js';
 import type { HostOptions } from './host-options.js';
 import { HostReach } from './host-reach.js';
 
@@ -75,8 +77,11 @@ export interface HostParts {
   readonly controlHandlers: ReturnType<typeof controlHandlers>;
   /** The sleep inhibitor held while a run is active or a terminal attached (started with the host). */
   readonly keepAwake: KeepAwake;
-  /** Stops the subscriptions the wiring made between parts. */
-  readonly unsubscribe: () => void;
+  /**
+   * What closes every part above, in reverse of the order they were opened; `control` and
+   * `transports` are its places for what `Host.start` opens (see `buildCore`).
+   */
+  readonly closing: { readonly all: Teardown; readonly control: Teardown; readonly transports: Teardown };
 }
 
 /**
@@ -87,13 +92,20 @@ export interface HostParts {
  * before it exists: where a lower part reports upwards (a machine's status, an MCP failure) it is
  * built with a `Signal` the upper part subscribes to once made, and the gateway's handlers reach
  * the parts made after it through functions. Starts nothing that listens: `Host.start` does that.
+ *
+ * Each part's closer is registered with one `Teardown` as the part is made; if a later part cannot
+ * be built, what was made so far is closed, newest first.
  */
 export async function buildHost(options: HostOptions): Promise<Result<HostParts>> {
   const checked = checkHost(options);
   if (!checked.ok) return checked;
-  const checks = checked.value;
+  const scope = new Teardown(options.onPartClosed);
+  return building(scope, () => buildParts(options, checked.value, scope));
+}
+
+async function buildParts(options: HostOptions, checks: HostChecks, scope: Teardown): Promise<Result<HostParts>> {
   const { clock, name, identity, tickets } = checks;
-  const core = await buildCore(options, checks);
+  const core = await buildCore(options, checks, scope);
   const { db, log, sessionStore, terminals, machines } = core;
 
   const push = PushService.start({
@@ -111,10 +123,8 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
     clock,
     ...options.push,
   });
-  if (!push.ok) {
-    await core.close();
-    return push;
-  }
+  if (!push.ok) return push;
+  scope.defer('push', () => push.value.close());
 
   let relay: HostRelay | undefined;
   const later = {
@@ -122,8 +132,12 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
     reach: () => reach,
     keepAwake: () => keepAwake.status(),
   };
-  const device = buildGateway(options, checks, core, push.value, later);
-  const { gateway, shares } = device;
+  const device = buildGateway(options, checks, core, push.value, later, scope);
+  const { gateway } = device;
+  // Built with the core but closed before the gateway, so registered here: a terminal's end
+  // reaches the device attached to it (and a `tether run` session is recorded as interrupted)
+  // while the device is still connected.
+  scope.defer('terminals', () => terminals.closeAll());
   const keepAwake = new KeepAwake({
     enabled: options.keepAwake?.enabled ?? true,
     command: options.keepAwake?.command ?? inhibitorFor(process.platform, process.pid),
@@ -135,8 +149,8 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
     clock,
     onChange: (status) => gateway.publish({ type: 'awake.status', keepAwake: status }),
   });
+  scope.defer('keep-awake', () => keepAwake.stop());
   const unsubscribers = [
-    core.unsubscribeMcp,
     // A run that starts is held for at once, and the last one to end let go at once; a terminal
     // attached or detached is seen at the next look.
     log.subscribe('keep-awake', (event) => {
@@ -146,6 +160,10 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
     log.subscribe('push', (event) => push.value.onEvent(event)),
     core.hostEvents.on((event) => gateway.publish(event)),
   ];
+  // Registered last, so closed first: what the parts record as they close goes to no device or push.
+  scope.defer('subscriptions', () => {
+    for (const stop of unsubscribers) stop();
+  });
 
   // The relay link (started with the host), and what phones can reach.
   if (tickets) {
@@ -159,16 +177,9 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
       ...(options.onRelayState ? { onState: options.onRelayState } : {}),
       ...(options.onRelayHeld ? { onHeld: options.onRelayHeld } : {}),
     });
-    // The URL was checked above, so this cannot fail; if it does, nothing has started yet.
-    if (!made.ok) {
-      for (const stop of unsubscribers) stop();
-      gateway.close();
-      shares.close();
-      push.value.close();
-      machines.close();
-      await core.close();
-      return made;
-    }
+    // The URL was checked above, so this cannot fail; if it does, nothing has started yet. Its
+    // closer is registered when `Host.start` starts it, so a link never started is never stopped.
+    if (!made.ok) return made;
     relay = made.value;
   }
   const reach = new HostReach(gateway.pairing, relay, identity.sign.publicKey);
@@ -201,13 +212,11 @@ export async function buildHost(options: HostOptions): Promise<Result<HostParts>
     agents: { backend: core.acp, catalog: core.catalog, sessions: core.agentSessions },
     push: push.value,
     gateway,
-    shares,
+    shares: device.shares,
     relay,
     reach,
     keepAwake,
     controlHandlers: buildControlHandlers(checks, core, push.value, device, later),
-    unsubscribe: () => {
-      for (const stop of unsubscribers) stop();
-    },
+    closing: { all: scope, control: core.controlScope, transports: core.transportScope },
   });
 }

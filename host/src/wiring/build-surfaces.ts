@@ -18,6 +18,7 @@ import { ShareLinks } from '../share/share-links.js';
 import { ShareStore } from '../store/share-store.js';
 import { VERSION } from '../version.js';
 import type { HostCore } from './build-core.js';
+import type { Teardown } from './closers.js';
 import type { HostChecks } from './host-checks.js';
 import type { HostOptions } from './host-options.js';
 import type { HostReach } from './host-reach.js';
@@ -39,6 +40,7 @@ export function buildGateway(
   core: HostCore,
   push: PushService,
   later: LaterParts,
+  scope: Teardown,
 ) {
   const { identity, name, clock, tickets } = checks;
   const { db, devices, approvals, sessionStore } = core;
@@ -49,6 +51,7 @@ export function buildGateway(
     clock,
     random: secureRandom,
   });
+  scope.defer('shares', () => shares.close());
   const shareDeps = (viewers: (id: string) => number): ShareHandlerDeps => ({
     links: shares,
     hostBoxPublicKey: identity.box.publicKey,
@@ -113,6 +116,8 @@ export function buildGateway(
       ),
     }),
   });
+  // Closed before the share links: it says goodbye to every device and viewer still connected.
+  scope.defer('gateway', () => gateway.close());
   return { shares, shareDeps, gateway };
 }
 

@@ -73,6 +73,8 @@ export interface HostOptions {
   onRelayState?: (state: RelayLinkState) => void;
   /** A relay refused this host and is passed over for a while. */
   onRelayHeld?: (entry: RelayEntry) => void;
+  /** Hears the name of each part as it is closed, in the order closed (tests check it). */
+  onPartClosed?: (part: string) => void;
 }
 
 export interface RemoteOptions extends ListenOptions {

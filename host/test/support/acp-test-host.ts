@@ -48,7 +48,7 @@ export async function startAcpTestHost(
 }
 
 export async function startAgentSession(host: TestHost, text: string, agent = 'scripted'): Promise<string> {
-  const created = await host.host.sessions.create({ cwd: host.project, text, kind: 'acp', model: agent });
+  const created = await host.host.parts.sessions.create({ cwd: host.project, text, kind: 'acp', model: agent });
   if (!created.ok) throw new Error(created.error.message);
   return created.value.id;
 }

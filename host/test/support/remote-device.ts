@@ -91,7 +91,7 @@ export async function pairDevice(
   t: TestHost,
   options: { label?: string; scopes?: Scope[] } = {},
 ): Promise<PairedDevice> {
-  const pairing = t.host.gateway.pairing;
+  const pairing = t.host.parts.gateway.pairing;
   const parsed = parsePairingLink(t.pairLink());
   if (!parsed.ok) throw new Error(parsed.error.message);
   const answered = new Promise<void>((resolve, reject) => {

@@ -44,20 +44,20 @@ export async function startTestHost(
   });
   if (!started.ok) throw new Error(started.error.message);
   const host = started.value;
-  const events = (sessionId: string) => [...host.log.readAll(sessionId)];
+  const events = (sessionId: string) => [...host.parts.log.readAll(sessionId)];
   return {
     host,
     dir,
     project,
     events,
     pairLink: () => {
-      const link = host.pairLink();
+      const link = host.parts.reach.pairLink();
       if (!link.ok) throw new Error(link.error.message);
       return link.value.link;
     },
     get url() {
-      if (!host.listener) throw new Error(`the test host is not listening: ${host.reachMessage}`);
-      return host.listener.url;
+      if (!host.parts.reach.listener) throw new Error(`the test host is not listening: ${host.parts.reach.message}`);
+      return host.parts.reach.listener.url;
     },
     waitFor: (sessionId, predicate, timeoutMs = 10_000) =>
       new Promise((resolve, reject) => {
@@ -73,7 +73,7 @@ export async function startTestHost(
             ),
           );
         }, timeoutMs);
-        const stop = host.log.subscribe('test', (event) => {
+        const stop = host.parts.log.subscribe('test', (event) => {
           if (event.sessionId !== sessionId || !predicate(event)) return;
           clearTimeout(timer);
           stop();

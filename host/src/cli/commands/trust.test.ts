@@ -22,7 +22,7 @@ describe('tether trust', () => {
     const host = t;
     mkdirSync(join(host.project, '.claude'));
     writeFileSync(join(host.project, '.claude', 'settings.json'), hook('make setup'));
-    const trust = (...args: string[]) => runCommand(trustCommand, [...args, '--data-dir', host.host.paths.dir]);
+    const trust = (...args: string[]) => runCommand(trustCommand, [...args, '--data-dir', host.host.parts.paths.dir]);
 
     const shown = await trust(host.project);
     expect(shown.code, shown.err).toBe(0);
@@ -59,7 +59,7 @@ describe('tether trust', () => {
     t = await startTestHost();
     mkdirSync(join(t.project, '.gemini'));
     writeFileSync(join(t.project, '.gemini', 'settings.json'), '{}');
-    const client = await ControlClient.connect(t.host.paths.controlSocket);
+    const client = await ControlClient.connect(t.host.parts.paths.controlSocket);
     if (!client.ok) throw new Error(client.error.message);
     try {
       const stale = await client.value.call('trust.set', {
@@ -77,6 +77,6 @@ describe('tether trust', () => {
     } finally {
       client.value.close();
     }
-    expect((await runCommand(trustCommand, ['--data-dir', t.host.paths.dir])).code).toBe(2);
+    expect((await runCommand(trustCommand, ['--data-dir', t.host.parts.paths.dir])).code).toBe(2);
   });
 });

@@ -50,10 +50,10 @@ export class StartReport {
   relayState(state: RelayLinkState): void {
     const { out } = this;
     const host = this.host;
-    const relay = host?.relay;
+    const relay = host?.parts.relay;
     if (!host || !relay) return;
     if (state.name === 'linked') {
-      const link = host.pairLink();
+      const link = host.parts.reach.pairLink();
       const pairUrl = link.ok ? link.value.relay?.link : undefined;
       if (out.json) return this.emit({ event: 'relay', state: 'linked', url: relay.url, pairUrl });
       if (!out.relayOnly || this.relayShown || !pairUrl) {
@@ -112,7 +112,7 @@ export class StartReport {
         scopes: request.scopes,
       });
     }
-    if (out.prompt && this.host) return out.prompt.ask(request, this.host.gateway.pairing);
+    if (out.prompt && this.host) return out.prompt.ask(request, this.host.parts.gateway.pairing);
     const limited = request.scopes.length < DEFAULT_DEVICE_SCOPES.length;
     const why = !request.secure
       ? 'over plain HTTP'
@@ -144,15 +144,15 @@ export class StartReport {
   }
 
   private readyJson(host: Host): void {
-    const remote = host.listener;
-    const link = host.pairLink();
+    const remote = host.parts.reach.listener;
+    const link = host.parts.reach.pairLink();
     const pair = link.ok ? link.value : undefined;
     this.emit({
       event: 'ready',
-      hostId: host.hostId,
-      dataDir: host.paths.dir,
-      controlSocket: host.paths.controlSocket,
-      model: host.defaultModel,
+      hostId: host.parts.identity.hostId,
+      dataDir: host.parts.paths.dir,
+      controlSocket: host.parts.paths.controlSocket,
+      model: host.parts.defaultModel,
       version: VERSION,
     });
     if (remote && pair) {
@@ -166,30 +166,30 @@ export class StartReport {
     } else {
       this.emit({
         event: 'not-listening',
-        reason: this.out.relayOnly ? 'relay only: listening on no network address' : host.reachMessage,
+        reason: this.out.relayOnly ? 'relay only: listening on no network address' : host.parts.reach.message,
       });
     }
   }
 
   private readyText(host: Host): void {
     const { stdout, relayOnly, tty } = this.out;
-    const remote = host.listener;
-    const link = host.pairLink();
+    const remote = host.parts.reach.listener;
+    const link = host.parts.reach.pairLink();
     const pair = link.ok ? link.value : undefined;
     stdout.write(
       [
-        `Tether ${VERSION}: host ${host.hostId} is running.`,
-        `  data dir   ${host.paths.dir}`,
-        `  model      ${host.defaultModel}${host.defaultModel === 'demo' ? ' (built in; set ANTHROPIC_API_KEY or OPENAI_API_KEY, or use --model, for a real one)' : ''}`,
-        `  phones     ${remote ? remote.url : host.relay ? `through the relay at ${host.relay.url} only` : 'none can reach this host yet'}`,
-        ...(host.relay && remote ? [`  relay      ${host.relay.url}`] : []),
+        `Tether ${VERSION}: host ${host.parts.identity.hostId} is running.`,
+        `  data dir   ${host.parts.paths.dir}`,
+        `  model      ${host.parts.defaultModel}${host.parts.defaultModel === 'demo' ? ' (built in; set ANTHROPIC_API_KEY or OPENAI_API_KEY, or use --model, for a real one)' : ''}`,
+        `  phones     ${remote ? remote.url : host.parts.relay ? `through the relay at ${host.parts.relay.url} only` : 'none can reach this host yet'}`,
+        ...(host.parts.relay && remote ? [`  relay      ${host.parts.relay.url}`] : []),
         '',
       ].join('\n'),
     );
     if (!remote && relayOnly) stdout.write('Linking to the relay…\n');
     else if (!remote) {
       stdout.write(
-        `${visibleText(host.reachMessage, { multiline: true })}\nSessions and the local CLI work: tether sessions new "hello"\n`,
+        `${visibleText(host.parts.reach.message, { multiline: true })}\nSessions and the local CLI work: tether sessions new "hello"\n`,
       );
     } else {
       if (!remote.secureChannel) {
@@ -206,7 +206,7 @@ export class StartReport {
       );
       stdout.write(`${terminalQr(pair!.link, tty)}\n${pair!.link}\n\n`);
     }
-    host.log.subscribe('start prompt', (event) => {
+    host.parts.log.subscribe('start prompt', (event) => {
       if (event.type === 'approval.requested') stdout.write(startApprovalNotice(event.approval));
     });
   }

@@ -20,7 +20,7 @@ afterEach(async () => {
 
 /** Uploads `bytes` to a session straight through the host's upload manager (as the control socket does). */
 function attach(t: TestHost, sessionId: string, name: string, type: string, bytes: Uint8Array): Attachment {
-  const { uploads } = t.host;
+  const { uploads } = t.host.parts;
   const begun = uploads.begin('control', { sessionId, name, type, size: bytes.length, sha256: toHex(sha256(bytes)) });
   if (!begun.ok) throw new Error(begun.error.message);
   const uploadId = begun.value.uploadId!;
@@ -49,7 +49,7 @@ describe('attachments to an ACP agent', () => {
     const photo = makePng(20, 10);
     const image = attach(t, id, 'p.png', 'image/png', photo);
     const notes = attach(t, id, 'n.txt', 'text/plain', new TextEncoder().encode('say from the file'));
-    expect(t.host.sessions.send(id, 'say thanks', undefined, [image.id, notes.id]).ok).toBe(true);
+    expect(t.host.parts.sessions.send(id, 'say thanks', undefined, [image.id, notes.id]).ok).toBe(true);
     await runFinished(t, id, 2);
     const said = assistantText(t, id);
     expect(said).toContain(`saw image image/png ${photo.length} bytes`);
@@ -64,7 +64,7 @@ describe('attachments to an ACP agent', () => {
     const id = await startAgentSession(t, 'say ready');
     await runFinished(t, id);
     const image = attach(t, id, 'p.png', 'image/png', makePng(20, 10));
-    expect(t.host.sessions.send(id, 'say words only', undefined, [image.id]).ok).toBe(true);
+    expect(t.host.parts.sessions.send(id, 'say words only', undefined, [image.id]).ok).toBe(true);
     await runFinished(t, id, 2);
     expect(assistantText(t, id)).not.toContain('saw image');
     expect(assistantText(t, id)).toContain('words only');

@@ -75,7 +75,7 @@ async function hostWithAgent(
 }
 
 async function start(host: TestHost, text: string): Promise<string> {
-  const created = await host.host.sessions.create({ cwd: host.project, text, kind: 'acp', model: 'scripted' });
+  const created = await host.host.parts.sessions.create({ cwd: host.project, text, kind: 'acp', model: 'scripted' });
   if (!created.ok) throw new Error(created.error.message);
   return created.value.id;
 }
@@ -132,7 +132,7 @@ describe('an ACP agent as a session back-end', () => {
     const id = await start(host, 'say hi');
     const end = await finished(host, id);
     expect(end.usageReported).toBe(false);
-    expect(host.host.sessions.get(id)!.activity).toMatchObject({ unreportedRuns: 1, inputTokens: 0 });
+    expect(host.host.parts.sessions.get(id)!.activity).toMatchObject({ unreportedRuns: 1, inputTokens: 0 });
   });
 
   it('asks for permission with the whole action and the agent’s options; an answer from the CLI lets the write through', async () => {
@@ -143,7 +143,7 @@ describe('an ACP agent as a session back-end', () => {
     expect(approval.action).toContain('-first line\n-second line\n+rewritten\n+by the agent');
     expect(approval.action).toContain('allow once → “Allow”');
     expect(approval.action).toContain('deny → “Reject”');
-    expect(host.host.sessions.get(id)!.status).toBe('waiting');
+    expect(host.host.parts.sessions.get(id)!.status).toBe('waiting');
 
     const answered = await runCommand(approveCommand, ['--data-dir', join(host.dir, 'data'), approval.id, 'allow']);
     expect(answered.code).toBe(0);
@@ -169,7 +169,7 @@ describe('an ACP agent as a session back-end', () => {
     const host = await hostWithAgent();
     const id = await start(host, 'ask-edit notes.txt again');
     const approval = await approvalOf(host, id);
-    host.host.approvals.answer(approval.id, { decision: 'allow-session' }, { kind: 'local', label: 'test' });
+    host.host.parts.approvals.answer(approval.id, { decision: 'allow-session' }, { kind: 'local', label: 'test' });
     await finished(host, id);
     expect(messages(host, id).join('')).toContain('edit allowed (yes) and written');
   });
@@ -183,7 +183,7 @@ describe('an ACP agent as a session back-end', () => {
     const approval = await approvalOf(host, id);
     // The person sees that this write would not land in the folder before answering.
     expect(approval.action).toMatch(/change \S*link\.txt \(.* is outside the session folder/);
-    host.host.approvals.answer(approval.id, { decision: 'allow-once' }, { kind: 'local', label: 'test' });
+    host.host.parts.approvals.answer(approval.id, { decision: 'allow-once' }, { kind: 'local', label: 'test' });
     await finished(host, id);
     expect(messages(host, id).join('')).toContain('edit allowed (yes) but the write failed');
     expect(readFileSync(outside, 'utf8')).toBe('keep me');
@@ -193,9 +193,9 @@ describe('an ACP agent as a session back-end', () => {
     const host = await hostWithAgent();
     const id = await start(host, 'ask-edit notes.txt changed');
     const approval = await approvalOf(host, id);
-    expect(host.host.approvals.answer(approval.id, { decision: 'deny' }, { kind: 'local', label: 'test' }).ok).toBe(
-      true,
-    );
+    expect(
+      host.host.parts.approvals.answer(approval.id, { decision: 'deny' }, { kind: 'local', label: 'test' }).ok,
+    ).toBe(true);
     expect((await finished(host, id)).status).toBe('done');
     expect(messages(host, id).join('')).toContain('edit not allowed (no)');
     expect(readFileSync(join(host.project, 'notes.txt'), 'utf8')).toBe('first line\nsecond line\n');
@@ -204,10 +204,10 @@ describe('an ACP agent as a session back-end', () => {
   it('auto-approve answers the agent’s permission request without asking', async () => {
     const host = await hostWithAgent();
     const id = await start(host, 'wait');
-    host.host.sessions.setAutoApprove(id, true);
-    host.host.sessions.interrupt(id);
+    host.host.parts.sessions.setAutoApprove(id, true);
+    host.host.parts.sessions.interrupt(id);
     await finished(host, id);
-    host.host.sessions.send(id, 'ask-edit made.txt auto');
+    host.host.parts.sessions.send(id, 'ask-edit made.txt auto');
     expect((await finished(host, id, 2)).status).toBe('done');
     expect(readFileSync(join(host.project, 'made.txt'), 'utf8')).toBe('auto');
     expect(host.events(id).some((e) => e.type === 'approval.requested')).toBe(false);
@@ -236,7 +236,7 @@ describe('an ACP agent as a session back-end', () => {
     writeFileSync(join(home, '.some-token'), 'tok-123');
     writeFileSync(join(home, 'plain.txt'), 'plain words');
     const host = await hostWithAgent({ env: { HOME: home } });
-    const created = await host.host.sessions.create({
+    const created = await host.host.parts.sessions.create({
       cwd: home,
       text: 'read plain.txt\nread .some-token\nread .some-token\nread .some-token',
       kind: 'acp',
@@ -247,9 +247,9 @@ describe('an ACP agent as a session back-end', () => {
     const first = await approvalOf(host, id);
     expect(first.tool).toBe('read_file');
     expect(first.action).toContain(`Read ${join(home, '.some-token')}`);
-    host.host.approvals.answer(first.id, { decision: 'deny' }, { kind: 'local', label: 'test' });
+    host.host.parts.approvals.answer(first.id, { decision: 'deny' }, { kind: 'local', label: 'test' });
     const second = await approvalOf(host, id, 2);
-    host.host.approvals.answer(second.id, { decision: 'allow-session' }, { kind: 'local', label: 'test' });
+    host.host.parts.approvals.answer(second.id, { decision: 'allow-session' }, { kind: 'local', label: 'test' });
     expect((await finished(host, id)).status).toBe('done');
     const said = messages(host, id).join('');
     expect(said).toContain('read: plain words');
@@ -265,7 +265,7 @@ describe('an ACP agent as a session back-end', () => {
     const approval = await approvalOf(host, id);
     expect(approval.tool).toBe('shell');
     expect(approval.action).toBe('cat notes.txt');
-    host.host.approvals.answer(approval.id, { decision: 'allow-once' }, { kind: 'local', label: 'test' });
+    host.host.parts.approvals.answer(approval.id, { decision: 'allow-once' }, { kind: 'local', label: 'test' });
     expect((await finished(host, id)).status).toBe('done');
     expect(messages(host, id).join('')).toContain('command ran (unasked), exit 0');
     const outputs = host.events(id).filter((e): e is Of<'tool.finished'> => e.type === 'tool.finished');
@@ -278,7 +278,7 @@ describe('an ACP agent as a session back-end', () => {
     const approval = await approvalOf(host, id);
     expect(approval.tool).toBe('shell');
     expect(approval.action).toContain('\ncommand: echo acp-ok > proof.txt\n');
-    host.host.approvals.answer(approval.id, { decision: 'allow-once' }, { kind: 'local', label: 'test' });
+    host.host.parts.approvals.answer(approval.id, { decision: 'allow-once' }, { kind: 'local', label: 'test' });
     expect((await finished(host, id)).status).toBe('done');
     expect(messages(host, id).join('')).toContain('command ran (yes), exit 0');
     // The redirect was the shell's, in the session folder.
@@ -296,7 +296,7 @@ describe('an ACP agent as a session back-end', () => {
       tool: 'shell',
       action: "echo one && printf '%s\\n' two > two.txt\nset by the adapter on every command: CLAUDECODE=1",
     });
-    host.host.approvals.answer(approval.id, { decision: 'allow-once' }, { kind: 'local', label: 'test' });
+    host.host.parts.approvals.answer(approval.id, { decision: 'allow-once' }, { kind: 'local', label: 'test' });
     expect((await finished(host, id)).status).toBe('done');
     const started = host
       .events(id)
@@ -321,7 +321,7 @@ describe('an ACP agent as a session back-end', () => {
     const host = await hostWithAgent();
     const id = await start(host, 'ask-line echo again >> log.txt\nline echo again >> log.txt');
     const approval = await approvalOf(host, id);
-    host.host.approvals.answer(approval.id, { decision: 'allow-session' }, { kind: 'local', label: 'test' });
+    host.host.parts.approvals.answer(approval.id, { decision: 'allow-session' }, { kind: 'local', label: 'test' });
     expect((await finished(host, id)).status).toBe('done');
     expect(readFileSync(join(host.project, 'log.txt'), 'utf8')).toBe('again\nagain\n');
     expect(host.events(id).filter((e) => e.type === 'approval.requested')).toHaveLength(1);
@@ -335,7 +335,7 @@ describe('an ACP agent as a session back-end', () => {
     const id = await start(host, `ask-run-env BASH_ENV=${hidden} echo hello`);
     const approval = await approvalOf(host, id);
     expect(approval.action).toContain('command: echo hello');
-    host.host.approvals.answer(approval.id, { decision: 'allow-once' }, { kind: 'local', label: 'test' });
+    host.host.parts.approvals.answer(approval.id, { decision: 'allow-once' }, { kind: 'local', label: 'test' });
     expect((await finished(host, id)).status).toBe('done');
     expect(existsSync(marker)).toBe(false);
     // The agent got a clear error, and the transcript says why.
@@ -352,7 +352,7 @@ describe('an ACP agent as a session back-end', () => {
     writeFileSync(hidden, `touch ${marker}\n`);
     const id = await start(host, `ask-run echo hello\nrun-env BASH_ENV=${hidden} echo hello`);
     const approval = await approvalOf(host, id);
-    host.host.approvals.answer(approval.id, { decision: 'allow-session' }, { kind: 'local', label: 'test' });
+    host.host.parts.approvals.answer(approval.id, { decision: 'allow-session' }, { kind: 'local', label: 'test' });
     expect((await finished(host, id)).status).toBe('done');
     expect(existsSync(marker)).toBe(false);
     expect(messages(host, id).join('')).toMatch(/command refused \(unasked\): .*BASH_ENV/);
@@ -369,7 +369,7 @@ describe('an ACP agent as a session back-end', () => {
       `ask-run-env CC=${compiler} "$CC" x.c\nrun-env TAR_OPTIONS=--to-command=sh tar -xf a.tar`,
     );
     const approval = await approvalOf(host, id);
-    host.host.approvals.answer(approval.id, { decision: 'allow-once' }, { kind: 'local', label: 'test' });
+    host.host.parts.approvals.answer(approval.id, { decision: 'allow-once' }, { kind: 'local', label: 'test' });
     expect((await finished(host, id)).status).toBe('done');
     expect(existsSync(marker)).toBe(false);
     const said = messages(host, id).join('');
@@ -391,7 +391,7 @@ describe('an ACP agent as a session back-end', () => {
     );
     const first = await approvalOf(host, id);
     expect(first.action).not.toContain('GREETING=');
-    host.host.approvals.answer(first.id, { decision: 'allow-session' }, { kind: 'local', label: 'test' });
+    host.host.parts.approvals.answer(first.id, { decision: 'allow-session' }, { kind: 'local', label: 'test' });
     // The same command with a variable of the agent's: the rule does not cover it, and the
     // approval shows the variable.
     const second = await approvalOf(host, id, 2);
@@ -403,18 +403,18 @@ describe('an ACP agent as a session back-end', () => {
     expect(row.at(-1)!.title).toBe('echo "$GREETING"\nenvironment from the agent: GREETING=hi');
     expect(row.at(-1)!.input).toMatchObject({ env: { GREETING: 'hi' } });
     // No rule can be made for it: a later command with other values would pass under it.
-    const forSession = host.host.approvals.answer(
+    const forSession = host.host.parts.approvals.answer(
       second.id,
       { decision: 'allow-session' },
       { kind: 'local', label: 'test' },
     );
     expect(forSession.ok).toBe(false);
     expect(forSession.ok ? '' : forSession.error.message).toContain('its own environment variables');
-    host.host.approvals.answer(second.id, { decision: 'allow-once' }, { kind: 'local', label: 'test' });
+    host.host.parts.approvals.answer(second.id, { decision: 'allow-once' }, { kind: 'local', label: 'test' });
     // Allowed once: the same again asks again.
     const third = await approvalOf(host, id, 3);
     expect(third.action).toBe(second.action);
-    host.host.approvals.answer(third.id, { decision: 'deny' }, { kind: 'local', label: 'test' });
+    host.host.parts.approvals.answer(third.id, { decision: 'deny' }, { kind: 'local', label: 'test' });
     expect((await finished(host, id)).status).toBe('done');
     const outputs = host.events(id).filter((e): e is Of<'tool.finished'> => e.type === 'tool.finished');
     expect(outputs.some((e) => e.ok && e.output === 'hi\n')).toBe(true);
@@ -435,7 +435,7 @@ describe('an ACP agent as a session back-end', () => {
       ['ask-run cat notes.txt', 'run cat notes.txt notes.txt', 'run cat notes.txt ../secret.txt', 'say end'].join('\n'),
     );
     const first = await approvalOf(host, id);
-    host.host.approvals.answer(
+    host.host.parts.approvals.answer(
       first.id,
       { decision: 'allow-session', prefix: 'cat notes.txt' },
       { kind: 'local', label: 'test' },
@@ -443,7 +443,7 @@ describe('an ACP agent as a session back-end', () => {
     // The second ran under the rule; the third names a file outside the folder and asks.
     const third = await approvalOf(host, id, 2);
     expect(third.action).toBe('cat notes.txt ../secret.txt');
-    host.host.approvals.answer(third.id, { decision: 'deny' }, { kind: 'local', label: 'test' });
+    host.host.parts.approvals.answer(third.id, { decision: 'deny' }, { kind: 'local', label: 'test' });
     expect((await finished(host, id)).status).toBe('done');
     expect(messages(host, id).join('')).toContain('command ran (unasked), exit 0');
     expect(host.events(id).filter((e) => e.type === 'approval.requested')).toHaveLength(2);
@@ -456,7 +456,7 @@ describe('an ACP agent as a session back-end', () => {
     expect(messages(host, id)[0]).toMatch(/^session scripted-\d+-1 \(new\), prompt 1$/);
     const session = /session (\S+)/.exec(messages(host, id)[0]!)![1]!;
 
-    host.host.sessions.send(id, 'crash');
+    host.host.parts.sessions.send(id, 'crash');
     const crashed = await finished(host, id, 2);
     expect(crashed.status).toBe('error');
     expect(crashed.error).toContain('Scripted stopped: it exited with code 3');
@@ -464,7 +464,7 @@ describe('an ACP agent as a session back-end', () => {
     expect(notice.level).toBe('error');
     expect(notice.text).toContain('scripted agent: crashing now');
 
-    host.host.sessions.send(id, 'whoami');
+    host.host.parts.sessions.send(id, 'whoami');
     expect((await finished(host, id, 3)).status).toBe('done');
     // The same ACP session, loaded by a new process; its replay is not logged a second time.
     expect(messages(host, id).at(-1)).toBe(`session ${session} (loaded), prompt 3`);
@@ -496,19 +496,19 @@ describe('an ACP agent as a session back-end', () => {
     };
     const runToEnd = (host: Host, id: string, nth: number) =>
       new Promise<void>((resolve) => {
-        const done = () => [...host.log.readAll(id)].filter((e) => e.type === 'run.finished').length >= nth;
+        const done = () => [...host.parts.log.readAll(id)].filter((e) => e.type === 'run.finished').length >= nth;
         if (done()) return resolve();
-        const stop = host.log.subscribe('restart-test', () => {
+        const stop = host.parts.log.subscribe('restart-test', () => {
           if (!done()) return;
           stop();
           resolve();
         });
       });
     const said = (host: Host, id: string) =>
-      [...host.log.readAll(id)].flatMap((e) => (e.type === 'message' && e.role === 'assistant' ? [e.text] : []));
+      [...host.parts.log.readAll(id)].flatMap((e) => (e.type === 'message' && e.role === 'assistant' ? [e.text] : []));
 
     const first = await startHost();
-    const created = await first.sessions.create({ cwd: project, text: 'whoami', kind: 'acp', model: 'scripted' });
+    const created = await first.parts.sessions.create({ cwd: project, text: 'whoami', kind: 'acp', model: 'scripted' });
     if (!created.ok) throw new Error(created.error.message);
     const id = created.value.id;
     await runToEnd(first, id, 1);
@@ -517,7 +517,7 @@ describe('an ACP agent as a session back-end', () => {
 
     const second = await startHost();
     try {
-      second.sessions.send(id, 'whoami');
+      second.parts.sessions.send(id, 'whoami');
       await runToEnd(second, id, 2);
       expect(said(second, id).at(-1)).toBe(`session ${session} (loaded), prompt 2`);
     } finally {
@@ -529,10 +529,10 @@ describe('an ACP agent as a session back-end', () => {
     const host = await hostWithAgent();
     const id = await start(host, 'say working\nwait\nsay never');
     await host.waitFor(id, (e) => e.type === 'message.delta');
-    host.host.sessions.interrupt(id);
+    host.host.parts.sessions.interrupt(id);
     expect((await finished(host, id)).status).toBe('interrupted');
     expect(messages(host, id)).not.toContain('never');
-    host.host.sessions.send(id, 'whoami');
+    host.host.parts.sessions.send(id, 'whoami');
     await finished(host, id, 2);
     expect(messages(host, id).at(-1)).toMatch(/\(new\), prompt 2$/);
   });
@@ -541,10 +541,14 @@ describe('an ACP agent as a session back-end', () => {
     const host = await hostWithAgent();
     const id = await start(host, 'ask-edit notes.txt never');
     const approval = await approvalOf(host, id);
-    host.host.sessions.interrupt(id);
+    host.host.parts.sessions.interrupt(id);
     expect((await finished(host, id)).status).toBe('interrupted');
-    expect(host.host.approvals.pending(id)).toEqual([]);
-    const late = host.host.approvals.answer(approval.id, { decision: 'allow-once' }, { kind: 'local', label: 'test' });
+    expect(host.host.parts.approvals.pending(id)).toEqual([]);
+    const late = host.host.parts.approvals.answer(
+      approval.id,
+      { decision: 'allow-once' },
+      { kind: 'local', label: 'test' },
+    );
     expect(late.ok).toBe(false);
     expect(readFileSync(join(host.project, 'notes.txt'), 'utf8')).toBe('first line\nsecond line\n');
   });
@@ -553,9 +557,9 @@ describe('an ACP agent as a session back-end', () => {
     const host = await hostWithAgent({ limits: { cancelGraceMs: 300 } });
     const id = await start(host, 'say stuck\nhang');
     await host.waitFor(id, (e) => e.type === 'message.delta');
-    host.host.sessions.interrupt(id);
+    host.host.parts.sessions.interrupt(id);
     expect((await finished(host, id)).status).toBe('interrupted');
-    expect(host.host.agents.backend.liveAgents).toBe(0);
+    expect(host.host.parts.agents.backend.liveAgents).toBe(0);
   });
 
   it('an agent silent past the idle limit is stopped as hung, with its stderr', async () => {
@@ -577,11 +581,21 @@ describe('an ACP agent as a session back-end', () => {
 
   it('an agent that is not configured or not installed is refused at creation, with the reason', async () => {
     const host = await hostWithAgent();
-    const unknown = await host.host.sessions.create({ cwd: host.project, text: 'hi', kind: 'acp', model: 'nope' });
+    const unknown = await host.host.parts.sessions.create({
+      cwd: host.project,
+      text: 'hi',
+      kind: 'acp',
+      model: 'nope',
+    });
     expect(!unknown.ok && unknown.error.code).toBe('invalid-params');
-    const missing = await host.host.sessions.create({ cwd: host.project, text: 'hi', kind: 'acp', model: 'missing' });
+    const missing = await host.host.parts.sessions.create({
+      cwd: host.project,
+      text: 'hi',
+      kind: 'acp',
+      model: 'missing',
+    });
     expect(!missing.ok && missing.error.message).toContain('tether-no-such-acp-agent was not found on PATH');
-    expect(host.host.sessions.list()).toHaveLength(0);
+    expect(host.host.parts.sessions.list()).toHaveLength(0);
   });
 });
 

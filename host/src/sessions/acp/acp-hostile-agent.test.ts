@@ -34,10 +34,10 @@ const notices = (host: TestHost, id: string) => eventsOf(host, id, 'notice').map
 
 /** After whatever the agent did, the session takes the next message (a new agent process if need be). */
 async function carriesOn(host: TestHost, id: string, runs: number): Promise<void> {
-  host.host.sessions.send(id, 'say still here');
+  host.host.parts.sessions.send(id, 'say still here');
   expect((await runFinished(host, id, runs + 1)).status).toBe('done');
   expect(assistantText(host, id)).toContain('still here');
-  expect(host.host.sessions.get(id)?.status).toBe('idle');
+  expect(host.host.parts.sessions.get(id)?.status).toBe('idle');
 }
 
 describe('a hostile ACP agent', () => {
@@ -120,7 +120,7 @@ describe('a hostile ACP agent', () => {
     const host = await setup();
     const id = await start(host, `many-options ${MAX_PERMISSION_OPTIONS}`);
     const approval = await nthApproval(host, id);
-    host.host.approvals.answer(approval.id, { decision: 'allow-once' }, { kind: 'local', label: 'test' });
+    host.host.parts.approvals.answer(approval.id, { decision: 'allow-once' }, { kind: 'local', label: 'test' });
     expect((await runFinished(host, id)).status).toBe('done');
     expect(assistantText(host, id)).toContain('many-options: ok {"outcome":{"outcome":"selected","optionId":"o0"}}');
   });

@@ -34,13 +34,13 @@ describe('an agent that asks as Codex does', () => {
     const id = await startAgentSession(host, 'codex-run echo codex-ok > proof.txt');
     const approval = await nthApproval(host, id);
     expect(approval.kind).toBe('shell');
-    expect(host.host.approvals.answer(approval.id, { decision: 'allow-session' }, by).ok).toBe(true);
+    expect(host.host.parts.approvals.answer(approval.id, { decision: 'allow-session' }, by).ok).toBe(true);
     expect((await runFinished(host, id)).status).toBe('done');
     expect(assistantText(host, id)).toContain('ran (approved), exit 0');
     expect(readFileSync(join(host.project, 'proof.txt'), 'utf8')).toBe('codex-ok\n');
 
     // Tether's own rule covers the same command again, and the agent is told "approved" once more.
-    host.host.sessions.send(id, 'codex-run echo codex-ok > proof.txt');
+    host.host.parts.sessions.send(id, 'codex-run echo codex-ok > proof.txt');
     expect((await runFinished(host, id, 2)).status).toBe('done');
     expect(eventsOf(host, id, 'approval.requested')).toHaveLength(1);
     expect(assistantText(host, id).match(/ran \(approved\), exit 0/g)).toHaveLength(2);
@@ -57,9 +57,9 @@ describe('an agent that asks as Codex does', () => {
     );
     expect(first.action).toContain('allow for this session → “Yes, proceed” each time (Tether keeps the rule)');
     // A lock-screen Approve is allow-once: the agent hears "approved", never the amendment.
-    host.host.approvals.answer(first.id, { decision: 'allow-once' }, by);
+    host.host.parts.approvals.answer(first.id, { decision: 'allow-once' }, by);
     const second = await nthApproval(host, id, 2);
-    host.host.approvals.answer(second.id, { decision: 'allow-always' }, by);
+    host.host.parts.approvals.answer(second.id, { decision: 'allow-always' }, by);
     await runFinished(host, id);
     expect(assistantText(host, id)).toContain('ran (approved), exit 0');
     expect(assistantText(host, id)).toContain('ran (approved-execpolicy-amendment), exit 0');
@@ -76,17 +76,17 @@ describe('an agent that asks as Codex does', () => {
     const approval = await nthApproval(host, id);
     // The scripted agent's own options do have an allow-always: it is offered.
     expect(approval.always).toBe('Always allow');
-    host.host.approvals.answer(approval.id, { decision: 'deny' }, by);
+    host.host.parts.approvals.answer(approval.id, { decision: 'deny' }, by);
     await runFinished(host, id);
-    host.host.sessions.send(id, 'line echo unasked');
+    host.host.parts.sessions.send(id, 'line echo unasked');
     const unasked = await nthApproval(host, id, 2);
     // A command sent without a permission request has no agent option: nothing but Tether's answers.
     expect(unasked.always).toBeUndefined();
-    const refused = host.host.approvals.answer(unasked.id, { decision: 'allow-always' }, by);
+    const refused = host.host.parts.approvals.answer(unasked.id, { decision: 'allow-always' }, by);
     expect(refused.ok).toBe(false);
     if (!refused.ok) expect(refused.error.code).toBe('invalid-params');
-    expect(host.host.approvals.pending(id)).toHaveLength(1);
-    host.host.approvals.answer(unasked.id, { decision: 'deny' }, by);
+    expect(host.host.parts.approvals.pending(id)).toHaveLength(1);
+    host.host.parts.approvals.answer(unasked.id, { decision: 'deny' }, by);
     await runFinished(host, id, 2);
   });
 
@@ -99,7 +99,7 @@ describe('an agent that asks as Codex does', () => {
     expect(lines[1]).toBe('Scripted says why:');
     expect(lines[2]).toBe('  Do you want me to run “echo why” outside the sandbox?');
     expect(lines.indexOf('command: echo why')).toBeGreaterThan(2);
-    host.host.approvals.answer(approval.id, { decision: 'allow-once' }, by);
+    host.host.parts.approvals.answer(approval.id, { decision: 'allow-once' }, by);
     await runFinished(host, id);
   });
 
@@ -109,8 +109,8 @@ describe('an agent that asks as Codex does', () => {
       host,
       "codex-run printf 'out\\033[31mred\\n'; echo err >&2\ncodex-run echo failing; exit 7",
     );
-    host.host.approvals.answer((await nthApproval(host, id)).id, { decision: 'allow-once' }, by);
-    host.host.approvals.answer((await nthApproval(host, id, 2)).id, { decision: 'allow-once' }, by);
+    host.host.parts.approvals.answer((await nthApproval(host, id)).id, { decision: 'allow-once' }, by);
+    host.host.parts.approvals.answer((await nthApproval(host, id, 2)).id, { decision: 'allow-once' }, by);
     await runFinished(host, id);
     const finished = eventsOf(host, id, 'tool.finished');
     expect(finished.map((e) => [e.output, e.exitCode, e.ok])).toEqual([
@@ -130,7 +130,7 @@ describe('an agent that asks as Codex does', () => {
     const { host } = await setup();
     const id = await startAgentSession(host, 'codex-run echo never > never.txt\nsay not reached');
     const approval = await nthApproval(host, id);
-    host.host.approvals.answer(approval.id, { decision: 'deny' }, by);
+    host.host.parts.approvals.answer(approval.id, { decision: 'deny' }, by);
     const end = await runFinished(host, id);
     expect(end.status).toBe('done');
     const finished = eventsOf(host, id, 'tool.finished');
@@ -146,7 +146,7 @@ describe('an agent that asks as Codex does', () => {
     const { host } = await setup();
     const id = await startAgentSession(host, 'codex-run echo never > never.txt');
     await nthApproval(host, id);
-    host.host.sessions.interrupt(id);
+    host.host.parts.sessions.interrupt(id);
     expect((await runFinished(host, id)).status).toBe('interrupted');
     expect(existsSync(join(host.project, 'never.txt'))).toBe(false);
   });
@@ -161,7 +161,7 @@ describe('an edit asked for as a part of the file, as Claude Code asks', () => {
     expect(approval.action).toContain(
       'change notes.txt\n--- a/notes.txt\n+++ b/notes.txt\n@@ -1,4 +1,4 @@\n one\n two\n-three\n+THREE\n four',
     );
-    host.host.approvals.answer(approval.id, { decision: 'allow-once' }, by);
+    host.host.parts.approvals.answer(approval.id, { decision: 'allow-once' }, by);
     expect((await runFinished(host, id)).status).toBe('done');
     expect(assistantText(host, id)).toContain('replaced');
     expect(readFileSync(join(host.project, 'notes.txt'), 'utf8')).toBe('one\ntwo\nTHREE\nfour\n');
@@ -175,10 +175,10 @@ describe('an edit asked for as a part of the file, as Claude Code asks', () => {
     const first = await nthApproval(host, id);
     expect(first.action).toContain('-same\n+other');
     expect(first.action).not.toContain(' same');
-    host.host.approvals.answer(first.id, { decision: 'allow-once' }, by);
+    host.host.parts.approvals.answer(first.id, { decision: 'allow-once' }, by);
     const second = await nthApproval(host, id, 2);
     expect(second.action).toContain('Write notes.txt');
-    host.host.approvals.answer(second.id, { decision: 'allow-once' }, by);
+    host.host.parts.approvals.answer(second.id, { decision: 'allow-once' }, by);
     expect((await runFinished(host, id)).status).toBe('done');
     expect(readFileSync(join(host.project, 'notes.txt'), 'utf8')).toBe('other\nsame\n');
   });

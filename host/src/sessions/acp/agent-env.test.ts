@@ -72,7 +72,7 @@ describe('an agent process, started by a real host', () => {
     );
     host = await startTestHost({ agentsConfig, env: { ANTHROPIC_API_KEY: 'sk-ant-of-the-host' } });
     const names = ['PERSON_VARIABLE', 'ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'TETHER_SOMETHING', 'MODE'];
-    const created = await host.host.sessions.create({
+    const created = await host.host.parts.sessions.create({
       cwd: host.project,
       text: names.map((name) => `env ${name}\nsay ;`).join('\n'),
       kind: 'acp',

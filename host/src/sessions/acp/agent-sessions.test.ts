@@ -113,7 +113,7 @@ const said = (host: TestHost, id: string, role: 'user' | 'assistant') =>
 describe("an agent's own sessions", () => {
   it('are listed for a folder, newest first, with title, time and folder; another folder’s are not', async () => {
     const { host } = await hostWithStoredSessions({ stored: AT_THE_COMPUTER, env: { SCRIPTED_ACP_PAGE: '1' } });
-    const listed = await host.host.agents.sessions.list({ agent: 'scripted', place: 'local', cwd: host.project });
+    const listed = await host.host.parts.agents.sessions.list({ agent: 'scripted', place: 'local', cwd: host.project });
     if (!listed.ok) throw new Error(listed.error.message);
     // Read over pages of one: the cursor was followed.
     expect(listed.value).toEqual({
@@ -136,12 +136,12 @@ describe("an agent's own sessions", () => {
       ],
     });
     // The listing's agent process is gone.
-    expect(host.host.agents.backend.liveAgents).toBe(0);
+    expect(host.host.parts.agents.backend.liveAgents).toBe(0);
   });
 
   it('continuing one shows its conversation as the transcript, and new turns go on from it', async () => {
     const { host } = await hostWithStoredSessions({ stored: AT_THE_COMPUTER });
-    const continued = await host.host.agents.sessions.continue({
+    const continued = await host.host.parts.agents.sessions.continue({
       agent: 'scripted',
       place: 'local',
       cwd: host.project,
@@ -167,27 +167,27 @@ describe("an agent's own sessions", () => {
     expect(host.events(id).some((e) => e.type === 'message.delta')).toBe(false);
 
     // The next message goes to the same session of the agent, which remembers what came before.
-    host.host.sessions.send(id, 'whoami');
+    host.host.parts.sessions.send(id, 'whoami');
     await finished(host, id, 2);
     expect(said(host, id, 'assistant').at(-1)).toBe('session desk-newer (loaded), prompt 2');
 
     // Listed again, it names the Tether session that continues it; continuing it again gives that one.
-    const listed = await host.host.agents.sessions.list({ agent: 'scripted', place: 'local', cwd: host.project });
+    const listed = await host.host.parts.agents.sessions.list({ agent: 'scripted', place: 'local', cwd: host.project });
     expect(listed.ok && listed.value.sessions.find((s) => s.id === 'desk-newer')?.continuedBy).toBe(id);
-    const again = await host.host.agents.sessions.continue({
+    const again = await host.host.parts.agents.sessions.continue({
       agent: 'scripted',
       place: 'local',
       cwd: host.project,
       id: 'desk-newer',
     });
     expect(again.ok && again.value.id).toBe(id);
-    expect(host.host.sessions.list().filter((s) => s.kind === 'acp')).toHaveLength(1);
+    expect(host.host.parts.sessions.list().filter((s) => s.kind === 'acp')).toHaveLength(1);
   });
 
   it('once recorded, the conversation is not recorded again when the agent is started anew', async () => {
     // Loading (not resuming) again replays it all once more: the log has it already.
     const { host } = await hostWithStoredSessions({ stored: AT_THE_COMPUTER, env: { SCRIPTED_ACP_RESUME: '0' } });
-    const continued = await host.host.agents.sessions.continue({
+    const continued = await host.host.parts.agents.sessions.continue({
       agent: 'scripted',
       place: 'local',
       cwd: host.project,
@@ -196,9 +196,9 @@ describe("an agent's own sessions", () => {
     if (!continued.ok) throw new Error(continued.error.message);
     const id = continued.value.id;
     await finished(host, id);
-    host.host.sessions.send(id, 'crash');
+    host.host.parts.sessions.send(id, 'crash');
     expect((await finished(host, id, 2)).status).toBe('error');
-    host.host.sessions.send(id, 'whoami');
+    host.host.parts.sessions.send(id, 'whoami');
     await finished(host, id, 3);
     expect(said(host, id, 'assistant').at(-1)).toBe('session desk-newer (loaded), prompt 3');
     expect(said(host, id, 'user')).toEqual(['fix the flaky test', 'crash', 'whoami']);
@@ -215,10 +215,10 @@ describe("an agent's own sessions", () => {
     // A session in a folder inside this one, which is a link to another folder.
     symlinkSync(elsewhere, join(host.project, 'link'));
     writeFileSync(join(state, 'desk-linked.json'), JSON.stringify({ cwd: join(host.project, 'link'), prompts: ['x'] }));
-    const listed = await host.host.agents.sessions.list({ agent: 'scripted', place: 'local', cwd: host.project });
+    const listed = await host.host.parts.agents.sessions.list({ agent: 'scripted', place: 'local', cwd: host.project });
     expect(listed.ok && listed.value.sessions.map((s) => s.id)).toEqual(['desk-newer', 'desk-older']);
     for (const id of ['desk-elsewhere', 'never-was', 'desk-linked']) {
-      const refused = await host.host.agents.sessions.continue({
+      const refused = await host.host.parts.agents.sessions.continue({
         agent: 'scripted',
         place: 'local',
         cwd: host.project,
@@ -229,16 +229,16 @@ describe("an agent's own sessions", () => {
         message: `Scripted lists no session ${id} in ${host.project}`,
       });
     }
-    const throughLink = await host.host.agents.sessions.continue({
+    const throughLink = await host.host.parts.agents.sessions.continue({
       agent: 'scripted',
       place: 'local',
       cwd: join(host.project, 'link'),
       id: 'desk-linked',
     });
     expect(!throughLink.ok && throughLink.error.code).toBe('not-found');
-    expect(host.host.sessions.list()).toHaveLength(0);
+    expect(host.host.parts.sessions.list()).toHaveLength(0);
     // The agent's own title is the session's when none is given.
-    const continued = await host.host.agents.sessions.continue({
+    const continued = await host.host.parts.agents.sessions.continue({
       agent: 'scripted',
       place: 'local',
       cwd: host.project,
@@ -251,18 +251,18 @@ describe("an agent's own sessions", () => {
     const { host } = await hostWithStoredSessions({ stored: AT_THE_COMPUTER });
     const query = { agent: 'scripted', place: 'local', cwd: host.project, id: 'desk-older' };
     const [a, b] = await Promise.all([
-      host.host.agents.sessions.continue(query),
-      host.host.agents.sessions.continue(query),
+      host.host.parts.agents.sessions.continue(query),
+      host.host.parts.agents.sessions.continue(query),
     ]);
     expect(a.ok && b.ok && a.value.id === b.value.id).toBe(true);
-    expect(host.host.sessions.list()).toHaveLength(1);
+    expect(host.host.parts.sessions.list()).toHaveLength(1);
   });
 
   it('an agent that can only resume goes on from the session and says the conversation is not shown', async () => {
     const { host } = await hostWithStoredSessions({ stored: AT_THE_COMPUTER, env: { SCRIPTED_ACP_LOAD: '0' } });
-    const listed = await host.host.agents.sessions.list({ agent: 'scripted', place: 'local', cwd: host.project });
+    const listed = await host.host.parts.agents.sessions.list({ agent: 'scripted', place: 'local', cwd: host.project });
     expect(listed.ok && listed.value).toMatchObject({ canContinue: true, showsHistory: false });
-    const continued = await host.host.agents.sessions.continue({
+    const continued = await host.host.parts.agents.sessions.continue({
       agent: 'scripted',
       place: 'local',
       cwd: host.project,
@@ -276,14 +276,14 @@ describe("an agent's own sessions", () => {
       .filter((e): e is Of<'notice'> => e.type === 'notice')
       .at(-1)!;
     expect(notice.text).toContain('cannot replay it');
-    host.host.sessions.send(continued.value.id, 'whoami');
+    host.host.parts.sessions.send(continued.value.id, 'whoami');
     await finished(host, continued.value.id, 2);
     expect(said(host, continued.value.id, 'assistant').at(-1)).toBe('session desk-newer (resumed), prompt 2');
   });
 
   it('an agent without session/list says continuing is not available, and why', async () => {
     const { host } = await hostWithStoredSessions({ stored: AT_THE_COMPUTER, env: { SCRIPTED_ACP_LIST: '0' } });
-    const listed = await host.host.agents.sessions.list({ agent: 'scripted', place: 'local', cwd: host.project });
+    const listed = await host.host.parts.agents.sessions.list({ agent: 'scripted', place: 'local', cwd: host.project });
     expect(listed.ok && listed.value).toEqual({
       canContinue: false,
       reason: 'Scripted does not list its earlier sessions (no ACP session/list)',
@@ -302,7 +302,7 @@ describe("an agent's own sessions", () => {
       // Without resume, the next start loads it again, fails again, and starts afresh.
       env: { SCRIPTED_ACP_RESUME: '0' },
     });
-    const continued = await host.host.agents.sessions.continue({
+    const continued = await host.host.parts.agents.sessions.continue({
       agent: 'scripted',
       place: 'local',
       cwd: host.project,
@@ -313,7 +313,7 @@ describe("an agent's own sessions", () => {
     const end = await finished(host, id);
     expect(end.status).toBe('error');
     expect(end.error).toContain('Scripted refused session/load: the session file is damaged');
-    host.host.sessions.send(id, 'whoami');
+    host.host.parts.sessions.send(id, 'whoami');
     await finished(host, id, 2);
     expect(said(host, id, 'assistant').at(-1)).toMatch(/\(new\), prompt 1$/);
     expect(
@@ -325,7 +325,7 @@ describe("an agent's own sessions", () => {
 describe('what an agent answers about its sessions is hostile', () => {
   it('10,000 sessions with hostile titles: the newest 100, each title one bounded line', async () => {
     const { host } = await hostWithStoredSessions({ env: { SCRIPTED_ACP_LIST_FLOOD: '10000:300' } });
-    const listed = await host.host.agents.sessions.list({ agent: 'scripted', place: 'local', cwd: host.project });
+    const listed = await host.host.parts.agents.sessions.list({ agent: 'scripted', place: 'local', cwd: host.project });
     if (!listed.ok) throw new Error(listed.error.message);
     expect(listed.value.truncated).toBe(true);
     expect(listed.value.sessions).toHaveLength(MAX_AGENT_SESSIONS);
@@ -353,7 +353,7 @@ describe('what an agent answers about its sessions is hostile', () => {
 
   it('titles of a megabyte are cut to one line', async () => {
     const { host } = await hostWithStoredSessions({ env: { SCRIPTED_ACP_LIST_FLOOD: '3:1000000' } });
-    const listed = await host.host.agents.sessions.list({ agent: 'scripted', place: 'local', cwd: host.project });
+    const listed = await host.host.parts.agents.sessions.list({ agent: 'scripted', place: 'local', cwd: host.project });
     if (!listed.ok) throw new Error(listed.error.message);
     expect(listed.value.sessions.map((s) => s.title.length)).toEqual([
       MAX_AGENT_SESSION_TITLE,
@@ -367,7 +367,7 @@ describe('what an agent answers about its sessions is hostile', () => {
       stored: AT_THE_COMPUTER,
       env: { SCRIPTED_ACP_HISTORY_FLOOD: '1500' },
     });
-    const continued = await host.host.agents.sessions.continue({
+    const continued = await host.host.parts.agents.sessions.continue({
       agent: 'scripted',
       place: 'local',
       cwd: host.project,
@@ -388,7 +388,7 @@ describe('what an agent answers about its sessions is hostile', () => {
     const { host } = await hostWithStoredSessions({ stored: AT_THE_COMPUTER });
     const query = { agent: 'scripted', place: 'local', cwd: host.project };
     const all = await Promise.all(
-      Array.from({ length: MAX_LISTINGS + 1 }, () => host.host.agents.sessions.list(query)),
+      Array.from({ length: MAX_LISTINGS + 1 }, () => host.host.parts.agents.sessions.list(query)),
     );
     expect(all.filter((r) => r.ok)).toHaveLength(MAX_LISTINGS);
     expect(all.filter((r) => !r.ok && r.error.code === 'busy')).toHaveLength(1);

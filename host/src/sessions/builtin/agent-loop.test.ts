@@ -29,7 +29,7 @@ async function setup(kind: 'anthropic' | 'openai') {
 }
 
 async function create(text = 'do it'): Promise<string> {
-  const created = await t!.host.sessions.create({ cwd: t!.project, text });
+  const created = await t!.host.parts.sessions.create({ cwd: t!.project, text });
   if (!created.ok) throw new Error(created.error.message);
   return created.value.id;
 }
@@ -73,8 +73,8 @@ describe.each(['anthropic', 'openai'] as const)('agent loop over the %s SDK', (k
       cwd: t.project,
       place: 'local',
     });
-    expect(t.host.sessions.get(id)).toMatchObject({ status: 'waiting', pendingApprovals: 1 });
-    expect(t.host.approvals.answer(approval.id, { decision: 'allow-once' }, local).ok).toBe(true);
+    expect(t.host.parts.sessions.get(id)).toMatchObject({ status: 'waiting', pendingApprovals: 1 });
+    expect(t.host.parts.approvals.answer(approval.id, { decision: 'allow-once' }, local).ok).toBe(true);
     await t.waitFor(id, is('run.finished'));
     const events = t.events(id);
     expect(events.filter(is('message')).map((e) => [e.role, e.text])).toEqual([
@@ -86,7 +86,7 @@ describe.each(['anthropic', 'openai'] as const)('agent loop over the %s SDK', (k
     expect(events.find(is('tool.finished'))).toMatchObject({ ok: true, exitCode: 0 });
     expect(toolResultText(fake.requests[1], kind)).toContain('second line');
     expect(events.find(is('run.finished'))).toMatchObject({ status: 'done' });
-    expect(t.host.sessions.get(id)).toMatchObject({ status: 'idle', pendingApprovals: 0 });
+    expect(t.host.parts.sessions.get(id)).toMatchObject({ status: 'idle', pendingApprovals: 0 });
     // Sequence numbers have no gaps.
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
   });
@@ -99,11 +99,11 @@ describe.each(['anthropic', 'openai'] as const)('agent loop over the %s SDK', (k
     );
     const id = await create();
     const approval = await approvalOf(id);
-    t.host.approvals.answer(approval.id, { decision: 'deny', note: 'use make clean instead' }, local);
+    t.host.parts.approvals.answer(approval.id, { decision: 'deny', note: 'use make clean instead' }, local);
     await t.waitFor(id, is('run.finished'));
     expect(toolResultText(fake.requests[1], kind)).toContain('use make clean instead');
     expect(t.events(id).find(is('tool.finished'))).toMatchObject({ ok: false });
-    const second = t.host.approvals.answer(approval.id, { decision: 'allow-once' }, local);
+    const second = t.host.parts.approvals.answer(approval.id, { decision: 'allow-once' }, local);
     expect(!second.ok && second.error.code).toBe('already-resolved');
   });
 
@@ -112,10 +112,10 @@ describe.each(['anthropic', 'openai'] as const)('agent loop over the %s SDK', (k
     fake.enqueue({ hang: true });
     const id = await create();
     await fake.waitForRequests(1);
-    t.host.sessions.interrupt(id);
+    t.host.parts.sessions.interrupt(id);
     const finished = await t.waitFor(id, is('run.finished'));
     expect(finished).toMatchObject({ status: 'interrupted' });
-    expect(t.host.sessions.get(id)?.status).toBe('interrupted');
+    expect(t.host.parts.sessions.get(id)?.status).toBe('interrupted');
   });
 
   it('retries a 500 with a notice, then succeeds', async () => {
@@ -135,7 +135,7 @@ describe.each(['anthropic', 'openai'] as const)('agent loop over the %s SDK', (k
     const finished = await t.waitFor(id, is('run.finished'));
     expect(finished).toMatchObject({ status: 'error' });
     expect((finished as Extract<SessionEvent, { type: 'run.finished' }>).error).toContain('prompt is too long');
-    expect(t.host.sessions.get(id)?.status).toBe('error');
+    expect(t.host.parts.sessions.get(id)?.status).toBe('error');
   });
 
   it('ends the run as an error when the stream is cut, without hanging', async () => {
@@ -167,8 +167,8 @@ describe('agent loop behaviour', () => {
       { text: ['Got your follow-up.'] },
     );
     const id = await create();
-    expect(t.host.sessions.send(id, 'and one more thing')).toEqual({ ok: true, value: { queued: true } });
-    expect(t.host.sessions.get(id)?.queued).toBe(1);
+    expect(t.host.parts.sessions.send(id, 'and one more thing')).toEqual({ ok: true, value: { queued: true } });
+    expect(t.host.parts.sessions.get(id)?.queued).toBe(1);
     await t.waitFor(id, is('run.finished'));
     const messages = t
       .events(id)
@@ -189,17 +189,19 @@ describe('agent loop behaviour', () => {
     );
     const id = await create();
     const first = await approvalOf(id);
-    const badPrefix = t.host.approvals.answer(first.id, { decision: 'allow-session', prefix: 'ls' }, local);
+    const badPrefix = t.host.parts.approvals.answer(first.id, { decision: 'allow-session', prefix: 'ls' }, local);
     expect(!badPrefix.ok && badPrefix.error.code).toBe('invalid-params');
-    const bare = t.host.approvals.answer(first.id, { decision: 'allow-session', prefix: 'echo' }, local);
+    const bare = t.host.parts.approvals.answer(first.id, { decision: 'allow-session', prefix: 'echo' }, local);
     expect(!bare.ok && bare.error.message).toMatch(/at least one argument/);
-    expect(t.host.approvals.answer(first.id, { decision: 'allow-session', prefix: 'echo hello' }, local).ok).toBe(true);
+    expect(t.host.parts.approvals.answer(first.id, { decision: 'allow-session', prefix: 'echo hello' }, local).ok).toBe(
+      true,
+    );
     const third = (await t.waitFor(
       id,
       (e) => e.type === 'approval.requested' && e.approval.id !== first.id,
     )) as Extract<SessionEvent, { type: 'approval.requested' }>;
     expect(third.approval.action).toBe('echo hello three; rm x');
-    t.host.approvals.answer(third.approval.id, { decision: 'deny' }, local);
+    t.host.parts.approvals.answer(third.approval.id, { decision: 'deny' }, local);
     await t.waitFor(id, is('run.finished'));
     expect(t.events(id).filter(is('approval.requested'))).toHaveLength(2);
   });
@@ -209,11 +211,11 @@ describe('agent loop behaviour', () => {
     fake.enqueue({ toolCalls: [{ name: 'shell', argumentChunks: ['{"command":"sleep 30"}'] }] });
     const id = await create();
     const approval = await approvalOf(id);
-    t.host.approvals.answer(approval.id, { decision: 'allow-once' }, local);
+    t.host.parts.approvals.answer(approval.id, { decision: 'allow-once' }, local);
     await t.waitFor(id, is('approval.resolved'));
     await new Promise((r) => setTimeout(r, 200));
     const started = Date.now();
-    t.host.sessions.interrupt(id);
+    t.host.parts.sessions.interrupt(id);
     const finished = await t.waitFor(id, is('run.finished'));
     expect(Date.now() - started).toBeLessThan(5000);
     expect(finished).toMatchObject({ status: 'interrupted' });
@@ -225,11 +227,11 @@ describe('agent loop behaviour', () => {
     fake.enqueue({ toolCalls: [{ name: 'shell', argumentChunks: ['{"command":"ls"}'] }] });
     const id = await create();
     const approval = await approvalOf(id);
-    t.host.sessions.interrupt(id);
+    t.host.parts.sessions.interrupt(id);
     await t.waitFor(id, is('run.finished'));
     const resolved = t.events(id).find(is('approval.resolved'));
     expect(resolved?.approval).toMatchObject({ id: approval.id, status: 'cancelled' });
-    expect(t.host.approvals.pending()).toEqual([]);
+    expect(t.host.parts.approvals.pending()).toEqual([]);
   });
 
   it('auto-approve runs actions without asking, and says so in the transcript', async () => {
@@ -241,9 +243,9 @@ describe('agent loop behaviour', () => {
     );
     const id = await create();
     await t.waitFor(id, is('run.finished'));
-    t.host.sessions.setAutoApprove(id, true);
-    expect(t.host.sessions.get(id)?.autoApprove).toBe(true);
-    t.host.sessions.send(id, 'again');
+    t.host.parts.sessions.setAutoApprove(id, true);
+    expect(t.host.parts.sessions.get(id)?.autoApprove).toBe(true);
+    t.host.parts.sessions.send(id, 'again');
     await t.waitFor(id, (e) => e.type === 'run.finished' && e.seq > 10);
     expect(t.events(id).some(is('approval.requested'))).toBe(false);
     expect(t.events(id).find(is('tool.finished'))?.output).toContain('auto');
@@ -251,9 +253,9 @@ describe('agent loop behaviour', () => {
 
   it('refuses a session in a folder that does not exist, and an unknown model', async () => {
     t = await startTestHost();
-    const missing = await t.host.sessions.create({ cwd: '/nonexistent/folder', text: 'x' });
+    const missing = await t.host.parts.sessions.create({ cwd: '/nonexistent/folder', text: 'x' });
     expect(!missing.ok && missing.error.code).toBe('invalid-params');
-    const model = await t.host.sessions.create({ cwd: t.project, text: 'x', model: 'anthropic:claude' });
+    const model = await t.host.parts.sessions.create({ cwd: t.project, text: 'x', model: 'anthropic:claude' });
     expect(!model.ok && model.error.message).toMatch(/ANTHROPIC_API_KEY/);
   });
 });

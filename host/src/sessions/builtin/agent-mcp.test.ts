@@ -44,7 +44,7 @@ describe('MCP tools in a session', () => {
       { toolCalls: [{ name: 'mcp__echo__echo', argumentChunks: ['{"text":"hello mcp"}'] }] },
       { text: ['done'] },
     );
-    const created = await t.host.sessions.create({ cwd: t.project, text: 'use mcp' });
+    const created = await t.host.parts.sessions.create({ cwd: t.project, text: 'use mcp' });
     if (!created.ok) throw new Error(created.error.message);
     const id = created.value.id;
     const requested = (await t.waitFor(id, (e) => e.type === 'approval.requested')) as Extract<
@@ -53,7 +53,7 @@ describe('MCP tools in a session', () => {
     >;
     expect(requested.approval).toMatchObject({ tool: 'mcp__echo__echo', kind: 'mcp' });
     expect(requested.approval.action).toContain('"text": "hello mcp"');
-    t.host.approvals.answer(requested.approval.id, { decision: 'allow-once' }, { kind: 'local', label: 'test' });
+    t.host.parts.approvals.answer(requested.approval.id, { decision: 'allow-once' }, { kind: 'local', label: 'test' });
     await t.waitFor(id, (e) => e.type === 'run.finished');
 
     const events = t.events(id);

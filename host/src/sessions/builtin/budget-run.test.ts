@@ -46,7 +46,7 @@ describe('a budget', () => {
     const { t, fake } = await startWithFake('anthropic:claude-test');
     const budget = 16_000;
     fake.enqueue(readBig, readBig, readBig, readBig, readBig, readBig);
-    const created = await t.host.steering.create(
+    const created = await t.host.parts.steering.create(
       { cwd: t.project, text: 'read big.txt again and again' },
       { budget: { tokens: budget } },
     );
@@ -74,7 +74,7 @@ describe('a budget', () => {
     expect(waiting.text).toMatch(new RegExp(`^Budget reached: ${spent} of ${budget} tokens spent`));
     expect(of(events, 'notice').at(-1)?.text).toBe(waiting.text);
     expect(of(events, 'run.finished').at(-1)).toMatchObject({ status: 'done' });
-    const summary = t.host.sessions.get(id)!;
+    const summary = t.host.parts.sessions.get(id)!;
     expect(summary.status).toBe('idle');
     expect(summary.activity).toMatchObject({ budgetReached: true, inputTokens: spent - made * OUT });
     expect(summary.activity?.runOutputTokens).toBe(made * OUT);
@@ -83,14 +83,14 @@ describe('a budget', () => {
     // Raised from the CLI: the same run goes on from where it stopped, with no new message.
     const left = fake.pending;
     fake.enqueue({ text: ['Read it ', `${made + left} times.`] });
-    const shown = await runCommand(sessionsBudgetCommand, [id, '--data-dir', t.host.paths.dir]);
+    const shown = await runCommand(sessionsBudgetCommand, [id, '--data-dir', t.host.parts.paths.dir]);
     expect(shown.out).toMatch(/^Spent: last run .* · budget 16\.0k tokens \(reached: it waits for you\)/);
     const raised = await runCommand(sessionsBudgetCommand, [
       id,
       '--tokens',
       '1,000,000',
       '--data-dir',
-      t.host.paths.dir,
+      t.host.parts.paths.dir,
     ]);
     expect(raised.code, raised.err).toBe(0);
     expect(raised.out).toBe('Budget set. The session goes on.\n');
@@ -100,22 +100,22 @@ describe('a budget', () => {
     expect(resumed.at(-1)?.role).toBe('user');
     expect(JSON.stringify(resumed.at(-1)?.content)).toContain('tool_result');
     expect(of(t.events(id), 'message').filter((m) => m.role === 'user')).toHaveLength(1);
-    expect(t.host.sessions.get(id)?.activity?.budgetReached).toBeUndefined();
+    expect(t.host.parts.sessions.get(id)?.activity?.budgetReached).toBeUndefined();
   });
 
   it('in dollars, prices each call at the model price and refuses a model without one', async () => {
     const { t, fake } = await startWithFake('anthropic:claude-haiku-4-5');
     fake.enqueue({ text: ['hello'], usage: { input: 100_000, output: 10_000 } });
-    const created = await t.host.steering.create({ cwd: t.project, text: 'hi' }, { budget: { usd: 1 } });
+    const created = await t.host.parts.steering.create({ cwd: t.project, text: 'hi' }, { budget: { usd: 1 } });
     if (!created.ok) throw new Error(created.error.message);
     await t.waitFor(created.value.id, (e) => e.type === 'run.finished');
     // 100,000 in at $1 and 10,000 out at $5 a million.
-    expect(t.host.sessions.get(created.value.id)?.activity?.costUsd).toBeCloseTo(0.15, 6);
+    expect(t.host.parts.sessions.get(created.value.id)?.activity?.costUsd).toBeCloseTo(0.15, 6);
 
-    const refused = await t.host.steering.setModel(created.value.id, 'demo');
+    const refused = await t.host.parts.steering.setModel(created.value.id, 'demo');
     expect(refused.ok).toBe(false);
     if (!refused.ok) expect(refused.error.message).toMatch(/budget is in dollars, and no price is known for demo/);
-    const unpriced = await t.host.steering.create(
+    const unpriced = await t.host.parts.steering.create(
       { cwd: t.project, text: 'hi', model: 'demo' },
       { budget: { usd: 1 } },
     );

@@ -30,19 +30,19 @@ describe("a session's instructions", () => {
     writeFileSync(join(t.project, 'AGENTS.md'), 'Run the tests with make check.');
     writeFileSync(join(t.dir, 'data', 'AGENTS.md'), 'Answer in French.');
     fake.enqueue({ text: ['ok'] }, { text: ['ok again'] });
-    const created = await t.host.sessions.create({ cwd: t.project, text: 'hi' });
+    const created = await t.host.parts.sessions.create({ cwd: t.project, text: 'hi' });
     if (!created.ok) throw new Error(created.error.message);
     const id = created.value.id;
     await t.waitFor(id, finished);
     const system = JSON.stringify(fake.requests[0]!['system']);
     expect(system).toContain('Run the tests with make check.');
     expect(system.indexOf('make check')).toBeLessThan(system.indexOf('Answer in French.'));
-    expect(t.host.sessions.get(id)?.activity?.instructions).toEqual([
+    expect(t.host.parts.sessions.get(id)?.activity?.instructions).toEqual([
       { path: join(t.project, 'AGENTS.md'), status: 'read', bytes: 30 },
       { path: join(t.dir, 'data', 'AGENTS.md'), status: 'read', bytes: 17 },
     ]);
     expect(t.events(id).some((e) => e.type === 'notice')).toBe(false);
-    const shown = await runCommand(sessionsShowCommand, [id, '--data-dir', t.host.paths.dir]);
+    const shown = await runCommand(sessionsShowCommand, [id, '--data-dir', t.host.parts.paths.dir]);
     expect(shown.code, shown.err).toBe(0);
     const header = shown.out.split('\n');
     expect(header[0]).toBe('Model: anthropic:claude-test');
@@ -60,11 +60,11 @@ describe("a session's instructions", () => {
     });
     writeFileSync(join(t.project, 'AGENTS.md'), 'y'.repeat(10 * 1024 * 1024));
     fake.enqueue({ text: ['ok'] }, { text: ['ok again'] });
-    const created = await t.host.sessions.create({ cwd: t.project, text: 'hi' });
+    const created = await t.host.parts.sessions.create({ cwd: t.project, text: 'hi' });
     if (!created.ok) throw new Error(created.error.message);
     const id = created.value.id;
     await t.waitFor(id, finished);
-    expect(t.host.sessions.send(id, 'again').ok).toBe(true);
+    expect(t.host.parts.sessions.send(id, 'again').ok).toBe(true);
     await t.waitFor(id, (e) => finished(e) && e.seq > t!.events(id).find(finished)!.seq);
     const notices = t.events(id).filter((e) => e.type === 'notice');
     expect(notices).toHaveLength(1);
@@ -79,8 +79,8 @@ describe("a session's instructions", () => {
         .filter(finished)
         .map((e) => e.type === 'run.finished' && e.status),
     ).toEqual(['done', 'done']);
-    expect(t.host.sessions.get(id)?.activity?.instructions?.[0]).toMatchObject({ status: 'cut' });
-    const shown = await runCommand(sessionsShowCommand, [id, '--data-dir', t.host.paths.dir]);
+    expect(t.host.parts.sessions.get(id)?.activity?.instructions?.[0]).toMatchObject({ status: 'cut' });
+    const shown = await runCommand(sessionsShowCommand, [id, '--data-dir', t.host.parts.paths.dir]);
     expect(shown.out).toContain(`Instructions: ${join(t.project, 'AGENTS.md')} (cut)\n`);
   });
 
@@ -93,17 +93,17 @@ describe("a session's instructions", () => {
       contextWindow: 8192,
     });
     fake.enqueue({ text: ['ok'], usage: { input: 1234, output: 5 } });
-    const created = await t.host.sessions.create({ cwd: t.project, text: 'hi' });
+    const created = await t.host.parts.sessions.create({ cwd: t.project, text: 'hi' });
     if (!created.ok) throw new Error(created.error.message);
     await t.waitFor(created.value.id, finished);
-    expect(t.host.sessions.get(created.value.id)?.activity?.context).toEqual({
+    expect(t.host.parts.sessions.get(created.value.id)?.activity?.context).toEqual({
       tokens: 1234,
       window: 8192,
       compactions: 0,
     });
     // The output room asked for is a quarter of a small window.
     expect(fake.requests[0]!['max_tokens']).toBe(2048);
-    const shown = await runCommand(sessionsShowCommand, [created.value.id, '--data-dir', t.host.paths.dir]);
+    const shown = await runCommand(sessionsShowCommand, [created.value.id, '--data-dir', t.host.parts.paths.dir]);
     expect(shown.out).toContain('Context: 1.2k of 8.2k tokens (15%)\n');
   });
 
@@ -124,14 +124,14 @@ describe("a session's instructions", () => {
       { toolCalls: [{ name: 'skill', argumentChunks: ['{"name":"release"}'] }] },
       { text: ['Tagging now.'] },
     );
-    const created = await t.host.sessions.create({ cwd: t.project, text: 'release it' });
+    const created = await t.host.parts.sessions.create({ cwd: t.project, text: 'release it' });
     if (!created.ok) throw new Error(created.error.message);
     // A project's skills load once its folder is trusted: here for this session.
     const trust = await t.waitFor(created.value.id, (e) => e.type === 'approval.requested');
     if (trust.type !== 'approval.requested') throw new Error('not an approval');
     expect(trust.approval).toMatchObject({ kind: 'trust' });
     expect(trust.approval.action).toContain(`skill release (${folder}): Cut a release.`);
-    t.host.approvals.answer(trust.approval.id, { decision: 'allow-once' }, { kind: 'local', label: 'test' });
+    t.host.parts.approvals.answer(trust.approval.id, { decision: 'allow-once' }, { kind: 'local', label: 'test' });
     await t.waitFor(created.value.id, finished);
     expect(JSON.stringify(fake.requests[0]!['system'])).toContain('- release: Cut a release.');
     expect(JSON.stringify(fake.requests[0]!['tools'])).toContain('"skill"');

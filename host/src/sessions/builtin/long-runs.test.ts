@@ -39,7 +39,7 @@ describe('long runs', () => {
     const { fake, t } = await setup(3);
     for (let i = 0; i < 3; i++)
       fake.enqueue({ text: [`step ${i}`], toolCalls: [readCall('notes.txt')], usage: { input: 100, output: 7 } });
-    const created = await t.host.sessions.create({ cwd: t.project, text: 'go' });
+    const created = await t.host.parts.sessions.create({ cwd: t.project, text: 'go' });
     if (!created.ok) throw new Error(created.error.message);
     const id = created.value.id;
     await t.waitFor(id, is('run.finished'));
@@ -50,7 +50,7 @@ describe('long runs', () => {
     expect(t.events(id).filter(is('session.waiting'))).toMatchObject([
       { reason: 'limit', text: 'Stopped after 3 model calls; say go on to continue.' },
     ]);
-    expect(t.host.sessions.get(id)).toMatchObject({
+    expect(t.host.parts.sessions.get(id)).toMatchObject({
       status: 'idle',
       activity: {
         modelCalls: 3,
@@ -69,27 +69,27 @@ describe('long runs', () => {
 
     // "Go on": a message starts the next run, which is no longer paused.
     fake.enqueue({ text: ['finished'] });
-    expect(t.host.sessions.send(id, 'Go on.').ok).toBe(true);
+    expect(t.host.parts.sessions.send(id, 'Go on.').ok).toBe(true);
     // The new run starts at once (its first model call may already be counted): no longer paused.
-    expect(t.host.sessions.get(id)?.activity?.paused).toBe(false);
+    expect(t.host.parts.sessions.get(id)?.activity?.paused).toBe(false);
     await t.waitFor(id, (e) => e.type === 'run.finished' && t.events(id).filter(is('run.finished')).length === 2);
-    expect(t.host.sessions.get(id)?.activity).toMatchObject({ paused: false, modelCalls: 1, toolCalls: 3 });
+    expect(t.host.parts.sessions.get(id)?.activity).toMatchObject({ paused: false, modelCalls: 1, toolCalls: 3 });
   });
 
   it('take a session its own limit, and back to the default', async () => {
     const { fake, t } = await setup(5);
     fake.enqueue({ text: ['hi'] });
-    const created = await t.host.sessions.create({ cwd: t.project, text: 'go' });
+    const created = await t.host.parts.sessions.create({ cwd: t.project, text: 'go' });
     if (!created.ok) throw new Error(created.error.message);
     const id = created.value.id;
     await t.waitFor(id, is('run.finished'));
-    const handlers = historyHandlers({ sessions: t.host.sessions, log: t.host.log });
+    const handlers = historyHandlers({ sessions: t.host.parts.sessions, log: t.host.parts.log });
     const set = handlers['sessions.configure']({ id, maxModelCalls: 2 });
     expect(set.ok && set.value.session.activity).toMatchObject({ maxModelCalls: 2, ownLimit: true });
     for (let i = 0; i < 3; i++) fake.enqueue({ toolCalls: [readCall('notes.txt')] });
-    t.host.sessions.send(id, 'more');
+    t.host.parts.sessions.send(id, 'more');
     await t.waitFor(id, (e) => e.type === 'run.finished' && t.events(id).filter(is('run.finished')).length === 2);
-    expect(t.host.sessions.get(id)?.activity).toMatchObject({ modelCalls: 2, paused: true });
+    expect(t.host.parts.sessions.get(id)?.activity).toMatchObject({ modelCalls: 2, paused: true });
     const back = handlers['sessions.configure']({ id, maxModelCalls: null });
     expect(back.ok && back.value.session.activity).toMatchObject({ maxModelCalls: 5, ownLimit: false });
     expect(handlers['sessions.configure']({ id: 'nope', maxModelCalls: 3 })).toMatchObject({
@@ -114,13 +114,13 @@ describe('long runs', () => {
       },
       { text: ['done'] },
     );
-    const created = await t.host.sessions.create({ cwd: t.project, text: 'write' });
+    const created = await t.host.parts.sessions.create({ cwd: t.project, text: 'write' });
     if (!created.ok) throw new Error(created.error.message);
     const id = created.value.id;
-    t.host.sessions.setAutoApprove(id, true);
+    t.host.parts.sessions.setAutoApprove(id, true);
     // Auto-approve came after the first approval was raised: answer what waits.
-    for (const approval of t.host.approvals.pending(id))
-      t.host.approvals.answer(approval.id, { decision: 'allow-once' }, { kind: 'local', label: 'test' });
+    for (const approval of t.host.parts.approvals.pending(id))
+      t.host.parts.approvals.answer(approval.id, { decision: 'allow-once' }, { kind: 'local', label: 'test' });
     await t.waitFor(id, is('run.finished'));
     expect(readFileSync(join(t.project, 'notes.txt'), 'utf8')).toBe('first line\nline two\n');
     const changed = t.events(id).filter(is('file.changed'));
@@ -130,7 +130,7 @@ describe('long runs', () => {
     ]);
     expect(changed[1]!.diff).toContain('-second line');
     expect(changed[1]!.diff).toContain('+line two');
-    const handlers = historyHandlers({ sessions: t.host.sessions, log: t.host.log });
+    const handlers = historyHandlers({ sessions: t.host.parts.sessions, log: t.host.parts.log });
     const listed = handlers['sessions.changes']({ id });
     if (!listed.ok) throw new Error(listed.error.message);
     const paths = listed.value.events.map((e) => {

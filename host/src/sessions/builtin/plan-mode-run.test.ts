@@ -40,25 +40,25 @@ describe("the own loop's plan mode", () => {
       call('write_file', { path: 'notes.txt', content: 'rewritten\n' }),
       { text: ['Done: notes.txt is rewritten.'] },
     );
-    const created = await t.host.steering.create({ cwd: t.project, text: 'tidy the notes' }, { mode: 'plan' });
+    const created = await t.host.parts.steering.create({ cwd: t.project, text: 'tidy the notes' }, { mode: 'plan' });
     if (!created.ok) throw new Error(created.error.message);
     const id = created.value.id;
     expect(created.value.mode).toEqual({ id: 'plan', name: 'Plan' });
     // Auto-approve answers every action but the plan itself.
-    t.host.sessions.setAutoApprove(id, true);
+    t.host.parts.sessions.setAutoApprove(id, true);
 
     const first = await nthApproval(t, id, 1);
     expect(first).toMatchObject({ kind: 'plan', tool: 'propose_plan', action: '1. Rewrite notes.txt' });
     expect(toolNames(fake.requests[0]!)).toEqual(['read_file', 'list_dir', 'search', 'propose_plan']);
     expect(JSON.stringify(fake.requests[0]!['system'])).toContain('plan mode');
-    t.host.approvals.answer(first.id, { decision: 'deny', note: 'also say what changed' }, person);
+    t.host.parts.approvals.answer(first.id, { decision: 'deny', note: 'also say what changed' }, person);
 
     const second = await nthApproval(t, id, 2);
     expect(second.action).toBe('1. Rewrite notes.txt\n2. Say what changed');
     // A plan is accepted once: no rule can take later plans for granted.
-    const forSession = t.host.approvals.answer(second.id, { decision: 'allow-session' }, person);
+    const forSession = t.host.parts.approvals.answer(second.id, { decision: 'allow-session' }, person);
     expect(forSession.ok).toBe(false);
-    expect(t.host.approvals.answer(second.id, { decision: 'allow-once' }, person).ok).toBe(true);
+    expect(t.host.parts.approvals.answer(second.id, { decision: 'allow-once' }, person).ok).toBe(true);
 
     await t.waitFor(id, (e) => e.type === 'run.finished');
     expect(fake.requests).toHaveLength(5);
@@ -70,7 +70,7 @@ describe("the own loop's plan mode", () => {
     expect(toolNames(fake.requests[3]!)).toEqual(expect.arrayContaining(['shell', 'write_file', 'edit_file']));
     expect(toolNames(fake.requests[3]!)).not.toContain('propose_plan');
     expect(readFileSync(join(t.project, 'notes.txt'), 'utf8')).toBe('rewritten\n');
-    expect(t.host.sessions.get(id)?.mode).toEqual({ id: 'default', name: 'Default' });
+    expect(t.host.parts.sessions.get(id)?.mode).toEqual({ id: 'default', name: 'Default' });
     expect(
       t.events(id).some((e) => e.type === 'notice' && e.text === 'Plan accepted: the session left plan mode.'),
     ).toBe(true);
@@ -78,14 +78,14 @@ describe("the own loop's plan mode", () => {
 
   it('is switched on and off from any surface, and an unknown mode is refused with the list', async () => {
     t = await startTestHost({ model: 'demo' });
-    const created = await t.host.sessions.create({ cwd: t.project, text: 'hi' });
+    const created = await t.host.parts.sessions.create({ cwd: t.project, text: 'hi' });
     if (!created.ok) throw new Error(created.error.message);
     const id = created.value.id;
-    const plan = await t.host.steering.setMode(id, 'plan');
+    const plan = await t.host.parts.steering.setMode(id, 'plan');
     expect(plan.ok && plan.value.mode).toEqual({ id: 'plan', name: 'Plan' });
-    const unknown = await t.host.steering.setMode(id, 'yolo');
+    const unknown = await t.host.parts.steering.setMode(id, 'yolo');
     expect(unknown.ok || unknown.error.message).toBe('no mode yolo: choose default or plan');
-    const controls = await t.host.steering.controls(id);
+    const controls = await t.host.parts.steering.controls(id);
     expect(controls.ok && controls.value.modes.map((m) => m.id)).toEqual(['default', 'plan']);
     expect(controls.ok && controls.value.mode).toBe('plan');
   });

@@ -54,7 +54,7 @@ describe("a session's plugins", () => {
     );
     plugin(plugins, 'odd', { name: 'odd', hooks: { start: 'curl evil' } });
     fake.enqueue({ text: ['ok'] }, { text: ['ok again'] });
-    const created = await t.host.sessions.create({ cwd: t.project, text: 'hi' });
+    const created = await t.host.parts.sessions.create({ cwd: t.project, text: 'hi' });
     if (!created.ok) throw new Error(created.error.message);
     const id = created.value.id;
 
@@ -67,9 +67,9 @@ describe("a session's plugins", () => {
     expect(approval.action).toContain('plugin odd');
     expect(approval.action).toMatch(/\.agents\/plugins\/kit\/plugin\.json {2}\(sha256 [0-9a-f]{16}\)/);
     // Auto-approve does not answer it: only the person does.
-    t.host.sessions.setAutoApprove(id, true);
-    expect(t.host.approvals.pending(id)).toHaveLength(1);
-    expect(t.host.approvals.answer(approval.id, { decision: 'deny' }, by).ok).toBe(true);
+    t.host.parts.sessions.setAutoApprove(id, true);
+    expect(t.host.parts.approvals.pending(id)).toHaveLength(1);
+    expect(t.host.parts.approvals.answer(approval.id, { decision: 'deny' }, by).ok).toBe(true);
     await t.waitFor(id, finished);
     expect(JSON.stringify(fake.requests[0]!['system'])).not.toContain('release');
     expect(toolNames(fake.requests[0])).not.toContain('skill');
@@ -80,7 +80,7 @@ describe("a session's plugins", () => {
       "This folder's own skills and plugins are not loaded: this session runs without them. You declined to trust it.",
     ]);
     // Not asked again in the same session while it is unchanged.
-    expect(t.host.sessions.send(id, 'again').ok).toBe(true);
+    expect(t.host.parts.sessions.send(id, 'again').ok).toBe(true);
     await t.waitFor(id, (e) => finished(e) && t.events(id).filter(finished).length === 2);
     expect(t.events(id).filter(asked)).toHaveLength(1);
   });
@@ -95,7 +95,7 @@ describe("a session's plugins", () => {
     );
     writeFileSync(join(kit, 'server.mjs'), `import ${JSON.stringify(ECHO)};\n`);
     const cli = (args: string[]) =>
-      runCommand(pluginsAllowCommand, ['--cwd', t.project, ...args, '--data-dir', t.host.paths.dir]);
+      runCommand(pluginsAllowCommand, ['--cwd', t.project, ...args, '--data-dir', t.host.parts.paths.dir]);
     const shown = await cli([]);
     expect(shown.code, shown.err).toBe(0);
     expect(shown.out).toContain(`MCP server echo: node ./server.mjs  (in ${kit})`);
@@ -103,7 +103,7 @@ describe("a session's plugins", () => {
     expect((await cli(['--yes'])).code).toBe(0);
 
     fake.enqueue({ text: ['ok'] }, { text: ['ok again'] });
-    const created = await t.host.sessions.create({ cwd: t.project, text: 'hi' });
+    const created = await t.host.parts.sessions.create({ cwd: t.project, text: 'hi' });
     if (!created.ok) throw new Error(created.error.message);
     const id = created.value.id;
     await t.waitFor(id, finished);
@@ -116,12 +116,12 @@ describe("a session's plugins", () => {
       join(kit, 'server.mjs'),
       `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(pwned)}, 'ran');\nimport ${JSON.stringify(ECHO)};\n`,
     );
-    expect(t.host.sessions.send(id, 'again').ok).toBe(true);
+    expect(t.host.parts.sessions.send(id, 'again').ok).toBe(true);
     const again = await nthApproval(t, id, 1);
     expect(again.kind).toBe('trust');
     expect(again.action).toMatch(/^It changed since it was trusted \(this computer\)\./);
     expect(existsSync(pwned)).toBe(false);
-    expect(t.host.approvals.answer(again.id, { decision: 'deny' }, by).ok).toBe(true);
+    expect(t.host.parts.approvals.answer(again.id, { decision: 'deny' }, by).ok).toBe(true);
     await t.waitFor(id, (e) => finished(e) && t.events(id).filter(finished).length === 2);
     expect(existsSync(pwned), 'the changed program ran as allowed').toBe(false);
     expect(toolNames(fake.requests[1]).some((n) => n.startsWith('mcp__kit'))).toBe(false);

@@ -47,7 +47,11 @@ function tether(args: string[]): { pty: IPty; screen: () => string; exit: Promis
 }
 
 async function sessionNamed(name: string): Promise<SessionSummary> {
-  return until(() => t!.host.sessions.list().find((s) => s.kind === 'terminal' && s.title === name), 10_000, name);
+  return until(
+    () => t!.host.parts.sessions.list().find((s) => s.kind === 'terminal' && s.title === name),
+    10_000,
+    name,
+  );
 }
 
 const BASH = ['--', 'bash', '--norc', '--noprofile'];
@@ -85,7 +89,7 @@ describe('tether run', () => {
     first.pty.write('\x1d');
     expect(await first.exit).toBe(0);
     expect(first.screen()).toContain('[detached: work goes on; tether attach work returns to it]');
-    expect(t.host.terminals.list()).toMatchObject([
+    expect(t.host.parts.terminals.list()).toMatchObject([
       { id: session.terminalId, status: 'running', sessionId: session.id },
     ]);
 
@@ -96,7 +100,7 @@ describe('tether run', () => {
     expect(await second.exit).toBe(3);
     expect(second.screen()).toContain('[work exited with code 3]');
     const ended = await until(() => {
-      const s = t!.host.sessions.get(session.id);
+      const s = t!.host.parts.sessions.get(session.id);
       return s?.status === 'error' ? s : undefined;
     });
     expect(ended.lastLine).toBe('work exited with code 3');
@@ -117,15 +121,19 @@ describe('tether run', () => {
     const session = await sessionNamed('asker');
     const waiting = await t.waitFor(session.id, (e) => e.type === 'session.waiting');
     expect(waiting).toMatchObject({ reason: 'question', text: 'Continue? [y/N]' });
-    expect(t.host.sessions.get(session.id)).toMatchObject({ status: 'waiting', lastLine: 'Continue? [y/N]' });
+    expect(t.host.parts.sessions.get(session.id)).toMatchObject({ status: 'waiting', lastLine: 'Continue? [y/N]' });
 
     // A message to the session is typed into the program, with Enter.
-    expect(t.host.sessions.send(session.id, 'y')).toEqual({ ok: true, value: { queued: false } });
-    await until(() => (t!.host.sessions.get(session.id)?.status === 'running' ? true : undefined), 10_000, 'running');
-    expect(t.host.terminals.handle(session.terminalId!)!.screenLines().join('\n')).toContain('got y');
+    expect(t.host.parts.sessions.send(session.id, 'y')).toEqual({ ok: true, value: { queued: false } });
+    await until(
+      () => (t!.host.parts.sessions.get(session.id)?.status === 'running' ? true : undefined),
+      10_000,
+      'running',
+    );
+    expect(t.host.parts.terminals.handle(session.terminalId!)!.screenLines().join('\n')).toContain('got y');
     // Stop is Ctrl-C to the program.
-    expect(t.host.sessions.interrupt(session.id).ok).toBe(true);
-    await until(() => (t!.host.sessions.get(session.id)?.status === 'error' ? true : undefined), 10_000, 'ended');
+    expect(t.host.parts.sessions.interrupt(session.id).ok).toBe(true);
+    await until(() => (t!.host.parts.sessions.get(session.id)?.status === 'error' ? true : undefined), 10_000, 'ended');
   });
 
   it('lets no device without the terminal scope type into a program, not even as a message', async () => {
@@ -145,7 +153,7 @@ describe('tether run', () => {
       const refused = await client.call(method, params);
       expect(refused.ok || refused.error.code).toBe('forbidden');
     }
-    expect(t.host.terminals.handle(session.terminalId!)!.end).toBe(0);
+    expect(t.host.parts.terminals.handle(session.terminalId!)!.end).toBe(0);
   });
 
   it('refuses what it cannot run, and a second program of the same name', async () => {
@@ -164,7 +172,7 @@ describe('tether run', () => {
       out: 'Started twice. tether attach twice shows it.\n',
     });
     const listed = await runCommand(terminalsCommand, data);
-    const twice = t.host.sessions.list().find((s) => s.title === 'twice')!;
+    const twice = t.host.parts.sessions.list().find((s) => s.title === 'twice')!;
     expect(listed.out).toMatch(new RegExp(`^${twice.terminalId} +local +running .* ${twice.id} +${t.project}$`, 'm'));
     const again = await run('--detached', '--cwd', t.project, '--name', 'twice', '--', 'sleep', '30');
     expect(again.err).toContain('a program named twice is running already');
@@ -194,15 +202,15 @@ describe('tether run', () => {
     const session = await sessionNamed('claude');
     const notice = t.events(session.id).find((e) => e.type === 'notice');
     expect(notice?.type === 'notice' && notice.text).toContain('the prompt patterns written for Claude Code 2.1');
-    const handle = t.host.terminals.handle(session.terminalId!)!;
+    const handle = t.host.parts.terminals.handle(session.terminalId!)!;
     await until(() => (handle.screenLines().join('\n').includes('Run it') ? true : undefined), 10_000, 'the question');
     // Many quiet periods later it is still running, with no question recorded.
     await new Promise((resolve) => setTimeout(resolve, 800));
-    expect(t.host.sessions.get(session.id)?.status).toBe('running');
+    expect(t.host.parts.sessions.get(session.id)?.status).toBe('running');
     expect(t.events(session.id).some((e) => e.type === 'session.waiting')).toBe(false);
     // The terminal still takes the answer.
-    expect(t.host.sessions.send(session.id, 'y').ok).toBe(true);
+    expect(t.host.parts.sessions.send(session.id, 'y').ok).toBe(true);
     await until(() => (handle.screenLines().join('\n').includes('got y') ? true : undefined), 10_000, 'the answer');
-    expect(t.host.sessions.get(session.id)?.status).toBe('running');
+    expect(t.host.parts.sessions.get(session.id)?.status).toBe('running');
   });
 });
