@@ -144,14 +144,14 @@ export class RelayLink {
       return this.drop(session, decoded.error, CloseCode.ProtocolError, 'frame-malformed');
     }
     const frame = decoded.value;
-    if (session.phase !== 'linked') return this.authenticate(session, frame, bytes);
+    if (session.phase.name !== 'linked') return this.authenticate(session, frame, bytes);
     switch (frame.type) {
       case 'open':
       case 'data':
       case 'close':
       case 'pair-request':
       case 'call-request':
-        return session.carry(frame);
+        return session.mux.carry(frame);
       case 'ping':
         return session.control({ type: 'pong', nonce: frame.nonce });
       case 'pong':
@@ -159,7 +159,7 @@ export class RelayLink {
       case 'drain':
         return this.drained(session);
       case 'about':
-        session.servesApp = frame.servesApp;
+        session.move({ type: 'about', servesApp: frame.servesApp });
         return;
       default:
         this.options.gateway.stats.add('relay:unexpected-frame');
@@ -175,15 +175,15 @@ export class RelayLink {
   /** Before `ready`: the challenge, answered once, then `ready` naming this host. */
   private authenticate(session: LinkSession, frame: RelayFrame, bytes: Uint8Array): void {
     if (frame.type === 'ping') return session.control({ type: 'pong', nonce: frame.nonce });
-    if (frame.type === 'challenge' && session.phase === 'opening') {
+    if (frame.type === 'challenge' && session.phase.name === 'opening') {
       this.skewMs = frame.time - this.options.clock.now();
       const step = challengeStep(bytes, frame, this.url, this.options.identity.sign, this.options.clock);
       if (step.kind === 'refuse') return this.refused(session, step.error);
       if (step.kind === 'drop') return this.drop(session, step.error, CloseCode.ProtocolError, step.error.code);
-      session.phase = 'challenged';
+      session.move({ type: 'answered' });
       return session.socket.send(step.bytes, () => undefined);
     }
-    if (frame.type === 'ready' && session.phase === 'challenged') {
+    if (frame.type === 'ready' && session.phase.name === 'challenged') {
       if (frame.hostId !== this.options.identity.hostId) {
         return this.drop(
           session,
@@ -192,8 +192,7 @@ export class RelayLink {
           'auth-failed',
         );
       }
-      session.maxConnections = frame.maxConnections;
-      return this.linked(session);
+      return this.linked(session, frame.maxConnections);
     }
     this.options.gateway.stats.add('relay:unexpected-frame');
     this.drop(
@@ -204,8 +203,8 @@ export class RelayLink {
     );
   }
 
-  private linked(session: LinkSession): void {
-    session.ready();
+  private linked(session: LinkSession, maxConnections: number): void {
+    session.move({ type: 'ready', maxConnections });
     this.reconnector.opened();
     this.roster.set(this.index, { name: 'linked' });
     this.setState({ name: 'linked' });
@@ -273,7 +272,7 @@ export class RelayLink {
   }
 
   private failed(session: LinkSession, error: ProtocolError): void {
-    const shortLived = session.phase === 'linked' && !this.reconnector.stable;
+    const shortLived = session.phase.name === 'linked' && !this.reconnector.stable;
     this.endSession(session);
     this.roster.set(this.index, { name: 'failed', error });
     this.retry(error, shortLived);
