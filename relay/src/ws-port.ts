@@ -1,48 +1,38 @@
 import type { Writable } from 'node:stream';
+import { WsAdapter } from '@tether/shared-protocol';
 import type { WebSocket } from 'ws';
 import type { PeerPort, PortHandler } from './peer-port.js';
 
-/** Where a socket's port is kept on the socket itself, so its listeners need no closure of their own. */
-const PORT = Symbol('tether.relay.port');
-type Carrier = WebSocket & { [PORT]: WsPort };
-
-/** One options object for every send: `ws` copies it, never changes it. */
-const BINARY = { binary: true } as const;
+/** A text message reaches the relay's handler as this, with `binary` false: the relay refuses it. */
+const NO_BYTES = new Uint8Array(0);
 
 /**
- * A `ws` WebSocket as a PeerPort. The socket is `ws`'s own, upgraded by `ws-upgrade.ts`: nothing
- * else holds a request, a URL or a closure per socket, and a message reaches the relay as the
- * Buffer `ws` parsed, viewed and never copied. The listeners are shared by every socket (they
- * find their port through the socket): an idle connection costs what the socket and the relay's
- * own state cost, and no more.
+ * A `ws` WebSocket as a PeerPort: the link kit's adapter, with the relay's corking, backpressure,
+ * pings and parser cap. The socket is `ws`'s own, upgraded by `ws-upgrade.ts`: nothing else holds a
+ * request, a URL or a closure per socket, and a message reaches the relay as the Buffer `ws` parsed,
+ * viewed and never copied.
  */
-export class WsPort implements PeerPort {
+export class WsPort extends WsAdapter<WebSocket> implements PeerPort {
   handler: PortHandler | null = null;
   /** The parser refused a message over the cap: the close is reported as 1009, whatever the socket says. */
   private tooLarge = false;
-  private reported = false;
   /** The socket is corked until the end of this tick (see `send`). */
   private corked = false;
 
   constructor(
-    private readonly ws: WebSocket,
+    ws: WebSocket,
     readonly source: string,
   ) {
-    (ws as Carrier)[PORT] = this;
-    ws.on('message', onMessage);
+    super(ws);
     ws.on('pong', onPong);
-    ws.on('error', onError);
-    ws.on('close', onClose);
   }
 
-  send(bytes: Uint8Array, done: () => void): void {
-    // A message offered to a socket that is not open is never written: its account is settled at once.
-    if (this.ws.readyState !== this.ws.OPEN) return queueMicrotask(done);
+  override send(bytes: Uint8Array, done: () => void): void {
     // Every message sent in one tick leaves in one write: the frames a read of another socket
     // brought (many, under load) cost one system call rather than one each. The socket is uncorked
     // before the event loop goes on, so a lone frame waits for nothing but the rest of the current
     // callback.
-    if (!this.corked) {
+    if (!this.corked && this.ws.readyState === this.ws.OPEN) {
       const socket = rawSocket(this.ws);
       if (socket) {
         socket.cork();
@@ -50,20 +40,12 @@ export class WsPort implements PeerPort {
         process.nextTick(uncork, this, socket);
       }
     }
-    this.ws.send(bytes, BINARY, done);
+    super.send(bytes, done);
   }
 
   /** @internal the end of the tick in which `send` corked the socket. */
   uncorked(): void {
     this.corked = false;
-  }
-
-  close(code: number, reason: string): void {
-    if (this.ws.readyState === this.ws.OPEN || this.ws.readyState === this.ws.CONNECTING) this.ws.close(code, reason);
-  }
-
-  terminate(): void {
-    this.ws.terminate();
   }
 
   pause(): void {
@@ -82,19 +64,31 @@ export class WsPort implements PeerPort {
     setParserLimit(this.ws, bytes);
   }
 
-  /** Reported once, with the first reason. */
-  ended(code: number, reason: string): void {
-    if (this.reported) return;
-    this.reported = true;
-    this.handler?.portClosed(this.tooLarge ? 1009 : code, reason);
+  /** @internal a pong from the peer. */
+  ponged(): void {
+    this.handler?.portPong();
   }
 
-  refusedTooLarge(): void {
-    this.tooLarge = true;
+  protected received(bytes: Uint8Array): void {
+    this.handler?.portMessage(bytes, true);
+  }
+
+  protected refusedText(): void {
+    this.handler?.portMessage(NO_BYTES, false);
+  }
+
+  protected override failed(error: Error & { code?: string }): void {
+    if (error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') this.tooLarge = true;
+  }
+
+  protected closed(code: number, reason: string): void {
+    this.handler?.portClosed(this.tooLarge ? 1009 : code, reason);
   }
 }
 
-const portOf = (ws: WebSocket) => (ws as Carrier)[PORT];
+function onPong(this: WebSocket): void {
+  (WsAdapter.of(this) as WsPort).ponged();
+}
 
 function uncork(port: WsPort, socket: Writable): void {
   port.uncorked();
@@ -111,25 +105,6 @@ export function rawSocket(ws: WebSocket): Writable | undefined {
   return socket && typeof socket.cork === 'function' && typeof socket.uncork === 'function'
     ? (socket as Writable)
     : undefined;
-}
-
-function onMessage(this: WebSocket, data: Buffer, isBinary: boolean): void {
-  const handler = portOf(this).handler;
-  if (!isBinary) handler?.portMessage(new Uint8Array(0), false);
-  else handler?.portMessage(new Uint8Array(data.buffer, data.byteOffset, data.byteLength), true);
-}
-
-function onPong(this: WebSocket): void {
-  portOf(this).handler?.portPong();
-}
-
-function onError(this: WebSocket, error: Error & { code?: string }): void {
-  if (error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') portOf(this).refusedTooLarge();
-  this.terminate();
-}
-
-function onClose(this: WebSocket, code: number, reason: Buffer): void {
-  portOf(this).ended(code, reason.toString());
 }
 
 /**

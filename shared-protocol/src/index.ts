@@ -79,7 +79,7 @@ export * from './link/credit-window.js';
 export * from './link/credit-inbox.js';
 export * from './link/reconnector.js';
 export * from './link/handshake-deadline.js';
-export * from './link/ws-writer.js';
+export * from './link/ws-adapter.js';
 export * from './link/handshake-pool.js';
 export * from './hkdf.js';
 export * from './sha256.js';

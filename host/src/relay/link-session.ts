@@ -1,127 +1,63 @@
-import type { Clock, ProtocolError, RelayFrame, TimerHandle } from '@tether/shared-protocol';
-import {
-  CloseCode,
-  encodeRelayData,
-  encodeRelayFrame,
-  isSendableCloseCode,
-  protocolError,
-  utf8Encode,
-} from '@tether/shared-protocol';
-import type { SharedPath } from '../gateway/gateway-transport.js';
-import type { PairChannel } from '../gateway/pairing-service.js';
+import type { Clock, RelayFrame, TimerHandle } from '@tether/shared-protocol';
+import { encodeRelayFrame } from '@tether/shared-protocol';
+import { LINK_DEAD_MS, LINK_PING_MS, LINK_READY_DEADLINE_MS } from './link-limits.js';
+import { LinkMux } from './link-mux.js';
+import type { LinkEvent, LinkPhase } from './link-phase.js';
+import { OPENING, nextPhase } from './link-phase.js';
 import type { LinkSocket } from './link-socket.js';
-import {
-  LINK_DEAD_MS,
-  LINK_PING_MS,
-  LINK_READY_DEADLINE_MS,
-  MAX_CONN_QUEUED_BYTES,
-  MAX_LINK_QUEUED_BYTES,
-  MAX_LINK_REQUESTS,
-} from './link-limits.js';
-import type { ConnLink } from './relay-conn.js';
-import { RelayConn } from './relay-conn.js';
 import type { LinkGateway } from './link-types.js';
-import type { RelayReply } from './relay-requests.js';
-import { answerCall, answerPairRequest } from './relay-requests.js';
-
-/** The live frames a session carries once linked. */
-type LiveFrame = Extract<RelayFrame, { type: 'open' | 'data' | 'close' | 'pair-request' | 'call-request' }>;
+import type { RelayConn } from './relay-conn.js';
 
 /**
- * One dialled socket and everything that lives and dies with it: the device connections the relay
- * opens on it (each a GatewayTransport for the device gateway), what each has queued, and the pair
- * requests and calls waiting for their answers. The link (`RelayLink`) decides when it starts and
- * ends; this carries what flows while it lives.
+ * One dialled socket and everything that lives and dies with it: its phase (`link-phase.ts`), the
+ * deadline for the relay's `ready`, the pings that keep it alive once linked, and the device
+ * connections and requests it carries (`LinkMux`). The link (`RelayLink`) decides when it starts
+ * and ends; this carries what flows while it lives.
  */
-export class LinkSession implements ConnLink {
-  phase: 'opening' | 'challenged' | 'linked' | 'closed' = 'opening';
-  readonly conns = new Map<number, RelayConn>();
-  /** Bytes handed to the socket and not yet written. */
-  private queued = 0;
-  private readonly requests = new Set<AbortController>();
+export class LinkSession {
+  private phaseValue: LinkPhase = OPENING;
+  readonly mux: LinkMux;
   lastHeard: number;
   private readyTimer: TimerHandle | undefined;
   private pingTimer: TimerHandle | undefined;
-  /** What the relay said it serves (`about`, right after `ready`): nothing until it says so. */
-  servesApp = false;
-  /** The host's connections the relay carries at most (its `ready`). */
-  maxConnections = 0;
-  /** The link's bounds as its connections share them (share links' viewers leave the devices room). */
-  readonly path: SharedPath = {
-    room: () => this.maxConnections - this.conns.size,
-    pressure: () => this.queued / MAX_LINK_QUEUED_BYTES,
-  };
 
   constructor(
     readonly socket: LinkSocket,
     private readonly gateway: LinkGateway,
     private readonly clock: Clock,
     /** The relay's origin, as the host was given its URL (and checked its challenge against). */
-    private readonly origin: string,
+    origin: string,
   ) {
     this.lastHeard = clock.now();
+    this.mux = new LinkMux(this, gateway, origin);
   }
 
-  /**
-   * How every pair request this session carries reached the host. A relay is reached over HTTPS
-   * (or loopback), so nobody on the network changed the page. A browser posts a pair request to a
-   * relay only from the relay's own origin (it answers no cross-origin pair request; the app on
-   * another origin pairs with the host directly). So through a relay that serves the app, the app
-   * was that relay's page, or a program holding the pairing link sent the request; through one that
-   * serves none (or does not say), no page of it did: a program did, and which page showed it the
-   * link, the relay cannot know.
-   */
-  private pairChannel(): PairChannel {
-    return { secure: true, page: { from: 'relay', origin: this.origin, app: this.servesApp } };
+  get phase(): LinkPhase {
+    return this.phaseValue;
   }
 
-  /** A device connection's bytes, as a `data` frame, within its share of what the link may queue. */
-  sendData(conn: RelayConn, payload: Uint8Array): void {
-    if (this.phase !== 'linked' || this.conns.get(conn.connId) !== conn) return;
-    const frame = encodeRelayData(conn.connId, payload);
-    if (!frame.ok) {
-      this.gateway.stats.add('relay:frame-too-large');
-      return conn.close(CloseCode.ProtocolError, 'frame-too-large');
-    }
-    const size = frame.value.length;
-    if (conn.queued + size > MAX_CONN_QUEUED_BYTES || this.queued + size > MAX_LINK_QUEUED_BYTES) {
-      this.gateway.stats.add(
-        conn.queued + size > MAX_CONN_QUEUED_BYTES ? 'relay:conn-queue-full' : 'relay:link-queue-full',
-      );
-      return conn.close(CloseCode.SlowConsumer, 'slow-consumer');
-    }
-    conn.queued += size;
-    this.queued += size;
-    this.socket.send(frame.value, () => {
-      conn.queued -= size;
-      this.queued -= size;
-    });
+  /** The device connections open on this socket now. */
+  get conns(): ReadonlyMap<number, RelayConn> {
+    return this.mux.conns;
   }
 
-  /** The gateway ended a device connection: the relay closes the device's socket with its code. */
-  endConn(conn: RelayConn, code: number, reason: string): void {
-    if (this.phase === 'closed' || this.conns.get(conn.connId) !== conn) return;
-    this.conns.delete(conn.connId);
-    this.control({
-      type: 'close',
-      connId: conn.connId,
-      code: isSendableCloseCode(code) ? code : CloseCode.Normal,
-      reason: clip(reason),
-    });
+  /** Moves the phase by `event`; false (and nothing changed) if the phase may not move that way. */
+  move(event: LinkEvent): boolean {
+    const next = nextPhase(this.phaseValue, event);
+    if (!next) return false;
+    this.phaseValue = next;
+    // The deadline for `ready` lives until the link is up or over; the pings, until it is over.
+    if (next.name === 'linked' || next.name === 'closed') this.clearTimer('readyTimer');
+    if (next.name === 'closed') this.clearTimer('pingTimer');
+    return true;
   }
 
   /** The relay must accept the link within LINK_READY_DEADLINE_MS (above its own 10 s). */
   expectReady(late: () => void): void {
     this.readyTimer = this.clock.setTimeout(() => {
       this.readyTimer = undefined;
-      if (this.phase !== 'linked') late();
+      if (this.phaseValue.name !== 'linked') late();
     }, LINK_READY_DEADLINE_MS);
-  }
-
-  ready(): void {
-    this.phase = 'linked';
-    if (this.readyTimer !== undefined) this.clock.clearTimeout(this.readyTimer);
-    this.readyTimer = undefined;
   }
 
   /**
@@ -132,7 +68,7 @@ export class LinkSession implements ConnLink {
   keepAlive(nonce: Uint8Array, dead: () => void): void {
     this.pingTimer = this.clock.setTimeout(() => {
       this.pingTimer = undefined;
-      if (this.phase !== 'linked') return;
+      if (this.phaseValue.name !== 'linked') return;
       const silent = this.clock.now() - this.lastHeard;
       if (silent >= LINK_DEAD_MS) {
         this.socket.terminate();
@@ -141,28 +77,6 @@ export class LinkSession implements ConnLink {
       if (silent >= LINK_PING_MS) this.control({ type: 'ping', nonce });
       this.keepAlive(nonce, dead);
     }, LINK_PING_MS);
-  }
-
-  /** A frame that only a linked session carries. */
-  carry(frame: LiveFrame): void {
-    switch (frame.type) {
-      case 'open': {
-        const conn = new RelayConn(frame.connId, frame.deviceId, frame.source, this);
-        this.conns.set(frame.connId, conn);
-        this.gateway.stats.add('relay:open');
-        this.gateway.accept(conn);
-        return;
-      }
-      case 'data':
-        return this.conns.get(frame.connId)?.deliver(frame.payload);
-      case 'close': {
-        const conn = this.conns.get(frame.connId);
-        this.conns.delete(frame.connId);
-        return conn?.finish({ code: frame.code, reason: frame.reason });
-      }
-      default:
-        return this.request(frame);
-    }
   }
 
   control(frame: RelayFrame): void {
@@ -179,47 +93,15 @@ export class LinkSession implements ConnLink {
   /** Ends the session: every device connection is closed (the relay closes their sockets too),
    * every waiting request given up. */
   end(info: { code: number; reason: string }): void {
-    if (this.phase === 'closed') return;
-    this.phase = 'closed';
-    if (this.readyTimer !== undefined) this.clock.clearTimeout(this.readyTimer);
-    if (this.pingTimer !== undefined) this.clock.clearTimeout(this.pingTimer);
-    this.readyTimer = undefined;
-    this.pingTimer = undefined;
-    for (const conn of this.conns.values()) conn.finish(info);
-    this.conns.clear();
-    for (const controller of this.requests) controller.abort();
-    this.requests.clear();
+    if (!this.move({ type: 'end' })) return;
+    this.mux.end(info);
     this.socket.onMessage = null;
     this.socket.onClose = null;
   }
 
-  private request(frame: Extract<RelayFrame, { type: 'pair-request' | 'call-request' }>): void {
-    if (this.requests.size >= MAX_LINK_REQUESTS) {
-      this.gateway.stats.add('relay:requests-full');
-      const body = utf8Encode(JSON.stringify({ error: busy() }));
-      return this.control({ type: 'reply', reqId: frame.reqId, status: 503, body });
-    }
-    const controller = new AbortController();
-    this.requests.add(controller);
-    // Copied: the body is a view into a received message, and the answer may take the person's time.
-    const body = frame.body.slice();
-    const answer: Promise<RelayReply> =
-      frame.type === 'pair-request'
-        ? answerPairRequest(this.gateway, body, frame.source, controller.signal, this.pairChannel())
-        : answerCall(this.gateway, body, frame.source);
-    void answer.then((reply) => {
-      this.requests.delete(controller);
-      if (this.phase !== 'linked') return;
-      this.control({ type: 'reply', reqId: frame.reqId, status: reply.status, body: reply.body });
-    });
+  private clearTimer(which: 'readyTimer' | 'pingTimer'): void {
+    const timer = this[which];
+    if (timer !== undefined) this.clock.clearTimeout(timer);
+    this[which] = undefined;
   }
-}
-
-const busy = (): ProtocolError => protocolError('busy', 'too many requests are waiting');
-
-/** A close reason the relay can pass on: at most 123 bytes of text. */
-function clip(reason: string): string {
-  let out = reason.slice(0, 123);
-  while (utf8Encode(out).length > 123) out = out.slice(0, -1);
-  return out;
 }

@@ -1,5 +1,5 @@
 import type { MessageWriter } from '@tether/shared-protocol';
-import { RELAY_MAX_LINK_MESSAGE, closeOnce, wsWriter } from '@tether/shared-protocol';
+import { RELAY_MAX_LINK_MESSAGE, wsAdapter } from '@tether/shared-protocol';
 import type { ClientOptions } from 'ws';
 import { WebSocket } from 'ws';
 
@@ -31,27 +31,26 @@ export function dialWebSocket(options: Pick<ClientOptions, 'ca'> = {}): DialRela
       handshakeTimeout: OPEN_TIMEOUT_MS,
       ...options,
     });
-    const socket: LinkSocket = { onOpen: null, onMessage: null, onClose: null, ...wsWriter(ws) };
-    const finish = closeOnce((code, reason) => socket.onClose?.(code, reason));
-    ws.on('open', () => socket.onOpen?.());
-    ws.on('message', (data, isBinary) => {
-      if (!isBinary) {
-        // Not part of the protocol: the relay never sends text.
-        ws.close(4004, 'text-message');
-        return;
-      }
-      const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
-      socket.onMessage?.(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    const adapter = wsAdapter(ws, {
+      message: (bytes) => socket.onMessage?.(bytes),
+      // Not part of the protocol: the relay never sends text.
+      text: () => ws.close(4004, 'text-message'),
+      error: (error) => adapter.ended(1006, error.message),
+      closed: (code, reason) => socket.onClose?.(code, reason),
     });
+    const socket: LinkSocket = {
+      onOpen: null,
+      onMessage: null,
+      onClose: null,
+      send: (bytes, done) => adapter.send(bytes, done),
+      close: (code, reason) => adapter.close(code, reason),
+      terminate: () => adapter.terminate(),
+    };
+    ws.on('open', () => socket.onOpen?.());
     ws.on('unexpected-response', (request, response) => {
       request.destroy();
-      finish(1006, `the relay answered HTTP ${response.statusCode}`);
+      adapter.ended(1006, `the relay answered HTTP ${response.statusCode}`);
     });
-    ws.on('error', (error) => {
-      finish(1006, error.message);
-      ws.terminate();
-    });
-    ws.on('close', (code, reason) => finish(code, reason.toString()));
     return socket;
   };
 }

@@ -1,10 +1,8 @@
 import type { ProtocolError, RelayFrame } from '@tether/shared-protocol';
 import {
   CloseCode,
-  Reconnector,
   RelayCloseCode,
   decodeRelayFrame,
-  jitterFrom,
   protocolError,
   relayCloseToError,
   relayHostLinkUrl,
@@ -12,11 +10,10 @@ import {
   relayRefusesForGood,
 } from '@tether/shared-protocol';
 import { challengeStep } from './link-challenge.js';
-import { LINK_STABLE_MS } from './link-limits.js';
 import { LinkSession } from './link-session.js';
+import { RelayDialler } from './relay-dialler.js';
 import type { RelayEntry } from './relay-roster.js';
-import { RelayRoster } from './relay-roster.js';
-import { closeMessage, duration, holdMessage } from './relay-words.js';
+import { closeMessage } from './relay-words.js';
 
 import type { RelayLinkOptions, RelayLinkState } from './link-types.js';
 
@@ -29,6 +26,9 @@ export type { LinkGateway, RelayLinkOptions, RelayLinkState } from './link-types
  * at about the present time), then carries the device connections the relay opens on it (a
  * `LinkSession`) and answers the pair requests and one-shot calls the relay forwards.
  *
+ * Which relay it dials, and when, is the dialler's (`RelayDialler`); the socket's phases and pings
+ * are its session's (`LinkSession`), the connections on it the multiplexer's (`LinkMux`).
+ *
  * Only the host stops the link. A drop is dialled again with jittered exponential backoff; a link
  * that ends within LINK_STABLE_MS of `ready`, however it ended, counts as a failure. Every drop
  * and failed dial moves to the next relay in the list, so a host whose relay dies is on another
@@ -38,26 +38,21 @@ export type { LinkGateway, RelayLinkOptions, RelayLinkState } from './link-types
 export class RelayLink {
   private stateValue: RelayLinkState = { name: 'idle' };
   private session: LinkSession | undefined;
-  private readonly reconnector: Reconnector;
-  private readonly roster: RelayRoster;
+  private readonly dialler: RelayDialler;
   private sinceValue: number;
   /** The relay's clock minus this one, from the last challenge (ms). */
   skewMs: number | undefined;
   private readonly pingNonce: Uint8Array;
-  /** Which of `options.urls` the link is dialling or on. */
-  private index = 0;
 
   constructor(private readonly options: RelayLinkOptions) {
     this.sinceValue = options.clock.now();
     this.pingNonce = options.random(8);
-    const jitter = jitterFrom(options.random);
-    this.reconnector = new Reconnector({
-      clock: options.clock,
-      jitter,
-      stableMs: LINK_STABLE_MS,
-      ...(options.backoff ? { backoff: options.backoff } : {}),
+    this.dialler = new RelayDialler(options, {
+      state: () => this.stateValue,
+      busy: () => this.session !== undefined,
+      dial: () => this.dial(),
+      setState: (state) => this.setState(state),
     });
-    this.roster = new RelayRoster(options.urls, options.clock, jitter);
   }
 
   get state(): RelayLinkState {
@@ -71,12 +66,12 @@ export class RelayLink {
 
   /** The relay the link is on, or dialling. */
   get url(): string {
-    return this.options.urls[this.index]!;
+    return this.dialler.url;
   }
 
   /** Each relay's standing, in the order given. */
   get relays(): readonly RelayEntry[] {
-    return this.roster.entries;
+    return this.dialler.roster.entries;
   }
 
   /** Device connections open through the relay now. */
@@ -92,7 +87,7 @@ export class RelayLink {
   /** Closes the link for good (the host is stopping): its devices are told the host went away. */
   stop(): void {
     if (this.stateValue.name === 'stopped') return;
-    this.reconnector.stop();
+    this.dialler.reconnector.stop();
     this.setState({ name: 'stopped', error: protocolError('unavailable', 'the host stopped its relay link') });
     const session = this.session;
     if (!session) return;
@@ -105,11 +100,10 @@ export class RelayLink {
     if (!url) {
       // The URLs are checked before the link is made (`relayUrls`); one that is not is held.
       const error = protocolError('invalid-params', `${this.url} is not a relay URL`);
-      this.roster.hold(this.index, error);
-      return this.retry(error);
+      return this.dialler.skip(error);
     }
-    this.setState({ name: 'connecting', attempt: this.reconnector.dialling() });
-    this.roster.set(this.index, { name: 'connecting' });
+    this.setState({ name: 'connecting', attempt: this.dialler.reconnector.dialling() });
+    this.dialler.mark({ name: 'connecting' });
     const session = new LinkSession(
       this.options.dial(url),
       this.options.gateway,
@@ -144,14 +138,14 @@ export class RelayLink {
       return this.drop(session, decoded.error, CloseCode.ProtocolError, 'frame-malformed');
     }
     const frame = decoded.value;
-    if (session.phase !== 'linked') return this.authenticate(session, frame, bytes);
+    if (session.phase.name !== 'linked') return this.authenticate(session, frame, bytes);
     switch (frame.type) {
       case 'open':
       case 'data':
       case 'close':
       case 'pair-request':
       case 'call-request':
-        return session.carry(frame);
+        return session.mux.carry(frame);
       case 'ping':
         return session.control({ type: 'pong', nonce: frame.nonce });
       case 'pong':
@@ -159,7 +153,7 @@ export class RelayLink {
       case 'drain':
         return this.drained(session);
       case 'about':
-        session.servesApp = frame.servesApp;
+        session.move({ type: 'about', servesApp: frame.servesApp });
         return;
       default:
         this.options.gateway.stats.add('relay:unexpected-frame');
@@ -175,15 +169,15 @@ export class RelayLink {
   /** Before `ready`: the challenge, answered once, then `ready` naming this host. */
   private authenticate(session: LinkSession, frame: RelayFrame, bytes: Uint8Array): void {
     if (frame.type === 'ping') return session.control({ type: 'pong', nonce: frame.nonce });
-    if (frame.type === 'challenge' && session.phase === 'opening') {
+    if (frame.type === 'challenge' && session.phase.name === 'opening') {
       this.skewMs = frame.time - this.options.clock.now();
       const step = challengeStep(bytes, frame, this.url, this.options.identity.sign, this.options.clock);
       if (step.kind === 'refuse') return this.refused(session, step.error);
       if (step.kind === 'drop') return this.drop(session, step.error, CloseCode.ProtocolError, step.error.code);
-      session.phase = 'challenged';
+      session.move({ type: 'answered' });
       return session.socket.send(step.bytes, () => undefined);
     }
-    if (frame.type === 'ready' && session.phase === 'challenged') {
+    if (frame.type === 'ready' && session.phase.name === 'challenged') {
       if (frame.hostId !== this.options.identity.hostId) {
         return this.drop(
           session,
@@ -192,8 +186,7 @@ export class RelayLink {
           'auth-failed',
         );
       }
-      session.maxConnections = frame.maxConnections;
-      return this.linked(session);
+      return this.linked(session, frame.maxConnections);
     }
     this.options.gateway.stats.add('relay:unexpected-frame');
     this.drop(
@@ -204,10 +197,10 @@ export class RelayLink {
     );
   }
 
-  private linked(session: LinkSession): void {
-    session.ready();
-    this.reconnector.opened();
-    this.roster.set(this.index, { name: 'linked' });
+  private linked(session: LinkSession, maxConnections: number): void {
+    session.move({ type: 'ready', maxConnections });
+    this.dialler.reconnector.opened();
+    this.dialler.mark({ name: 'linked' });
     this.setState({ name: 'linked' });
     session.keepAlive(this.pingNonce, () => {
       this.options.gateway.stats.add('relay:dead');
@@ -225,19 +218,17 @@ export class RelayLink {
    */
   private drained(session: LinkSession): void {
     this.options.gateway.stats.add('relay:drain');
-    const stable = this.reconnector.stable;
+    const stable = this.dialler.reconnector.stable;
     session.socket.close(CloseCode.GoingAway, 'relay-draining');
     this.endSession(session);
-    this.roster.set(this.index, { name: 'standby' });
+    this.dialler.mark({ name: 'standby' });
     if (!stable) {
-      return this.retry(
+      return this.dialler.retry(
         protocolError('disconnected', `the relay at ${this.url} asked this host to link again right after it linked`),
         true,
       );
     }
-    this.reconnector.reset();
-    this.index = this.roster.next(this.index).index;
-    this.dial();
+    this.dialler.relinkNow();
   }
 
   /** Ends the session from this side and dials again after a backoff. */
@@ -255,14 +246,7 @@ export class RelayLink {
   private refused(session: LinkSession, error: ProtocolError): void {
     session.socket.close(CloseCode.Normal, error.code);
     this.endSession(session);
-    const waitMs = this.roster.hold(this.index, error);
-    this.options.onHeld?.(this.roster.entries[this.index]!);
-    const next = this.roster.next(this.index);
-    const said = protocolError(error.code, holdMessage(error.message, waitMs, this.options.urls.length > 1));
-    if (next.held || this.stateValue.name === 'stopped') return this.retry(said);
-    // Another server, not held: its word is its own, so it is dialled without waiting.
-    this.index = next.index;
-    this.dial();
+    this.dialler.passOver(error);
   }
 
   /** The socket closed under the session: a refusal of this relay, or a drop. */
@@ -273,10 +257,10 @@ export class RelayLink {
   }
 
   private failed(session: LinkSession, error: ProtocolError): void {
-    const shortLived = session.phase === 'linked' && !this.reconnector.stable;
+    const shortLived = session.phase.name === 'linked' && !this.dialler.reconnector.stable;
     this.endSession(session);
-    this.roster.set(this.index, { name: 'failed', error });
-    this.retry(error, shortLived);
+    this.dialler.mark({ name: 'failed', error });
+    this.dialler.retry(error, shortLived);
   }
 
   /** Its devices are told the host went away (they reconnect, wherever it links next). */
@@ -286,44 +270,6 @@ export class RelayLink {
   ): void {
     if (this.session === session) this.session = undefined;
     session.end(info);
-  }
-
-  /** After a drop, a failed dial or a refusal: the next relay in turn that is not held, after the
-   * backoff (a relay that said it was replaced, checked first when every relay is held). After a
-   * link that ended right after `ready` (`shortLived`), the next in turn even if it is held. */
-  private retry(error: ProtocolError, shortLived = false): void {
-    if (this.stateValue.name === 'stopped') return;
-    const next = shortLived ? this.roster.after(this.index) : this.roster.next(this.index);
-    this.index = next.index;
-    this.wait(error, () => (next.verify ? void this.verify(next.index) : this.dial()));
-  }
-
-  /** Waits out the backoff (at least `atLeastMs`), saying why, then `then`, unless stopped meanwhile. */
-  private wait(error: ProtocolError, then: () => void, atLeastMs = 0): void {
-    const plan = this.reconnector.retry(() => {
-      if (this.stateValue.name === 'waiting') then();
-    }, atLeastMs);
-    if (plan) this.setState({ name: 'waiting', attempt: plan.attempt, retryAt: plan.retryAt, error });
-  }
-
-  /**
-   * Every relay is held and this one said a newer link for this host took over: is one up there?
-   * If so (another `tether start` with this host's key), the host stays off it until its hold ends
-   * and says so; if not, or if the relay does not say, it is dialled now.
-   */
-  private async verify(index: number): Promise<void> {
-    const url = this.options.urls[index]!;
-    const answer = this.options.verify ? await this.options.verify(url) : 'unknown';
-    if (this.stateValue.name !== 'waiting' || this.index !== index || this.session) return;
-    if (answer !== 'live') return this.dial();
-    const holdMs = this.roster.heldUntil(index) - this.options.clock.now();
-    const error = protocolError(
-      'conflict',
-      `another link for this host is up at ${url}: another \`tether start\` with this host's key is running; this one waits, and links there again in ${duration(holdMs)}`,
-    );
-    this.roster.confirm(index, error.message);
-    this.options.onHeld?.(this.roster.entries[index]!);
-    this.wait(error, () => this.dial(), holdMs);
   }
 
   private setState(state: RelayLinkState): void {

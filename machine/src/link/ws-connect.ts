@@ -1,5 +1,5 @@
-import type { CloseInfo, Transport } from '@tether/shared-protocol';
-import { LINK_FRAME_OVERHEAD, MAX_LINK_FRAME_PLAINTEXT } from '@tether/shared-protocol';
+import type { Transport } from '@tether/shared-protocol';
+import { LINK_FRAME_OVERHEAD, MAX_LINK_FRAME_PLAINTEXT, wsAdapter } from '@tether/shared-protocol';
 import { WebSocket } from 'ws';
 
 /** Milliseconds to open the WebSocket (TCP, TLS, upgrade) before the attempt counts as failed. */
@@ -40,22 +40,20 @@ export function wsConnect(url: string): Promise<Transport> {
       generateMask: (mask) => mask.fill(0),
     });
     let opened = false;
-    let closed = false;
+    const adapter = wsAdapter(socket, {
+      message: (bytes) => transport.onMessage?.(bytes),
+      text: () => socket.close(4004, 'binary only'),
+      error: (error) => {
+        if (!opened) reject(error);
+        adapter.ended(1006, error.message);
+      },
+      closed: (code, reason) => transport.onClose?.({ code, reason }),
+    });
     const transport: Transport = {
       onMessage: null,
       onClose: null,
-      send(data) {
-        if (socket.readyState === WebSocket.OPEN) socket.send(data);
-      },
-      close(code, reason) {
-        if (socket.readyState === WebSocket.OPEN || socket.readyState === WebSocket.CONNECTING)
-          socket.close(code, reason);
-      },
-    };
-    const closeOnce = (info: CloseInfo) => {
-      if (closed) return;
-      closed = true;
-      transport.onClose?.(info);
+      send: (data) => adapter.send(data),
+      close: (code, reason) => adapter.close(code, reason),
     };
     socket.on('open', () => {
       opened = true;
@@ -64,20 +62,6 @@ export function wsConnect(url: string): Promise<Transport> {
     socket.on('unexpected-response', (_request, response) => {
       reject(new Error(`the host answered ${response.statusCode ?? '?'} ${response.statusMessage ?? ''}`.trim()));
       socket.terminate();
-    });
-    socket.on('message', (data, isBinary) => {
-      if (!isBinary) {
-        socket.close(4004, 'binary only');
-        return;
-      }
-      const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
-      transport.onMessage?.(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-    });
-    socket.on('close', (code, reason) => closeOnce({ code, reason: reason.toString() }));
-    socket.on('error', (error) => {
-      if (!opened) reject(error);
-      socket.terminate();
-      closeOnce({ code: 1006, reason: error.message });
     });
   });
 }
