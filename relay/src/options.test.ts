@@ -60,4 +60,14 @@ describe('relay options', () => {
     expect(refusal(['--port', 'x'])).toEqual(['bad-request', '--port x is not a port number']);
     expect(refusal(['--tls-key', 'k'])).toEqual(['bad-request', '--tls-cert and --tls-key go together']);
   });
+
+  it('refuses a value given to a switch, and a flag where a value should be', () => {
+    expect(refusal(['--json=yes'])).toEqual(['bad-request', '--json takes no value']);
+    expect(refusal(['--bind', '--json'])).toEqual(['bad-request', '--bind needs a value']);
+    // A value that starts with a dash is still given whole, after `=`.
+    expect(refusal(['--app-dir=-x', '--no-app'])).toEqual([
+      'bad-request',
+      '--no-app serves no app, so --app-dir does not apply',
+    ]);
+  });
 });
