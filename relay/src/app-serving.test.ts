@@ -3,11 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliCompressSync } from 'node:zlib';
 import { APP_SECURITY_HEADERS } from '@tether/shared-protocol';
+import { APP_FIXTURE, APP_FIXTURE_SCRIPT, describeResponse } from '@tether/shared-protocol/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAppFiles } from './app-files.js';
 import { RelayServer } from './relay-server.js';
 
-const script = 'export const words = ["approve", "deny", "session"];\n'.repeat(100);
+const script = APP_FIXTURE_SCRIPT;
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 let dir: string;
@@ -16,11 +17,7 @@ let relay: RelayServer;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'relay-app-serving-'));
   mkdirSync(join(dir, 'assets'));
-  writeFileSync(join(dir, 'index.html'), '<!doctype html><title>Tether</title>');
-  writeFileSync(join(dir, 'sw.js'), 'self.addEventListener("fetch", () => {});');
-  writeFileSync(join(dir, 'manifest.webmanifest'), '{"name":"Tether"}');
-  writeFileSync(join(dir, 'notes.xyz'), 'plain');
-  writeFileSync(join(dir, 'assets', 'app-1.js'), script);
+  for (const [path, text] of Object.entries(APP_FIXTURE)) writeFileSync(join(dir, path), text);
   writeFileSync(join(dir, 'assets', 'app-1.js.br'), brotliCompressSync(script));
   const app = loadAppFiles(dir);
   if (!app || typeof app === 'string') throw new Error('no app');
@@ -37,13 +34,8 @@ afterAll(async () => {
 async function get(path: string, acceptEncoding: string, method = 'GET') {
   const r = await fetch(`${relay.url}${path}`, { method, headers: { 'accept-encoding': acceptEncoding } });
   return {
-    status: r.status,
-    type: r.headers.get('content-type'),
-    cache: r.headers.get('cache-control'),
-    vary: r.headers.get('vary'),
-    encoding: r.headers.get('content-encoding'),
+    ...(await describeResponse(r)),
     secure: Object.entries(APP_SECURITY_HEADERS).every(([name, value]) => r.headers.get(name) === value),
-    body: await r.text(),
   };
 }
 

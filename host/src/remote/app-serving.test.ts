@@ -5,12 +5,13 @@ import { join } from 'node:path';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import type { ServerType } from '@hono/node-server';
 import { serve } from '@hono/node-server';
+import { APP_FIXTURE, APP_FIXTURE_SCRIPT, describeResponse } from '@tether/shared-protocol/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAppFiles } from './app-files.js';
 import { CONTENT_SECURITY_POLICY, createHttpApp } from './http-app.js';
 import { HostCounters } from '../stats/host-counters.js';
 
-const script = 'export const words = ["approve", "deny", "session"];\n'.repeat(100);
+const script = APP_FIXTURE_SCRIPT;
 const styles = 'body { margin: 0; padding: 0; color: black; }\n'.repeat(50);
 
 let dir: string;
@@ -20,12 +21,8 @@ let base: string;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tether-app-serving-'));
   mkdirSync(join(dir, 'assets'));
-  writeFileSync(join(dir, 'index.html'), '<!doctype html><title>Tether</title>');
-  writeFileSync(join(dir, 'sw.js'), 'self.addEventListener("fetch", () => {});');
-  writeFileSync(join(dir, 'manifest.webmanifest'), '{"name":"Tether"}');
+  for (const [path, text] of Object.entries(APP_FIXTURE)) writeFileSync(join(dir, path), text);
   writeFileSync(join(dir, 'icon.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47]));
-  writeFileSync(join(dir, 'notes.xyz'), 'plain');
-  writeFileSync(join(dir, 'assets', 'app-1.js'), script);
   writeFileSync(join(dir, 'assets', 'app-1.js.br'), brotliCompressSync(script));
   writeFileSync(join(dir, 'assets', 'app-1.js.gz'), gzipSync(script));
   writeFileSync(join(dir, 'assets', 'app-1.css'), styles);
@@ -56,15 +53,10 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
 async function get(path: string, acceptEncoding: string, method = 'GET') {
   const r = await fetch(`${base}${path}`, { method, headers: { 'accept-encoding': acceptEncoding } });
   return {
-    status: r.status,
-    type: r.headers.get('content-type'),
-    cache: r.headers.get('cache-control'),
-    vary: r.headers.get('vary'),
-    encoding: r.headers.get('content-encoding'),
+    ...(await describeResponse(r)),
     csp: r.headers.get('content-security-policy') === CONTENT_SECURITY_POLICY,
     nosniff: r.headers.get('x-content-type-options'),
     frame: r.headers.get('x-frame-options'),
-    body: await r.text(),
   };
 }
 
