@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { AppFile } from '@tether/shared-protocol';
 import { APP_FILE_TYPES } from '@tether/shared-protocol';
 
 /** The built app in this repository: `<repo>/pwa/dist` (from `relay/src` or `relay/dist` alike). */
@@ -8,15 +9,6 @@ export const DEFAULT_APP_DIR = fileURLToPath(new URL('../../pwa/dist', import.me
 
 /** Bytes of app files held in memory at most: 32 MiB (the built app is well under 1 MiB). */
 const MAX_APP_BYTES = 32 * 1024 * 1024;
-
-export interface AppFile {
-  body: Uint8Array;
-  type: string;
-  /** Named by content hash (Vite's `assets/`): cacheable for good. */
-  immutable: boolean;
-}
-
-export type AppFiles = ReadonlyMap<string, AppFile>;
 
 /**
  * Reads the app's files into memory once, at start. Requests are answered from this map, so no

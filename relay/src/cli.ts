@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { AppFiles } from './app-files.js';
+import type { AppFiles } from '@tether/shared-protocol';
 import { DEFAULT_APP_DIR, loadAppFiles } from './app-files.js';
 import type { RelayLimits } from './limits.js';
 import { parseOptions, USAGE } from './options.js';

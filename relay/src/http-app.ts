@@ -1,4 +1,4 @@
-import type { Clock, ErrorCode, ProtocolError, RelayAnswer, Result } from '@tether/shared-protocol';
+import type { AppFile, AppFiles, Clock, ErrorCode, ProtocolError, RelayAnswer, Result } from '@tether/shared-protocol';
 import {
   APP_SECURITY_HEADERS,
   AddressLimiter,
@@ -6,6 +6,8 @@ import {
   NO_SUCH_PAIRING,
   RELAY_MAX_CALL_BODY,
   RELAY_MAX_PAIR_BODY,
+  appFileOptions,
+  appHeaders,
   checkCallShape,
   decodePairRequestBytes,
   httpStatusFor,
@@ -16,7 +18,7 @@ import {
 import type { Context, Handler, MiddlewareHandler } from 'hono';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import type { AppFiles } from './app-files.js';
+import { serveStatic } from 'hono/serve-static';
 import type { Census } from './census.js';
 import type { RelayLimits } from './limits.js';
 import type { LimiterName, RefusalReason, RelayMetrics, RequestKind } from './metrics.js';
@@ -107,12 +109,11 @@ export function createRelayApp(deps: RelayAppDeps): Hono {
 
   const forwardOnly = deps.app === 'forward-only';
   const headers = forwardOnly ? FORWARD_ONLY_HEADERS : APP_SECURITY_HEADERS;
-  app.use('*', async (c, next) => {
-    await next();
-    for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
-    // Only the app's files say how to cache them; everything else is never stored.
-    if (!c.res.headers.has('Cache-Control')) c.res.headers.set('Cache-Control', 'no-store');
-  });
+  // Only the app's files say how to cache them; everything else is never stored.
+  app.use(
+    '*',
+    appHeaders(() => headers, 'no-store'),
+  );
 
   const validHost: MiddlewareHandler = async (c, next) => {
     if (!isHostId(c.req.param('hostId') ?? '')) return refuse('bad-host-id', 'not-found', 'no such host id');
@@ -260,19 +261,17 @@ export function createRelayApp(deps: RelayAppDeps): Hono {
   app.get('/healthz', (c) => (deps.isClosing() ? c.json({ status: 'shutting-down' }, 503) : c.json({ status: 'ok' })));
   app.get('/metrics', (c) => c.text(deps.metrics.render(), 200, { 'Content-Type': 'text/plain; version=0.0.4' }));
 
-  app.get('*', (c) => {
-    const files = deps.app;
-    if (files === 'forward-only') return c.text('Not found: this relay forwards sealed frames and serves no app.', 404);
-    if (!files) return c.text('The Tether app is not on this relay (start it with --app-dir).', 404);
-    const file = files.get(c.req.path === '/' ? '/index.html' : c.req.path);
-    if (!file) return c.text('Not found', 404);
-    return c.body(file.body as Uint8Array<ArrayBuffer>, 200, {
-      'Content-Type': file.type,
-      // Hashed assets never change; everything else is checked every time (the service worker
-      // keeps its own copy for offline use).
-      'Cache-Control': file.immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
-    });
-  });
+  const files = deps.app;
+  if (files === 'forward-only') {
+    app.get('*', (c) => c.text('Not found: this relay forwards sealed frames and serves no app.', 404));
+  } else if (!files) {
+    app.get('*', (c) => c.text('The Tether app is not on this relay (start it with --app-dir).', 404));
+  } else {
+    // Hashed assets never change; everything else is checked every time (the service worker keeps
+    // its own copy for offline use).
+    const cacheControl = (file: AppFile) => (file.immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
+    app.get('*', serveStatic(appFileOptions(files, cacheControl)), (c) => c.text('Not found', 404));
+  }
 
   return app;
 }

@@ -1,6 +1,8 @@
 import type { Result } from '@tether/shared-protocol';
 import { fail, ok, relayOrigin } from '@tether/shared-protocol';
 import { BlockList, isIP } from 'node:net';
+import type { ParseArgsConfig } from 'node:util';
+import { parseArgs } from 'node:util';
 import { parseRedisTarget } from './cluster/redis-target.js';
 import { normalize } from './source-address.js';
 
@@ -49,40 +51,49 @@ export interface CliOptions {
   help: boolean;
 }
 
-const VALUE_FLAGS = new Set([
-  '--bind',
-  '--port',
-  '--public-url',
-  '--tls-cert',
-  '--tls-key',
-  '--redis',
-  '--app-dir',
-  '--trust-proxy',
-]);
+/** The flags, as `node:util`'s `parseArgs` reads them (strict: anything else is refused). */
+const FLAGS = {
+  bind: { type: 'string' },
+  port: { type: 'string' },
+  'public-url': { type: 'string' },
+  'tls-cert': { type: 'string' },
+  'tls-key': { type: 'string' },
+  redis: { type: 'string' },
+  'app-dir': { type: 'string' },
+  'trust-proxy': { type: 'string', multiple: true },
+  'no-app': { type: 'boolean' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies ParseArgsConfig['options'];
+
+/** The flags that take a value, in the order their values are checked. */
+const VALUE_FLAGS = ['bind', 'port', 'public-url', 'tls-cert', 'tls-key', 'redis', 'app-dir', 'trust-proxy'] as const;
 
 /** Parses the command line; every mistake is a `bad-request` naming the flag. */
 export function parseOptions(argv: readonly string[]): Result<CliOptions> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...argv], options: FLAGS, strict: true, allowPositionals: true });
+  } catch (error) {
+    return refusal(error, argv);
+  }
+  const { values, positionals } = parsed;
+  if (positionals.length > 0) return fail('bad-request', `unknown option ${positionals[0]} (see --help)`);
   const o: CliOptions = {
     bind: DEFAULT_BIND,
     port: DEFAULT_PORT,
-    noApp: false,
+    noApp: values['no-app'] ?? false,
     trustedProxies: [],
-    json: false,
-    help: false,
+    json: values.json ?? false,
+    help: values.help ?? false,
   };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const eq = arg.indexOf('=');
-    const flag = arg.startsWith('--') && eq > 0 ? arg.slice(0, eq) : arg;
-    if (flag === '--json') o.json = true;
-    else if (flag === '--no-app') o.noApp = true;
-    else if (flag === '--help' || flag === '-h') o.help = true;
-    else if (VALUE_FLAGS.has(flag)) {
-      const value = eq > 0 && arg.startsWith('--') ? arg.slice(eq + 1) : argv[++i];
-      if (value === undefined || value === '') return fail('bad-request', `${flag} needs a value`);
-      const set = assign(o, flag, value);
+  for (const name of VALUE_FLAGS) {
+    for (const value of [values[name]].flat()) {
+      if (value === undefined) continue;
+      if (value === '') return fail('bad-request', `--${name} needs a value`);
+      const set = assign(o, `--${name}`, value);
       if (!set.ok) return set;
-    } else return fail('bad-request', `unknown option ${arg} (see --help)`);
+    }
   }
   if (o.noApp && o.appDir !== undefined) {
     return fail('bad-request', '--no-app serves no app, so --app-dir does not apply');
@@ -91,6 +102,20 @@ export function parseOptions(argv: readonly string[]): Result<CliOptions> {
     return fail('bad-request', '--tls-cert and --tls-key go together');
   }
   return ok(o);
+}
+
+/** A refusal of `parseArgs` in this command's words, naming the option as it was typed. */
+function refusal(error: unknown, argv: readonly string[]): Result<never> {
+  const code = (error as { code?: unknown }).code;
+  const name = /'(-[^' <]*)/.exec(error instanceof Error ? error.message : '')?.[1];
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && name) {
+    return fail('bad-request', `unknown option ${argv.find((a) => a.startsWith(`${name}=`)) ?? name} (see --help)`);
+  }
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && name) {
+    const takesValue = (VALUE_FLAGS as readonly string[]).includes(name.slice(2));
+    return fail('bad-request', takesValue ? `${name} needs a value` : `${name} takes no value`);
+  }
+  throw error;
 }
 
 function assign(o: CliOptions, flag: string, value: string): Result<void> {

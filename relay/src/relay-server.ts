@@ -14,7 +14,7 @@ import type { ServerType } from '@hono/node-server';
 import { createServer as createHttpsServer } from 'node:https';
 import type { Server } from 'node:http';
 import { WebSocketServer } from 'ws';
-import type { AppFiles } from './app-files.js';
+import type { AppFiles } from '@tether/shared-protocol';
 import type { RedisCluster } from './cluster/redis-cluster.js';
 import { parseRedisTarget } from './cluster/redis-target.js';
 import { createRelayApp } from './http-app.js';

@@ -51,3 +51,24 @@ export const APP_FILE_TYPES: Readonly<Record<string, string>> = {
   '.txt': 'text/plain; charset=utf-8',
   '.woff2': 'font/woff2',
 };
+
+/** What `appHeaders` needs of a request's context (a Hono `Context` has it): its path and response. */
+interface HeadersContext {
+  req: { path: string };
+  res: { headers: { set(name: string, value: string): void; has(name: string): boolean } };
+}
+
+/**
+ * A Hono middleware, used by every server of the app: once a route or a refusal has made the
+ * response, it puts `headers(path)` on it, and `cacheDefault` as its Cache-Control when it says
+ * nothing about caching (only the app's files do).
+ */
+export function appHeaders(headers: (path: string) => Readonly<Record<string, string>>, cacheDefault?: string) {
+  return async (c: HeadersContext, next: () => Promise<void>): Promise<void> => {
+    await next();
+    for (const [name, value] of Object.entries(headers(c.req.path))) c.res.headers.set(name, value);
+    if (cacheDefault !== undefined && !c.res.headers.has('Cache-Control')) {
+      c.res.headers.set('Cache-Control', cacheDefault);
+    }
+  };
+}

@@ -2,7 +2,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { APP_FILE_TYPES } from '@tether/shared-protocol';
+import type { AppEncoding, AppFile } from '@tether/shared-protocol';
+import { APP_ENCODINGS, APP_ENCODING_SUFFIX as SUFFIX, APP_FILE_TYPES } from '@tether/shared-protocol';
 
 /** Where the built app is, next to this package: `<repo>/pwa/dist`. */
 export const DEFAULT_APP_DIR = fileURLToPath(new URL('../../../pwa/dist', import.meta.url));
@@ -10,24 +11,10 @@ export const DEFAULT_APP_DIR = fileURLToPath(new URL('../../../pwa/dist', import
 /** Bytes of app files held in memory at most (the built app is well under 1 MB). */
 const MAX_APP_BYTES = 32 * 1024 * 1024;
 
-/** Content codings the build precompresses to (`<file>.br`, `<file>.gz`), in order of preference. */
-export const APP_ENCODINGS = ['br', 'gzip'] as const;
-export type AppEncoding = (typeof APP_ENCODINGS)[number];
-
-const SUFFIX: Record<AppEncoding, string> = { br: '.br', gzip: '.gz' };
 const DECOMPRESS: Record<AppEncoding, (body: Uint8Array, maxOutputLength: number) => Uint8Array> = {
   br: (body, maxOutputLength) => brotliDecompressSync(body, { maxOutputLength }),
   gzip: (body, maxOutputLength) => gunzipSync(body, { maxOutputLength }),
 };
-
-export interface AppFile {
-  body: Uint8Array;
-  type: string;
-  /** Named by content hash (Vite's `assets/`): over HTTPS, cacheable for good. */
-  immutable: boolean;
-  /** The same bytes compressed at build time, when that made them smaller. */
-  encoded?: Partial<Record<AppEncoding, Uint8Array>>;
-}
 
 /**
  * The app's files, read once into memory at start. Serving from a fixed map means no request path

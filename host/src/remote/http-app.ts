@@ -1,17 +1,18 @@
-import type { ErrorCode, PairReplyBody, ProtocolError, Result } from '@tether/shared-protocol';
+import type { AppFile, AppFiles, ErrorCode, PairReplyBody, ProtocolError, Result } from '@tether/shared-protocol';
 import {
   APP_CONTENT_SECURITY_POLICY,
   APP_SECURITY_HEADERS,
   MAX_ONE_SHOT_BODY,
   MAX_PAIR_BODY,
+  appFileOptions,
+  appHeaders,
   httpStatusFor,
 } from '@tether/shared-protocol';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { chooseEncoding } from './accept-encoding.js';
-import type { AppFile } from './app-files.js';
+import { serveStatic } from 'hono/serve-static';
 import type { HostCounters, HttpRefusal } from '../stats/host-counters.js';
 
 /** The strict policy every page gets (one copy for every server of the app: shared-protocol). */
@@ -42,7 +43,7 @@ export interface HttpAppDeps {
     origin: string | undefined,
   ) => Promise<Result<PairReplyBody>>;
   oneShot: (body: Uint8Array, source: string) => Promise<Result<Uint8Array>>;
-  app: ReadonlyMap<string, AppFile> | undefined;
+  app: AppFiles | undefined;
   /**
    * Whether this server is reached over HTTPS. Only then are hashed assets cached for good: over
    * plain HTTP a response may have been altered on the way, and must not outlive the visit.
@@ -83,20 +84,26 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
     return errorResponse({ code, message });
   };
 
+  const rc = (path: string) => path.startsWith('/rc/');
+  app.use(
+    '*',
+    appHeaders((path) => ({
+      ...APP_SECURITY_HEADERS,
+      'Content-Security-Policy': contentSecurityPolicy(deps.connectSources?.() ?? []),
+      ...(rc(path) ? { 'Cache-Control': 'no-store' } : {}),
+    })),
+  );
+  // DNS rebinding: a page on another name that resolves here; and `/rc/*` from another page.
   app.use('*', async (c, next) => {
     const host = c.req.header('host')?.toLowerCase();
     const origin = c.req.header('origin');
     if (!host || !deps.allowedHosts().has(host)) {
-      c.res = refuse('bad-host', 'forbidden', 'this server does not answer to that host name');
-    } else if (origin !== undefined && c.req.path.startsWith('/rc/') && !deps.allowedOrigins().has(origin)) {
-      c.res = refuse('bad-origin', 'forbidden', 'requests from that origin are not allowed');
-    } else {
-      await next();
+      return refuse('bad-host', 'forbidden', 'this server does not answer to that host name');
     }
-    const headers = c.res.headers;
-    for (const [name, value] of Object.entries(APP_SECURITY_HEADERS)) headers.set(name, value);
-    headers.set('Content-Security-Policy', contentSecurityPolicy(deps.connectSources?.() ?? []));
-    if (c.req.path.startsWith('/rc/')) headers.set('Cache-Control', 'no-store');
+    if (origin !== undefined && rc(c.req.path) && !deps.allowedOrigins().has(origin)) {
+      return refuse('bad-origin', 'forbidden', 'requests from that origin are not allowed');
+    }
+    await next();
   });
 
   const limit = (maxSize: number) =>
@@ -130,27 +137,16 @@ export function createHttpApp(deps: HttpAppDeps): Hono {
 
   app.all('/rc/*', () => refuse('not-found', 'not-found', 'no such endpoint'));
 
-  app.get('*', (c) => {
-    const files = deps.app;
-    if (!files) {
-      return c.text('The Tether app is not built. In the Tether repository run: npm run build', 503);
-    }
-    const path = c.req.path === '/' ? '/index.html' : c.req.path;
-    const file = files.get(path);
-    if (!file) return c.text('Not found', 404);
-    const encoding = chooseEncoding(c.req.header('accept-encoding'), file.encoded);
-    const headers: Record<string, string> = {
-      'Content-Type': file.type,
-      // Over HTTPS hashed assets never change; everything else, and everything over plain HTTP, is
-      // fetched again each time (no validators, so a response altered on the way cannot be
-      // revalidated into staying). The service worker keeps its own copy for offline use.
-      'Cache-Control': file.immutable && deps.https ? IMMUTABLE : 'no-cache',
-    };
-    if (file.encoded) headers.Vary = 'Accept-Encoding';
-    if (encoding) headers['Content-Encoding'] = encoding;
-    const body = (encoding ? file.encoded?.[encoding] : undefined) ?? file.body;
-    return c.body(body as Uint8Array<ArrayBuffer>, 200, headers);
-  });
+  const files = deps.app;
+  if (!files) {
+    app.get('*', (c) => c.text('The Tether app is not built. In the Tether repository run: npm run build', 503));
+    return app;
+  }
+  // Over HTTPS hashed assets never change; everything else, and everything over plain HTTP, is
+  // fetched again each time (no validators, so a response altered on the way cannot be revalidated
+  // into staying). The service worker keeps its own copy for offline use.
+  const cacheControl = (file: AppFile) => (file.immutable && deps.https ? IMMUTABLE : 'no-cache');
+  app.get('*', serveStatic(appFileOptions(files, cacheControl)), (c) => c.text('Not found', 404));
 
   return app;
 }

@@ -21,7 +21,7 @@ import type { WebSocket } from 'ws';
 import type { DeviceGateway } from '../gateway/device-gateway.js';
 import type { WsRefusal } from '../stats/host-counters.js';
 import type { GatewayTransport } from '../gateway/gateway-transport.js';
-import type { AppFile } from './app-files.js';
+import type { AppFile } from '@tether/shared-protocol';
 import { classifyAddress, hostPort } from './bind-address.js';
 import { createHttpApp } from './http-app.js';
 import { wsTransport } from './ws-transport.js';

@@ -9,3 +9,4 @@ export * from './fuzz-budget.js';
 export * from './machine-link-vectors.js';
 export * from './fuzz-seed.js';
 export * from './bench-row.js';
+export * from './app-fixture.js';
