@@ -62,6 +62,7 @@ export * from './server/host-channel.js';
 export * from './control/control-methods.js';
 export * from './control/trust-control.js';
 export * from './control/machine-control.js';
+export * from './control/pair-control.js';
 export * from './text/visible-text.js';
 export * from './text/prefix-rule.js';
 export * from './text/compaction-line.js';
