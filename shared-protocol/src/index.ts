@@ -68,6 +68,7 @@ export * from './text/prefix-rule.js';
 export * from './text/compaction-line.js';
 export * from './relay/relay-limits.js';
 export * from './relay/relay-frame.js';
+export * from './relay/relay-frame-decode.js';
 export * from './relay/relay-ticket.js';
 export * from './relay/host-auth.js';
 export * from './relay/relay-close-codes.js';

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { MAX_MESSAGE_TEXT } from '../limits.js';
 import { MAX_RELAYS, RelayUrlListSchema } from '../relay/relay-list.js';
 import { RelayStandingSchema } from '../rpc/relay.js';
-import type { MethodName } from '../rpc/methods.js';
+import type { MethodName, Methods } from '../rpc/methods.js';
 import { METHODS } from '../rpc/methods.js';
 import { AgentName, AgentSessionId, ListAgentSessionsResult, ListAgentsResult } from '../rpc/agents.js';
 import { Count, Empty, Id, Name, Path, Seq, Timestamp } from '../rpc/common.js';
@@ -169,7 +169,7 @@ function control<P extends v.GenericSchema, R extends v.GenericSchema>(params: P
 }
 
 /** A method that takes and answers the same as a device's method of that name. */
-function asDevice<M extends MethodName>(name: M) {
+function asDevice<M extends MethodName>(name: M): Pick<Methods[M], 'params' | 'result'> {
   return control(METHODS[name].params, METHODS[name].result);
 }
 
