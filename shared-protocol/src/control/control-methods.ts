@@ -4,6 +4,8 @@ import { MAX_RELAYS, RelayUrlListSchema } from '../relay/relay-list.js';
 import { RelayStandingSchema } from '../rpc/relay.js';
 import type { MethodName, Methods } from '../rpc/methods.js';
 import { METHODS } from '../rpc/methods.js';
+import type { TableParams, TableResult } from '../rpc/method-table.js';
+import { isTableMethod } from '../rpc/method-table.js';
 import { AgentName, AgentSessionId, ListAgentSessionsResult, ListAgentsResult } from '../rpc/agents.js';
 import { Count, Empty, Id, Name, Path, Seq, Timestamp } from '../rpc/common.js';
 import { DeviceInfoSchema, RevokeDeviceParams } from '../rpc/devices.js';
@@ -253,12 +255,10 @@ export const CONTROL_METHODS = {
 
 export type ControlMethods = typeof CONTROL_METHODS;
 export type ControlMethodName = keyof ControlMethods;
-export type ControlParams<M extends ControlMethodName> = v.InferOutput<ControlMethods[M]['params']>;
-export type ControlResult<M extends ControlMethodName> = v.InferOutput<ControlMethods[M]['result']>;
+export type ControlParams<M extends ControlMethodName> = TableParams<ControlMethods, M>;
+export type ControlResult<M extends ControlMethodName> = TableResult<ControlMethods, M>;
 
-export function isControlMethod(name: string): name is ControlMethodName {
-  return Object.prototype.hasOwnProperty.call(CONTROL_METHODS, name);
-}
+export const isControlMethod = (name: string): name is ControlMethodName => isTableMethod(CONTROL_METHODS, name);
 
 /** Bytes of one line on the control socket: a frame's worth plus room for the envelope. */
 export const MAX_CONTROL_LINE = 2 * 1024 * 1024;

@@ -13,16 +13,7 @@ import {
   SIGNATURE_BYTES,
   isSendableCloseCode,
 } from './relay-frame.js';
-import {
-  RELAY_DATA_HEADER_BYTES,
-  RELAY_LINK_VERSION,
-  RELAY_MAX_CALL_BODY,
-  RELAY_MAX_CLOSE_REASON_BYTES,
-  RELAY_MAX_ORIGIN_BYTES,
-  RELAY_MAX_PAIR_BODY,
-  RELAY_MAX_PAYLOAD,
-  RELAY_MAX_REPLY_BODY,
-} from './relay-limits.js';
+import * as limits from './relay-limits.js';
 
 /** Decoding relay messages (their layout: relay-frame.ts). */
 
@@ -34,10 +25,14 @@ const malformed = (what: string) => fail('malformed', `${what} frame is malforme
  */
 export function decodeRelayFrame(bytes: Uint8Array): Result<RelayFrame> {
   if (bytes.length < 2) return fail('malformed', 'relay frame is shorter than its header');
-  if (bytes[0] !== RELAY_LINK_VERSION) {
-    return fail('version-unsupported', `relay frame version ${bytes[0]}; this side speaks ${RELAY_LINK_VERSION}`);
+  if (bytes[0] !== limits.RELAY_LINK_VERSION) {
+    return fail(
+      'version-unsupported',
+      `relay frame version ${bytes[0]}; this side speaks ${limits.RELAY_LINK_VERSION}`,
+    );
   }
-  if (bytes.length > RELAY_MAX_PAYLOAD + RELAY_DATA_HEADER_BYTES) return fail('too-large', 'relay frame is too large');
+  if (bytes.length > limits.RELAY_MAX_PAYLOAD + limits.RELAY_DATA_HEADER_BYTES)
+    return fail('too-large', 'relay frame is too large');
   const type = bytes[1]!;
   const r = new ByteReader(bytes.subarray(2));
   const frame = decodeBody(type, r);
@@ -59,7 +54,7 @@ function decodeBody(type: number, r: ByteReader): Result<RelayFrame> {
         time === undefined ||
         !Number.isSafeInteger(time) ||
         !origin ||
-        originBytes > RELAY_MAX_ORIGIN_BYTES
+        originBytes > limits.RELAY_MAX_ORIGIN_BYTES
       ) {
         return malformed('challenge');
       }
@@ -98,7 +93,7 @@ function decodeBody(type: number, r: ByteReader): Result<RelayFrame> {
       const connId = r.u32();
       if (connId === undefined) return malformed('data');
       const payload = r.rest();
-      if (payload.length > RELAY_MAX_PAYLOAD) return fail('too-large', 'data payload is too large');
+      if (payload.length > limits.RELAY_MAX_PAYLOAD) return fail('too-large', 'data payload is too large');
       return ok({ type: 'data', connId, payload });
     }
     case RelayFrameType.Close: {
@@ -107,7 +102,7 @@ function decodeBody(type: number, r: ByteReader): Result<RelayFrame> {
       const reasonBytes = r.remaining;
       const reason = r.text(reasonBytes);
       if (connId === undefined || code === undefined || reason === undefined) return malformed('close');
-      if (!isSendableCloseCode(code) || reasonBytes > RELAY_MAX_CLOSE_REASON_BYTES) return malformed('close');
+      if (!isSendableCloseCode(code) || reasonBytes > limits.RELAY_MAX_CLOSE_REASON_BYTES) return malformed('close');
       return ok({ type: 'close', connId, code, reason });
     }
     case RelayFrameType.PairRequest:
@@ -117,7 +112,7 @@ function decodeBody(type: number, r: ByteReader): Result<RelayFrame> {
       const source = readSource(r);
       if (reqId === undefined || source === undefined) return malformed(pair ? 'pair-request' : 'call-request');
       const body = r.rest();
-      if (body.length > (pair ? RELAY_MAX_PAIR_BODY : RELAY_MAX_CALL_BODY))
+      if (body.length > (pair ? limits.RELAY_MAX_PAIR_BODY : limits.RELAY_MAX_CALL_BODY))
         return fail('too-large', 'request is too large');
       return ok({ type: pair ? 'pair-request' : 'call-request', reqId, source, body });
     }
@@ -126,7 +121,7 @@ function decodeBody(type: number, r: ByteReader): Result<RelayFrame> {
       const status = r.u16();
       if (reqId === undefined || status === undefined || !isHttpStatus(status)) return malformed('reply');
       const body = r.rest();
-      if (body.length > RELAY_MAX_REPLY_BODY) return fail('too-large', 'reply is too large');
+      if (body.length > limits.RELAY_MAX_REPLY_BODY) return fail('too-large', 'reply is too large');
       return ok({ type: 'reply', reqId, status, body });
     }
     case RelayFrameType.Ping:
