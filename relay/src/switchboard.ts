@@ -136,14 +136,14 @@ export class Switchboard {
     return this.hosts.get(hostId);
   }
 
-  readonly attach: HostRoutes['attach'] = (downstream, hostId, deviceId, source) => {
+  attach: HostRoutes['attach'] = (downstream, hostId, deviceId, source) => {
     const link = this.hosts.get(hostId);
     if (link) return Promise.resolve(link.openConn(downstream, deviceId, source));
     if (this.cluster) return this.cluster.attach(downstream, hostId, deviceId, source);
     return Promise.resolve(fail('host-offline', 'the host is not connected to this relay'));
   };
 
-  readonly request: HostRoutes['request'] = (kind, hostId, source, body, signal) => {
+  request: HostRoutes['request'] = (kind, hostId, source, body, signal) => {
     const link = this.hosts.get(hostId);
     if (link) return link.request(kind, source, body, signal);
     if (this.cluster) return this.cluster.request(kind, hostId, source, body, signal);
