@@ -23,7 +23,7 @@ import type { Census } from './census.js';
 import type { RelayLimits } from './limits.js';
 import type { LimiterName, RefusalReason, RelayMetrics, RequestKind } from './metrics.js';
 import type { PeerPort } from './peer-port.js';
-import type { RelayReply } from './routes.js';
+import type { HostRoutes } from './routes.js';
 import { sourceAddress } from './source-address.js';
 import { WsPort } from './ws-port.js';
 import type { UpgradeEnv } from './ws-upgrade.js';
@@ -33,13 +33,7 @@ export interface RelayAppDeps {
     readonly census: Census;
     acceptHost(port: PeerPort): unknown;
     acceptDevice(port: PeerPort, hostId: string): unknown;
-    request(
-      kind: RequestKind,
-      hostId: string,
-      source: string,
-      body: Uint8Array,
-      signal?: AbortSignal,
-    ): Promise<Result<RelayReply>>;
+    request: HostRoutes['request'];
   };
   limits: RelayLimits;
   metrics: RelayMetrics;

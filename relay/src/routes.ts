@@ -35,6 +35,19 @@ export interface HostEndpoint {
   request(kind: RequestKind, source: string, body: Uint8Array, signal?: AbortSignal): Promise<Result<RelayReply>>;
 }
 
+/** Reaches a host by its id wherever its link is: on this node, or on another through the cluster. */
+export interface HostRoutes {
+  attach(downstream: Downstream, hostId: string, deviceId: string, source: string): Promise<Result<Upstream>>;
+  /** Forwards a pair request or one-shot call to the host and waits for its reply. */
+  request(
+    kind: RequestKind,
+    hostId: string,
+    source: string,
+    body: Uint8Array,
+    signal?: AbortSignal,
+  ): Promise<Result<RelayReply>>;
+}
+
 /** Bytes of a close reason the relay passes on: what a WebSocket close frame can carry. */
 const MAX_REASON_BYTES = 123;
 const encoder = new TextEncoder();

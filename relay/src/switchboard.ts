@@ -1,4 +1,4 @@
-import type { Clock, RandomBytes, Result } from '@tether/shared-protocol';
+import type { Clock, RandomBytes } from '@tether/shared-protocol';
 import { RelayCloseCode, fail } from '@tether/shared-protocol';
 import { Census } from './census.js';
 import type { DeviceConnDeps } from './device-conn.js';
@@ -7,21 +7,13 @@ import { Gate } from './gate.js';
 import type { HostLinkDeps } from './host-link.js';
 import { HostLink } from './host-link.js';
 import type { RelayLimits } from './limits.js';
-import type { RelayMetrics, RequestKind } from './metrics.js';
+import type { RelayMetrics } from './metrics.js';
 import { ByteBudget } from './outbox.js';
 import type { PeerPort } from './peer-port.js';
-import type { Downstream, HostEndpoint, RelayReply, Upstream } from './routes.js';
+import type { HostEndpoint, HostRoutes } from './routes.js';
 
 /** What the switchboard asks of the cluster (Redis) when a host is not on this node. */
-export interface ClusterLink {
-  attach(downstream: Downstream, hostId: string, deviceId: string, source: string): Promise<Result<Upstream>>;
-  request(
-    kind: RequestKind,
-    hostId: string,
-    source: string,
-    body: Uint8Array,
-    signal?: AbortSignal,
-  ): Promise<Result<RelayReply>>;
+export interface ClusterLink extends HostRoutes {
   /** A host's link is now on this node (claim its presence; drop streams to its old node). */
   hostLinked(hostId: string): void;
   /** This node's link for a host is gone. */
@@ -144,25 +136,19 @@ export class Switchboard {
     return this.hosts.get(hostId);
   }
 
-  attach(downstream: Downstream, hostId: string, deviceId: string, source: string): Promise<Result<Upstream>> {
+  attach: HostRoutes['attach'] = (downstream, hostId, deviceId, source) => {
     const link = this.hosts.get(hostId);
     if (link) return Promise.resolve(link.openConn(downstream, deviceId, source));
     if (this.cluster) return this.cluster.attach(downstream, hostId, deviceId, source);
     return Promise.resolve(fail('host-offline', 'the host is not connected to this relay'));
-  }
+  };
 
-  request(
-    kind: RequestKind,
-    hostId: string,
-    source: string,
-    body: Uint8Array,
-    signal?: AbortSignal,
-  ): Promise<Result<RelayReply>> {
+  request: HostRoutes['request'] = (kind, hostId, source, body, signal) => {
     const link = this.hosts.get(hostId);
     if (link) return link.request(kind, source, body, signal);
     if (this.cluster) return this.cluster.request(kind, hostId, source, body, signal);
     return Promise.resolve(fail('host-offline', 'the host is not connected to this relay'));
-  }
+  };
 
   /** Another node now holds this host's link: ours, if any, is the older one. */
   replacedElsewhere(hostId: string): void {

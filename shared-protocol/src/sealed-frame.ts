@@ -1,7 +1,7 @@
 import nacl from 'tweetnacl';
-import { concatBytes, readUint64, utf8Encode } from './encoding.js';
-import type { Result } from './errors.js';
-import { fail, ok } from './errors.js';
+import { concatBytes, utf8Encode } from './encoding.js';
+import type { FrameCipher } from './counted-frame.js';
+import { CountedOpener, CountedSealer, putCounter } from './counted-frame.js';
 import { MAX_FRAME_PLAINTEXT } from './limits.js';
 import type { Secretbox } from './secretbox.js';
 import { tweetnaclSecretbox } from './secretbox.js';
@@ -42,56 +42,43 @@ const BOX_ZERO_BYTES = 16;
 /** Where the frame starts inside the seal buffer: its header ends where the 16-byte tag begins. */
 const FRAME_START = ZERO_BYTES - BOX_ZERO_BYTES - FRAME_HEADER_BYTES;
 
-/** Writes `counter` (a non-negative safe integer) big-endian into 8 bytes at `offset`. */
-function putCounter(into: Uint8Array, offset: number, counter: number): void {
-  const high = Math.floor(counter / 0x1_0000_0000);
-  const low = counter >>> 0;
-  into[offset] = high >>> 24;
-  into[offset + 1] = (high >>> 16) & 0xff;
-  into[offset + 2] = (high >>> 8) & 0xff;
-  into[offset + 3] = high & 0xff;
-  into[offset + 4] = low >>> 24;
-  into[offset + 5] = (low >>> 16) & 0xff;
-  into[offset + 6] = (low >>> 8) & 0xff;
-  into[offset + 7] = low & 0xff;
+/** The device channel's cipher: secretbox in place, its nonce 16 zero bytes and the counter. */
+function secretboxCipher(key: Uint8Array, box: Secretbox): FrameCipher {
+  /** Rewritten for each frame, never shared across sealers and openers. */
+  const nonce = new Uint8Array(nacl.secretbox.nonceLength);
+  return {
+    kind: MessageKind.Frame,
+    tag: keyTag(key),
+    overhead: FRAME_OVERHEAD,
+    seal(counter, header, parts, length) {
+      putCounter(nonce, 16, counter);
+      const buffer = new Uint8Array(ZERO_BYTES + length);
+      let at = ZERO_BYTES;
+      for (const part of parts) {
+        buffer.set(part, at);
+        at += part.length;
+      }
+      box.seal(buffer, nonce, key);
+      // The cipher left 16 zero bytes before the tag; the header overwrites the last 13 of them.
+      const frame = buffer.subarray(FRAME_START);
+      frame.set(header, 0);
+      return frame;
+    },
+    open(counter, frame) {
+      putCounter(nonce, 16, counter);
+      // 16 zero bytes, then the box (tag and ciphertext); opened in place into the same buffer.
+      const buffer = new Uint8Array(BOX_ZERO_BYTES + frame.length - FRAME_HEADER_BYTES);
+      buffer.set(frame.subarray(FRAME_HEADER_BYTES), BOX_ZERO_BYTES);
+      return box.open(buffer, nonce, key) ? buffer.subarray(ZERO_BYTES) : undefined;
+    },
+  };
 }
 
-export class FrameSealer {
-  private counter = 0;
-  private readonly tag: Uint8Array;
-  /** 16 zero bytes and the counter: rewritten for each frame, never shared across sealers. */
-  private readonly nonce = new Uint8Array(nacl.secretbox.nonceLength);
-
-  constructor(
-    private readonly key: Uint8Array,
-    private readonly maxPlaintext = MAX_FRAME_PLAINTEXT,
-    private readonly box: Secretbox = tweetnaclSecretbox,
-  ) {
-    this.tag = keyTag(key);
-  }
-
-  /** The frame is a view into a buffer of its own (byteOffset 3): pass offset and length along with it. */
-  seal(plaintext: Uint8Array): Result<Uint8Array> {
-    if (plaintext.length > this.maxPlaintext) {
-      return fail('frame-too-large', `frame of ${plaintext.length} bytes is over the ${this.maxPlaintext}-byte limit`);
-    }
-    if (this.counter >= Number.MAX_SAFE_INTEGER) return fail('channel-closed', 'frame counter exhausted');
-    const counter = this.counter++;
-    putCounter(this.nonce, 16, counter);
-    const buffer = new Uint8Array(ZERO_BYTES + plaintext.length);
-    buffer.set(plaintext, ZERO_BYTES);
-    this.box.seal(buffer, this.nonce, this.key);
-    // The cipher left 16 zero bytes before the tag; the header overwrites the last 13 of them.
-    const frame = buffer.subarray(FRAME_START);
-    frame[0] = MessageKind.Frame;
-    frame.set(this.tag, 1);
-    putCounter(frame, 5, counter);
-    return ok(frame);
-  }
-
-  /** Frames sealed so far. */
-  get sent(): number {
-    return this.counter;
+/** Seals frames in order. A frame is a view into a buffer of its own (byteOffset 3): pass offset
+ * and length along with it. */
+export class FrameSealer extends CountedSealer {
+  constructor(key: Uint8Array, maxPlaintext = MAX_FRAME_PLAINTEXT, box: Secretbox = tweetnaclSecretbox) {
+    super(secretboxCipher(key, box), maxPlaintext);
   }
 }
 
@@ -99,56 +86,8 @@ export class FrameSealer {
  * Opens frames in order. After the first refusal the opener is closed for good and refuses
  * everything (`channel-closed`): the caller must drop the connection.
  */
-export class FrameOpener {
-  private expected = 0;
-  private closed = false;
-  private readonly tag: Uint8Array;
-  private readonly nonce = new Uint8Array(nacl.secretbox.nonceLength);
-
-  constructor(
-    private readonly key: Uint8Array,
-    private readonly maxPlaintext = MAX_FRAME_PLAINTEXT,
-    private readonly box: Secretbox = tweetnaclSecretbox,
-  ) {
-    this.tag = keyTag(key);
-  }
-
-  open(frame: Uint8Array): Result<Uint8Array> {
-    if (this.closed) return fail('channel-closed', 'the channel was closed after an earlier refusal');
-    const result = this.check(frame);
-    if (!result.ok) this.closed = true;
-    return result;
-  }
-
-  private check(frame: Uint8Array): Result<Uint8Array> {
-    if (frame.length < FRAME_OVERHEAD || frame[0] !== MessageKind.Frame) {
-      return fail('frame-malformed', 'not a sealed frame');
-    }
-    if (frame.length - FRAME_OVERHEAD > this.maxPlaintext) {
-      return fail('frame-too-large', `frame is over the ${this.maxPlaintext}-byte limit`);
-    }
-    if (!nacl.verify(frame.subarray(1, 5), this.tag)) return fail('frame-wrong-key', 'frame sealed under another key');
-    const counter = readUint64(frame, 5);
-    if (counter === undefined) return fail('frame-malformed', 'frame counter out of range');
-    if (counter < this.expected) return fail('frame-replayed', `frame ${counter} was already received`);
-    if (counter > this.expected)
-      return fail('frame-reordered', `frame ${counter} arrived before frame ${this.expected}`);
-    putCounter(this.nonce, 16, counter);
-    // 16 zero bytes, then the box (tag and ciphertext); opened in place into the same buffer.
-    const buffer = new Uint8Array(BOX_ZERO_BYTES + frame.length - FRAME_HEADER_BYTES);
-    buffer.set(frame.subarray(FRAME_HEADER_BYTES), BOX_ZERO_BYTES);
-    if (!this.box.open(buffer, this.nonce, this.key)) {
-      return fail('frame-tampered', 'frame failed authentication');
-    }
-    this.expected++;
-    return ok(buffer.subarray(ZERO_BYTES));
-  }
-
-  get received(): number {
-    return this.expected;
-  }
-
-  get isClosed(): boolean {
-    return this.closed;
+export class FrameOpener extends CountedOpener {
+  constructor(key: Uint8Array, maxPlaintext = MAX_FRAME_PLAINTEXT, box: Secretbox = tweetnaclSecretbox) {
+    super(secretboxCipher(key, box), maxPlaintext, { frame: 'sealed frame', channel: 'channel' });
   }
 }

@@ -1,4 +1,4 @@
-import { systemClock, type Clock } from '@tether/shared-protocol';
+import { backoffDelay, systemClock, type Clock } from '@tether/shared-protocol';
 import { ProviderError, type ModelEvent, type ModelProvider, type ModelRequest } from './types.js';
 
 /** Tries per turn, the first included. */
@@ -79,8 +79,7 @@ export function retryDelayMs(
   options: { baseDelayMs: number; maxDelayMs: number; random: () => number },
 ): number {
   if (error.retryAfterMs !== undefined) return Math.min(Math.max(0, error.retryAfterMs), options.maxDelayMs);
-  const step = Math.min(options.baseDelayMs * 2 ** (failedAttempt - 1), options.maxDelayMs);
-  return Math.round(step / 2 + (step / 2) * options.random());
+  return backoffDelay(failedAttempt - 1, options.random(), { baseMs: options.baseDelayMs, maxMs: options.maxDelayMs });
 }
 
 /** Resolves after `ms` on the clock; rejects with an aborted ProviderError when the signal fires first. */

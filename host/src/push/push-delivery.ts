@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from '@tether/shared-protocol';
+import { backoffDelay, type Clock, type TimerHandle } from '@tether/shared-protocol';
 import type { PushCounters, PushReason } from './push-counters.js';
 import type { PushMessage, PushSender, SendOutcome } from './push-sender.js';
 
@@ -143,10 +143,11 @@ export class PushDelivery {
         return;
       case 'retry': {
         this.count(`retry:${outcome.reason}`);
-        const backoff = Math.min(
-          PUSH_RETRY_MAX_MS,
-          (this.deps.retryBaseMs ?? PUSH_RETRY_BASE_MS) * 2 ** (entry.attempts - 1),
-        );
+        const backoff = backoffDelay(entry.attempts - 1, 0, {
+          baseMs: this.deps.retryBaseMs ?? PUSH_RETRY_BASE_MS,
+          maxMs: PUSH_RETRY_MAX_MS,
+          jitter: 'none',
+        });
         const delay = Math.min(PUSH_RETRY_MAX_MS, Math.max(backoff, outcome.retryAfterMs ?? 0));
         if (this.closed || entry.attempts >= MAX_PUSH_ATTEMPTS) return this.count(`failed:${outcome.reason}`);
         if (this.deps.clock.now() + delay >= entry.expiresAt) return this.count('expired');

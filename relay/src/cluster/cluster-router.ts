@@ -1,14 +1,16 @@
-import type { Clock, ErrorCode, Result, TimerHandle } from '@tether/shared-protocol';
+import type { Clock, Result, TimerHandle } from '@tether/shared-protocol';
 import { CloseCode, RelayCloseCode, fail, ok } from '@tether/shared-protocol';
 import type { Gate } from '../gate.js';
 import type { RelayLimits } from '../limits.js';
-import type { DropReason, RelayMetrics, RequestKind } from '../metrics.js';
-import type { Downstream, HostEndpoint, RelayReply, Upstream } from '../routes.js';
+import type { DropReason, RelayMetrics } from '../metrics.js';
+import type { Downstream, HostEndpoint, HostRoutes, Upstream } from '../routes.js';
 import { clipReason } from '../routes.js';
 import type { ClusterLink } from '../switchboard.js';
 import type { Backplane } from './backplane.js';
 import type { ClusterMessage } from './cluster-message.js';
-import { decodeClusterMessage, encodeClusterMessage } from './cluster-message.js';
+import { decodeClusterMessage } from './cluster-message.js';
+import { ClusterRequests } from './cluster-requests.js';
+import { ClusterSender } from './cluster-sender.js';
 
 export interface ClusterRouterDeps {
   backplane: Backplane;
@@ -42,12 +44,6 @@ interface InStream {
   inflight: number;
 }
 
-interface OutRequest {
-  node: string;
-  resolve: (r: Result<RelayReply>) => void;
-  timer: TimerHandle;
-}
-
 /**
  * Forwards device connections and requests between nodes. A device on this node whose host is on
  * another gets an out-stream: its bytes are published to that node, which holds the matching
@@ -61,16 +57,17 @@ interface OutRequest {
 export class ClusterRouter implements ClusterLink {
   private readonly out = new Map<number, OutStream>();
   private readonly in = new Map<string, InStream>();
-  private readonly requests = new Map<number, OutRequest>();
+  private readonly requests: ClusterRequests;
   /** This node's claim of each host whose link it holds: the generation Redis gave it, once known. */
   private readonly claims = new Map<string, Promise<number | undefined>>();
   private nextStreamId = 1;
-  private nextReqId = 1;
-  private inflightTotal = 0;
+  private readonly sender: ClusterSender;
   private checkTimer: TimerHandle | undefined;
   private stopped = false;
 
   constructor(private readonly deps: ClusterRouterDeps) {
+    this.sender = new ClusterSender(deps);
+    this.requests = new ClusterRequests(deps, this.sender, () => this.stopped);
     deps.backplane.onMessage = (bytes) => this.receive(bytes);
     deps.backplane.onLost = () => this.lost();
     // Redis holds another claim than this node's, and no node announced it: a broadcast lost, or a
@@ -81,7 +78,7 @@ export class ClusterRouter implements ClusterLink {
   }
 
   get inflightBytes(): number {
-    return this.inflightTotal;
+    return this.sender.inflightBytes;
   }
 
   get streams(): { out: number; in: number } {
@@ -103,58 +100,15 @@ export class ClusterRouter implements ClusterLink {
           this.out.delete(streamId);
           this.deps.metrics.drop('open-timeout');
           resolve(fail('host-offline', 'the node holding the host did not answer'));
-          this.post(node, { type: 'device-closed', streamId, code: 1001, reason: 'open-timeout' });
+          this.sender.post(node, { type: 'device-closed', streamId, code: 1001, reason: 'open-timeout' });
         }, this.deps.limits.openAckTimeoutMs),
       };
       this.out.set(streamId, stream);
-      this.post(node, { type: 'open', streamId, hostId, deviceId, source });
+      this.sender.post(node, { type: 'open', streamId, hostId, deviceId, source });
     });
   }
 
-  request(
-    kind: RequestKind,
-    hostId: string,
-    source: string,
-    body: Uint8Array,
-    signal?: AbortSignal,
-  ): Promise<Result<RelayReply>> {
-    return this.deps.backplane.locate(hostId).then((node) => {
-      if (!node || node === this.deps.backplane.nodeId || this.stopped) {
-        return fail('host-offline', 'the host is not connected to any relay node');
-      }
-      if (!this.deps.local.requests.enter()) {
-        this.deps.metrics.refuse('requests-full');
-        return fail('busy', 'too many requests are waiting; try again shortly');
-      }
-      const reqId = this.nextReqId++;
-      const waitMs = kind === 'pair' ? this.deps.limits.pairReplyWaitMs : this.deps.limits.callReplyWaitMs;
-      return new Promise<Result<RelayReply>>((resolve) => {
-        const settle = (r: Result<RelayReply>) => {
-          if (!this.requests.delete(reqId)) return;
-          this.deps.clock.clearTimeout(entry.timer);
-          this.deps.local.requests.leave();
-          signal?.removeEventListener('abort', abort);
-          resolve(r);
-        };
-        const abort = () => {
-          this.deps.metrics.refuse('request-aborted');
-          settle(fail('disconnected', 'the caller went away'));
-        };
-        const entry: OutRequest = {
-          node,
-          resolve: settle,
-          timer: this.deps.clock.setTimeout(() => {
-            this.deps.metrics.refuse('request-timeout');
-            settle(fail('timeout', 'the host did not answer in time'));
-          }, waitMs),
-        };
-        this.requests.set(reqId, entry);
-        signal?.addEventListener('abort', abort, { once: true });
-        this.deps.metrics.request(kind);
-        this.post(node, { type: 'request', reqId, kind, hostId, source, body });
-      });
-    });
-  }
+  readonly request: HostRoutes['request'] = (...args) => this.requests.forward(...args);
 
   hostLinked(hostId: string): void {
     // Streams from here to the host's old node are dead ends now: its link is here.
@@ -164,7 +118,7 @@ export class ClusterRouter implements ClusterLink {
     const claimed = this.deps.backplane.claim(hostId);
     this.claims.set(hostId, claimed);
     void claimed.then((gen) => {
-      if (gen !== undefined) this.broadcast({ type: 'claim', hostId, gen });
+      if (gen !== undefined) this.sender.broadcast({ type: 'claim', hostId, gen });
     });
   }
 
@@ -226,15 +180,10 @@ export class ClusterRouter implements ClusterLink {
         return stream.downstream.close(m.code, m.reason);
       }
       case 'request':
-        return void this.serveRequest(from, m);
+        return void this.requests.serve(from, m);
       case 'reply':
-      case 'failure': {
-        const entry = this.requests.get(m.reqId);
-        if (!entry || entry.node !== from) return this.deps.metrics.drop('reply-unknown-request');
-        return entry.resolve(
-          m.type === 'reply' ? ok({ status: m.status, body: m.body }) : fail(m.code, 'the host could not be reached'),
-        );
-      }
+      case 'failure':
+        return this.requests.answered(from, m);
       case 'claim':
         if (from === this.deps.backplane.nodeId) return;
         return this.claimHeard(from, m.hostId, m.gen);
@@ -274,7 +223,7 @@ export class ClusterRouter implements ClusterLink {
   /** Another node's device wants a host whose link is here. */
   private opened(from: string, m: Extract<ClusterMessage, { type: 'open' }>): void {
     const refuse = (code: number, reason: string) =>
-      this.post(from, { type: 'host-closed', streamId: m.streamId, code, reason });
+      this.sender.post(from, { type: 'host-closed', streamId: m.streamId, code, reason });
     const link = this.deps.local.local(m.hostId);
     if (!link) return refuse(RelayCloseCode.HostOffline, 'host-offline');
     const key = `${from}/${m.streamId}`;
@@ -282,90 +231,33 @@ export class ClusterRouter implements ClusterLink {
     const downstream: Downstream = {
       send: (payload) => {
         if (this.in.get(key) !== stream) return;
-        this.publishData(stream, from, { type: 'to-device', streamId: m.streamId, payload }, () =>
+        this.sender.publishData(stream, from, { type: 'to-device', streamId: m.streamId, payload }, () =>
           this.endIn(key, CloseCode.SlowConsumer, 'cluster-queue-full'),
         );
       },
       close: (code, reason) => {
         if (this.in.get(key) !== stream) return;
         this.in.delete(key);
-        this.post(from, { type: 'host-closed', streamId: m.streamId, code, reason: clipReason(reason) });
+        this.sender.post(from, { type: 'host-closed', streamId: m.streamId, code, reason: clipReason(reason) });
       },
     };
     const opened = link.openConn(downstream, m.deviceId, m.source);
     if (!opened.ok) return refuse(CloseCode.Busy, opened.error.code === 'busy' ? 'host-full' : 'host-offline');
     stream.upstream = opened.value;
     this.in.set(key, stream);
-    this.post(from, { type: 'opened', streamId: m.streamId });
-  }
-
-  private async serveRequest(from: string, m: Extract<ClusterMessage, { type: 'request' }>): Promise<void> {
-    const link = this.deps.local.local(m.hostId);
-    const result = link
-      ? await link.request(m.kind, m.source, m.body)
-      : fail('host-offline', 'the host is not connected to this node');
-    this.post(
-      from,
-      result.ok
-        ? { type: 'reply', reqId: m.reqId, status: result.value.status, body: result.value.body }
-        : { type: 'failure', reqId: m.reqId, code: result.error.code },
-    );
+    this.sender.post(from, { type: 'opened', streamId: m.streamId });
   }
 
   private upstreamFor(streamId: number, stream: OutStream): Upstream {
     return {
       send: (payload) => {
         if (this.out.get(streamId) !== stream) return;
-        this.publishData(stream, stream.node, { type: 'to-host', streamId, payload }, () =>
+        this.sender.publishData(stream, stream.node, { type: 'to-host', streamId, payload }, () =>
           this.endOut(streamId, CloseCode.SlowConsumer, 'cluster-queue-full', 'cluster-queue-full', true),
         );
       },
       close: (code, reason) => this.endOut(streamId, code, clipReason(reason), undefined, false),
     };
-  }
-
-  /** Publishes stream data within the per-stream and per-node bounds; `overflow` closes the stream. */
-  private publishData(
-    stream: { inflight: number },
-    node: string,
-    m: ClusterMessage & { payload: Uint8Array },
-    overflow: () => void,
-  ): void {
-    const n = m.payload.length;
-    const l = this.deps.limits;
-    if (
-      (stream.inflight > 0 && stream.inflight + n > l.clusterStreamInflightBytes) ||
-      (this.inflightTotal > 0 && this.inflightTotal + n > l.clusterInflightBytes)
-    ) {
-      return overflow();
-    }
-    stream.inflight += n;
-    this.inflightTotal += n;
-    void this.transmit(node, m).then((sent) => {
-      stream.inflight -= n;
-      this.inflightTotal -= n;
-      if (!sent) overflow();
-    });
-  }
-
-  /** Sends a control message; a failure is counted (the stream it belongs to ends by its own bounds). */
-  private post(node: string, m: ClusterMessage): void {
-    void this.transmit(node, m);
-  }
-
-  private transmit(node: string, m: ClusterMessage): Promise<boolean> {
-    const bytes = encodeClusterMessage(this.deps.backplane.nodeId, m);
-    this.deps.metrics.cluster('out', bytes.length);
-    return this.deps.backplane.send(node, bytes).then((sent) => {
-      if (!sent) this.deps.metrics.drop('cluster-publish-failed');
-      return sent;
-    });
-  }
-
-  private broadcast(m: ClusterMessage): void {
-    const bytes = encodeClusterMessage(this.deps.backplane.nodeId, m);
-    this.deps.metrics.cluster('out', bytes.length);
-    void this.deps.backplane.broadcast(bytes);
   }
 
   /** Ends an out-stream from this side: close the device (unless it is the one closing) and, if
@@ -385,7 +277,7 @@ export class ClusterRouter implements ClusterLink {
       this.deps.clock.clearTimeout(stream.attach.timer);
       stream.attach.resolve(fail('host-offline', 'the host went away'));
     } else if (closeDevice) stream.downstream.close(code, reason);
-    this.post(stream.node, { type: 'device-closed', streamId, code, reason });
+    this.sender.post(stream.node, { type: 'device-closed', streamId, code, reason });
   }
 
   /** Ends an in-stream from this side: the host's link is told, and the device's node. */
@@ -395,15 +287,14 @@ export class ClusterRouter implements ClusterLink {
     this.in.delete(key);
     this.deps.metrics.drop(reason);
     stream.upstream.close(code, reason);
-    this.post(stream.node, { type: 'host-closed', streamId: stream.streamId, code, reason });
+    this.sender.post(stream.node, { type: 'host-closed', streamId: stream.streamId, code, reason });
   }
 
   /** Messages may have been missed, or the node is stopping: nothing in flight can be trusted. */
   private lost(reason: DropReason = 'cluster-link-lost'): void {
     for (const streamId of [...this.out.keys()]) this.endOut(streamId, RelayCloseCode.HostGone, reason, reason, true);
     for (const key of [...this.in.keys()]) this.endIn(key, RelayCloseCode.HostGone, reason);
-    for (const entry of [...this.requests.values()])
-      entry.resolve(fail('disconnected', 'the relay cluster link was interrupted'));
+    this.requests.failAll();
   }
 
   /** Every heartbeat interval: close what this node holds with nodes that have stopped beating. */
@@ -419,15 +310,13 @@ export class ClusterRouter implements ClusterLink {
     const nodes = new Set<string>();
     for (const s of this.out.values()) nodes.add(s.node);
     for (const s of this.in.values()) nodes.add(s.node);
-    for (const r of this.requests.values()) nodes.add(r.node);
+    for (const node of this.requests.nodes()) nodes.add(node);
     if (nodes.size === 0) return;
     const alive = await this.deps.backplane.alive([...nodes]);
     for (const [streamId, s] of this.out) {
       if (!alive.has(s.node)) this.endOut(streamId, RelayCloseCode.HostGone, 'host-gone', 'node-gone', true);
     }
     for (const [key, s] of this.in) if (!alive.has(s.node)) this.endIn(key, 1001, 'node-gone');
-    for (const r of [...this.requests.values()]) {
-      if (!alive.has(r.node)) r.resolve(fail('host-offline' satisfies ErrorCode, 'the node holding the host is gone'));
-    }
+    this.requests.failGone(alive);
   }
 }

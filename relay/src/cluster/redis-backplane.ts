@@ -1,19 +1,23 @@
-import { createHash } from 'node:crypto';
 import type { Clock, TimerHandle } from '@tether/shared-protocol';
-import { createClient, createSentinel } from 'redis';
 import type { RelayLimits } from '../limits.js';
 import type { Backplane } from './backplane.js';
 import type { RedisTarget } from './redis-target.js';
+import type { Client } from './redis-client.js';
+import { COMMAND_TIMEOUT_MS, closeClient, newClient } from './redis-client.js';
+import {
+  ALL,
+  CLAIM,
+  GENERATION_TTL_MS,
+  REFRESH,
+  RELEASE,
+  genKey,
+  hostKey,
+  nodeChannel,
+  nodeKey,
+} from './redis-keys.js';
 
 /**
- * The backplane on Redis:
- *
- *   key     tether:relay:host:{<tag>}  = "<nodeId> <generation>", PX presence TTL, refreshed
- *                                        while the link lives
- *   key     tether:relay:gen:{<tag>}   = the host's last generation, PX a day, raised by each claim
- *   key     tether:relay:node:<nodeId>    = 1, PX node TTL, this node's heartbeat
- *   channel tether:relay:to:<nodeId>       messages for one node
- *   channel tether:relay:all               claims, for every node
+ * The backplane on Redis (its keys, channels and scripts: redis-keys.ts).
  *
  * A claim is one script: it raises the host's generation and makes this node the holder at that
  * generation, so two nodes taking a link for one host at the same moment cannot both believe they
@@ -33,86 +37,10 @@ import type { RedisTarget } from './redis-target.js';
  * so nothing piles up in the client; a dropped subscription is reported through `onLost`.
  */
 
-const PREFIX = 'tether:relay:';
-/** A host's name in Redis's keys: 22 characters of base64url of a SHA-256 of its id. */
-export function hostTag(hostId: string): string {
-  return createHash('sha256').update(`tether relay presence\u0000${hostId}`).digest('base64url').slice(0, 22);
-}
-const hostKey = (hostId: string) => `${PREFIX}host:{${hostTag(hostId)}}`;
-const genKey = (hostId: string) => `${PREFIX}gen:{${hostTag(hostId)}}`;
-const nodeKey = (nodeId: string) => `${PREFIX}node:${nodeId}`;
-const nodeChannel = (nodeId: string) => `${PREFIX}to:${nodeId}`;
-const ALL = `${PREFIX}all`;
-
-/** Milliseconds a host's generation is kept after its last claim or refresh: a day, far longer
- * than any claim it orders lives without a refresh (the presence TTL). */
-const GENERATION_TTL_MS = 86_400_000;
-
-/**
- * Takes the host: its next generation, and this node as holder at it. With ARGV[3] = 'if-free' (a
- * claim whose first answer never came back, retried), only when nobody holds it: 0 otherwise, but
- * when the holder is this node at the host's latest generation, that generation. That claim is
- * this node's own, run by Redis after the node stopped waiting for it (Redis stalled): it is
- * adopted, never taken for a rival's.
- * KEYS: host, gen. ARGV: nodeId, presence TTL, mode, generation TTL.
- */
-const CLAIM = `
-if ARGV[3] == 'if-free' then
-  local v = redis.call('GET', KEYS[1])
-  if v then
-    local last = redis.call('GET', KEYS[2])
-    if last and v == ARGV[1] .. ' ' .. last then
-      redis.call('PEXPIRE', KEYS[2], ARGV[4])
-      redis.call('PEXPIRE', KEYS[1], ARGV[2])
-      return tonumber(last)
-    end
-    return 0
-  end
-end
-local gen = redis.call('INCR', KEYS[2])
-redis.call('PEXPIRE', KEYS[2], ARGV[4])
-redis.call('SET', KEYS[1], ARGV[1] .. ' ' .. gen, 'PX', ARGV[2])
-return gen`;
-
-/**
- * Refreshes a claim only while it is still ours (node and generation); re-creates it if it expired
- * (Redis restarted empty, or was away longer than the TTL) unless a later generation was taken
- * meanwhile; 0 if another claim holds it or came after it.
- * KEYS: host, gen. ARGV: nodeId, generation, presence TTL, generation TTL.
- */
-const REFRESH = `
-local mine = ARGV[1] .. ' ' .. ARGV[2]
-local v = redis.call('GET', KEYS[1])
-if v == mine then
-  redis.call('PEXPIRE', KEYS[2], ARGV[4])
-  return redis.call('PEXPIRE', KEYS[1], ARGV[3])
-end
-if v then return 0 end
-if tonumber(redis.call('GET', KEYS[2]) or '0') > tonumber(ARGV[2]) then return 0 end
-redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[4])
-redis.call('SET', KEYS[1], mine, 'PX', ARGV[3])
-return 1`;
-
-/** Deletes a claim only if it is still ours: at ARGV[2]'s generation, or at any when it is ''. */
-const RELEASE = `
-local v = redis.call('GET', KEYS[1])
-if not v then return 0 end
-if v == ARGV[1] .. ' ' .. ARGV[2] or (ARGV[2] == '' and string.sub(v, 1, #ARGV[1] + 1) == ARGV[1] .. ' ') then
-  return redis.call('DEL', KEYS[1])
-end
-return 0`;
-
 /** This node's claim of one host: its generation, or why there is none yet. A pending claim is an
  * object of its own, so that a claim's late answer never stands for a newer claim of the same host. */
 type Claim = number | 'failed' | { pending: true };
 
-/** Commands the Redis client may hold unanswered: beyond it a command fails rather than queueing. */
-const MAX_REDIS_COMMANDS = 100_000;
-/** Milliseconds a command may wait for Redis's answer before it counts as failed: a Redis that
- * takes connections and never answers (stopped, swapping, a half-open link) must not hold a
- * device's connect, a publish or a heartbeat for ever. Under the 3 s node TTL, so a node whose
- * Redis stalls is not the last to know. */
-const COMMAND_TIMEOUT_MS = 2_000;
 /** Milliseconds between checks of the publishes in flight: a publish fails between 1.75 s and 2 s
  * unanswered (COMMAND_TIMEOUT_MS), never later. */
 const PUBLISH_SWEEP_MS = 250;
@@ -121,55 +49,6 @@ interface PendingPublish {
   /** When it was made (the clock's milliseconds). */
   at: number;
   resolve: (sent: boolean) => void;
-}
-
-/** Milliseconds to reach Redis when connecting: 5 s. */
-const CONNECT_TIMEOUT_MS = 5_000;
-/**
- * Reconnect delays grow by 200 ms a try, up to 2 s: well inside the presence TTL. The same from
- * the first try: a node started while Redis is down or not answering listens and serves what it
- * holds, and joins the cluster when Redis answers.
- */
-const reconnectStrategy = (retries: number) => Math.min(200 * (retries + 1), 2_000);
-
-/** What the backplane uses of a Redis connection: the same on one Redis and through Sentinel. */
-interface Client {
-  readonly isReady: boolean;
-  on(event: 'error' | 'ready' | 'reconnecting' | 'end', listener: () => void): unknown;
-  connect(): Promise<unknown>;
-  subscribe(channels: string[], listener: (message: Buffer) => void, bufferMode: true): Promise<void>;
-  publish(channel: string, message: Buffer): Promise<number>;
-  eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
-  get(key: string): Promise<string | null>;
-  exists(key: string): Promise<number>;
-  del(key: string): Promise<number>;
-  set(key: string, value: string, options: { expiration: { type: 'PX'; value: number } }): Promise<unknown>;
-  close(): Promise<unknown>;
-  destroy(): unknown;
-}
-
-function newClient(target: RedisTarget): Client {
-  const options = {
-    disableOfflineQueue: true,
-    commandsQueueMaxLength: MAX_REDIS_COMMANDS,
-    // Nagle off (the client's default, stated because the latency of a frame across nodes rests on
-    // it): a publish, or a message to the subscriber, leaves at once rather than waiting for an
-    // acknowledgement of the last one.
-    socket: { connectTimeout: CONNECT_TIMEOUT_MS, reconnectStrategy, noDelay: true },
-  };
-  if (target.kind === 'single') return createClient({ url: target.url, ...options });
-  // The Sentinels tell which node is the master, and again after a failover; the connection to
-  // the master is an ordinary client with the options above.
-  return createSentinel({
-    name: target.name,
-    sentinelRootNodes: target.sentinels,
-    nodeClientOptions: {
-      ...options,
-      ...(target.username !== undefined ? { username: target.username } : {}),
-      ...(target.password !== undefined ? { password: target.password } : {}),
-    },
-    sentinelClientOptions: { socket: { connectTimeout: CONNECT_TIMEOUT_MS, reconnectStrategy } },
-  });
 }
 
 export class RedisBackplane implements Backplane {
@@ -432,15 +311,4 @@ export class RedisBackplane implements Backplane {
       if (timer !== undefined) this.clock.clearTimeout(timer);
     }
   }
-}
-
-/** Closes a client, waiting for what it has sent at most COMMAND_TIMEOUT_MS: a Redis that never
- * answers must not hold a node's shutdown. */
-async function closeClient(client: Client): Promise<void> {
-  if (!client.isReady) return void client.destroy();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, COMMAND_TIMEOUT_MS)));
-  await Promise.race([client.close().catch(() => {}), late]);
-  clearTimeout(timer);
-  client.destroy();
 }

@@ -1,7 +1,7 @@
-import type { Clock, Result } from '@tether/shared-protocol';
+import type { Clock } from '@tether/shared-protocol';
 import type { RelayLimits } from '../limits.js';
-import type { RelayMetrics, RequestKind } from '../metrics.js';
-import type { Downstream, RelayReply, Upstream } from '../routes.js';
+import type { RelayMetrics } from '../metrics.js';
+import type { HostRoutes } from '../routes.js';
 import type { ClusterLink, Switchboard } from '../switchboard.js';
 import { ClusterRouter } from './cluster-router.js';
 import { RedisBackplane } from './redis-backplane.js';
@@ -49,19 +49,9 @@ export class RedisCluster implements ClusterLink {
     return this.router.inflightBytes;
   }
 
-  attach(downstream: Downstream, hostId: string, deviceId: string, source: string): Promise<Result<Upstream>> {
-    return this.router.attach(downstream, hostId, deviceId, source);
-  }
+  readonly attach: HostRoutes['attach'] = (...args) => this.router.attach(...args);
 
-  request(
-    kind: RequestKind,
-    hostId: string,
-    source: string,
-    body: Uint8Array,
-    signal?: AbortSignal,
-  ): Promise<Result<RelayReply>> {
-    return this.router.request(kind, hostId, source, body, signal);
-  }
+  readonly request: HostRoutes['request'] = (...args) => this.router.request(...args);
 
   hostLinked(hostId: string): void {
     this.router.hostLinked(hostId);

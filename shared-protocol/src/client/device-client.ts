@@ -5,24 +5,21 @@ import { CloseCode, refusesForGood } from '../close-codes.js';
 import type { ProtocolError, Result } from '../errors.js';
 import { fail, ok } from '../errors.js';
 import type { DeviceKey } from '../device-key.js';
-import {
-  MAX_PENDING_CALLS,
-  MAX_WATCHED_SESSIONS,
-  PING_INTERVAL_MS,
-  PONG_TIMEOUT_MS,
-  RPC_TIMEOUT_MS,
-} from '../limits.js';
+import { MAX_PENDING_CALLS, PING_INTERVAL_MS, PONG_TIMEOUT_MS, RPC_TIMEOUT_MS } from '../limits.js';
 import type { RandomBytes } from '../random.js';
 import { secureRandom } from '../random.js';
 import type { ChannelMessage } from '../rpc/channel.js';
-import type { SessionEvent, TetherEvent } from '../rpc/events.js';
-import { decodeEvent, isSessionEvent } from '../rpc/events.js';
+import type { TetherEvent } from '../rpc/events.js';
+import { decodeEvent } from '../rpc/events.js';
 import type { MethodName, MethodParams, MethodResult } from '../rpc/methods.js';
 import { METHODS } from '../rpc/methods.js';
 import type { BackoffOptions } from '../link/backoff.js';
 import type { ReconnectState } from '../link/reconnector.js';
 import { Reconnector, jitterFrom } from '../link/reconnector.js';
 import { DeviceChannel } from './device-channel.js';
+import { Keepalive } from './keepalive.js';
+import type { Watch } from './session-watches.js';
+import { SessionWatches } from './session-watches.js';
 import type { Connect } from '../link/transport.js';
 
 export type ClientState =
@@ -53,13 +50,6 @@ interface PendingCall {
   resolve: (result: Result<unknown>) => void;
 }
 
-interface Watch {
-  /** The last sequence number delivered to listeners. */
-  lastSeq: number;
-  /** Replay at most this many of the newest events on each (re)subscribe: see `watch`. */
-  tail?: number;
-}
-
 /**
  * A device's connection to one host: handshake, sealed RPC with timeouts, session watches that
  * resume from the last sequence number after any reconnect (nothing missing, nothing doubled),
@@ -83,12 +73,14 @@ export class DeviceClient {
   private readonly reconnector: Reconnector;
   private nextId = 1;
   private readonly pending = new Map<number, PendingCall>();
-  private readonly watches = new Map<string, Watch>();
+  private readonly watches = new SessionWatches({
+    subscribe: (sessionId, watch) => this.subscribe(sessionId, watch),
+    duplicate: () => void this.skipped.duplicate++,
+  });
   private readonly eventListeners = new Set<(event: TetherEvent) => void>();
   private readonly stateListeners = new Set<(state: ClientState) => void>();
   private readonly watchErrorListeners = new Set<(sessionId: string, error: ProtocolError) => void>();
-  private pingTimer: TimerHandle | undefined;
-  private pongTimer: TimerHandle | undefined;
+  private readonly keepalive: Keepalive;
   /** Events skipped: unknown types, invalid shapes, duplicates already delivered. */
   readonly skipped = { unknown: 0, invalid: 0, duplicate: 0 };
 
@@ -99,6 +91,11 @@ export class DeviceClient {
       clock: this.clock,
       jitter: options.jitter ?? jitterFrom(this.random),
       ...(options.backoff ? { backoff: options.backoff } : {}),
+    });
+    this.keepalive = new Keepalive(this.clock, {
+      intervalMs: options.pingIntervalMs ?? PING_INTERVAL_MS,
+      pongTimeoutMs: options.pongTimeoutMs ?? PONG_TIMEOUT_MS,
+      nextNumber: () => this.nextId++,
     });
   }
 
@@ -117,7 +114,7 @@ export class DeviceClient {
     this.dialAgainAtOnce = false;
     this.setState({ name: 'stopped' });
     this.reconnector.stop();
-    this.clearTimers();
+    this.keepalive.stop();
     const channel = this.channel;
     this.channel = undefined;
     channel?.close(CloseCode.Normal, 'client stopped');
@@ -138,7 +135,7 @@ export class DeviceClient {
       this.reconnector.reset();
       this.dialAgainAtOnce = true;
     } else if (this.stateValue.name === 'open') {
-      this.sendPing();
+      this.keepalive.ping();
     }
   }
 
@@ -172,14 +169,8 @@ export class DeviceClient {
         () => this.settle(call, fail('timeout', `${method} got no reply in time`)),
         options.timeoutMs ?? this.options.rpcTimeoutMs ?? RPC_TIMEOUT_MS,
       );
-      const call: PendingCall = {
-        id,
-        method,
-        params,
-        sent: false,
-        timer,
-        resolve: resolve as (r: Result<unknown>) => void,
-      };
+      const settle = resolve as (r: Result<unknown>) => void;
+      const call: PendingCall = { id, method, params, sent: false, timer, resolve: settle };
       this.pending.set(id, call);
       if (this.stateValue.name === 'open') this.sendCall(call);
     });
@@ -194,15 +185,9 @@ export class DeviceClient {
    * event) names the range left out, which the caller reads as history pages when it needs it.
    */
   watch(sessionId: string, after: number, options: { tail?: number } = {}): Result<void> {
-    const existing = this.watches.get(sessionId);
-    if (existing) {
-      if (after > existing.lastSeq) existing.lastSeq = after;
-      return ok(undefined);
-    }
-    if (this.watches.size >= MAX_WATCHED_SESSIONS) return fail('busy', 'watching too many sessions');
-    const watch: Watch = { lastSeq: after, ...(options.tail !== undefined ? { tail: options.tail } : {}) };
-    this.watches.set(sessionId, watch);
-    if (this.stateValue.name === 'open') this.subscribe(sessionId, watch);
+    const added = this.watches.add(sessionId, after, options.tail);
+    if (!added.ok) return added;
+    if (added.value && this.stateValue.name === 'open') this.subscribe(sessionId, added.value);
     return ok(undefined);
   }
 
@@ -248,9 +233,9 @@ export class DeviceClient {
     this.channel = channel;
     this.reconnector.opened();
     this.setState({ name: 'open' });
-    for (const [sessionId, watch] of this.watches) this.subscribe(sessionId, watch);
+    for (const [sessionId, watch] of this.watches.entries()) this.subscribe(sessionId, watch);
     for (const call of this.pending.values()) if (!call.sent) this.sendCall(call);
-    this.schedulePing();
+    this.keepalive.start(channel);
     // Last: attaching the handlers hands over anything that arrived with the welcome (a goodbye
     // ends the connection at once), so everything above must already be in place.
     channel.onMessage = (message) => this.receive(message);
@@ -264,7 +249,7 @@ export class DeviceClient {
   /** The connection ended; `sealed` when the host said why inside the channel (a `bye`). */
   private lost(error: ProtocolError, sealed = false): void {
     if (this.stateValue.name === 'stopped') return;
-    this.clearTimers();
+    this.keepalive.stop();
     for (const call of [...this.pending.values()]) {
       // Watches are made again, from the latest sequence number, when the connection reopens.
       if (call.method === 'sessions.watch') this.settle(call, fail('disconnected', 'connection lost'));
@@ -288,12 +273,7 @@ export class DeviceClient {
   }
 
   private receive(message: ChannelMessage): void {
-    // Anything from the host shows the connection is alive, not only the pong: on a long catch-up
-    // a slow phone works through thousands of events, and the pong waits behind them.
-    if (this.pongTimer !== undefined) {
-      this.clock.clearTimeout(this.pongTimer);
-      this.pongTimer = undefined;
-    }
+    this.keepalive.heard();
     switch (message.t) {
       case 'res': {
         const call = this.pending.get(message.id);
@@ -333,47 +313,8 @@ export class DeviceClient {
       this.skipped[decoded.kind]++;
       return;
     }
-    let event = decoded.event;
-    if (isSessionEvent(event) && !this.acceptSequenced(event)) return;
-    if (event.type === 'watch.skipped') {
-      const skipped = this.acceptSkip(event);
-      if (!skipped) return;
-      event = skipped;
-    }
-    for (const listener of this.eventListeners) listener(event);
-  }
-
-  /**
-   * A tail watch jumps ahead: what lies between the last delivered event and the skip's end is
-   * left for the caller to page in, and the stream goes on after it. A skip that names nothing
-   * past what was delivered (a stale one) is dropped.
-   */
-  private acceptSkip(event: Extract<TetherEvent, { type: 'watch.skipped' }>): TetherEvent | undefined {
-    const watch = this.watches.get(event.sessionId);
-    if (!watch || watch.tail === undefined || event.to <= watch.lastSeq || event.after > watch.lastSeq) {
-      this.skipped.duplicate++;
-      return undefined;
-    }
-    const after = watch.lastSeq;
-    watch.lastSeq = event.to;
-    return { ...event, after };
-  }
-
-  /** Applies the per-session order: drop what was delivered, resubscribe on a gap. */
-  private acceptSequenced(event: SessionEvent): boolean {
-    const watch = this.watches.get(event.sessionId);
-    if (!watch) return event.type === 'session.updated';
-    if (event.seq <= watch.lastSeq) {
-      this.skipped.duplicate++;
-      return false;
-    }
-    if (event.seq > watch.lastSeq + 1) {
-      // Should not happen with a correct host; recover by asking again from what we hold.
-      this.subscribe(event.sessionId, watch);
-      return false;
-    }
-    watch.lastSeq = event.seq;
-    return true;
+    const event = this.watches.accept(decoded.event);
+    if (event) for (const listener of this.eventListeners) listener(event);
   }
 
   private subscribe(sessionId: string, watch: Watch): void {
@@ -396,32 +337,6 @@ export class DeviceClient {
     if (!this.pending.delete(call.id)) return;
     this.clock.clearTimeout(call.timer);
     call.resolve(result);
-  }
-
-  private schedulePing(): void {
-    const interval = this.options.pingIntervalMs ?? PING_INTERVAL_MS;
-    this.pingTimer = this.clock.setTimeout(() => {
-      this.pingTimer = undefined;
-      this.sendPing();
-      this.schedulePing();
-    }, interval);
-  }
-
-  private sendPing(): void {
-    const channel = this.channel;
-    if (!channel || this.pongTimer !== undefined) return;
-    channel.send({ t: 'ping', n: this.nextId++ });
-    this.pongTimer = this.clock.setTimeout(() => {
-      this.pongTimer = undefined;
-      if (this.channel === channel) channel.close(CloseCode.PingTimeout, 'no pong from the host');
-    }, this.options.pongTimeoutMs ?? PONG_TIMEOUT_MS);
-  }
-
-  private clearTimers(): void {
-    for (const timer of [this.pingTimer, this.pongTimer]) {
-      if (timer !== undefined) this.clock.clearTimeout(timer);
-    }
-    this.pingTimer = this.pongTimer = undefined;
   }
 
   private setState(state: ClientState): void {

@@ -2,65 +2,18 @@ import * as v from 'valibot';
 import { MAX_MESSAGE_TEXT } from '../limits.js';
 import { MAX_RELAYS, RelayUrlListSchema } from '../relay/relay-list.js';
 import { RelayStandingSchema } from '../rpc/relay.js';
-import {
-  AnswerApprovalParams,
-  AnswerApprovalResult,
-  ListApprovalsParams,
-  ListApprovalsResult,
-} from '../rpc/approvals.js';
+import type { MethodName, Methods } from '../rpc/methods.js';
+import { METHODS } from '../rpc/methods.js';
+import type { TableParams, TableResult } from '../rpc/method-table.js';
+import { isTableMethod } from '../rpc/method-table.js';
 import { AgentName, AgentSessionId, ListAgentSessionsResult, ListAgentsResult } from '../rpc/agents.js';
 import { Count, Empty, Id, Name, Path, Seq, Timestamp } from '../rpc/common.js';
-import { DeviceInfoSchema, ListDevicesResult, RevokeDeviceParams } from '../rpc/devices.js';
+import { DeviceInfoSchema, RevokeDeviceParams } from '../rpc/devices.js';
 import { KeepAwakeSchema } from '../rpc/keep-awake.js';
+import { Cols, Rows, TerminalInfoSchema } from '../rpc/terminals.js';
 import {
-  AckTerminalParams,
-  AttachTerminalParams,
-  AttachTerminalResult,
-  Cols,
-  ListTerminalsResult,
-  ResizeTerminalParams,
-  Rows,
-  TerminalIdParams,
-  TerminalInfoSchema,
-  TerminalInputParams,
-} from '../rpc/terminals.js';
-import { ScopeSchema } from '../scopes.js';
-import {
-  BeginUploadParams,
-  BeginUploadResult,
-  FinishUploadResult,
-  UploadChunkParams,
-  UploadChunkResult,
-  UploadIdParams,
-} from '../rpc/blobs.js';
-import { ConfigureSessionParams } from '../rpc/history.js';
-import { SessionControlsResult, SetBudgetParams, SetModeParams, SetModelParams } from '../rpc/steering.js';
-import {
-  GitCommitParams,
-  GitDiffParams,
-  GitDiffResult,
-  GitPathsParams,
-  GitPullRequestResult,
-  GitPushParams,
-  GitStatusResult,
-  GitWriteResult,
-} from '../rpc/git.js';
-import {
-  CreateShareParams,
-  CreateShareResult,
-  ListSharesParams,
-  ListSharesResult,
-  RevokeShareParams,
-  RevokeShareResult,
-} from '../rpc/share.js';
-import {
-  ArchiveParams,
-  ListSessionsParams,
-  ListSessionsResult,
-  SendParams,
   steeringAtStart,
   inWorktree,
-  SendResult,
   SessionIdParams,
   SessionResult,
   WatchSessionParams,
@@ -84,6 +37,7 @@ import {
   TrustShowParams,
   TrustShowResult,
 } from './trust-control.js';
+import { PairAllowParams, PairLinkResult, PairRequestSchema } from './pair-control.js';
 
 /**
  * The local control socket: what `tether …` commands ask the running host, over an owner-only
@@ -144,56 +98,6 @@ export const HostStatusResult = v.object({
   /** The sleep inhibitor: held while a run is active or a terminal attached (`--no-keep-awake`: off). */
   keepAwake: v.optional(KeepAwakeSchema),
 });
-
-export const PairLinkResult = v.object({
-  link: v.pipe(v.string(), v.maxLength(2048)),
-  expiresAt: Timestamp,
-  /** The same pairing on the relay's origin, for a host with a relay: the app loaded from there
-   * pairs and reaches the host through it, from any network. */
-  relay: v.optional(
-    v.object({ url: v.pipe(v.string(), v.maxLength(2048)), link: v.pipe(v.string(), v.maxLength(2048)) }),
-  ),
-});
-
-/** An origin as a page's `Origin` header or a relay's URL gives it (`https://relay.example.com:8443`). */
-const PageOrigin = v.pipe(v.string(), v.maxLength(300));
-
-/**
- * Where the app that sent a pair request was loaded from, as far as the host can know, and how it
- * knows. Whoever serves the app decides what it does on the phone, so this decides what a device
- * may do when allowed without choosing (docs/security.md, "Who is trusted with what").
- * - `host`: sent straight to the host by a page whose `Origin` (set by the browser) is the host's own.
- * - `other`: sent straight to the host by a page of another origin the host lets call it.
- * - `relay`: came through the relay the host is linked to, at `origin` (its URL as the host was given
- *   it). A browser posts a pair request to a relay only from the relay's own pages (the relay answers
- *   no cross-origin pair request). `app`: the relay said it serves the app, so the app was its page,
- *   or a program holding the pairing link sent the request; without it (a `--no-app` relay, or one
- *   that does not say), no page of that relay sent it: a program holding the link did.
- * - `none`: sent straight to the host with no `Origin`: a program holding the link, not a web page.
- */
-export const PairPageSchema = v.variant('from', [
-  v.object({ from: v.literal('host'), origin: PageOrigin }),
-  v.object({ from: v.literal('other'), origin: PageOrigin }),
-  v.object({ from: v.literal('relay'), origin: PageOrigin, app: v.optional(v.boolean()) }),
-  v.object({ from: v.literal('none') }),
-]);
-export type PairPage = v.InferOutput<typeof PairPageSchema>;
-
-export const PairRequestSchema = v.object({
-  id: Id,
-  label: Name,
-  code: v.pipe(v.string(), v.length(6)),
-  fingerprint: Name,
-  createdAt: Timestamp,
-  /** Whether it came over a secure channel (TLS or loopback); over plain HTTP it gets fewer scopes. */
-  secure: v.optional(v.boolean()),
-  /** What the device may do when allowed without --scopes. */
-  scopes: v.optional(v.array(ScopeSchema)),
-  /** Where the phone loaded the app from. */
-  page: v.optional(PairPageSchema),
-});
-
-export const PairAllowParams = v.object({ id: Id, scopes: v.optional(v.array(ScopeSchema)) });
 
 export const ControlCreateSessionParams = v.object({
   cwd: Path,
@@ -266,38 +170,43 @@ function control<P extends v.GenericSchema, R extends v.GenericSchema>(params: P
   return { params, result };
 }
 
+/** A method that takes and answers the same as a device's method of that name. */
+function asDevice<M extends MethodName>(name: M): Pick<Methods[M], 'params' | 'result'> {
+  return control(METHODS[name].params, METHODS[name].result);
+}
+
 export const CONTROL_METHODS = {
   'host.status': control(Empty, HostStatusResult),
-  'sessions.list': control(ListSessionsParams, ListSessionsResult),
+  'sessions.list': asDevice('sessions.list'),
   'sessions.create': control(ControlCreateSessionParams, SessionResult),
   'sessions.get': control(SessionIdParams, SessionResult),
   'sessions.events': control(SessionEventsParams, SessionEventsResult),
   /** Replays events after `after`, then streams live ones as `{t:"evt"}` lines. */
   'sessions.follow': control(WatchSessionParams, SessionResult),
-  'sessions.send': control(SendParams, SendResult),
+  'sessions.send': asDevice('sessions.send'),
   /** `tether sessions send --attach FILE`: the same chunked upload a device makes. */
-  'blobs.begin': control(BeginUploadParams, BeginUploadResult),
-  'blobs.chunk': control(UploadChunkParams, UploadChunkResult),
-  'blobs.finish': control(UploadIdParams, FinishUploadResult),
-  'blobs.cancel': control(UploadIdParams, Empty),
-  'sessions.interrupt': control(SessionIdParams, Empty),
-  'sessions.archive': control(ArchiveParams, Empty),
+  'blobs.begin': asDevice('blobs.begin'),
+  'blobs.chunk': asDevice('blobs.chunk'),
+  'blobs.finish': asDevice('blobs.finish'),
+  'blobs.cancel': asDevice('blobs.cancel'),
+  'sessions.interrupt': asDevice('sessions.interrupt'),
+  'sessions.archive': asDevice('sessions.archive'),
   'sessions.autoApprove': control(AutoApproveParams, Empty),
-  'sessions.configure': control(ConfigureSessionParams, SessionResult),
+  'sessions.configure': asDevice('sessions.configure'),
   /** Loads an agent's own session into a new Tether session (or answers the one that continues it). */
   'sessions.continue': control(ControlContinueSessionParams, SessionResult),
   /** Every configured ACP agent, whether it can be started now and why not. */
   'agents.list': control(Empty, ListAgentsResult),
   /** An agent's own earlier sessions in a folder, newest first. */
   'agents.sessions': control(ControlListAgentSessionsParams, ListAgentSessionsResult),
-  'approvals.list': control(ListApprovalsParams, ListApprovalsResult),
-  'approvals.answer': control(AnswerApprovalParams, AnswerApprovalResult),
+  'approvals.list': asDevice('approvals.list'),
+  'approvals.answer': asDevice('approvals.answer'),
   /** Mints a new pairing link (the old one stops working). */
   'pair.create': control(Empty, PairLinkResult),
   'pair.requests': control(Empty, v.object({ requests: v.array(PairRequestSchema) })),
   'pair.allow': control(PairAllowParams, v.object({ device: DeviceInfoSchema })),
   'pair.deny': control(v.object({ id: Id }), Empty),
-  'devices.list': control(Empty, ListDevicesResult),
+  'devices.list': asDevice('devices.list'),
   'devices.revoke': control(RevokeDeviceParams, v.object({ closedConnections: Count })),
   'tokens.create': control(CreateTokenParams, CreateTokenResult),
   'tokens.list': control(Empty, ListTokensResult),
@@ -305,21 +214,21 @@ export const CONTROL_METHODS = {
   'tokens.revoke': control(RevokeTokenParams, RevokeTokenResult),
   'machines.list': control(Empty, ListMachineDetailsResult),
   'machines.forget': control(ForgetMachineParams, Empty),
-  'terminals.list': control(Empty, ListTerminalsResult),
+  'terminals.list': asDevice('terminals.list'),
   /** Starts a wrapped program (`tether run`); attach to follow it. */
   'terminals.run': control(RunTerminalParams, RunTerminalResult),
   /** Streams a terminal's output to this client as `terminal.*` events, acknowledged like a device's. */
-  'terminals.attach': control(AttachTerminalParams, AttachTerminalResult),
-  'terminals.detach': control(TerminalIdParams, Empty),
-  'terminals.ack': control(AckTerminalParams, Empty),
-  'terminals.input': control(TerminalInputParams, Empty),
-  'terminals.resize': control(ResizeTerminalParams, Empty),
+  'terminals.attach': asDevice('terminals.attach'),
+  'terminals.detach': asDevice('terminals.detach'),
+  'terminals.ack': asDevice('terminals.ack'),
+  'terminals.input': asDevice('terminals.input'),
+  'terminals.resize': asDevice('terminals.resize'),
 
   // Share links (`tether share`): read-only links to one session, the same as a device's `share.*`.
-  'share.create': control(CreateShareParams, CreateShareResult),
-  'share.list': control(ListSharesParams, ListSharesResult),
+  'share.create': asDevice('share.create'),
+  'share.list': asDevice('share.list'),
   /** Revokes a link; its viewers are cut off at once. */
-  'share.revoke': control(RevokeShareParams, RevokeShareResult),
+  'share.revoke': asDevice('share.revoke'),
 
   /** Folder trust (`tether trust`): a folder's own agent configuration as a session there would load it. */
   'trust.show': control(TrustShowParams, TrustShowResult),
@@ -329,29 +238,27 @@ export const CONTROL_METHODS = {
   'trust.revoke': control(TrustRevokeParams, TrustRevokeResult),
 
   // `tether sessions commands|mode|model|budget`: the same steering a device has.
-  'sessions.controls': control(SessionIdParams, SessionControlsResult),
-  'sessions.setMode': control(SetModeParams, SessionResult),
-  'sessions.setModel': control(SetModelParams, SessionResult),
-  'sessions.setBudget': control(SetBudgetParams, SessionResult),
+  'sessions.controls': asDevice('sessions.controls'),
+  'sessions.setMode': asDevice('sessions.setMode'),
+  'sessions.setModel': asDevice('sessions.setModel'),
+  'sessions.setBudget': asDevice('sessions.setBudget'),
 
   // `tether sessions git ID …`: the same git a device has.
-  'git.status': control(SessionIdParams, GitStatusResult),
-  'git.diff': control(GitDiffParams, GitDiffResult),
-  'git.stage': control(GitPathsParams, GitWriteResult),
-  'git.unstage': control(GitPathsParams, GitWriteResult),
-  'git.commit': control(GitCommitParams, GitWriteResult),
-  'git.push': control(GitPushParams, GitWriteResult),
-  'git.pullRequest': control(SessionIdParams, GitPullRequestResult),
+  'git.status': asDevice('git.status'),
+  'git.diff': asDevice('git.diff'),
+  'git.stage': asDevice('git.stage'),
+  'git.unstage': asDevice('git.unstage'),
+  'git.commit': asDevice('git.commit'),
+  'git.push': asDevice('git.push'),
+  'git.pullRequest': asDevice('git.pullRequest'),
 } as const;
 
 export type ControlMethods = typeof CONTROL_METHODS;
 export type ControlMethodName = keyof ControlMethods;
-export type ControlParams<M extends ControlMethodName> = v.InferOutput<ControlMethods[M]['params']>;
-export type ControlResult<M extends ControlMethodName> = v.InferOutput<ControlMethods[M]['result']>;
+export type ControlParams<M extends ControlMethodName> = TableParams<ControlMethods, M>;
+export type ControlResult<M extends ControlMethodName> = TableResult<ControlMethods, M>;
 
-export function isControlMethod(name: string): name is ControlMethodName {
-  return Object.prototype.hasOwnProperty.call(CONTROL_METHODS, name);
-}
+export const isControlMethod = (name: string): name is ControlMethodName => isTableMethod(CONTROL_METHODS, name);
 
 /** Bytes of one line on the control socket: a frame's worth plus room for the envelope. */
 export const MAX_CONTROL_LINE = 2 * 1024 * 1024;

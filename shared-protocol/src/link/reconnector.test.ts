@@ -45,6 +45,13 @@ describe('Reconnector', () => {
     expect(backoffDelay(3, 0.5, BACKOFF)).toBe(6000);
   });
 
+  it('waits the whole step, doubling up to the cap, without jitter', () => {
+    const steady = { ...BACKOFF, jitter: 'none' as const };
+    expect([0, 1, 2, 3, 4].map((attempt) => backoffDelay(attempt, 0.9, steady))).toEqual([
+      1000, 2000, 4000, 8000, 8000,
+    ]);
+  });
+
   it('starts from the shortest step again once the link opened, or on reset', () => {
     const { clock, reconnector, redial } = setup();
     reconnector.dialling();

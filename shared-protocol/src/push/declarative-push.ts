@@ -54,7 +54,7 @@ export interface DeclarativePush {
 }
 
 /**
- * The app's screen a notification opens (the app's routes, `pwa/src/ui/route.ts`): an approval's
+ * The app's screen a notification opens (the app's routes, `pwa/src/lib/route.ts`): an approval's
  * card for an approval and its answer, the session for the rest.
  */
 export function pushFragment(payload: PushPayload): string {

@@ -3,7 +3,8 @@ import { generateHostIdentity } from '../identity.js';
 import { ManualClock } from '../testing/manual-clock.js';
 import { seededRandom } from '../testing/seeded-random.js';
 import { answerRelayChallenge, makeRelayChallenge, relayOrigin, verifyHostAuth } from './host-auth.js';
-import { decodeRelayFrame, encodeRelayFrame } from './relay-frame.js';
+import { encodeRelayFrame } from './relay-frame.js';
+import { decodeRelayFrame } from './relay-frame-decode.js';
 import { RELAY_CLOCK_SKEW_MS } from './relay-limits.js';
 import { signRelayTicket } from './relay-ticket.js';
 

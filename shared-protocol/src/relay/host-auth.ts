@@ -6,7 +6,8 @@ import { fail, ok } from '../errors.js';
 import type { SignKeyPair } from '../identity.js';
 import { hostIdFromSignKey } from '../identity.js';
 import type { RandomBytes } from '../random.js';
-import { RELAY_CHALLENGE_NONCE_BYTES, decodeRelayFrame, encodeRelayFrame } from './relay-frame.js';
+import { RELAY_CHALLENGE_NONCE_BYTES, encodeRelayFrame } from './relay-frame.js';
+import { decodeRelayFrame } from './relay-frame-decode.js';
 import { RELAY_CLOCK_SKEW_MS } from './relay-limits.js';
 
 /**

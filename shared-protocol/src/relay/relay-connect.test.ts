@@ -6,7 +6,7 @@ import { ManualClock } from '../testing/manual-clock.js';
 import { seededRandom } from '../testing/seeded-random.js';
 import { RelayCloseCode, transportCloseToError } from './relay-close-codes.js';
 import { relayConnect } from './relay-connect.js';
-import { decodeRelayFrame } from './relay-frame.js';
+import { decodeRelayFrame } from './relay-frame-decode.js';
 import { encodeRelayTicket, signRelayTicket } from './relay-ticket.js';
 
 const random = seededRandom('relay connect');

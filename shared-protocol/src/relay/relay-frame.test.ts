@@ -3,13 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { toBase64Url, utf8Encode } from '../encoding.js';
 import { isErrorCode } from '../errors.js';
 import type { RelayFrame } from './relay-frame.js';
-import {
-  RelayFrameType,
-  decodeRelayFrame,
-  encodeRelayData,
-  encodeRelayFrame,
-  isSendableCloseCode,
-} from './relay-frame.js';
+import { RelayFrameType, encodeRelayData, encodeRelayFrame, isSendableCloseCode } from './relay-frame.js';
+import { decodeRelayFrame } from './relay-frame-decode.js';
 import {
   RELAY_LINK_VERSION,
   RELAY_MAX_CALL_BODY,

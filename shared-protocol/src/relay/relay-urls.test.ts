@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { generateHostIdentity } from '../identity.js';
 import { seededRandom } from '../testing/seeded-random.js';
-import { decodeRelayFrame } from './relay-frame.js';
+import { decodeRelayFrame } from './relay-frame-decode.js';
 import { encodeRelayTicket, signRelayTicket } from './relay-ticket.js';
 import {
   encodeConnectRequest,

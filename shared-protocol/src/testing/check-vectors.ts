@@ -10,7 +10,7 @@ import { parsePairingLink } from '../pairing-link.js';
 import { decodePairRequestBody, openPairChallenge, openPairMessage, openPairReply } from '../pairing-messages.js';
 import { ReplayCache } from '../replay-cache.js';
 import { verifyHostAuth } from '../relay/host-auth.js';
-import { decodeRelayFrame } from '../relay/relay-frame.js';
+import { decodeRelayFrame } from '../relay/relay-frame-decode.js';
 import { verifyRelayTicket } from '../relay/relay-ticket.js';
 import { FrameOpener } from '../sealed-frame.js';
 import { ManualClock } from './manual-clock.js';
