@@ -1,4 +1,4 @@
-import type { AppFile, AppFiles, Clock, ErrorCode, ProtocolError, RelayAnswer, Result } from '@tether/shared-protocol';
+import type { AppFile, AppFiles, Clock, ErrorCode, ProtocolError, RelayAnswer } from '@tether/shared-protocol';
 import {
   APP_SECURITY_HEADERS,
   AddressLimiter,
