@@ -72,7 +72,9 @@ export async function building<T>(scope: Teardown, build: () => Promise<Result<T
     try {
       await scope.close();
     } catch (closing) {
-      throw new AggregateError([error, closing], 'a build failed, and closing what it had opened failed too');
+      throw new AggregateError([error, closing], 'a build failed, and closing what it had opened failed too', {
+        cause: closing,
+      });
     }
     throw error;
   }
