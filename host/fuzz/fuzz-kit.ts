@@ -46,6 +46,12 @@ export class FuzzKit {
     const kit = new FuzzKit(name, parsed.budget, seeded.seed, seeded.random, profile);
     process.on('unhandledRejection', (reason) => kit.fail(`unhandled rejection: ${describe(reason)}`));
     process.on('uncaughtException', (error) => kit.fail(`uncaught exception: ${describe(error)}`));
+    // A target ends with process.exit; nothing left to run before that means a call that never ended.
+    process.once('beforeExit', () => {
+      kit.fail('a call never ended: nothing was left to run while the run waited for it');
+      kit.report();
+      process.exit(1);
+    });
     return kit;
   }
 

@@ -142,9 +142,18 @@ async function fuzzSocket(handshake: boolean): Promise<void> {
   const ws = new WebSocket(wsUrl);
   const received: Uint8Array[] = [];
   ws.on('message', (data: Buffer) => received.push(new Uint8Array(data)));
-  const closed = new Promise<void>((resolve) => ws.on('close', () => resolve()));
+  let isClosed = false;
+  const closed = new Promise<void>((resolve) =>
+    ws.on('close', () => {
+      isClosed = true;
+      resolve();
+    }),
+  );
   ws.on('error', () => undefined);
-  await new Promise<void>((resolve) => ws.on('open', () => resolve()));
+  // The host may refuse the socket before it opens (its per-address caps, under load): then it
+  // closes and never opens, and that is an answer, not a hang.
+  await Promise.race([new Promise<void>((resolve) => ws.on('open', () => resolve())), closed]);
+  if (isClosed) return;
   let sealer: FrameSealer | undefined;
   const init = new HandshakeInitiator({
     deviceId: device.reply.deviceId,
@@ -156,7 +165,8 @@ async function fuzzSocket(handshake: boolean): Promise<void> {
   const hello = init.hello();
   if (handshake) {
     ws.send(hello);
-    for (let i = 0; i < 200 && received.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    for (let i = 0; i < 2000 && received.length === 0 && !isClosed; i++) await new Promise((r) => setTimeout(r, 5));
+    if (isClosed) return;
     const keys = received[0] && init.acceptWelcome(received[0]);
     if (!keys?.ok) throw new Error('handshake failed in the fuzzer');
     sealer = new FrameSealer(keys.value.send);
@@ -171,8 +181,27 @@ async function fuzzSocket(handshake: boolean): Promise<void> {
   await closed;
 }
 
+/** Longest a round of the four may take: past it the host has stopped answering one of them. */
+const ROUND_MS = 60_000;
+
+/** Runs the four steps of a round; names the ones still waiting when the round runs out of time. */
+async function round(steps: Record<string, () => Promise<void>>): Promise<void> {
+  const waiting = new Set(Object.keys(steps));
+  let timer: NodeJS.Timeout | undefined;
+  const ran = Promise.all(Object.entries(steps).map(([name, step]) => step().then(() => waiting.delete(name))));
+  const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, ROUND_MS)));
+  await Promise.race([ran, late]);
+  clearTimeout(timer);
+  if (waiting.size > 0) failures.push(`no answer within ${ROUND_MS / 1000} s to: ${[...waiting].join(', ')}`);
+}
+
 while (budget.more() && failures.length === 0) {
-  await Promise.all([fuzzPair(), fuzzCall(), fuzzSocket(false), fuzzSocket(true)]);
+  await round({
+    pair: fuzzPair,
+    call: fuzzCall,
+    socket: () => fuzzSocket(false),
+    'sealed socket': () => fuzzSocket(true),
+  });
   budget.progress('remote');
   for (const request of remote.pairing.requests()) remote.pairing.deny(request.id);
   if (t.host.parts.sessions.list().length > 0) failures.push('a forged sessions.create took effect');
