@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isErrorCode } from './errors.js';
+import { MAX_ERROR_MESSAGE, isErrorCode } from './errors.js';
 import type { Result } from './errors.js';
 import { HandshakeInitiator, HandshakeResponder } from './handshake.js';
 import { decodeHostIdentity, generateBoxKeyPair, generateDeviceId } from './identity.js';
@@ -185,6 +185,20 @@ describe('channel messages', () => {
     expect(decodeChannelMessage(utf8Encode('{"t":"shell","cmd":"rm"}'))).toBeUndefined();
     expect(decodeChannelMessage(utf8Encode('{"t":"res","id":1}'))).toBeUndefined();
     expect(decodeChannelMessage(utf8Encode('{"t":"res","id":1,"error":{"code":"nope","message":""}}'))).toBeUndefined();
+  });
+
+  it('cut an error or goodbye message over the limit as they are encoded, so the other side can read them', () => {
+    const long = 'é'.repeat(MAX_ERROR_MESSAGE + 5);
+    const reply = decodeChannelMessage(
+      encodeChannelMessage({ t: 'res', id: 7, error: { code: 'invalid-params', message: long, retryable: false } }),
+    );
+    expect(reply).toEqual({
+      t: 'res',
+      id: 7,
+      error: { code: 'invalid-params', message: `${long.slice(0, MAX_ERROR_MESSAGE - 1)}…`, retryable: false },
+    });
+    const bye = decodeChannelMessage(encodeChannelMessage({ t: 'bye', code: 'revoked', message: long }));
+    expect(bye).toEqual({ t: 'bye', code: 'revoked', message: `${long.slice(0, MAX_ERROR_MESSAGE - 1)}…` });
   });
 
   it('take an event envelope as the schema would, leaving the event to its one schema pass', () => {

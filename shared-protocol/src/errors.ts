@@ -73,9 +73,12 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export const ErrorCodeSchema = v.picklist(ERROR_CODES);
 
+/** The longest error message the wire carries; a longer one is cut to it when it is encoded. */
+export const MAX_ERROR_MESSAGE = 2000;
+
 export const ProtocolErrorSchema = v.object({
   code: ErrorCodeSchema,
-  message: v.pipe(v.string(), v.maxLength(2000)),
+  message: v.pipe(v.string(), v.maxLength(MAX_ERROR_MESSAGE)),
   retryable: v.optional(v.boolean()),
 });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { memoryPipe } from '../client/memory-transport.js';
-import { fail, ok } from '../errors.js';
+import { MAX_ERROR_MESSAGE, fail, ok } from '../errors.js';
 import { generateBoxKeyPair } from '../identity.js';
 import { ManualClock } from '../testing/manual-clock.js';
 import { seededRandom } from '../testing/seeded-random.js';
@@ -72,6 +72,24 @@ describe('machine link peer', () => {
     machine.onRequest = () => Promise.resolve(ok({ text: 'x'.repeat(MAX_LINK_FRAME_PLAINTEXT + 10) }));
     const reply = await host.request('fs.read', {});
     expect(reply.ok ? '' : reply.error.code).toBe('too-large');
+  });
+
+  it('answers with an error whose message is over the wire limit cut to it, never leaving the call waiting', async () => {
+    const { host, machine } = peers(await linked());
+    // A refusal that quotes what it was sent (a mangled path thousands of characters long).
+    machine.onRequest = () => Promise.resolve(fail('invalid-params', `Invalid type: ${'x'.repeat(5000)}`));
+    const reply = await Promise.race([
+      host.request('fs.write', {}),
+      tick()
+        .then(tick)
+        .then(() => 'no reply'),
+    ]);
+    expect(reply).not.toBe('no reply');
+    const error = typeof reply === 'object' && !reply.ok ? reply.error : undefined;
+    expect(error?.code).toBe('invalid-params');
+    expect(error?.message.length).toBe(MAX_ERROR_MESSAGE);
+    expect(error?.message.startsWith('Invalid type: xxx')).toBe(true);
+    expect(error?.message.endsWith('…')).toBe(true);
   });
 
   it('fails what is pending with disconnected when the link drops', async () => {

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { ProtocolErrorSchema } from '../errors.js';
+import { MAX_ERROR_MESSAGE, ProtocolErrorSchema } from '../errors.js';
 import type { ProtocolError } from '../errors.js';
 import { jsonBytes, parseJsonBytes } from '../json.js';
 
@@ -27,7 +27,7 @@ export const ChannelMessageSchema = v.variant('t', [
   v.object({
     t: v.literal('bye'),
     code: ProtocolErrorSchema.entries.code,
-    message: v.pipe(v.string(), v.maxLength(2000)),
+    message: v.pipe(v.string(), v.maxLength(MAX_ERROR_MESSAGE)),
   }),
 ]);
 
@@ -40,8 +40,23 @@ export type ChannelMessage =
   | { t: 'pong'; n: number }
   | { t: 'bye'; code: ProtocolError['code']; message: string };
 
+/**
+ * Encodes a message. An error or goodbye message over the wire's limit is cut to it here, where
+ * every sender passes: the other side's decoder would refuse the whole message, and a reply it
+ * drops leaves its call waiting (a refusal that quotes a mangled, long parameter, say).
+ */
 export function encodeChannelMessage(message: ChannelMessage): Uint8Array {
+  if (message.t === 'res' && 'error' in message && message.error.message.length > MAX_ERROR_MESSAGE) {
+    return jsonBytes({ ...message, error: { ...message.error, message: cutMessage(message.error.message) } });
+  }
+  if (message.t === 'bye' && message.message.length > MAX_ERROR_MESSAGE) {
+    return jsonBytes({ ...message, message: cutMessage(message.message) });
+  }
   return jsonBytes(message);
+}
+
+function cutMessage(text: string): string {
+  return `${text.slice(0, MAX_ERROR_MESSAGE - 1)}…`;
 }
 
 /**
