@@ -189,14 +189,17 @@ export class ExecutorTarget {
     const viaLink = name === method && this.host !== undefined && !this.host.closed && k.chance(0.2);
     let result: Result<unknown>;
     try {
-      result = viaLink ? await this.host!.request(name, sent) : await this.executor.handle(name, sent);
+      result = await k.waiting(
+        `${name} ${viaLink ? 'through the link' : 'at the executor'}`,
+        viaLink ? this.host!.request(name, sent) : this.executor.handle(name, sent),
+      );
     } catch (error) {
       k.fail(`${name} threw: ${describe(error)}`);
       return name;
     }
     k.count(`machine:${isMachineMethod(name) ? name : 'unknown'}:${result.ok ? 'ok' : result.error.code}`);
     this.checkResult(name, result, sent);
-    await this.afterwards(name, sent, result);
+    await k.waiting(`what ${name} left behind`, this.afterwards(name, sent, result));
     return name;
   }
 

@@ -16,6 +16,9 @@ export class FuzzKit {
   failures = 0;
   private readonly shown: string[] = [];
   private readonly outcomes = new Map<string, number>();
+  /** What the run is waiting on now, by name (several at once). */
+  private readonly inFlight = new Map<number, string>();
+  private nextWait = 0;
 
   private constructor(
     readonly name: string,
@@ -48,11 +51,23 @@ export class FuzzKit {
     process.on('uncaughtException', (error) => kit.fail(`uncaught exception: ${describe(error)}`));
     // A target ends with process.exit; nothing left to run before that means a call that never ended.
     process.once('beforeExit', () => {
-      kit.fail('a call never ended: nothing was left to run while the run waited for it');
+      const what = [...kit.inFlight.values()].join('; ') || 'an unnamed step';
+      kit.fail(`a call never ended: nothing was left to run while the run waited for ${what}`);
       kit.report();
       process.exit(1);
     });
     return kit;
+  }
+
+  /** `promise`, named while it is pending, so that a call that never ends is named. */
+  async waiting<T>(what: string, promise: Promise<T>): Promise<T> {
+    const id = this.nextWait++;
+    this.inFlight.set(id, what);
+    try {
+      return await promise;
+    } finally {
+      this.inFlight.delete(id);
+    }
   }
 
   fail(what: string): void {

@@ -87,19 +87,19 @@ export class LinkServerTarget {
 
   async step(): Promise<void> {
     const k = this.kit;
-    if (k.chance(0.01)) return this.strangerHello();
+    if (k.chance(0.01)) return this.kit.waiting('strangerHello', this.strangerHello());
     if (!this.link || this.link.end.closed) {
-      await this.connect();
+      await this.kit.waiting('connect', this.connect());
       if (!this.link || this.link.end.closed) return;
     }
     const link = this.link;
-    if (!link.name) return this.register(link);
+    if (!link.name) return this.kit.waiting('register', this.register(link));
     const roll = k.random();
-    if (roll < 0.45) await this.hostCall(link);
+    if (roll < 0.45) await this.kit.waiting('hostCall', this.hostCall(link));
     else if (roll < 0.75) this.event(link);
-    else if (roll < 0.85) await this.machineRequest(link);
-    else if (roll < 0.88) await this.register(link);
-    else if (roll < 0.882) await this.flood(link);
+    else if (roll < 0.85) await this.kit.waiting('machineRequest', this.machineRequest(link));
+    else if (roll < 0.88) await this.kit.waiting('register', this.register(link));
+    else if (roll < 0.882) await this.kit.waiting('flood', this.flood(link));
     else if (roll < 0.93) this.sendPlain(link, k.randomBytes(200));
     else if (roll < 0.95) {
       // A frame changed on the way: the link must end.
