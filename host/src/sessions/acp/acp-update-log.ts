@@ -1,12 +1,11 @@
 import type { SessionUpdate, ToolCallUpdate } from '@agentclientprotocol/sdk';
 import type { PlanEntry, SessionEventBody } from '@tether/shared-protocol';
-import { MAX_PLAN_ENTRIES, MAX_PLAN_ENTRY_TEXT, MAX_TOOL_OUTPUT_EVENT } from '@tether/shared-protocol';
+import { MAX_PLAN_ENTRIES, MAX_PLAN_ENTRY_TEXT, MAX_TOOL_OUTPUT_EVENT, TokenBucket } from '@tether/shared-protocol';
 import type { RunContext } from '../session-backend.js';
 import { DeltaCoalescer } from '../builtin/delta-coalescer.js';
 import { blockText, boundedInput, cut, rawExitCode, toolName } from './acp-content-text.js';
 import type { ToolDetails, ToolState } from './acp-tool-fields.js';
 import { toolDetails, toolDiff, toolOutput } from './acp-tool-fields.js';
-import { TokenBucket } from './token-bucket.js';
 
 /**
  * Characters of one assistant message event. An agent's longer reply goes on in a new message:
@@ -56,7 +55,7 @@ export class AcpUpdateLog {
   private flooded = false;
 
   constructor(private readonly deps: UpdateLogDeps) {
-    this.budget = new TokenBucket(deps.run.clock, MAX_UPDATE_BURST, UPDATES_PER_SECOND);
+    this.budget = new TokenBucket(deps.run.clock, UPDATES_PER_SECOND, MAX_UPDATE_BURST);
   }
 
   /** Whether the agent flooded the log: its updates are dropped. */
@@ -276,7 +275,7 @@ export class AcpUpdateLog {
 
   /** Takes one event from the budget; false (and the agent flagged as flooding) when it is spent. */
   private spend(): boolean {
-    if (!this.budget.take()) {
+    if (!this.budget.tryTake()) {
       this.flooded = true;
       this.deps.onFlood?.();
       return false;
