@@ -22,6 +22,7 @@ export * from './handshake.js';
 export * from './sealed-frame.js';
 export * from './one-shot.js';
 export * from './close-codes.js';
+export * from './app-folder.js';
 export * from './app-files.js';
 export * from './app-headers.js';
 export * from './rpc/common.js';
