@@ -6,15 +6,15 @@ import type { OptionSpec } from './args.js';
 import { stringOption } from './args.js';
 import type { CommandContext } from './command.js';
 import { Exit } from './command.js';
+import { flagOption, valueOption } from './option.js';
 
-export const DATA_DIR_OPTION: OptionSpec = {
-  name: 'data-dir',
-  type: 'string',
-  value: 'DIR',
-  description: 'the host data dir (default: $TETHER_DATA_DIR, else ~/.local/share/tether)',
-};
+export const DATA_DIR_OPTION: OptionSpec = valueOption(
+  'data-dir',
+  'DIR',
+  'the host data dir (default: $TETHER_DATA_DIR, else ~/.local/share/tether)',
+);
 
-export const JSON_OPTION: OptionSpec = { name: 'json', type: 'boolean', description: 'print JSON instead of text' };
+export const JSON_OPTION: OptionSpec = flagOption('json', 'print JSON instead of text');
 
 /** Runs `body` with a client of the running host, or explains that none is running. */
 export async function withClient(

@@ -1,7 +1,8 @@
 import type { OptionSpec } from './args.js';
 import type { Command } from './command.js';
+import { flagOption } from './option.js';
 
-const HELP_OPTION: OptionSpec = { name: 'help', type: 'boolean', description: 'show this help' };
+const HELP_OPTION: OptionSpec = flagOption('help', 'show this help');
 
 export function optionsWithHelp(command: Command): OptionSpec[] {
   return [...command.options, HELP_OPTION];

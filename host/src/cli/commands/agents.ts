@@ -5,6 +5,7 @@ import { flag, stringOption } from '../args.js';
 import type { Command, CommandContext } from '../command.js';
 import { Exit } from '../command.js';
 import { DATA_DIR_OPTION, JSON_OPTION, ago, failed, printJson, table, withClient } from '../common.js';
+import { valueOption } from '../option.js';
 
 export const agentsCommand: Command = {
   path: ['agents'],
@@ -34,18 +35,16 @@ export const agentsCommand: Command = {
     }),
 };
 
-const CWD_OPTION: OptionSpec = {
-  name: 'cwd',
-  type: 'string',
-  value: 'DIR',
-  description: 'the folder the sessions ran in (default: the current folder)',
-};
-const MACHINE_OPTION: OptionSpec = {
-  name: 'machine',
-  type: 'string',
-  value: 'NAME',
-  description: 'the machine the folder is on (see tether machines); --cwd is then a folder there',
-};
+const CWD_OPTION: OptionSpec = valueOption(
+  'cwd',
+  'DIR',
+  'the folder the sessions ran in (default: the current folder)',
+);
+const MACHINE_OPTION: OptionSpec = valueOption(
+  'machine',
+  'NAME',
+  'the machine the folder is on (see tether machines); --cwd is then a folder there',
+);
 
 /** The folder as the host should read it: a machine's as written, this computer's made absolute. */
 function folderOf(context: CommandContext): { cwd: string; machine?: string } | undefined {
@@ -118,7 +117,7 @@ export const agentsContinueCommand: Command = {
     DATA_DIR_OPTION,
     CWD_OPTION,
     MACHINE_OPTION,
-    { name: 'title', type: 'string', value: 'TEXT', description: "the session's title in Tether" },
+    valueOption('title', 'TEXT', "the session's title in Tether"),
     JSON_OPTION,
   ],
   arity: [2, 2],

@@ -5,17 +5,14 @@ import { actionBlock, approvalHeader } from '../approval-lines.js';
 import type { Command } from '../command.js';
 import { Exit } from '../command.js';
 import { DATA_DIR_OPTION, JSON_OPTION, ago, failed, printJson, withClient } from '../common.js';
+import { flagOption, valueOption } from '../option.js';
 
 export const approvalsCommand: Command = {
   path: ['approvals'],
   usage: '[ID]',
   summary: 'list approvals waiting for an answer (or just one), each with its complete action',
   details: 'Every line of an action is shown; characters that could hide text are shown as marks like ⟨ESC⟩.',
-  options: [
-    DATA_DIR_OPTION,
-    JSON_OPTION,
-    { name: 'session', type: 'string', value: 'ID', description: 'only this session' },
-  ],
+  options: [DATA_DIR_OPTION, JSON_OPTION, valueOption('session', 'ID', 'only this session')],
   arity: [0, 1],
   run: (context) =>
     withClient(context, async (client) => {
@@ -46,30 +43,17 @@ export const approveCommand: Command = {
   summary: 'answer an approval (the first answer from anywhere wins)',
   options: [
     DATA_DIR_OPTION,
-    {
-      name: 'for-session',
-      type: 'boolean',
-      description: 'allow this for the rest of the session (for shell: this command)',
-    },
-    {
-      name: 'always',
-      type: 'boolean',
-      description:
-        "pick the agent's own answer that outlives this session (every session of this agent, in Tether or not), where the approval offers one",
-    },
-    {
-      name: 'prefix',
-      type: 'string',
-      value: 'TEXT',
-      description:
-        'with allow on a shell command: for the rest of the session allow TEXT (a program and at least one argument) alone or followed only by plain words in the session folder (no options, no shell syntax)',
-    },
-    {
-      name: 'note',
-      type: 'string',
-      value: 'TEXT',
-      description: 'a note for the model (with deny: what to do instead)',
-    },
+    flagOption('for-session', 'allow this for the rest of the session (for shell: this command)'),
+    flagOption(
+      'always',
+      "pick the agent's own answer that outlives this session (every session of this agent, in Tether or not), where the approval offers one",
+    ),
+    valueOption(
+      'prefix',
+      'TEXT',
+      'with allow on a shell command: for the rest of the session allow TEXT (a program and at least one argument) alone or followed only by plain words in the session folder (no options, no shell syntax)',
+    ),
+    valueOption('note', 'TEXT', 'a note for the model (with deny: what to do instead)'),
     JSON_OPTION,
   ],
   arity: [2, 2],

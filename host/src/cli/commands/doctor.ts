@@ -15,6 +15,7 @@ import { flag, stringOption } from '../args.js';
 import type { Command, CommandContext } from '../command.js';
 import { Exit } from '../command.js';
 import { DATA_DIR_OPTION, JSON_OPTION, jsonForTerminal } from '../common.js';
+import { flagOption, valueOption } from '../option.js';
 
 type Level = 'ok' | 'warning' | 'problem' | 'info';
 interface Check {
@@ -28,16 +29,11 @@ export const doctorCommand: Command = {
   summary: 'check what phones would get from this computer, and how to fix what is missing',
   options: [
     DATA_DIR_OPTION,
-    { name: 'bind', type: 'string', value: 'WHERE', description: 'as for tether start (default auto)' },
-    { name: 'port', type: 'string', value: 'N', description: `as for tether start (default ${DEFAULT_PORT})` },
-    { name: 'tls-cert', type: 'string', value: 'FILE', description: 'as for tether start' },
-    { name: 'tailscale-cert', type: 'boolean', description: 'as for tether start' },
-    {
-      name: 'relay',
-      type: 'string',
-      value: 'URL',
-      description: "check this relay (default: the running host's, if it has one)",
-    },
+    valueOption('bind', 'WHERE', 'as for tether start (default auto)'),
+    valueOption('port', 'N', `as for tether start (default ${DEFAULT_PORT})`),
+    valueOption('tls-cert', 'FILE', 'as for tether start'),
+    flagOption('tailscale-cert', 'as for tether start'),
+    valueOption('relay', 'URL', "check this relay (default: the running host's, if it has one)"),
     JSON_OPTION,
   ],
   arity: [0, 0],

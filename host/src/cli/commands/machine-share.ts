@@ -22,6 +22,7 @@ import type { Command, CommandContext } from '../command.js';
 import { Exit } from '../command.js';
 import { JSON_OPTION, ago, jsonForTerminal, printJson } from '../common.js';
 import { VERSION } from '../../version.js';
+import { flagOption, repeatedOption, valueOption } from '../option.js';
 
 /** Exit code of a share the pinned host refused for good, sealed (a revoked token): not a crash. */
 export const EXIT_REFUSED = 3;
@@ -44,28 +45,15 @@ export const machineShareCommand: Command = {
     'and dialled again later. Only a sealed refusal from the pinned host (a revoked token) stops the share.\n' +
     `Exit codes: 0 stopped, 1 error, 2 usage, ${EXIT_REFUSED} refused for good by the host.`,
   options: [
-    { name: 'host', type: 'string', value: 'URL', description: "the host's address, as `tether start` prints it" },
-    {
-      name: 'token-file',
-      type: 'string',
-      value: 'FILE',
-      description: 'a file holding the token from `tether token create`',
-    },
-    { name: 'name', type: 'string', value: 'NAME', description: "this machine's name on the host (default: laptop)" },
-    { name: 'root', type: 'list', value: 'DIR', description: 'a folder to share' },
-    { name: 'host-key', type: 'string', value: 'KEY', description: "the host's key, to check it on first contact" },
+    valueOption('host', 'URL', "the host's address, as `tether start` prints it"),
+    valueOption('token-file', 'FILE', 'a file holding the token from `tether token create`'),
+    valueOption('name', 'NAME', "this machine's name on the host (default: laptop)"),
+    repeatedOption('root', 'DIR', 'a folder to share'),
+    valueOption('host-key', 'KEY', "the host's key, to check it on first contact"),
     MACHINE_DIR_OPTION,
-    {
-      name: 'install-service',
-      type: 'boolean',
-      description: 'keep sharing in the background (systemd user unit or launchd agent)',
-    },
-    { name: 'uninstall-service', type: 'boolean', description: 'stop and remove that background service' },
-    {
-      name: 'service',
-      type: 'boolean',
-      description: 'run as the background service does: a sealed refusal for good exits 0',
-    },
+    flagOption('install-service', 'keep sharing in the background (systemd user unit or launchd agent)'),
+    flagOption('uninstall-service', 'stop and remove that background service'),
+    flagOption('service', 'run as the background service does: a sealed refusal for good exits 0'),
     JSON_OPTION,
   ],
   arity: [0, 0],

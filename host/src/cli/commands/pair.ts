@@ -6,6 +6,7 @@ import { Exit } from '../command.js';
 import { DATA_DIR_OPTION, JSON_OPTION, ago, failed, printJson, table, withClient } from '../common.js';
 import { pairPageShort, servedElsewhere } from '../pair-page-text.js';
 import { terminalQr } from '../terminal-qr.js';
+import { valueOption } from '../option.js';
 
 export const pairCommand: Command = {
   path: ['pair'],
@@ -77,13 +78,11 @@ export const pairAllowCommand: Command = {
   summary: 'allow a waiting pair request (only after the codes match)',
   options: [
     DATA_DIR_OPTION,
-    {
-      name: 'scopes',
-      type: 'string',
-      value: 'LIST',
-      description:
-        "what the device may do: watch,approve,chat,terminal,admin (default: all but admin from this computer's own page; watch,approve from a relay's page, another site or plain HTTP)",
-    },
+    valueOption(
+      'scopes',
+      'LIST',
+      "what the device may do: watch,approve,chat,terminal,admin (default: all but admin from this computer's own page; watch,approve from a relay's page, another site or plain HTTP)",
+    ),
     JSON_OPTION,
   ],
   arity: [1, 1],

@@ -14,13 +14,9 @@ import type { Plugin } from '../../plugins/plugins.js';
 import { discoverPlugins } from '../../plugins/plugins.js';
 import { repositoryRoot } from '../../sessions/builtin/project-instructions.js';
 import { hostLocalContext } from '../../sessions/host-context.js';
+import { flagOption, valueOption } from '../option.js';
 
-const CWD_OPTION = {
-  name: 'cwd',
-  type: 'string',
-  value: 'DIR',
-  description: 'the session folder (default: the current folder)',
-} as const;
+const CWD_OPTION = valueOption('cwd', 'DIR', 'the session folder (default: the current folder)');
 
 /** The plugins a session in the folder gets, read on this computer as a session here reads them. */
 async function pluginsHere(
@@ -143,8 +139,8 @@ export const pluginsAllowCommand: Command = {
   options: [
     CWD_OPTION,
     DATA_DIR_OPTION,
-    { name: 'yes', type: 'boolean', description: 'trust what is shown' },
-    { name: 'revoke', type: 'boolean', description: "forget what was trusted for the repository's own loop" },
+    flagOption('yes', 'trust what is shown'),
+    flagOption('revoke', "forget what was trusted for the repository's own loop"),
   ],
   arity: [0, 0],
   run: (context) =>

@@ -8,6 +8,7 @@ import type { Command, CommandContext } from '../command.js';
 import { Exit } from '../command.js';
 import { DATA_DIR_OPTION, failed, withClient } from '../common.js';
 import { attachEndLine, attachTerminal } from '../terminal-attach.js';
+import { flagOption, valueOption } from '../option.js';
 
 const DETACH_HELP = 'Ctrl-] detaches: the program goes on, and tether attach NAME returns to it.';
 
@@ -22,9 +23,9 @@ export const runCommand: Command = {
     'for known agents, more in agents.json), the session waits for you and, with push on, notifies.',
   options: [
     DATA_DIR_OPTION,
-    { name: 'name', type: 'string', value: 'NAME', description: 'what to call it (default: the program name)' },
-    { name: 'cwd', type: 'string', value: 'DIR', description: 'the folder to run it in (default: this one)' },
-    { name: 'detached', type: 'boolean', description: 'start it without attaching this terminal' },
+    valueOption('name', 'NAME', 'what to call it (default: the program name)'),
+    valueOption('cwd', 'DIR', 'the folder to run it in (default: this one)'),
+    flagOption('detached', 'start it without attaching this terminal'),
   ],
   arity: [1, 256],
   run: (context) =>

@@ -4,6 +4,7 @@ import { flag, stringOption } from '../args.js';
 import type { Command, CommandContext } from '../command.js';
 import { Exit } from '../command.js';
 import { DATA_DIR_OPTION, JSON_OPTION, failed, printJson, withClient } from '../common.js';
+import { flagOption, valueOption } from '../option.js';
 
 const ACTIONS = 'status|diff FILE|stage FILE…|unstage FILE…|commit --message MSG|push [--force-with-lease]|pr';
 
@@ -21,9 +22,9 @@ export const sessionsGitCommand: Command = {
   options: [
     DATA_DIR_OPTION,
     JSON_OPTION,
-    { name: 'message', type: 'string', value: 'MSG', description: 'commit: the commit message' },
-    { name: 'staged', type: 'boolean', description: 'diff: the staged change rather than the unstaged one' },
-    { name: 'force-with-lease', type: 'boolean', description: 'push: replace the remote branch (see above)' },
+    valueOption('message', 'MSG', 'commit: the commit message'),
+    flagOption('staged', 'diff: the staged change rather than the unstaged one'),
+    flagOption('force-with-lease', 'push: replace the remote branch (see above)'),
   ],
   arity: [2, 1 + 500],
   run: (context) =>

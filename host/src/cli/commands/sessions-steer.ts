@@ -5,6 +5,7 @@ import type { Command, CommandContext } from '../command.js';
 import { Exit } from '../command.js';
 import { DATA_DIR_OPTION, JSON_OPTION, failed, printJson, table, withClient } from '../common.js';
 import { sessionHeaderLines } from '../session-header.js';
+import { flagOption, valueOption } from '../option.js';
 
 /** `tether sessions commands ID`: the slash commands, modes and models a session offers. */
 export const sessionsCommandsCommand: Command = {
@@ -125,9 +126,9 @@ export const sessionsBudgetCommand: Command = {
     'Without flags: what it spent and its budget. A session stopped at its budget goes on when the budget is raised or removed.',
   options: [
     DATA_DIR_OPTION,
-    { name: 'tokens', type: 'string', value: 'N', description: 'tokens in and out together, over the session' },
-    { name: 'usd', type: 'string', value: 'X', description: 'US dollars over the session (needs a known price)' },
-    { name: 'off', type: 'boolean', description: 'remove the budget' },
+    valueOption('tokens', 'N', 'tokens in and out together, over the session'),
+    valueOption('usd', 'X', 'US dollars over the session (needs a known price)'),
+    flagOption('off', 'remove the budget'),
   ],
   arity: [1, 1],
   run: (context) => {

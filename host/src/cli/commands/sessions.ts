@@ -10,6 +10,7 @@ import { DATA_DIR_OPTION, JSON_OPTION, ago, failed, jsonForTerminal, printJson, 
 import { sessionHeaderLines } from '../session-header.js';
 import { TranscriptPrinter } from '../transcript-printer.js';
 import { parseBudgetTokens, parseBudgetUsd } from './sessions-steer.js';
+import { flagOption, repeatedOption, valueOption } from '../option.js';
 
 const STATUS_MARK: Record<SessionSummary['status'], string> = {
   idle: 'idle',
@@ -22,7 +23,7 @@ const STATUS_MARK: Record<SessionSummary['status'], string> = {
 export const sessionsListCommand: Command = {
   path: ['sessions'],
   summary: 'list sessions, newest first',
-  options: [DATA_DIR_OPTION, JSON_OPTION, { name: 'all', type: 'boolean', description: 'include archived sessions' }],
+  options: [DATA_DIR_OPTION, JSON_OPTION, flagOption('all', 'include archived sessions')],
   arity: [0, 0],
   run: (context) =>
     withClient(context, async (client) => {
@@ -50,30 +51,19 @@ export const sessionsNewCommand: Command = {
   summary: 'start a session with a first message',
   options: [
     DATA_DIR_OPTION,
-    { name: 'cwd', type: 'string', value: 'DIR', description: 'the folder it works in (default: the current folder)' },
-    { name: 'model', type: 'string', value: 'SPEC', description: "a model for this session (default: the host's)" },
-    {
-      name: 'machine',
-      type: 'string',
-      value: 'NAME',
-      description: 'run it on this machine (see tether machines); --cwd is then a folder there',
-    },
-    {
-      name: 'agent',
-      type: 'string',
-      value: 'NAME',
-      description: 'run it with an ACP agent instead of the built-in loop (see tether agents)',
-    },
-    { name: 'mode', type: 'string', value: 'MODE', description: "start in this mode (plan, or an agent's own)" },
-    {
-      name: 'agent-model',
-      type: 'string',
-      value: 'ID',
-      description: "with --agent: one of the agent's own models (tether sessions model ID lists them)",
-    },
-    { name: 'budget-tokens', type: 'string', value: 'N', description: 'a budget in tokens (in and out)' },
-    { name: 'budget-usd', type: 'string', value: 'X', description: 'a budget in US dollars' },
-    { name: 'worktree', type: 'boolean', description: 'in a new git worktree, on a new branch tether/ID' },
+    valueOption('cwd', 'DIR', 'the folder it works in (default: the current folder)'),
+    valueOption('model', 'SPEC', "a model for this session (default: the host's)"),
+    valueOption('machine', 'NAME', 'run it on this machine (see tether machines); --cwd is then a folder there'),
+    valueOption('agent', 'NAME', 'run it with an ACP agent instead of the built-in loop (see tether agents)'),
+    valueOption('mode', 'MODE', "start in this mode (plan, or an agent's own)"),
+    valueOption(
+      'agent-model',
+      'ID',
+      "with --agent: one of the agent's own models (tether sessions model ID lists them)",
+    ),
+    valueOption('budget-tokens', 'N', 'a budget in tokens (in and out)'),
+    valueOption('budget-usd', 'X', 'a budget in US dollars'),
+    flagOption('worktree', 'in a new git worktree, on a new branch tether/ID'),
     JSON_OPTION,
   ],
   arity: [1, 1],
@@ -120,11 +110,7 @@ export const sessionsShowCommand: Command = {
   usage: 'ID',
   summary: 'print a transcript; --follow streams it live until Ctrl-C',
   details: 'With --json: an array of events, or with --follow one event per line.',
-  options: [
-    DATA_DIR_OPTION,
-    { name: 'follow', type: 'boolean', description: 'keep streaming new events' },
-    JSON_OPTION,
-  ],
+  options: [DATA_DIR_OPTION, flagOption('follow', 'keep streaming new events'), JSON_OPTION],
   arity: [1, 1],
   run: (context) =>
     withClient(context, async (client) => {
@@ -174,15 +160,7 @@ export const sessionsSendCommand: Command = {
   path: ['sessions', 'send'],
   usage: 'ID ["text"] [--attach FILE]…',
   summary: 'send a message, with photos or text files (queued until the current turn ends if a run is busy)',
-  options: [
-    DATA_DIR_OPTION,
-    {
-      name: 'attach',
-      type: 'list',
-      value: 'FILE',
-      description: 'a photo (JPEG, PNG, WebP, GIF) or text file',
-    },
-  ],
+  options: [DATA_DIR_OPTION, repeatedOption('attach', 'FILE', 'a photo (JPEG, PNG, WebP, GIF) or text file')],
   arity: [1, 2],
   run: (context) => {
     const [id, text = ''] = context.args.positionals as [string, string | undefined];
@@ -254,9 +232,9 @@ export const sessionsArchiveCommand: Command = {
   summary: 'hide a session from lists (--undo shows it again)',
   options: [
     DATA_DIR_OPTION,
-    { name: 'undo', type: 'boolean', description: 'unarchive' },
-    { name: 'remove-worktree', type: 'boolean', description: 'remove its worktree, unless it has uncommitted work' },
-    { name: 'force', type: 'boolean', description: 'with --remove-worktree: even with uncommitted work (it is lost)' },
+    flagOption('undo', 'unarchive'),
+    flagOption('remove-worktree', 'remove its worktree, unless it has uncommitted work'),
+    flagOption('force', 'with --remove-worktree: even with uncommitted work (it is lost)'),
   ],
   arity: [1, 1],
   run: (context) =>

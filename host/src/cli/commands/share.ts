@@ -6,6 +6,7 @@ import { Exit } from '../command.js';
 import type { ControlClient } from '../../control/control-client.js';
 import { DATA_DIR_OPTION, JSON_OPTION, ago, failed, printJson, table, withClient } from '../common.js';
 import { terminalQr } from '../terminal-qr.js';
+import { flagOption, valueOption } from '../option.js';
 
 export const shareCommand: Command = {
   path: ['share'],
@@ -20,10 +21,10 @@ export const shareCommand: Command = {
   options: [
     DATA_DIR_OPTION,
     { name: 'expires', type: 'string', value: SHARE_EXPIRIES.join('|'), description: 'how long the link works (1d)' },
-    { name: 'name', type: 'string', value: 'TEXT', description: 'a name to know the link by ("for the review")' },
-    { name: 'photos', type: 'boolean', description: 'let viewers see the photos and files sent with messages' },
-    { name: 'list', type: 'boolean', description: 'list the links, with viewers connected now' },
-    { name: 'revoke', type: 'string', value: 'ID', description: 'revoke a link: its viewers are cut off at once' },
+    valueOption('name', 'TEXT', 'a name to know the link by ("for the review")'),
+    flagOption('photos', 'let viewers see the photos and files sent with messages'),
+    flagOption('list', 'list the links, with viewers connected now'),
+    valueOption('revoke', 'ID', 'revoke a link: its viewers are cut off at once'),
     JSON_OPTION,
   ],
   arity: [0, 1],

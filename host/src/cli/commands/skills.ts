@@ -7,16 +7,14 @@ import { JSON_OPTION, printJson, table } from '../common.js';
 import { hostLocalContext } from '../../sessions/host-context.js';
 import { repositoryRoot } from '../../sessions/builtin/project-instructions.js';
 import { discoverSkills } from '../../tools/skills.js';
+import { valueOption } from '../option.js';
 
 export const skillsCommand: Command = {
   path: ['skills'],
   summary: "list the Agent Skills a session of Tether's own loop in a folder gets, and why any was skipped",
   details:
     'Skills are folders with a SKILL.md in <repository>/.agents/skills/ and ~/.agents/skills/ (the project wins a name both have). Read on this computer, as a session here reads them.',
-  options: [
-    { name: 'cwd', type: 'string', value: 'DIR', description: 'the session folder (default: the current folder)' },
-    JSON_OPTION,
-  ],
+  options: [valueOption('cwd', 'DIR', 'the session folder (default: the current folder)'), JSON_OPTION],
   arity: [0, 0],
   run: async (context) => {
     const exec = hostLocalContext(context.env);

@@ -3,6 +3,7 @@ import { flag, stringOption } from '../args.js';
 import type { Command } from '../command.js';
 import { Exit } from '../command.js';
 import { DATA_DIR_OPTION, JSON_OPTION, ago, failed, printJson, table, withClient } from '../common.js';
+import { valueOption } from '../option.js';
 
 export const tokenCreateCommand: Command = {
   path: ['token', 'create'],
@@ -12,8 +13,8 @@ export const tokenCreateCommand: Command = {
     'then run `tether machine share` there. With --json: {"token", "id", "name", "hostKey", "hostUrl"}.',
   options: [
     DATA_DIR_OPTION,
-    { name: 'scope', type: 'string', value: 'SCOPE', description: 'what the token is for: machine' },
-    { name: 'name', type: 'string', value: 'NAME', description: 'a name to know it by (the machine it is for)' },
+    valueOption('scope', 'SCOPE', 'what the token is for: machine'),
+    valueOption('name', 'NAME', 'a name to know it by (the machine it is for)'),
     JSON_OPTION,
   ],
   arity: [0, 0],

@@ -7,6 +7,7 @@ import { actionBlock } from '../approval-lines.js';
 import type { Command, CommandContext } from '../command.js';
 import { Exit } from '../command.js';
 import { DATA_DIR_OPTION, JSON_OPTION, ago, failed, printJson, table, withClient } from '../common.js';
+import { flagOption } from '../option.js';
 
 /**
  * `tether trust FOLDER`: shows a folder's own agent configuration (each agent's hooks, MCP
@@ -20,9 +21,9 @@ export const trustCommand: Command = {
   details:
     "Until a folder is trusted, agents started there get your user-level settings only, and its first session asks. Trust is pinned to the content: a changed hook, server or plugin asks again. --list shows what is trusted; --revoke FOLDER forgets a folder's.",
   options: [
-    { name: 'yes', type: 'boolean', description: 'trust what is shown without asking' },
-    { name: 'list', type: 'boolean', description: 'list the trusted folders' },
-    { name: 'revoke', type: 'boolean', description: "forget what was trusted in FOLDER (every agent's)" },
+    flagOption('yes', 'trust what is shown without asking'),
+    flagOption('list', 'list the trusted folders'),
+    flagOption('revoke', "forget what was trusted in FOLDER (every agent's)"),
     DATA_DIR_OPTION,
     JSON_OPTION,
   ],

@@ -16,6 +16,7 @@ import type { OptionSpec, ParsedArgs } from '../args.js';
 import { flag, listOption, stringOption } from '../args.js';
 import { DATA_DIR_OPTION, JSON_OPTION } from '../common.js';
 import { parseModelCallLimit } from '../commands/sessions-limit.js';
+import { flagOption, repeatedOption, valueOption } from '../option.js';
 
 /** Longest `--machine-wait`: a day. A run held longer for a machine has been forgotten by its person. */
 export const MAX_MACHINE_WAIT_MINUTES = 24 * 60;
@@ -25,96 +26,47 @@ const LISTEN_OPTIONS = ['bind', 'port', 'tls-cert', 'tls-key', 'tailscale-cert']
 
 export const START_OPTIONS: OptionSpec[] = [
   DATA_DIR_OPTION,
-  {
-    name: 'model',
-    type: 'string',
-    value: 'SPEC',
-    description: 'default model: anthropic:<model>, openai:<model>, openai-compatible:<model>@<url>, or demo',
-  },
-  {
-    name: 'mcp-config',
-    type: 'string',
-    value: 'FILE',
-    description: 'MCP servers ({"mcpServers":{…}}); default <data-dir>/mcp.json',
-  },
-  {
-    name: 'agents-config',
-    type: 'string',
-    value: 'FILE',
-    description: 'ACP agents ({"agents":{…}}, see docs/agents.md); default <data-dir>/agents.json',
-  },
-  {
-    name: 'bind',
-    type: 'string',
-    value: 'WHERE',
-    description: 'auto (default), tailscale, lan, or one private or loopback address',
-  },
-  {
-    name: 'port',
-    type: 'string',
-    value: 'N',
-    description: `port for phones (default ${DEFAULT_PORT}; 0 picks a free one)`,
-  },
-  { name: 'tls-cert', type: 'string', value: 'FILE', description: 'serve HTTPS with this certificate (PEM)' },
-  { name: 'tls-key', type: 'string', value: 'FILE', description: 'and this key (PEM)' },
-  {
-    name: 'tailscale-cert',
-    type: 'boolean',
-    description: "serve HTTPS with this computer's Tailscale certificate (renewed automatically)",
-  },
-  {
-    name: 'root',
-    type: 'list',
-    value: 'DIR',
-    description: 'a folder phones may start sessions in (default: your home folder)',
-  },
-  {
-    name: 'machine-wait',
-    type: 'string',
-    value: 'MINUTES',
-    description: `how long a session's call waits for an offline machine before its run stops (default ${DEFAULT_MACHINE_WAIT_MINUTES})`,
-  },
-  {
-    name: 'terminal-idle',
-    type: 'string',
-    value: 'MINUTES',
-    description: 'close a terminal no device has been attached to for this long (default 30)',
-  },
-  {
-    name: 'app-dir',
-    type: 'string',
-    value: 'DIR',
-    description: 'serve the app from DIR instead of the built pwa/dist',
-  },
-  {
-    name: 'max-model-calls',
-    type: 'string',
-    value: 'N',
-    description: `model calls a run may make before it waits for "go on" (default ${DEFAULT_MAX_MODEL_CALLS}; sessions may set their own)`,
-  },
-  {
-    name: 'context-window',
-    type: 'string',
-    value: 'TOKENS',
-    description: `the default model's context window (built in for Anthropic and OpenAI models; else ${DEFAULT_CONTEXT_WINDOW})`,
-  },
-  {
-    name: 'relay',
-    type: 'list',
-    value: 'URL',
-    description:
-      'keep a link to this relay (its https:// URL): phones anywhere reach this host through it; give it again (or a comma list) for spares, tried in turn',
-  },
-  {
-    name: 'relay-only',
-    type: 'boolean',
-    description: 'with --relay: listen on no network address at all, only the relay',
-  },
-  {
-    name: 'no-keep-awake',
-    type: 'boolean',
-    description: 'let the computer sleep even while a run is active or a terminal attached',
-  },
+  valueOption(
+    'model',
+    'SPEC',
+    'default model: anthropic:<model>, openai:<model>, openai-compatible:<model>@<url>, or demo',
+  ),
+  valueOption('mcp-config', 'FILE', 'MCP servers ({"mcpServers":{…}}); default <data-dir>/mcp.json'),
+  valueOption(
+    'agents-config',
+    'FILE',
+    'ACP agents ({"agents":{…}}, see docs/agents.md); default <data-dir>/agents.json',
+  ),
+  valueOption('bind', 'WHERE', 'auto (default), tailscale, lan, or one private or loopback address'),
+  valueOption('port', 'N', `port for phones (default ${DEFAULT_PORT}; 0 picks a free one)`),
+  valueOption('tls-cert', 'FILE', 'serve HTTPS with this certificate (PEM)'),
+  valueOption('tls-key', 'FILE', 'and this key (PEM)'),
+  flagOption('tailscale-cert', "serve HTTPS with this computer's Tailscale certificate (renewed automatically)"),
+  repeatedOption('root', 'DIR', 'a folder phones may start sessions in (default: your home folder)'),
+  valueOption(
+    'machine-wait',
+    'MINUTES',
+    `how long a session's call waits for an offline machine before its run stops (default ${DEFAULT_MACHINE_WAIT_MINUTES})`,
+  ),
+  valueOption('terminal-idle', 'MINUTES', 'close a terminal no device has been attached to for this long (default 30)'),
+  valueOption('app-dir', 'DIR', 'serve the app from DIR instead of the built pwa/dist'),
+  valueOption(
+    'max-model-calls',
+    'N',
+    `model calls a run may make before it waits for "go on" (default ${DEFAULT_MAX_MODEL_CALLS}; sessions may set their own)`,
+  ),
+  valueOption(
+    'context-window',
+    'TOKENS',
+    `the default model's context window (built in for Anthropic and OpenAI models; else ${DEFAULT_CONTEXT_WINDOW})`,
+  ),
+  repeatedOption(
+    'relay',
+    'URL',
+    'keep a link to this relay (its https:// URL): phones anywhere reach this host through it; give it again (or a comma list) for spares, tried in turn',
+  ),
+  flagOption('relay-only', 'with --relay: listen on no network address at all, only the relay'),
+  flagOption('no-keep-awake', 'let the computer sleep even while a run is active or a terminal attached'),
   JSON_OPTION,
 ];
 
