@@ -1,22 +1,12 @@
+import { isSendableCloseCode, RELAY_MAX_CLOSE_REASON_BYTES } from '@tether/shared-protocol';
 import { FakePort } from '../src/testing/fake-port.js';
-
-/** Close codes `ws` accepts in `close()` (it throws on any other): RFC 6455 §7.4 as `ws` reads it. */
-function wsAcceptsCode(code: number): boolean {
-  return (
-    Number.isInteger(code) &&
-    ((code >= 1000 && code <= 1014 && code !== 1004 && code !== 1005 && code !== 1006) ||
-      (code >= 3000 && code <= 4999))
-  );
-}
-
-/** Bytes of a close reason `ws` accepts: what a close frame carries after its 2-byte code. */
-const WS_MAX_REASON_BYTES = 123;
 
 /**
  * The unit tests' FakePort for the relay fuzzer. It keeps nothing it was sent (a run of a million
  * inputs would fill memory): each write goes to `onSent`. Nothing reaches a closed port, and a
  * ping is answered at once. A close is checked the way `ws` checks it, since `ws` throws on a
- * code or reason it cannot send: such a close is a fault the fuzzer reports (`fault`).
+ * code or reason it cannot send (RFC 6455 §7.4 as `ws` reads it): such a close is a fault the
+ * fuzzer reports (`fault`).
  */
 export class FuzzPort extends FakePort {
   /** Every write, as it is made. */
@@ -37,9 +27,9 @@ export class FuzzPort extends FakePort {
 
   override close(code: number, reason: string): void {
     if (!this.closedWith) {
-      if (!wsAcceptsCode(code)) this.fault(`closed with code ${code}, which ws refuses to send`);
-      if (new TextEncoder().encode(reason).length > WS_MAX_REASON_BYTES) {
-        this.fault(`closed with a reason of more than ${WS_MAX_REASON_BYTES} bytes`);
+      if (!isSendableCloseCode(code)) this.fault(`closed with code ${code}, which ws refuses to send`);
+      if (new TextEncoder().encode(reason).length > RELAY_MAX_CLOSE_REASON_BYTES) {
+        this.fault(`closed with a reason of more than ${RELAY_MAX_CLOSE_REASON_BYTES} bytes`);
       }
     }
     super.close(code, reason);
