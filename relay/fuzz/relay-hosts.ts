@@ -18,7 +18,9 @@ import { board, checkReason, clock, identities, newPort, ORIGIN } from './relay-
  * forwarded request answered as a host might, well or badly.
  */
 
+/** The live link of each of the two identities, by index. */
 export const hosts: FuzzHost[] = [];
+/** HTTP requests waiting for their answer, for a host to match what the relay forwards to it. */
 export const inFlight = new Map<number, InFlight>();
 let attempt: Attempt | undefined;
 

@@ -5,6 +5,13 @@ import { inFlight, liveHost } from './relay-hosts.js';
 import { chance, failure, count, mutate, pick, random, randomBytes, settle } from './relay-run.js';
 import { LIMITS, SOURCES, app, callBodies, clock, identities, pairBody, strangerHostIds } from './relay-world.js';
 
+/**
+ * The relay fuzz run's HTTP input: a request at one of the relay's endpoints (most at a host's pair
+ * and call routes) with a real, mutated, random or oversized body, odd methods, paths and headers,
+ * driven with `app.request()`; the answer checked for its headers, its code and where it came from.
+ */
+
+/** Keys requests in `inFlight` while they wait. */
 let nextRequest = 1;
 
 /** One HTTP request at the relay's app, with the answer checked. */
