@@ -1,6 +1,6 @@
 import type { RandomBytes } from '@tether/shared-protocol';
 import type { FuzzBudget, MutationProfile, UnitRandom } from '@tether/shared-protocol/testing';
-import { mutate as mutateWith, parseFuzzBudget, parseFuzzSeed } from '@tether/shared-protocol/testing';
+import { mutate as mutateWith, parseFuzzArgs } from '@tether/shared-protocol/testing';
 
 /**
  * What an in-process fuzz target shares: its budget and seed from the command line, seeded
@@ -39,14 +39,12 @@ export class FuzzKit {
 
   /** Reads `--seconds`/`--inputs` and `--seed`; exits with the reason when they are wrong. */
   static fromArgs(name: string, defaultSeconds: number, profile: MutationProfile): FuzzKit {
-    const argv = process.argv.slice(2);
-    const parsed = parseFuzzBudget(argv, { seconds: defaultSeconds }, Date.now, (line) => console.log(line));
-    const seeded = parseFuzzSeed(argv);
-    if (!parsed.ok || !seeded.ok) {
-      console.error(`fuzz ${name}: ${!parsed.ok ? parsed.message : !seeded.ok ? seeded.message : ''}`);
+    const args = parseFuzzArgs(process.argv.slice(2), defaultSeconds, (line) => console.log(line));
+    if (!args.ok) {
+      console.error(`fuzz ${name}: ${args.message}`);
       process.exit(2);
     }
-    const kit = new FuzzKit(name, parsed.budget, seeded.seed, seeded.random, profile);
+    const kit = new FuzzKit(name, args.budget, args.seed, args.random, profile);
     process.on('unhandledRejection', (reason) => kit.fail(`unhandled rejection: ${describe(reason)}`));
     process.on('uncaughtException', (error) => kit.fail(`uncaught exception: ${describe(error)}`));
     // A target ends with process.exit; nothing left to run before that means a call that never ended.

@@ -1,12 +1,9 @@
 import type { CloseInfo, Transport } from '@tether/shared-protocol';
+import { isSendableCloseCode, RELAY_MAX_CLOSE_REASON_BYTES } from '@tether/shared-protocol';
 
-/** Close codes `ws` accepts in `close()` (it throws on any other). */
+/** Whether `ws` sends a close with `code` and `reason` (it throws on any other): RFC 6455 §7.4. */
 export function wsAcceptsClose(code: number, reason: string): boolean {
-  const validCode =
-    Number.isInteger(code) &&
-    ((code >= 1000 && code <= 1014 && code !== 1004 && code !== 1005 && code !== 1006) ||
-      (code >= 3000 && code <= 4999));
-  return validCode && new TextEncoder().encode(reason).length <= 123;
+  return isSendableCloseCode(code) && new TextEncoder().encode(reason).length <= RELAY_MAX_CLOSE_REASON_BYTES;
 }
 
 /**

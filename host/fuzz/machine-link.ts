@@ -1,10 +1,11 @@
 // npm run fuzz -- machine-link [--seconds N | --inputs N] [--seed N]
 // A bounded run at both ends of the machine link, in-process. Half the inputs are hostile calls
-// from a "host" to a machine's executor over a real confined folder (executor-target.ts); half are
-// hostile bytes from a "machine" to the host's link server, registry and machine contexts
-// (link-server-target.ts). Each file says what it sends and what it checks. Fails on a throw, an
-// unhandled rejection, a close `ws` would refuse, a forged registration, a call that never ends,
-// unbounded output, and any read or write outside the shared folder or of a private file.
+// from a "host" to a machine's executor over a real confined folder (executor-target.ts, with its
+// world and calls beside it); half are hostile bytes from a "machine" to the host's link server,
+// registry and machine contexts (link-server-target.ts, with machine-end.ts and host-calls.ts).
+// Each file says what it sends and what it checks. Fails on a throw, an unhandled rejection, a
+// close `ws` would refuse, a forged registration, a call that never ends, unbounded output, and
+// any read or write outside the shared folder or of a private file.
 import { REMOTE_MUTATIONS } from '@tether/shared-protocol/testing';
 import { ExecutorTarget } from './executor-target.js';
 import { FuzzKit, describe } from './fuzz-kit.js';

@@ -24,6 +24,11 @@ export class FakePort implements PeerPort {
   send(bytes: Uint8Array, done: () => void): void {
     if (this.ended) return done();
     this.sent.push(bytes);
+    this.complete(done);
+  }
+
+  /** Completes a write now, or once the client reads (`flush`) while `slow`. */
+  protected complete(done: () => void): void {
     if (this.slow) this.waiting.push(done);
     else done();
   }

@@ -8,5 +8,6 @@ export * from './check-vectors.js';
 export * from './fuzz-budget.js';
 export * from './machine-link-vectors.js';
 export * from './fuzz-seed.js';
+export * from './fuzz-args.js';
 export * from './bench-row.js';
 export * from './app-fixture.js';
