@@ -17,7 +17,7 @@ import {
   startShare,
   uninstallService,
 } from '@tether/machine';
-import { flag, listOption, stringOption } from '../args.js';
+import { flag, listOption, optionWords, stringOption } from '../args.js';
 import type { Command, CommandContext } from '../command.js';
 import { Exit } from '../command.js';
 import { JSON_OPTION, ago, jsonForTerminal, printJson } from '../common.js';
@@ -187,10 +187,9 @@ async function service(
       parsed.host,
       '--token-file',
       parsed.tokenFile,
-      '--name',
-      name,
+      ...optionWords('name', name),
       ...roots.value.flatMap((root) => ['--root', root]),
-      ...(parsed.hostKey !== undefined ? ['--host-key', parsed.hostKey] : []),
+      ...(parsed.hostKey !== undefined ? optionWords('host-key', parsed.hostKey) : []),
       '--machine-dir',
       dir,
       '--service',
