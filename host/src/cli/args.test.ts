@@ -71,6 +71,13 @@ describe('parseArgs', () => {
     expect(refusal('--json', '-5')).toBe(
       'unknown option -5: an argument that starts with a dash goes after --, as in: tether devices revoke -- -5',
     );
+    // The example is a line to paste: a word a shell would split is quoted.
+    expect(refusal('-fix the build, then rerun it')).toBe(
+      "unknown option -fix the build, then rerun it: an argument that starts with a dash goes after --, as in: tether devices revoke -- '-fix the build, then rerun it'",
+    );
+    expect(refusal('--data-dir', '-my files')).toBe(
+      "--data-dir needs a value: one that starts with a dash is written '--data-dir=-my files'",
+    );
     // Without the command's words, the example is generic.
     const bare = parseArgs([DASHED_ID], SPECS);
     expect(!bare.ok && bare.error.message).toBe(

@@ -2,6 +2,7 @@ import { parseArgs as nodeParseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
 import type { Result } from '@tether/shared-protocol';
 import { fail, ok } from '@tether/shared-protocol';
+import { shellWord } from '../sessions/trust/json-config.js';
 /**
  * Reads argv with `node:util`'s `parseArgs`, strict (`--flag`, `--key value`, `--key=value`,
  * repeatable options, `--` ending options, positionals): anything else is a usage error in the
@@ -60,7 +61,7 @@ function refusal(
     if (!POSITIONAL_WITH_DASH.test(typed)) return fail('invalid-params', `unknown option ${typed}`);
     return fail(
       'invalid-params',
-      `unknown option ${typed}: an argument that starts with a dash goes after --, as in: ${command} -- ${typed}`,
+      `unknown option ${typed}: an argument that starts with a dash goes after --, as in: ${command} -- ${shellWord(typed)}`,
     );
   }
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && name) {
@@ -74,7 +75,7 @@ function refusal(
       'invalid-params',
       next === undefined
         ? `${name} needs a value`
-        : `${name} needs a value: one that starts with a dash is written ${name}=${next}`,
+        : `${name} needs a value: one that starts with a dash is written ${shellWord(`${name}=${next}`)}`,
     );
   }
   throw error;
