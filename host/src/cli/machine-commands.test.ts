@@ -5,8 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCommand } from '../../test/support/run-command.js';
 import type { TestHost } from '../../test/support/test-host.js';
 import { LOCAL_REMOTE, startTestHost } from '../../test/support/test-host.js';
-import { parseArgs, stringOption } from './args.js';
-import { EXIT_REFUSED, machineShareCommand, machineStatusCommand } from './commands/machine-share.js';
+import { flag, listOption, parseArgs, stringOption } from './args.js';
+import { EXIT_REFUSED, machineShareCommand, machineStatusCommand, serviceArgs } from './commands/machine-share.js';
 import { machinesForgetCommand, machinesListCommand } from './commands/machines.js';
 import { sessionsNewCommand } from './commands/sessions.js';
 import { startCommand } from './commands/start.js';
@@ -74,6 +74,19 @@ describe('tether token create / tokens / tokens revoke', () => {
       (await runCommand(tokenCreateCommand, data(['--scope', 'machine', '--name', 'x', '--json']))).out,
     ) as { hostKey: string };
     expect(stringOption(read.value, 'host-key')).toBe(hostKey);
+  });
+
+  it('gives the background service a line that reads back as given, a dashed key and name included', () => {
+    const share = { host: 'http://h:1', tokenFile: '/t', name: '-odd', roots: ['/a', '/b'], dir: '/m' };
+    const hostKey = '-Qx3kT9x0aQ1bZc7Yw_8AaQx3kT9x0aQ1bZc7Yw_8Aa';
+    const read = parseArgs(serviceArgs({ ...share, hostKey }), machineShareCommand.options);
+    if (!read.ok) throw new Error(read.error.message);
+    expect(read.value.positionals).toEqual([]);
+    expect(stringOption(read.value, 'name')).toBe('-odd');
+    expect(stringOption(read.value, 'host-key')).toBe(hostKey);
+    expect(listOption(read.value, 'root')).toEqual(['/a', '/b']);
+    expect(stringOption(read.value, 'machine-dir')).toBe('/m');
+    expect(flag(read.value, 'service')).toBe(true);
   });
 
   it('refuses a missing or unknown scope, and an unknown id to revoke', async () => {
