@@ -139,12 +139,17 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `tether …` against the host of a test's folder (in that folder unless `cwd` says). */
+/**
+ * Runs `tether …` against the host of a test's folder (in that folder unless `cwd` says). The
+ * `--data-dir` it adds goes before a `--`, after which every word is an argument.
+ */
 export function tether(dataDir: string, args: string[], options: { cwd?: string } = {}): Promise<CliResult> {
+  const optionsEnd = args.includes('--') ? args.indexOf('--') : args.length;
+  const dataDirArgs = args.includes('--data-dir') ? [] : ['--data-dir', hostDataDir(dataDir)];
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [TETHER_BIN, ...args, ...(args.includes('--data-dir') ? [] : ['--data-dir', hostDataDir(dataDir)])],
+      [TETHER_BIN, ...args.slice(0, optionsEnd), ...dataDirArgs, ...args.slice(optionsEnd)],
       { env: cleanEnv(), cwd: options.cwd ?? dataDir, timeout: 30_000 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;

@@ -149,7 +149,7 @@ test.describe('pairing on a phone', () => {
   test('a revoked device is told so and returns to pairing', async ({ page }, testInfo) => {
     await pairThroughLink(page, host);
     const [paired] = (await listDevices(host)).filter((d) => !d.revoked);
-    expect((await tether(host.dataDir, ['devices', 'revoke', paired!.id])).code).toBe(0);
+    expect((await tether(host.dataDir, ['devices', 'revoke', '--', paired!.id])).code).toBe(0);
     await expect(page.locator('[data-screen="add"]')).toBeVisible();
     await expect(page.getByRole('alert')).toContainText('This device was removed from this computer');
     await expect(page.getByRole('heading', { name: /^Pair .+ again$/ })).toBeVisible();

@@ -95,8 +95,8 @@ test('silent sockets from one address never keep a machine from another address 
       'laptop',
       '--root',
       join(machineHome, 'code'),
-      '--host-key',
-      created.hostKey,
+      // A key that starts with a dash is a value only in this spelling.
+      `--host-key=${created.hostKey}`,
       '--machine-dir',
       join(machineHome, 'machine-data'),
     ],

@@ -54,8 +54,8 @@ async function startShare(root: string): Promise<void> {
     MACHINE,
     '--root',
     root,
-    '--host-key',
-    created.hostKey,
+    // A key that starts with a dash is a value only in this spelling.
+    `--host-key=${created.hostKey}`,
     '--machine-dir',
     join(machineBase, 'machine-data'),
   ];

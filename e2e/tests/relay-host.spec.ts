@@ -156,7 +156,7 @@ test('a device revoked at the computer is refused by the host behind the relay, 
   track(client);
   client.start();
   expect((await client.call('host.info', {})).ok).toBe(true);
-  expect((await tether(dataDir, ['devices', 'revoke', paired.reply.deviceId])).code).toBe(0);
+  expect((await tether(dataDir, ['devices', 'revoke', '--', paired.reply.deviceId])).code).toBe(0);
   await eventually(() => (client.state.name === 'refused' ? client.state : undefined));
   expect(client.state).toMatchObject({ name: 'refused', error: { code: 'revoked' } });
 

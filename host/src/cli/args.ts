@@ -1,10 +1,13 @@
 import { parseArgs as nodeParseArgs } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
 import type { Result } from '@tether/shared-protocol';
 import { fail, ok } from '@tether/shared-protocol';
+import { shellWord } from '../sessions/trust/json-config.js';
 /**
- * Reads argv with `node:util`'s `parseArgs` (`--flag`, `--key value`, `--key=value`, repeatable
- * options, `--` ending options, positionals), then holds its tokens to the CLI's rules: unknown
- * options are usage errors, not silently ignored, and each refusal names the option as typed.
+ * Reads argv with `node:util`'s `parseArgs`, strict (`--flag`, `--key value`, `--key=value`,
+ * repeatable options, `--` ending options, positionals): anything else is a usage error in the
+ * CLI's own words, naming the option as typed. A value that starts with a dash is written
+ * `--key=-value`, and a positional that starts with a dash goes after `--`.
  */
 export interface OptionSpec {
   name: string;
@@ -21,57 +24,73 @@ export interface ParsedArgs {
 }
 
 /**
- * A negative number (`-1`), or a dashed word long enough to be an id, is a positional, not a
- * cluster of short options (the CLI has none): a device id is base64url, and one in 64 starts
- * with a dash (`tether devices revoke -Qx…`). Short dashed words (`-h`, `-abc`) are still refused.
+ * A negative number (`-1`), or a dashed word long enough to be an id, was meant as a positional,
+ * not a cluster of short options (the CLI has none): a device id is base64url, and one in 64
+ * starts with a dash. Its refusal says to put it after `--`.
  */
 const POSITIONAL_WITH_DASH = /^-(\d|[^-]{11,})/;
 
-export function parseArgs(argv: readonly string[], specs: readonly OptionSpec[]): Result<ParsedArgs> {
-  const byName = new Map(specs.map((s) => [s.name, s]));
-  // Not strict: the tokens are checked below, so that each message keeps the wording people and
-  // scripts know, and a value starting with a dash (`--data-dir -x`) is still a value.
-  const { tokens } = nodeParseArgs({
-    args: [...argv],
-    options: Object.fromEntries(
-      specs.map((s) => [s.name, { type: s.type === 'boolean' ? 'boolean' : 'string', multiple: s.type === 'list' }]),
-    ),
-    strict: false,
-    allowPositionals: true,
-    tokens: true,
-  });
-  const options: ParsedArgs['options'] = {};
-  const positionals: string[] = [];
-  // A short cluster (`-12`) is one token per letter; each argument is read once.
-  let lastIndex = -1;
-  for (const token of tokens) {
-    if (token.kind === 'option-terminator') continue;
-    if (token.kind === 'positional') {
-      positionals.push(token.value);
-      continue;
-    }
-    if (token.index === lastIndex) continue;
-    lastIndex = token.index;
-    const raw = argv[token.index]!;
-    if (!raw.startsWith('--')) {
-      if (POSITIONAL_WITH_DASH.test(raw)) {
-        positionals.push(raw);
-        continue;
-      }
-      return fail('invalid-params', `unknown option ${raw}`);
-    }
-    const spec = byName.get(token.name);
-    if (!spec) return fail('invalid-params', `unknown option --${token.name}`);
-    if (spec.type === 'boolean') {
-      if (token.inlineValue) return fail('invalid-params', `--${token.name} takes no value`);
-      options[spec.name] = true;
-      continue;
-    }
-    if (token.value === undefined) return fail('invalid-params', `--${token.name} needs a value`);
-    if (spec.type === 'list') options[spec.name] = [...listOption({ options, positionals }, spec.name), token.value];
-    else options[spec.name] = token.value;
+/**
+ * `command` is the command line so far (`tether devices revoke`), for the example in a refusal.
+ */
+export function parseArgs(argv: readonly string[], specs: readonly OptionSpec[], command = '…'): Result<ParsedArgs> {
+  const options: ParseArgsConfig['options'] = Object.fromEntries(
+    specs.map((s) => [s.name, { type: s.type === 'boolean' ? 'boolean' : 'string', multiple: s.type === 'list' }]),
+  );
+  try {
+    const { values, positionals } = nodeParseArgs({ args: [...argv], options, strict: true, allowPositionals: true });
+    return ok({ options: { ...values } as ParsedArgs['options'], positionals });
+  } catch (error) {
+    return refusal(error, argv, specs, command);
   }
-  return ok({ options, positionals });
+}
+
+/** A refusal of `parseArgs` in this CLI's words, naming the option as it was typed. */
+function refusal(
+  error: unknown,
+  argv: readonly string[],
+  specs: readonly OptionSpec[],
+  command: string,
+): Result<never> {
+  const code = (error as { code?: unknown }).code;
+  const name = /'(-[^' <]*)/.exec(error instanceof Error ? error.message : '')?.[1];
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && name) {
+    if (name.startsWith('--')) return fail('invalid-params', `unknown option ${name}`);
+    // No option is short, so the first dashed word is the one refused (`-abc`, not `-a`).
+    const typed = argv.find((a) => /^-[^-]/.test(a)) ?? name;
+    if (!POSITIONAL_WITH_DASH.test(typed)) return fail('invalid-params', `unknown option ${typed}`);
+    return fail(
+      'invalid-params',
+      `unknown option ${typed}: an argument that starts with a dash goes after --, as in: ${command} -- ${shellWord(typed)}`,
+    );
+  }
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && name) {
+    if (specs.find((s) => `--${s.name}` === name)?.type === 'boolean') {
+      return fail('invalid-params', `${name} takes no value`);
+    }
+    // Missing at the end, or followed by a dashed word that could be an option.
+    const at = argv.findIndex((a, i) => a === name && !isPlainValue(argv[i + 1]));
+    const next = argv[at + 1];
+    return fail(
+      'invalid-params',
+      next === undefined
+        ? `${name} needs a value`
+        : `${name} needs a value: one that starts with a dash is written ${shellWord(`${name}=${next}`)}`,
+    );
+  }
+  throw error;
+}
+
+function isPlainValue(word: string | undefined): boolean {
+  return word !== undefined && !(word.length > 1 && word.startsWith('-'));
+}
+
+/**
+ * `--name value` as words for a command line to copy or run: `--name=value` when the value starts
+ * with a dash, which would otherwise be refused as ambiguous.
+ */
+export function optionWords(name: string, value: string): string[] {
+  return value.startsWith('-') ? [`--${name}=${value}`] : [`--${name}`, value];
 }
 
 export function stringOption(args: ParsedArgs, name: string): string | undefined {

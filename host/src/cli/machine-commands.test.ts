@@ -5,7 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCommand } from '../../test/support/run-command.js';
 import type { TestHost } from '../../test/support/test-host.js';
 import { LOCAL_REMOTE, startTestHost } from '../../test/support/test-host.js';
-import { EXIT_REFUSED, machineShareCommand, machineStatusCommand } from './commands/machine-share.js';
+import { flag, listOption, parseArgs, stringOption } from './args.js';
+import { EXIT_REFUSED, machineShareCommand, machineStatusCommand, serviceArgs } from './commands/machine-share.js';
 import { machinesForgetCommand, machinesListCommand } from './commands/machines.js';
 import { sessionsNewCommand } from './commands/sessions.js';
 import { startCommand } from './commands/start.js';
@@ -60,6 +61,34 @@ describe('tether token create / tokens / tokens revoke', () => {
     expect((JSON.parse(json.out) as { revoked: boolean }[])[0]!.revoked).toBe(false);
   });
 
+  it('prints a machine share line that reads back as given, a name that starts with a dash included', async () => {
+    const created = await runCommand(tokenCreateCommand, data(['--scope', 'machine', '--name=-odd one']));
+    expect(created.code, created.err).toBe(0);
+    const line = /tether machine share (.+\\)\n\s+(.+)\n/.exec(created.out)!;
+    const words = `${line[1]!.slice(0, -1)} ${line[2]!}`.split(/ +/);
+    const read = parseArgs(words, machineShareCommand.options);
+    if (!read.ok) throw new Error(read.error.message);
+    expect(stringOption(read.value, 'name')).toBe('-odd-one');
+    expect(words).toContain('--name=-odd-one');
+    const { hostKey } = JSON.parse(
+      (await runCommand(tokenCreateCommand, data(['--scope', 'machine', '--name', 'x', '--json']))).out,
+    ) as { hostKey: string };
+    expect(stringOption(read.value, 'host-key')).toBe(hostKey);
+  });
+
+  it('gives the background service a line that reads back as given, a dashed key and name included', () => {
+    const share = { host: 'http://h:1', tokenFile: '/t', name: '-odd', roots: ['/a', '/b'], dir: '/m' };
+    const hostKey = '-Qx3kT9x0aQ1bZc7Yw_8AaQx3kT9x0aQ1bZc7Yw_8Aa';
+    const read = parseArgs(serviceArgs({ ...share, hostKey }), machineShareCommand.options);
+    if (!read.ok) throw new Error(read.error.message);
+    expect(read.value.positionals).toEqual([]);
+    expect(stringOption(read.value, 'name')).toBe('-odd');
+    expect(stringOption(read.value, 'host-key')).toBe(hostKey);
+    expect(listOption(read.value, 'root')).toEqual(['/a', '/b']);
+    expect(stringOption(read.value, 'machine-dir')).toBe('/m');
+    expect(flag(read.value, 'service')).toBe(true);
+  });
+
   it('refuses a missing or unknown scope, and an unknown id to revoke', async () => {
     expect((await runCommand(tokenCreateCommand, data(['--name', 'x']))).code).toBe(2);
     expect((await runCommand(tokenCreateCommand, data(['--scope', 'device', '--name', 'x']))).code).toBe(2);
@@ -76,7 +105,7 @@ describe('tether machine share against a listening host', () => {
     mkdirSync(root);
     const machineDir = join(base, 'machine');
     const share = runCommand(machineShareCommand, [
-      ...['--host', t.url, '--token-file', file, '--name', 'laptop', '--root', root, '--host-key', hostKey],
+      ...['--host', t.url, '--token-file', file, '--name', 'laptop', '--root', root, `--host-key=${hostKey}`],
       ...['--machine-dir', machineDir],
     ]).catch((error: Error) => ({ code: -1, out: '', err: error.message }));
     await until(() => (t.host.parts.machines.registry.isOnline('laptop') ? true : undefined), 'the machine to link');
@@ -140,7 +169,7 @@ describe('tether machine share against a listening host', () => {
 describe('tether start --machine-wait', () => {
   it('takes minutes within a day, and refuses anything else before starting', async () => {
     for (const bad of ['soon', '-1', '1e3', '1441']) {
-      const started = await runCommand(startCommand, ['--machine-wait', bad, '--data-dir', join(base, 'unused')]);
+      const started = await runCommand(startCommand, [`--machine-wait=${bad}`, '--data-dir', join(base, 'unused')]);
       expect(started.code).toBe(2);
       expect(started.err).toContain('--machine-wait takes minutes');
     }

@@ -38,7 +38,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     stdout.write(commandUsage(command));
     return Exit.Ok;
   }
-  const parsed = parseArgs(rest, optionsWithHelp(command));
+  const parsed = parseArgs(rest, optionsWithHelp(command), `tether ${command.path.join(' ')}`);
   if (!parsed.ok) {
     stderr.write(`tether ${command.path.join(' ')}: ${visibleText(parsed.error.message)}\n\n${commandUsage(command)}`);
     return Exit.Usage;

@@ -27,14 +27,16 @@ describe('tether share', () => {
     expect(parseShareLink(url).ok).toBe(true);
     expect(made.out).toContain('▀');
     expect(made.out).toContain('It is shown only now.');
-    const linkId = /--revoke (\S+)/.exec(made.out)![1]!;
+    // The line to copy works as printed, an id that starts with a dash included (`--revoke=-…`).
+    const revokeWords = /Revoke it: tether share (.+)\n/.exec(made.out)![1]!.split(' ');
+    const linkId = revokeWords.at(-1)!.replace(/^--revoke=/, '');
 
     const listed = await runCommand(shareCommand, data(['--list']));
     expect(listed.out).toMatch(new RegExp(`${linkId}\\s+active\\s+${id}\\s+for the⟨U\\+202E⟩review\\s+0\\s+never`));
     const json = JSON.parse((await runCommand(shareCommand, data(['--list', id, '--json']))).out) as unknown[];
     expect(json).toEqual([expect.objectContaining({ id: linkId, scope: `view:${id}`, createdBy: 'this computer' })]);
 
-    const revoked = await runCommand(shareCommand, data(['--revoke', linkId]));
+    const revoked = await runCommand(shareCommand, data(revokeWords));
     expect(revoked.out).toBe('Revoked.\n');
     expect((await runCommand(shareCommand, data(['--list']))).out).toMatch(new RegExp(`${linkId}\\s+revoked`));
     const unknown = await runCommand(shareCommand, data(['--revoke', 'nope']));

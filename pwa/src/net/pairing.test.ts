@@ -192,7 +192,14 @@ describe('pairing', () => {
         afterPairing: { deviceId: 'DDDDDDDDDDDDDDDDDDDDDA', revoked },
       });
     expect(why(true).text).toContain('The computer was told to forget this device');
-    expect(why(false).text).toContain('tether devices revoke DDDDDDDDDDDDDDDDDDDDDA');
+    expect(why(false).text).toContain('`tether devices revoke DDDDDDDDDDDDDDDDDDDDDA` removes it');
+    // An id that starts with a dash is written after `--`, so the line works when copied.
+    const dashed = describePairingError({
+      code: 'storage-failed',
+      message: 'not saved',
+      afterPairing: { deviceId: '-DDDDDDDDDDDDDDDDDDDDA', revoked: false },
+    });
+    expect(dashed.text).toContain('`tether devices revoke -- -DDDDDDDDDDDDDDDDDDDDA` removes it');
     // The link is spent once allowed: a new code is needed.
     expect(why(true).retry).toBe(false);
     expect(why(false).retry).toBe(false);

@@ -206,11 +206,13 @@ function describeNotKept(error: NotKept): { text: string; retry: boolean } {
       text: `${why} Nothing was paired. Free some space or leave private browsing, then try again.`,
       retry: true,
     };
-  // The link is spent once the computer allowed the device: a new one is needed either way.
+  // The link is spent once the computer allowed the device: a new one is needed either way. An id
+  // that starts with a dash goes after `--`, or the command would take it for an option.
+  const id = `${after.deviceId.startsWith('-') ? '-- ' : ''}${after.deviceId}`;
   return {
     text: after.revoked
       ? `${why} The computer was told to forget this device. Free some space or leave private browsing, then pair again with a new code (\`tether pair\`).`
-      : `${why} The computer still lists this device: at the computer, \`tether devices revoke ${after.deviceId}\` removes it. Then pair again with a new code (\`tether pair\`).`,
+      : `${why} The computer still lists this device: at the computer, \`tether devices revoke ${id}\` removes it. Then pair again with a new code (\`tether pair\`).`,
     retry: false,
   };
 }

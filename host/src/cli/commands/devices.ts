@@ -35,6 +35,7 @@ export const devicesRevokeCommand: Command = {
   path: ['devices', 'revoke'],
   usage: 'ID',
   summary: 'revoke a device: its connections close at once and it can never connect again',
+  details: 'An ID that starts with a dash goes after --, as in: tether devices revoke -- -Qx3kT9x0aQ1bZc7Yw_8Aa',
   options: [DATA_DIR_OPTION],
   arity: [1, 1],
   run: (context) =>

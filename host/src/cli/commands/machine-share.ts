@@ -17,7 +17,7 @@ import {
   startShare,
   uninstallService,
 } from '@tether/machine';
-import { flag, listOption, stringOption } from '../args.js';
+import { flag, listOption, optionWords, stringOption } from '../args.js';
 import type { Command, CommandContext } from '../command.js';
 import { Exit } from '../command.js';
 import { JSON_OPTION, ago, jsonForTerminal, printJson } from '../common.js';
@@ -60,13 +60,32 @@ export const machineShareCommand: Command = {
   run: runShare,
 };
 
-interface ShareArgs {
+export interface ShareArgs {
   host: string;
   tokenFile: string;
   name: string;
   roots: string[];
   hostKey: string | undefined;
   dir: string;
+}
+
+/**
+ * What the background service runs after `tether machine share`: the same share, each value
+ * spelled so it reads back as given (a host key or a name that starts with a dash as `--key=…`).
+ */
+export function serviceArgs(share: ShareArgs): string[] {
+  return [
+    '--host',
+    share.host,
+    '--token-file',
+    share.tokenFile,
+    ...optionWords('name', share.name),
+    ...share.roots.flatMap((root) => ['--root', root]),
+    ...(share.hostKey !== undefined ? optionWords('host-key', share.hostKey) : []),
+    '--machine-dir',
+    share.dir,
+    '--service',
+  ];
 }
 
 function shareArgs(context: CommandContext): ShareArgs | string {
@@ -171,17 +190,7 @@ async function service(
       realpathSync(process.argv[1]!),
       'machine',
       'share',
-      '--host',
-      parsed.host,
-      '--token-file',
-      parsed.tokenFile,
-      '--name',
-      name,
-      ...roots.value.flatMap((root) => ['--root', root]),
-      ...(parsed.hostKey !== undefined ? ['--host-key', parsed.hostKey] : []),
-      '--machine-dir',
-      dir,
-      '--service',
+      ...serviceArgs({ ...parsed, roots: roots.value }),
     ];
   }
   const plan = servicePlan({

@@ -1,6 +1,6 @@
 import type { ShareExpiry, ShareLinkInfo } from '@tether/shared-protocol';
 import { MAX_SHARE_LINKS_PER_SESSION, MAX_VIEWERS_PER_LINK, SHARE_EXPIRIES } from '@tether/shared-protocol';
-import { flag, stringOption } from '../args.js';
+import { flag, optionWords, stringOption } from '../args.js';
 import type { Command, CommandContext } from '../command.js';
 import { Exit } from '../command.js';
 import type { ControlClient } from '../../control/control-client.js';
@@ -76,7 +76,7 @@ async function makeLink(
     `${terminalQr(url, process.stdout.isTTY === true)}\n${url}\n\n` +
       `Read-only link to ${link.sessionId}${link.name ? ` (${link.name})` : ''}, ` +
       `until ${new Date(link.expiresAt).toLocaleString()}${link.includePhotos ? ', with photos' : ''}.\n` +
-      `It is shown only now. Revoke it: tether share --revoke ${link.id}\n`,
+      `It is shown only now. Revoke it: tether share ${optionWords('revoke', link.id).join(' ')}\n`,
   );
   // The same link on the relay's page: whoever runs that relay decides what the page shows.
   if (relayUrl) context.stdout.write(`From another network, through the relay's page: ${relayUrl}\n`);

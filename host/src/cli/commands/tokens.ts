@@ -1,5 +1,5 @@
 import { visibleText } from '@tether/shared-protocol';
-import { flag, stringOption } from '../args.js';
+import { flag, optionWords, stringOption } from '../args.js';
 import type { Command } from '../command.js';
 import { Exit } from '../command.js';
 import { DATA_DIR_OPTION, JSON_OPTION, ago, failed, printJson, table, withClient } from '../common.js';
@@ -46,7 +46,7 @@ export const tokenCreateCommand: Command = {
           '',
           '  (umask 077; mkdir -p ~/.config/tether && cat > ~/.config/tether/machine-token)   # paste it, then Ctrl-D',
           `  tether machine share --host ${host} --token-file ~/.config/tether/machine-token \\`,
-          `      --name ${visibleText(result.value.name).replace(/[^A-Za-z0-9._-]/g, '-')} --root ~/code --host-key ${hostKey}`,
+          `      ${optionWords('name', visibleText(result.value.name).replace(/[^A-Za-z0-9._-]/g, '-')).join(' ')} --root ~/code ${optionWords('host-key', hostKey).join(' ')}`,
           '',
           'Add --install-service to keep it shared in the background. Revoke it with: tether tokens revoke ' + id,
           '',

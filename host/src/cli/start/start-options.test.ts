@@ -126,7 +126,7 @@ describe('readStartOptions', () => {
     [['--context-window', '100'], '--context-window takes a whole number of tokens from 4096 to 10000000'],
     [['--context-window', '8k'], '--context-window takes a whole number of tokens from 4096 to 10000000'],
     [['--machine-wait', '1441'], '--machine-wait takes minutes, from 0 to 1440'],
-    [['--machine-wait', '-1'], '--machine-wait takes minutes, from 0 to 1440'],
+    [['--machine-wait=-1'], '--machine-wait takes minutes, from 0 to 1440'],
     [['--terminal-idle', '1.5'], '--terminal-idle takes a whole number of minutes'],
     [['--relay-only'], '--relay-only needs --relay URL'],
     [
