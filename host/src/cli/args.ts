@@ -16,6 +16,11 @@ export interface OptionSpec {
   description: string;
   /** Shown as `--name VALUE` in help. */
   value?: string;
+  /**
+   * A value of this shape is taken after a space even when it starts with a dash (`--host-key
+   * -Qx…`): lines written before such values needed `=`, like a background service's, still read.
+   */
+  dashValue?: RegExp;
 }
 
 export interface ParsedArgs {
@@ -38,11 +43,28 @@ export function parseArgs(argv: readonly string[], specs: readonly OptionSpec[],
     specs.map((s) => [s.name, { type: s.type === 'boolean' ? 'boolean' : 'string', multiple: s.type === 'list' }]),
   );
   try {
-    const { values, positionals } = nodeParseArgs({ args: [...argv], options, strict: true, allowPositionals: true });
+    const args = joinDashValues(argv, specs);
+    const { values, positionals } = nodeParseArgs({ args, options, strict: true, allowPositionals: true });
     return ok({ options: { ...values } as ParsedArgs['options'], positionals });
   } catch (error) {
     return refusal(error, argv, specs, command);
   }
+}
+
+/** `--key -value` as `--key=-value` where the option's `dashValue` takes that value's shape. */
+function joinDashValues(argv: readonly string[], specs: readonly OptionSpec[]): string[] {
+  const args: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]!;
+    if (word === '--') return [...args, ...argv.slice(i)];
+    const next = argv[i + 1];
+    const shape = specs.find((s) => `--${s.name}` === word)?.dashValue;
+    if (shape && next?.startsWith('-') && shape.test(next)) {
+      args.push(`${word}=${next}`);
+      i++;
+    } else args.push(word);
+  }
+  return args;
 }
 
 /** A refusal of `parseArgs` in this CLI's words, naming the option as it was typed. */

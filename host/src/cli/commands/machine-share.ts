@@ -49,7 +49,7 @@ export const machineShareCommand: Command = {
     valueOption('token-file', 'FILE', 'a file holding the token from `tether token create`'),
     valueOption('name', 'NAME', "this machine's name on the host (default: laptop)"),
     repeatedOption('root', 'DIR', 'a folder to share'),
-    valueOption('host-key', 'KEY', "the host's key, to check it on first contact"),
+    { ...valueOption('host-key', 'KEY', "the host's key, to check it on first contact"), dashValue: /^[\w-]{43}$/ },
     MACHINE_DIR_OPTION,
     flagOption('install-service', 'keep sharing in the background (systemd user unit or launchd agent)'),
     flagOption('uninstall-service', 'stop and remove that background service'),
