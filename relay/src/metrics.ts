@@ -1,3 +1,5 @@
+import { RELAY_TICKET_CODES } from '@tether/shared-protocol';
+
 /**
  * The relay's counters and gauges, served as Prometheus text on `GET /metrics`. Every refusal and
  * every drop is counted under a reason from a closed list, and each reason is its metric label, so
@@ -18,12 +20,7 @@ export const REFUSAL_REASONS = [
   'auth-failed',
   'version-unsupported',
   'text-message',
-  'ticket-malformed',
-  'ticket-forged',
-  'ticket-expired',
-  'ticket-wrong-host',
-  'ticket-key-mismatch',
-  'host-offline',
+  ...RELAY_TICKET_CODES,
   'host-full',
   'pair-rate-limited',
   'call-rate-limited',

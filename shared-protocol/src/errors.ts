@@ -1,5 +1,15 @@
 import * as v from 'valibot';
 
+/** Relay: tickets, and reaching a host through a relay (a relay counts its refusals by them too). */
+export const RELAY_TICKET_CODES = [
+  'ticket-malformed',
+  'ticket-forged',
+  'ticket-expired',
+  'ticket-wrong-host',
+  'ticket-key-mismatch',
+  'host-offline',
+] as const;
+
 /**
  * Every error that crosses a boundary carries one of these codes. Clients branch on the code,
  * never on the message. The list is closed: adding a code is a protocol change (docs/protocol.md).
@@ -33,13 +43,7 @@ export const ERROR_CODES = [
   'frame-reordered',
   'frame-too-large',
   'channel-closed',
-  // Relay: tickets and reaching a host through a relay
-  'ticket-malformed',
-  'ticket-forged',
-  'ticket-expired',
-  'ticket-wrong-host',
-  'ticket-key-mismatch',
-  'host-offline',
+  ...RELAY_TICKET_CODES,
   // Requests
   'bad-request',
   'unknown-method',

@@ -24,7 +24,7 @@ import type { gatewayHarness } from '../../test/support/gateway-harness.js';
 import { settle } from '../../test/support/gateway-harness.js';
 import type { FakeLinkSocket } from '../../test/support/fake-relay.js';
 import { LINK_DEAD_MS, LINK_PING_MS, MAX_CONN_QUEUED_BYTES } from './link-limits.js';
-import { findTransport, linked, names, run, setup } from '../../test/support/relay-link-rig.js';
+import { linked, names, run, setup } from '../../test/support/relay-link-rig.js';
 
 /** A device pairing with the gateway through the link, each step a forwarded pair request. */
 function pairThroughLink(h: ReturnType<typeof gatewayHarness>, socket: FakeLinkSocket): Promise<Result<PairReply>> {
@@ -162,12 +162,12 @@ describe('the relay link', () => {
   });
 
   it('counts what each device has queued on the link, and closes only the one past its share', async () => {
-    const { h, relay, link, device } = await linked();
+    const { h, relay, link, device, accepted } = await linked();
     const b = await device(2);
     expect(b.opened.ok).toBe(true);
     // A connection still in its handshake: the test writes to it as the gateway would.
     relay.current.openDevice(1, generateDeviceId(h.random));
-    const a = findTransport(link, 1);
+    const a = accepted.get(1)!;
     relay.current.writesComplete = false;
     a.send(new Uint8Array(1024 * 1024));
     expect(a.bufferedAmount()).toBe(1024 * 1024 + 6);

@@ -1,7 +1,10 @@
 import type { DeviceInfo } from '@tether/shared-protocol';
 import { DeviceChannel, generateBoxKeyPair, generateDeviceId } from '@tether/shared-protocol';
 import { expect } from 'vitest';
+import type { GatewayTransport } from '../../src/gateway/gateway-transport.js';
+import { RelayConn } from '../../src/relay/relay-conn.js';
 import { RelayLink } from '../../src/relay/relay-link.js';
+import type { LinkGateway } from '../../src/relay/link-types.js';
 import type { RelayLinkState } from '../../src/relay/relay-link.js';
 import type { LinkProbe } from '../../src/relay/relay-probe.js';
 import { FakeRelay } from './fake-relay.js';
@@ -10,17 +13,28 @@ import { gatewayHarness, settle } from './gateway-harness.js';
 /**
  * A host's relay link over fake relays, for the relay link's tests: one relay (`setup`, `linked`),
  * the manual clock moved on with sockets answering between steps (`run`), a connection's
- * gateway-side transport (`findTransport`).
+ * gateway-side transport (`accepted`).
  */
 
 export function setup(verify?: (url: string) => Promise<LinkProbe>) {
   const h = gatewayHarness();
   const relay = new FakeRelay(h.clock, h.random);
   const states: RelayLinkState[] = [];
+  /** Each device connection the link handed the gateway, by its id on the link. */
+  const accepted = new Map<number, GatewayTransport>();
+  const gateway: LinkGateway = {
+    pair: (...args) => h.gateway.pair(...args),
+    call: (...args) => h.gateway.call(...args),
+    stats: h.gateway.stats,
+    accept: (transport) => {
+      if (transport instanceof RelayConn) accepted.set(transport.connId, transport);
+      return h.gateway.accept(transport);
+    },
+  };
   const link = new RelayLink({
     urls: ['https://relay.test'],
     identity: h.identity,
-    gateway: h.gateway,
+    gateway,
     clock: h.clock,
     random: h.random,
     dial: relay.dial,
@@ -48,7 +62,7 @@ export function setup(verify?: (url: string) => Promise<LinkProbe>) {
     });
     return { info, transport, opened };
   };
-  return { h, relay, link, states, device };
+  return { h, relay, link, states, device, accepted };
 }
 
 export async function linked() {
@@ -67,12 +81,4 @@ export async function run(h: { clock: { advance(ms: number): void } }, ms: numbe
     h.clock.advance(Math.min(100, ms - t));
     await settle();
   }
-}
-
-/** The gateway-side transport of a device's connection through the link. */
-export function findTransport(link: RelayLink, connId: number) {
-  const session = (link as unknown as { session?: { conns: Map<number, unknown> } }).session;
-  const conn = session?.conns.get(connId);
-  if (!conn) throw new Error('no such connection');
-  return conn as unknown as { send(data: Uint8Array): void; bufferedAmount(): number };
 }

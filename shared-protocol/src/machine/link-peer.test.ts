@@ -111,6 +111,16 @@ describe('machine link peer', () => {
     expect(await ended).toMatchObject({ code: 'revoked', message: 'the token was revoked' });
   });
 
+  it('carries a goodbye whose message is over the wire limit cut to it, its code intact', async () => {
+    const { host, machine } = peers(await linked());
+    const ended = new Promise<{ code: string; message: string }>((resolve) => machine.onClose(resolve));
+    host.bye('revoked', `revoked: ${'y'.repeat(5000)}`);
+    const error = await ended;
+    expect(error.code).toBe('revoked');
+    expect(error.message.length).toBe(MAX_ERROR_MESSAGE);
+    expect(error.message.endsWith('…')).toBe(true);
+  });
+
   it('ends a link whose other end stopped answering pings', async () => {
     const l = await linked();
     const { host } = peers(l);

@@ -117,10 +117,10 @@ export class LinkPeer {
     return this.send({ t: 'evt', event });
   }
 
-  /** A sealed goodbye (the other side can trust its code), then the close. */
+  /** A sealed goodbye (the other side can trust its code; a long message is cut as it is encoded), then the close. */
   bye(code: ErrorCode, message: string): void {
     if (this.closedWith) return;
-    this.send({ t: 'bye', code, message: message.slice(0, 2000) });
+    this.send({ t: 'bye', code, message });
     this.close(CloseCode.Normal, code, protocolError(code, message));
   }
 

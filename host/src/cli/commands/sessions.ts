@@ -56,11 +56,7 @@ export const sessionsNewCommand: Command = {
     valueOption('machine', 'NAME', 'run it on this machine (see tether machines); --cwd is then a folder there'),
     valueOption('agent', 'NAME', 'run it with an ACP agent instead of the built-in loop (see tether agents)'),
     valueOption('mode', 'MODE', "start in this mode (plan, or an agent's own)"),
-    valueOption(
-      'agent-model',
-      'ID',
-      "with --agent: one of the agent's own models (tether sessions model ID lists them)",
-    ),
+    valueOption('agent-model', 'ID', 'with --agent: one of its own models (tether sessions model ID lists them)'),
     valueOption('budget-tokens', 'N', 'a budget in tokens (in and out)'),
     valueOption('budget-usd', 'X', 'a budget in US dollars'),
     flagOption('worktree', 'in a new git worktree, on a new branch tether/ID'),

@@ -32,11 +32,7 @@ export const START_OPTIONS: OptionSpec[] = [
     'default model: anthropic:<model>, openai:<model>, openai-compatible:<model>@<url>, or demo',
   ),
   valueOption('mcp-config', 'FILE', 'MCP servers ({"mcpServers":{…}}); default <data-dir>/mcp.json'),
-  valueOption(
-    'agents-config',
-    'FILE',
-    'ACP agents ({"agents":{…}}, see docs/agents.md); default <data-dir>/agents.json',
-  ),
+  valueOption('agents-config', 'FILE', 'ACP agents ({"agents":{…}}, docs/agents.md); default <data-dir>/agents.json'),
   valueOption('bind', 'WHERE', 'auto (default), tailscale, lan, or one private or loopback address'),
   valueOption('port', 'N', `port for phones (default ${DEFAULT_PORT}; 0 picks a free one)`),
   valueOption('tls-cert', 'FILE', 'serve HTTPS with this certificate (PEM)'),
