@@ -21,19 +21,26 @@ const ReadInput = v.object({
   limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
 });
 
+/** A file tool's input schema: `path` (in the session's folder, always required) and the tool's own. */
+function pathSchema(properties: Record<string, { type: string; description: string }>, required: string[]) {
+  return {
+    type: 'object',
+    properties: { path: { type: 'string', description: "Path relative to the session's folder." }, ...properties },
+    required: ['path', ...required],
+  };
+}
+
 export const readFileTool: Tool<v.InferOutput<typeof ReadInput>> = {
   spec: {
     name: 'read_file',
     description: `Read a text file in the session's folder (at most ${MAX_FILE_BYTES} bytes). Lines are numbered. Use offset and limit (1-based lines) for part of a file.`,
-    inputSchema: {
-      type: 'object',
-      properties: {
-        path: { type: 'string', description: "Path relative to the session's folder." },
+    inputSchema: pathSchema(
+      {
         offset: { type: 'integer', description: 'First line to return (1-based).' },
         limit: { type: 'integer', description: 'Number of lines to return.' },
       },
-      required: ['path'],
-    },
+      [],
+    ),
   },
   parse: (input) => parseInput(ReadInput, input),
   title: (input) => input.path,
@@ -121,14 +128,12 @@ export const writeFileTool: Tool<v.InferOutput<typeof WriteInput>> = {
     name: 'write_file',
     description:
       "Create or overwrite a text file in the session's folder with the given content. Needs the person's approval (they see the diff).",
-    inputSchema: {
-      type: 'object',
-      properties: {
-        path: { type: 'string', description: "Path relative to the session's folder." },
+    inputSchema: pathSchema(
+      {
         content: { type: 'string', description: 'The whole new content of the file.' },
       },
-      required: ['path', 'content'],
-    },
+      ['content'],
+    ),
   },
   parse: (input) => parseInput(WriteInput, input),
   title: (input) => input.path,
@@ -185,16 +190,14 @@ export const editFileTool: Tool<v.InferOutput<typeof EditInput>> = {
     name: 'edit_file',
     description:
       "Replace exact text in a file in the session's folder. old_text must occur exactly once unless replace_all is set. Needs the person's approval (they see the diff).",
-    inputSchema: {
-      type: 'object',
-      properties: {
-        path: { type: 'string', description: "Path relative to the session's folder." },
+    inputSchema: pathSchema(
+      {
         old_text: { type: 'string', description: 'The exact text to replace, including whitespace.' },
         new_text: { type: 'string', description: 'The text to put in its place.' },
         replace_all: { type: 'boolean', description: 'Replace every occurrence instead of requiring exactly one.' },
       },
-      required: ['path', 'old_text', 'new_text'],
-    },
+      ['old_text', 'new_text'],
+    ),
   },
   parse: (input) => parseInput(EditInput, input),
   title: (input) => input.path,

@@ -46,15 +46,20 @@ export function checkVectors(expected: Vectors, x25519: X25519 = tweetnaclX25519
   for (const { hex: h, text } of expected.base64url)
     same(`base64url decode ${text}`, toHex(fromBase64Url(text) ?? new Uint8Array()), h);
   same('identity', actual.identity, expected.identity);
-  same('pairing link', actual.pairing.link, expected.pairing.link);
-  same('pairing commitment', actual.pairing.commitment, expected.pairing.commitment);
-  same('pairing commit', actual.pairing.commit, expected.pairing.commit);
-  same('pairing challenge', actual.pairing.challenge, expected.pairing.challenge);
-  same('pairing reveal', actual.pairing.reveal, expected.pairing.reveal);
-  same('pairing reply', actual.pairing.replyBody, expected.pairing.replyBody);
-  same('confirmation code', actual.pairing.confirmationCode, expected.pairing.confirmationCode);
-  same('hello', actual.handshake.hello, expected.handshake.hello);
-  same('welcome', actual.handshake.welcome, expected.handshake.welcome);
+  /** Each named part of a section, recomputed against the vectors. */
+  const sameParts = <T>(got: T, want: T, names: Partial<Record<keyof T, string>>) => {
+    for (const key of Object.keys(names) as (keyof T)[]) same(names[key]!, got[key], want[key]);
+  };
+  sameParts(actual.pairing, expected.pairing, {
+    link: 'pairing link',
+    commitment: 'pairing commitment',
+    commit: 'pairing commit',
+    challenge: 'pairing challenge',
+    reveal: 'pairing reveal',
+    replyBody: 'pairing reply',
+    confirmationCode: 'confirmation code',
+  });
+  sameParts(actual.handshake, expected.handshake, { hello: 'hello', welcome: 'welcome' });
   same(
     'session keys',
     [actual.handshake.deviceToHost, actual.handshake.hostToDevice],
@@ -62,12 +67,13 @@ export function checkVectors(expected: Vectors, x25519: X25519 = tweetnaclX25519
   );
   same('hello with a static key', helloWithStaticKey(expected), expected.handshake.hello);
   same('frames', actual.frames.frames, expected.frames.frames);
-  same('one-shot call', actual.oneShot.call, expected.oneShot.call);
-  same('one-shot reply', actual.oneShot.reply, expected.oneShot.reply);
-  same('relay ticket', actual.relay.ticket, expected.relay.ticket);
-  same('relay challenge', actual.relay.challenge, expected.relay.challenge);
-  same('relay host auth', actual.relay.auth, expected.relay.auth);
-  same('relay connect request', actual.relay.connect, expected.relay.connect);
+  sameParts(actual.oneShot, expected.oneShot, { call: 'one-shot call', reply: 'one-shot reply' });
+  sameParts(actual.relay, expected.relay, {
+    ticket: 'relay ticket',
+    challenge: 'relay challenge',
+    auth: 'relay host auth',
+    connect: 'relay connect request',
+  });
   same(
     'relay frames',
     actual.relay.frames.map((f) => f.hex),
