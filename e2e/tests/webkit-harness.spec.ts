@@ -1,7 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:http';
 import type { WebKitPhone } from '../support/webkit-phone.js';
-import { liveInGroup, startWebKitPhone } from '../support/webkit-phone.js';
+import { liveInGroup } from '../support/webkit-driver.js';
+import { startWebKitPhone } from '../support/webkit-phone.js';
 import { expect, test } from '../support/webkit-test.js';
 
 /** Whether a process is still there. */
