@@ -14,9 +14,9 @@ export function shareSession(host: AppHost, sessionId: string, args: string[] = 
   return tetherJson<MadeLink>(host.dataDir, ['share', sessionId, ...args]);
 }
 
-/** `tether share --revoke ID`. */
+/** `tether share --revoke=ID` (an id may start with a dash). */
 export async function revokeLink(host: AppHost, id: string): Promise<void> {
-  const result = await tether(host.dataDir, ['share', '--revoke', id]);
+  const result = await tether(host.dataDir, ['share', `--revoke=${id}`]);
   if (result.code !== 0) throw new Error(`tether share --revoke failed: ${result.stderr}`);
 }
 
