@@ -94,7 +94,22 @@ async function offlineRun(browser: Browser, steps: number): Promise<Reader[]> {
 async function catchUp(reader: Reader): Promise<void> {
   await reader.context.setOffline(false);
   const log = reader.page.getByRole('log', { name: 'Transcript' });
-  await expect(log.getByText('THE END')).toBeVisible({ timeout: 30_000 });
+  // What the page showed, for a failure: how many items, and the host's connection chip.
+  const state = () =>
+    reader.page
+      .evaluate(() => ({
+        items: document.querySelector('[role="log"]')?.getAttribute('data-items'),
+        host: [...document.querySelectorAll('[data-host-status]')].map((el) => el.getAttribute('data-host-status')),
+      }))
+      .catch(() => ({}));
+  const shown = await log
+    .getByText('THE END')
+    .waitFor({ timeout: 60_000 })
+    .then(() => true)
+    .catch(() => false);
+  expect(shown, `${reader.name}: THE END on screen within 60 s of going online; ${JSON.stringify(await state())}`).toBe(
+    true,
+  );
   await expect(log).toHaveAttribute('data-gaps', '1');
 }
 
