@@ -1,3 +1,4 @@
+import * as v from 'valibot';
 import type { Result } from '../errors.js';
 import { fail, ok } from '../errors.js';
 import { MAX_FRAME_PLAINTEXT } from '../limits.js';
@@ -20,6 +21,10 @@ import { TERMINAL_OUTPUT_TAG } from './terminal-output-frame.js';
 export const BATCH_TAG = 0x02;
 /** Messages in one batch, at most: a burst longer than this goes out as several batches. */
 export const MAX_BATCH_MESSAGES = 256;
+/** `channel.batch`'s answer: the host sends batches on this connection from now on, of at most
+ * `maxMessages` messages each. */
+export const BatchOfferResult = v.object({ maxMessages: v.pipe(v.number(), v.integer(), v.minValue(2)) });
+
 /** Tag and count. */
 export const BATCH_HEADER_BYTES = 1 + 2;
 /** The length in front of each message. */
