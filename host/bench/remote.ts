@@ -259,7 +259,9 @@ for (let i = 0; i < BURST_WARMUP + BURSTS; i++) {
 bare.close();
 store.close();
 boxed.close();
-console.log(`a burst of ${BURST} events appended in one go → all decrypted at one device (${BURSTS} bursts), per event`);
+console.log(
+  `a burst of ${BURST} events appended in one go → all decrypted at one device (${BURSTS} bursts), per event`,
+);
 line('sealed (appends, batched seals, ws, opens, decodes)', bursts);
 line('baseline: SQLite insert + seal + ws + open, each event', boxedBursts);
 const burstRatio = percentile(bursts, 50) / percentile(boxedBursts, 50);

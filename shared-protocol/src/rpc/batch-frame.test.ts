@@ -9,7 +9,7 @@ const plainOf = (messages: Uint8Array[]) => concatBytes(...encodeBatch(messages)
 
 /** A batch written by hand: tag, count, then each entry's stated length and bytes. */
 function handMade(count: number, entries: { length: number; bytes: Uint8Array }[]): Uint8Array {
-  const parts = [Uint8Array.of(BATCH_TAG, count >> 8, count & 0xff)];
+  const parts: Uint8Array[] = [Uint8Array.of(BATCH_TAG, count >> 8, count & 0xff)];
   for (const { length, bytes } of entries) {
     parts.push(Uint8Array.of(length >>> 24, (length >>> 16) & 0xff, (length >>> 8) & 0xff, length & 0xff), bytes);
   }
@@ -21,7 +21,12 @@ describe('batch frames', () => {
     const messages = [json(1), encodeTerminalOutput('t1', 7, Uint8Array.of(0, 0xff)), json(2)];
     const plain = plainOf(messages);
     expect(plain[0]).toBe(BATCH_TAG);
-    expect(plain.length).toBe(batchBytes(3, messages.reduce((sum, m) => sum + m.length, 0)));
+    expect(plain.length).toBe(
+      batchBytes(
+        3,
+        messages.reduce((sum, m) => sum + m.length, 0),
+      ),
+    );
     const decoded = decodeBatch(plain);
     expect(decoded.ok && decoded.value).toEqual(messages);
     expect(decoded.ok && decoded.value[0]!.buffer).toBe(plain.buffer);
@@ -41,12 +46,47 @@ describe('batch frames', () => {
       ['no count', Uint8Array.of(BATCH_TAG, 0), 'frame-malformed'],
       ['no messages', handMade(0, []), 'frame-malformed'],
       ['one message', handMade(1, [{ length: one.length, bytes: one }]), 'frame-malformed'],
-      ['count above the bytes', handMade(3, [{ length: one.length, bytes: one }, { length: one.length, bytes: one }]), 'frame-malformed'],
-      ['a length past the end', handMade(2, [{ length: one.length, bytes: one }, { length: 0xffff_ffff, bytes: one }]), 'frame-malformed'],
-      ['an empty entry', handMade(2, [{ length: one.length, bytes: one }, { length: 0, bytes: new Uint8Array(0) }]), 'frame-malformed'],
+      [
+        'count above the bytes',
+        handMade(3, [
+          { length: one.length, bytes: one },
+          { length: one.length, bytes: one },
+        ]),
+        'frame-malformed',
+      ],
+      [
+        'a length past the end',
+        handMade(2, [
+          { length: one.length, bytes: one },
+          { length: 0xffff_ffff, bytes: one },
+        ]),
+        'frame-malformed',
+      ],
+      [
+        'an empty entry',
+        handMade(2, [
+          { length: one.length, bytes: one },
+          { length: 0, bytes: new Uint8Array(0) },
+        ]),
+        'frame-malformed',
+      ],
       ['bytes after the last', concatBytes(plainOf([one, one]), Uint8Array.of(0x7b)), 'frame-malformed'],
-      ['a nested batch', handMade(2, [{ length: one.length, bytes: one }, { length: 9, bytes: plainOf([one, one]).subarray(0, 9) }]), 'frame-malformed'],
-      ['an unknown kind', handMade(2, [{ length: one.length, bytes: one }, { length: 1, bytes: Uint8Array.of(0x09) }]), 'frame-malformed'],
+      [
+        'a nested batch',
+        handMade(2, [
+          { length: one.length, bytes: one },
+          { length: 9, bytes: plainOf([one, one]).subarray(0, 9) },
+        ]),
+        'frame-malformed',
+      ],
+      [
+        'an unknown kind',
+        handMade(2, [
+          { length: one.length, bytes: one },
+          { length: 1, bytes: Uint8Array.of(0x09) },
+        ]),
+        'frame-malformed',
+      ],
       ['too many messages', handMade(MAX_BATCH_MESSAGES + 1, []), 'frame-too-large'],
       ['over the frame limit', concatBytes(handMade(2, []), new Uint8Array(MAX_FRAME_PLAINTEXT)), 'frame-too-large'],
     ];
