@@ -10,8 +10,10 @@
 //     opening, as on a phone.
 // The ratio to the second isolates what sealing, the protocol and the host's delivery add on top
 // of a store and a socket; the ratio to the third, what the protocol and delivery add beyond the
-// cryptography a phone must do anyway. The four run in turns, a block of each at a time. Then
-// events per second to one and to ten devices.
+// cryptography a phone must do anyway. The four run in turns, a block of each at a time. Then a
+// burst of 100 events appended in one go (the host seals it as batches for a device that takes
+// them), per event, against the store + crypto baseline doing the same 100 one by one, in turns.
+// Then events per second to one and to ten devices.
 import type { SessionEvent } from '@tether/shared-protocol';
 import { FrameOpener, FrameSealer, KEY_BYTES, secureRandom, utf8Decode, utf8Encode } from '@tether/shared-protocol';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -28,6 +30,11 @@ import { startTestHost } from '../test/support/test-host.js';
 const ROUNDS = 2000;
 /** Rounds run and thrown away before each measurement, so none of them pays for a cold JIT. */
 const WARMUP = 200;
+/** Events in one burst: appended (or stored and sent) in one go, timed until the last arrives. */
+const BURST = 100;
+/** Bursts timed, after BURST_WARMUP unmeasured, each kind in turns. */
+const BURSTS = 60;
+const BURST_WARMUP = 10;
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -75,7 +82,7 @@ function sealedWire(): Wire {
 async function bareProbe(
   store?: (event: SessionEvent) => void,
   wire: Wire = jsonWire,
-): Promise<{ probe: Probe; close: () => void }> {
+): Promise<{ probe: Probe; burst: Probe; close: () => void }> {
   const server = createServer();
   const wss = new WebSocketServer({ server });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -85,37 +92,38 @@ async function bareProbe(
   await new Promise<void>((resolve) => client.once('open', () => resolve()));
   const serverSide = await peer;
   let seq = 0;
-  const probe: Probe = async (i) => {
-    const got = new Promise<void>((resolve) =>
-      client.once('message', (data: Buffer) => {
+  /** `count` events stored and sent in one go; the milliseconds until the last is read, per event. */
+  const send = async (i: number, count: number) => {
+    let left = count;
+    const got = new Promise<void>((resolve) => {
+      const read = (data: Buffer) => {
         JSON.parse(wire.receive(data));
+        if (--left > 0) return;
+        client.off('message', read);
         resolve();
-      }),
-    );
+      };
+      client.on('message', read);
+    });
     const start = performance.now();
-    const event: SessionEvent = {
-      type: 'notice',
-      sessionId: 's',
-      seq: ++seq,
-      at: Date.now(),
-      level: 'info',
-      text: `event ${i}`,
-    };
-    store?.(event);
-    serverSide.send(wire.send(JSON.stringify({ t: 'evt', event })));
+    for (let k = 0; k < count; k++) {
+      const text = `event ${i}`;
+      const event: SessionEvent = { type: 'notice', sessionId: 's', seq: ++seq, at: Date.now(), level: 'info', text };
+      store?.(event);
+      serverSide.send(wire.send(JSON.stringify({ t: 'evt', event })));
+    }
     await got;
-    return performance.now() - start;
+    return (performance.now() - start) / count;
   };
   const close = () => {
     client.close();
     wss.close();
     server.close();
   };
-  return { probe, close };
+  return { probe: (i) => send(i, 1), burst: (i) => send(i, BURST), close };
 }
 
 /** The bare pair with a store: one INSERT (its own transaction) per event, in a fresh database. */
-async function storeProbe(wire?: Wire): Promise<{ probe: Probe; close: () => void }> {
+async function storeProbe(wire?: Wire): Promise<{ probe: Probe; burst: Probe; close: () => void }> {
   const dir = mkdtempSync(join(tmpdir(), 'tether-bench-'));
   const db = openDatabase(join(dir, 'bench.db'));
   const now = Date.now();
@@ -132,7 +140,7 @@ async function storeProbe(wire?: Wire): Promise<{ probe: Probe; close: () => voi
     db.close();
     rmSync(dir, { recursive: true, force: true });
   };
-  return { probe: bare.probe, close };
+  return { ...bare, close };
 }
 
 const t = await startTestHost({ remote: { bind: '127.0.0.1', port: 0, roots: [] } });
@@ -148,8 +156,9 @@ const first = devices[0]!;
 first.client.watch(id, t.host.parts.log.lastSeq(id));
 await until(() => first.client.state.name === 'open');
 
-const sealedProbe: Probe = async (i) => {
-  const seq = t.host.parts.log.lastSeq(id) + 1;
+/** `count` events appended in one go; the milliseconds until the device has the last, per event. */
+const appendAndWait = async (i: number, count: number) => {
+  const seq = t.host.parts.log.lastSeq(id) + count;
   const got = new Promise<void>((resolve) => {
     const stop = first.client.onEvent((e) => {
       if ((e as SessionEvent).seq === seq) {
@@ -159,10 +168,12 @@ const sealedProbe: Probe = async (i) => {
     });
   });
   const start = performance.now();
-  t.host.parts.log.append(id, { type: 'notice', level: 'info', text: `event ${i}` });
+  for (let k = 0; k < count; k++) t.host.parts.log.append(id, { type: 'notice', level: 'info', text: `event ${i}` });
   await got;
-  return performance.now() - start;
+  return (performance.now() - start) / count;
 };
+const sealedProbe: Probe = (i) => appendAndWait(i, 1);
+const sealedBurst: Probe = (i) => appendAndWait(i, BURST);
 
 // The four run in turns, a block of each at a time, so that whatever else the machine does
 // falls on all of them alike: run one after the other, the ratio moved between 1.5 and 4.5.
@@ -187,9 +198,6 @@ for (let i = 0; i < WARMUP + ROUNDS; i += BLOCK) {
     }
   }
 }
-bare.close();
-store.close();
-boxed.close();
 const fmt = (v: number) => `${(v * 1000).toFixed(0)} µs`;
 const line = (name: string, times: number[]) =>
   console.log(`  ${name.padEnd(54)} p50 ${fmt(percentile(times, 50))}, p99 ${fmt(percentile(times, 99))}`);
@@ -232,6 +240,49 @@ p50Row(
   storedBoxed,
   'storedBoxedP50Us',
   1.5,
+);
+
+// A burst of events appended in one go, per event, against the same burst stored, sealed, sent and
+// opened one by one on the bare pair: the host seals the burst as few batches, the baseline pays a
+// seal, a write and an open for each event.
+const bursts: number[] = [];
+const boxedBursts: number[] = [];
+/** Frames the device's socket took during the timed bursts: how many seals and opens they cost. */
+let burstFrames = 0;
+const countFrame = () => burstFrames++;
+for (let i = 0; i < BURST_WARMUP + BURSTS; i++) {
+  for (const [probe, times] of [
+    [sealedBurst, bursts],
+    [boxed.burst, boxedBursts],
+  ] as const) {
+    const socket = first.sockets.at(-1)!;
+    if (probe === sealedBurst && i >= BURST_WARMUP) socket.on('message', countFrame);
+    const ms = await probe(i);
+    socket.off('message', countFrame);
+    if (i >= BURST_WARMUP) times.push(ms);
+  }
+}
+bare.close();
+store.close();
+boxed.close();
+console.log(
+  `a burst of ${BURST} events appended in one go → all decrypted at one device (${BURSTS} bursts), per event`,
+);
+line('sealed (appends, batched seals, ws, opens, decodes)', bursts);
+line('baseline: SQLite insert + seal + ws + open, each event', boxedBursts);
+const burstRatio = percentile(bursts, 50) / percentile(boxedBursts, 50);
+console.log(
+  `  sealed ÷ baseline: p50 ${burstRatio.toFixed(2)}×   (${(burstFrames / BURSTS).toFixed(1)} frames a burst to the device)`,
+);
+console.log(
+  benchRowLine({
+    id: 'remote.event-burst-crypto-p50',
+    label: `a burst of ${BURST} events → decrypted on a device, per event, vs SQLite insert + seal + bare ws + open each, p50`,
+    ratio: burstRatio,
+    better: 'lower',
+    target: 1.5,
+    detail: { burstP50Us: percentile(bursts, 50) * 1000, boxedBurstP50Us: percentile(boxedBursts, 50) * 1000 },
+  }),
 );
 
 async function throughput(count: number, watchers: typeof devices): Promise<number> {

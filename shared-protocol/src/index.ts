@@ -27,6 +27,7 @@ export * from './app-files.js';
 export * from './app-headers.js';
 export * from './rpc/common.js';
 export * from './rpc/terminal-output-frame.js';
+export * from './rpc/batch-frame.js';
 export * from './rpc/agents.js';
 export * from './rpc/host.js';
 export * from './rpc/keep-awake.js';

@@ -149,6 +149,56 @@ describe('a device connection', () => {
   });
 });
 
+describe('a device connection that takes batches', () => {
+  async function batching() {
+    const h = gatewayHarness();
+    h.session('s1');
+    const phone = await h.connect();
+    phone.connection.acceptBatches();
+    expect(phone.connection.watch('s1', 0).ok).toBe(true);
+    await settle();
+    const written: Uint8Array[] = [];
+    const send = phone.transport.send;
+    phone.transport.send = (data) => {
+      written.push(data);
+      send(data);
+    };
+    const append = (text: string) => h.log.append('s1', { type: 'notice', level: 'info', text });
+    const seqs = () => phone.events().flatMap((e) => ('seq' in e && e.sessionId === 's1' ? [e.seq] : []));
+    return { h, phone, written, append, seqs };
+  }
+
+  it('sends a lone event at the end of the task that appended it, with no timer', async () => {
+    const b = await batching();
+    b.append('alone');
+    expect(b.written).toHaveLength(0);
+    // One microtask later, the clock untouched and no other task run: the frame is out.
+    await Promise.resolve();
+    expect(b.written).toHaveLength(1);
+    await settle();
+    expect(b.seqs()).toEqual([1]);
+  });
+
+  it('counts what waits for the end of the task as buffered, so back-pressure holds', async () => {
+    const b = await batching();
+    const before = b.phone.connection.outbox.buffered();
+    b.append('x'.repeat(1000));
+    expect(b.phone.connection.outbox.buffered()).toBeGreaterThan(before + 1000);
+    await Promise.resolve();
+    expect(b.phone.connection.outbox.buffered()).toBe(before);
+  });
+
+  it('sends what is queued before its goodbye, in order', async () => {
+    const b = await batching();
+    for (let i = 0; i < 3; i++) b.append(`n${i}`);
+    b.phone.connection.sendBye('revoked', 'revoked at the computer', CloseCode.Revoked);
+    await settle();
+    expect(b.written).toHaveLength(1);
+    expect(b.seqs()).toEqual([1, 2, 3]);
+    expect(b.phone.received.at(-1)).toMatchObject({ t: 'bye', code: 'revoked' });
+  });
+});
+
 class FakeStream implements StreamSource {
   private length = 0;
   readonly blocked = new Set<StreamReader>();

@@ -16,7 +16,9 @@ import {
   CloseCode,
   HANDSHAKE_TIMEOUT_MS,
   HostChannel,
+  MAX_BATCH_MESSAGES,
   MAX_WATCHED_SESSIONS,
+  encodeChannelMessage,
   errorToCloseCode,
   fail,
   ok,
@@ -35,6 +37,7 @@ import type { Outbox } from '../streams/outbox.js';
 import { HIGH_WATER_BYTES, LOW_WATER_BYTES } from '../streams/outbox.js';
 import type { HostCounterName, HostCounters } from '../stats/host-counters.js';
 import type { Subscription } from '../streams/subscription.js';
+import { SendBatcher } from './send-batcher.js';
 import {
   HOST_ROUTE,
   LatestOnly,
@@ -90,6 +93,13 @@ export class DeviceConnection implements ConnectionPort {
   private closed = false;
   private helloTimer: TimerHandle | undefined;
   readonly outbox: Outbox;
+  /** Everything sent to the device goes through it: batched once the device says it takes them. */
+  readonly batcher = new SendBatcher({
+    seal: (plain) => this.channel!.sealBinary(plain),
+    write: (frame) => {
+      if (!this.closed) this.transport.send(frame);
+    },
+  });
 
   constructor(
     readonly transport: GatewayTransport,
@@ -107,7 +117,7 @@ export class DeviceConnection implements ConnectionPort {
     this.outbox = {
       send: (message) => this.send(message),
       sendBinary: (plain) => this.sendBinary(plain),
-      buffered: () => transport.bufferedAmount(),
+      buffered: () => this.queued(),
       drained: () => this.drained(),
       get closed() {
         return isClosed();
@@ -125,6 +135,16 @@ export class DeviceConnection implements ConnectionPort {
 
   get isClosed(): boolean {
     return this.closed;
+  }
+
+  acceptBatches(): number {
+    this.batcher.enable();
+    return MAX_BATCH_MESSAGES;
+  }
+
+  /** Bytes on their way to the device: handed to the transport, or queued for the next batch. */
+  private queued(): number {
+    return this.transport.bufferedAmount() + this.batcher.pendingBytes;
   }
 
   /** Offers a published event: the subscription on its route takes it, if there is one. */
@@ -183,6 +203,7 @@ export class DeviceConnection implements ConnectionPort {
   sendBye(code: ErrorCode, message: string, closeCode: number): void {
     if (this.closed) return;
     if (this.channel) this.send({ t: 'bye', code, message });
+    this.batcher.flush();
     this.transport.close(closeCode, code);
     this.finish();
   }
@@ -263,7 +284,7 @@ export class DeviceConnection implements ConnectionPort {
     if (!this.device) return;
     // Anyone may hold a link: a viewer that asks for more while it leaves what it was sent unread
     // is cut off (it resumes by sequence number), so no viewer makes the host queue without bound.
-    if (this.viewer && this.transport.bufferedAmount() > HIGH_WATER_BYTES) return this.outbox.cutOff();
+    if (this.viewer && this.queued() > HIGH_WATER_BYTES) return this.outbox.cutOff();
     if (this.inFlight >= MAX_IN_FLIGHT) {
       this.deps.stats.add('request:busy');
       this.send({ t: 'res', id, error: protocolError('busy', 'too many requests in progress') });
@@ -286,28 +307,24 @@ export class DeviceConnection implements ConnectionPort {
 
   private send(message: ChannelMessage): void {
     if (this.closed || !this.channel) return;
-    const frame = this.channel.seal(message);
-    if (!frame.ok) {
+    const sent = this.batcher.send(encodeChannelMessage(message));
+    if (!sent.ok) {
       // Larger than a frame may be: say so in place of the message, if it was an answer.
       this.deps.stats.add('send:too-large');
       if (message.t === 'res')
         this.send({ t: 'res', id: message.id, error: protocolError('too-large', 'the answer is too large to send') });
-      return;
     }
-    this.transport.send(frame.value);
   }
 
   private sendBinary(plain: Uint8Array): void {
     if (this.closed || !this.channel) return;
-    const frame = this.channel.sealBinary(plain);
-    if (frame.ok) this.transport.send(frame.value);
-    else this.deps.stats.add('send:too-large');
+    if (!this.batcher.send(plain).ok) this.deps.stats.add('send:too-large');
   }
 
   private drained(): Promise<void> {
     return new Promise((resolve) => {
       const check = () => {
-        if (this.closed || this.transport.bufferedAmount() < LOW_WATER_BYTES) resolve();
+        if (this.closed || this.queued() < LOW_WATER_BYTES) resolve();
         else this.deps.clock.setTimeout(check, DRAIN_POLL_MS);
       };
       check();

@@ -8,6 +8,8 @@ export interface ConnectionPort extends StreamHost {
   /** Follows a session: replays after `after` (at most the newest `tail` events), then live events. */
   watch(sessionId: string, after: number, tail?: number): Result<void>;
   unwatch(sessionId: string): void;
+  /** The device takes batches from now on (`channel.batch`): the most messages one batch holds. */
+  acceptBatches(): number;
   /** True once the connection ended (a report kept about it is then stale). */
   readonly isClosed: boolean;
 }

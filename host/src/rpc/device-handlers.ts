@@ -99,6 +99,10 @@ export function deviceHandlers(deps: DeviceHandlerDeps): DeviceHandlers {
         ...(deps.keepAwake ? { keepAwake: deps.keepAwake() } : {}),
       }),
     'fs.listDirs': (params) => listDirs(deps.roots, params.path, deps.privates),
+    'channel.batch': (_params, caller) =>
+      caller.connection
+        ? ok({ maxMessages: caller.connection.acceptBatches() })
+        : fail('unsupported', 'batches are for a live connection'),
 
     'sessions.list': (params) => ok({ sessions: deps.sessions.list(params.includeArchived ?? false) }),
     'agents.sessions': async ({ agent, cwd, place }) => {

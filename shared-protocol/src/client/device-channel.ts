@@ -9,6 +9,7 @@ import { HANDSHAKE_TIMEOUT_MS } from '../limits.js';
 import type { ChannelMessage } from '../rpc/channel.js';
 import { decodeChannelMessage, encodeChannelMessage } from '../rpc/channel.js';
 import { TERMINAL_OUTPUT_TAG, decodeTerminalOutput } from '../rpc/terminal-output-frame.js';
+import { BATCH_TAG, decodeBatch } from '../rpc/batch-frame.js';
 import { handshakeWithDeadline } from '../link/handshake-deadline.js';
 import { FrameOpener, FrameSealer } from '../sealed-frame.js';
 import type { Transport } from '../link/transport.js';
@@ -117,13 +118,25 @@ export class DeviceChannel {
   private receive(data: Uint8Array): void {
     if (this.closed) return;
     const plain = this.opener.open(data);
-    if (!plain.ok) {
-      this.transport.close(CloseCode.ProtocolError, plain.error.code);
-      this.finish(plain.error);
-      return;
+    if (!plain.ok) return this.refuse(plain.error);
+    if (plain.value[0] !== BATCH_TAG) return this.deliver(plain.value);
+    // A batch (batch-frame.ts) is refused whole, like a frame that does not open: the host sealed
+    // something no host writes, and acting on part of it would be a guess.
+    const batch = decodeBatch(plain.value);
+    if (!batch.ok) return this.refuse(batch.error);
+    for (const message of batch.value) {
+      if (this.closed) return;
+      this.deliver(message);
     }
-    const message =
-      plain.value[0] === TERMINAL_OUTPUT_TAG ? binaryEvent(plain.value) : decodeChannelMessage(plain.value);
+  }
+
+  private refuse(error: ProtocolError): void {
+    this.transport.close(CloseCode.ProtocolError, error.code);
+    this.finish(error);
+  }
+
+  private deliver(plain: Uint8Array): void {
+    const message = plain[0] === TERMINAL_OUTPUT_TAG ? binaryEvent(plain) : decodeChannelMessage(plain);
     if (!message) {
       this.undecodable++;
       return;

@@ -70,6 +70,25 @@ describe('DeviceClient', () => {
     s.client.stop();
   });
 
+  it('offers batches first on each connection, and carries on with a host that does not know them', async () => {
+    const s = setup();
+    s.host.handlers.set('sessions.list', () => ({ result: { sessions: [] } }));
+    s.client.watch('s1', 0);
+    await openClient(s);
+    // The fake host answers `unknown-method`, as an older host does, and sends single frames.
+    expect(s.host.calls.map((c) => c.method)).toEqual(['channel.batch', 'sessions.watch']);
+    s.host.append('s1', 'after');
+    expect(await s.client.call('sessions.list', {})).toEqual({ ok: true, value: { sessions: [] } });
+    expect(s.client.lastSeq('s1')).toBe(1);
+    s.host.dropAll();
+    await settle();
+    s.clock.advance(1000);
+    await settle();
+    await settle();
+    expect(s.host.calls.map((c) => c.method).filter((m) => m === 'channel.batch')).toHaveLength(2);
+    s.client.stop();
+  });
+
   it('times out a call that gets no reply', async () => {
     const s = setup();
     s.host.handlers.set('sessions.list', () => 'no-reply');

@@ -233,6 +233,9 @@ export class DeviceClient {
     this.channel = channel;
     this.reconnector.opened();
     this.setState({ name: 'open' });
+    // First, so that the replays below may come batched. No call waits on it: an older host
+    // answers `unknown-method` and sends single frames, which the channel takes all the same.
+    channel.send({ t: 'req', id: this.nextId++, method: 'channel.batch', params: {} });
     for (const [sessionId, watch] of this.watches.entries()) this.subscribe(sessionId, watch);
     for (const call of this.pending.values()) if (!call.sent) this.sendCall(call);
     this.keepalive.start(channel);

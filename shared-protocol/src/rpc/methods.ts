@@ -13,6 +13,7 @@ import {
   UploadChunkResult,
   UploadIdParams,
 } from './blobs.js';
+import { BatchOfferResult } from './batch-frame.js';
 import { Empty } from './common.js';
 import { ListDevicesResult, RevokeDeviceParams } from './devices.js';
 import { ChangesParams, ChangesResult, ConfigureSessionParams, HistoryParams, HistoryResult } from './history.js';
@@ -175,6 +176,10 @@ export const METHODS = {
   'git.commit': method('chat', GitCommitParams, GitWriteResult, false),
   'git.push': method('chat', GitPushParams, GitWriteResult, false),
   'git.pullRequest': method('chat', SessionIdParams, GitPullRequestResult, false),
+
+  // The device takes batches (batch-frame.ts) on this connection from now on: it asks nothing of
+  // the host's data, so any paired device may say it. An older host answers `unknown-method`.
+  'channel.batch': method(null, Empty, BatchOfferResult, true),
 } as const;
 
 export type Methods = typeof METHODS;

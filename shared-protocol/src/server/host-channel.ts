@@ -57,8 +57,8 @@ export class HostChannel {
     return this.sealer.seal(encodeChannelMessage(message));
   }
 
-  /** Seals a binary message (terminal output) as it is. */
-  sealBinary(plain: Uint8Array): Result<Uint8Array> {
+  /** Seals a binary message (terminal output, a batch) as it is, or as the parts it is made of. */
+  sealBinary(plain: Uint8Array | readonly Uint8Array[]): Result<Uint8Array> {
     return this.sealer.seal(plain);
   }
 
