@@ -17,6 +17,8 @@ export const BENCHES = {
   host: 'host/bench/host.ts',
   remote: 'host/bench/remote.ts',
   terminal: 'host/bench/terminal.ts',
+  // The screen model (@xterm/headless) against Ghostty's VT parser in WebAssembly, same streams.
+  'terminal-parsers': 'host/bench/terminal-parsers.ts',
   // The relay alone, then the whole path through it: a real host and device, against direct; then
   // how long a device is cut off when a node is killed or restarted.
   relay: ['relay/bench/relay.ts', 'e2e/bench/relay-path.ts', 'e2e/bench/relay-failover.ts'],
