@@ -7,7 +7,12 @@
 //     MB/s of the file with the peak growth of this process's memory, against the same file
 //     through a plain socket pipe (`cat` into a loopback TCP socket) and through a bare PTY
 //     (node-pty, nothing else), both measured in the same run. A PTY passes a few KiB per read,
-//     so it is the bare PTY that bounds a terminal on a busy machine, not the socket.
+//     so it is the bare PTY that bounds a terminal on a busy machine, not the socket. This device
+//     is in this process and acknowledges at once, so it keeps up and gets every byte;
+//   - the same flood with the device's acknowledgements taking a phone's round trip (50 ms): the
+//     output outruns it, so it gets the screen at a frame rate instead and the flood runs at the
+//     screen model's pace; against a bare PTY run just before it.
+// Ctrl-C in a flood is timed by terminal-interrupt.ts, the second part of `npm run bench -- terminal`.
 // Through a machine: not yet (machines land separately; the same Terminal runs there).
 import type { TetherEvent } from '@tether/shared-protocol';
 import { NodePtyPort } from '@tether/machine';
