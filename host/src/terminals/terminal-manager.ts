@@ -76,8 +76,9 @@ export const terminalRoute = (terminalId: string) => `terminal:${terminalId}`;
  * The host's terminals, wherever they run. Each attached device reads a terminal's output as a
  * flow-controlled stream on its connection (a window of unacknowledged bytes; a device a window
  * behind gets the screen at a frame rate until it catches up, so no device holds the program back;
- * a device that stops acknowledging detached with a reason). Terminals outlive connections: one with no device attached closes after `idleMs`.
- * Input passes straight to the program and is never logged; output never enters the event log.
+ * a device that stops acknowledging detached with a reason). Terminals outlive connections: one
+ * with no device attached closes after `idleMs`. Input passes straight to the program and is
+ * never logged; output never enters the event log.
  */
 export class TerminalManager {
   private readonly terminals = new Map<string, Entry>();
