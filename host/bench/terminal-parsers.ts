@@ -164,7 +164,7 @@ const { WebAssembly: wasmApi } = globalThis as unknown as {
 };
 const module = await wasmApi.compile(wasm);
 const instantiate = () => wasmApi.instantiate(module, { env: { log: () => undefined } });
-const ghostty = new Ghostty((await instantiate()));
+const ghostty = new Ghostty(await instantiate());
 const newGhostty = (instance = ghostty) =>
   instance.createTerminal(COLS, ROWS, {
     scrollbackLimit: SCROLLBACK * COLS * 16,
