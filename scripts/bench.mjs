@@ -16,7 +16,10 @@ export const BENCHES = {
   'long-run': 'e2e/bench/long-run.ts',
   host: 'host/bench/host.ts',
   remote: 'host/bench/remote.ts',
-  terminal: 'host/bench/terminal.ts',
+  // Keystroke echo and flood throughput, then Ctrl-C in a flood.
+  terminal: ['host/bench/terminal.ts', 'host/bench/terminal-interrupt.ts'],
+  // The screen model (@xterm/headless) against Ghostty's VT parser in WebAssembly, same streams.
+  'terminal-parsers': 'host/bench/terminal-parsers.ts',
   // The relay alone, then the whole path through it: a real host and device, against direct; then
   // how long a device is cut off when a node is killed or restarted.
   relay: ['relay/bench/relay.ts', 'e2e/bench/relay-path.ts', 'e2e/bench/relay-failover.ts'],

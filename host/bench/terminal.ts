@@ -7,17 +7,23 @@
 //     MB/s of the file with the peak growth of this process's memory, against the same file
 //     through a plain socket pipe (`cat` into a loopback TCP socket) and through a bare PTY
 //     (node-pty, nothing else), both measured in the same run. A PTY passes a few KiB per read,
-//     so it is the bare PTY that bounds a terminal on a busy machine, not the socket.
+//     so it is the bare PTY that bounds a terminal on a busy machine, not the socket. This device
+//     is in this process and acknowledges at once, so it keeps up and gets every byte;
+//   - the same flood with the device's acknowledgements taking a phone's round trip (50 ms): the
+//     output outruns it, so it gets the screen at a frame rate instead and the flood runs at the
+//     screen model's pace; against a bare PTY run just before it.
+// Ctrl-C in a flood is timed by terminal-interrupt.ts, the second part of `npm run bench -- terminal`.
 // Through a machine: not yet (machines land separately; the same Terminal runs there).
 import type { TetherEvent } from '@tether/shared-protocol';
 import { NodePtyPort } from '@tether/machine';
-import { TERMINAL_ACK_BYTES, terminalOutputBytes } from '@tether/shared-protocol';
+import { TERMINAL_ACK_BYTES, fromBase64Url, terminalOutputBytes } from '@tether/shared-protocol';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectDevice, pairDevice, until } from '../test/support/remote-device.js';
+import { percentile } from './percentile.js';
 import { LOCAL_REMOTE, startTestHost } from '../test/support/test-host.js';
 
 const KEYS = 400;
@@ -25,11 +31,8 @@ const WARMUP_KEYS = 50;
 /** Bytes of the file catted: large enough that start-up costs vanish, small for a 2-core machine. */
 const FILE_BYTES = Number(process.env.BENCH_TERMINAL_BYTES ?? 32 * 1024 * 1024);
 const MARKER = '__bench_done__';
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
+/** A phone's round trip on a good network: its acknowledgements arrive this much later. */
+const PHONE_RTT_MS = 50;
 
 /** Samples the resident set size while `work` runs; its growth over the start, at the peak. */
 async function peakGrowth<T>(
@@ -167,14 +170,31 @@ try {
   let acked = 0;
   let tail = '';
   const waiters = new Set<() => void>();
+  let screens = 0;
+  /** Milliseconds the device's acknowledgements take to reach the host: none, or a phone's round trip. */
+  let ackDelayMs = 0;
+  /** Bytes of output and of screens the device got. */
+  let wire = 0;
   client.onEvent((event: TetherEvent) => {
-    if (event.type !== 'terminal.output' || event.terminalId !== terminalId) return;
-    const data = terminalOutputBytes(event.data)!;
-    held = event.offset + data.length;
-    tail = (tail + new TextDecoder().decode(data)).slice(-256);
-    if (held - acked >= TERMINAL_ACK_BYTES) {
+    if (!('terminalId' in event) || event.terminalId !== terminalId) return;
+    if (event.type === 'terminal.screen') {
+      // A device a window behind gets the screen instead of the bytes; it acknowledges it as drawn.
+      const data = fromBase64Url(event.data)!;
+      screens++;
+      wire += data.length;
+      held = event.offset;
+      tail = new TextDecoder().decode(data).slice(-4096);
+    } else if (event.type === 'terminal.output') {
+      const data = terminalOutputBytes(event.data)!;
+      held = event.offset + data.length;
+      wire += data.length;
+      tail = (tail + new TextDecoder().decode(data)).slice(-4096);
+    } else return;
+    if (held - acked >= TERMINAL_ACK_BYTES || event.type === 'terminal.screen') {
       acked = held;
-      void client.call('terminals.ack', { terminalId, offset: acked });
+      const ack = () => void client.call('terminals.ack', { terminalId, offset: held });
+      if (ackDelayMs > 0) setTimeout(ack, ackDelayMs);
+      else ack();
     }
     for (const wake of waiters) wake();
   });
@@ -206,15 +226,24 @@ try {
   const plainMBs = plain.value / 1e6 / (plain.ms / 1000);
   const bare = await peakGrowth(() => barePty(file));
   const bareMBs = FILE_BYTES / 1e6 / (bare.ms / 1000);
-  const terminal = await peakGrowth(async () => {
-    const start = held;
-    await client.call('terminals.input', {
-      terminalId,
-      data: `cat big.txt; echo ${MARKER.slice(0, 7)}''${MARKER.slice(7)}\r`,
+  const flood = () =>
+    peakGrowth(async () => {
+      const start = { wire, screens };
+      await client.call('terminals.input', {
+        terminalId,
+        data: `cat big.txt; echo ${MARKER.slice(0, 7)}''${MARKER.slice(7)}\r`,
+      });
+      await until(() => tail.includes(`\n${MARKER}`) || undefined, 300_000, 'the end of the file');
+      tail = '';
+      return { wire: wire - start.wire, screens: screens - start.screens };
     });
-    await until(() => tail.includes(`\n${MARKER}`) || undefined, 300_000, 'the end of the file');
-    return held - start;
-  });
+  const terminal = await flood();
+  // A device at a phone's pace: its acknowledgements take PHONE_RTT_MS to arrive, so the output
+  // outruns it and it gets screens. The bare PTY again first, in turns.
+  const barePaced = await peakGrowth(() => barePty(file));
+  ackDelayMs = PHONE_RTT_MS;
+  const paced = await flood();
+  ackDelayMs = 0;
   const terminalMBs = FILE_BYTES / 1e6 / (terminal.ms / 1000);
   const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
   console.log(
@@ -224,18 +253,24 @@ try {
     `bare PTY: ${(bare.value / 1e6).toFixed(1)} MB in ${bare.ms.toFixed(0)} ms = ${bareMBs.toFixed(1)} MB/s of the file, peak memory growth ${mb(bare.peakBytes)}`,
   );
   console.log(
-    `terminal (PTY, screen, sealed, acknowledged): ${(terminal.value / 1e6).toFixed(1)} MB on the wire in ${terminal.ms.toFixed(0)} ms = ${terminalMBs.toFixed(1)} MB/s of the file, peak memory growth ${mb(terminal.peakBytes)}`,
+    `terminal (PTY, screen, sealed, acknowledged): ${(terminal.value.wire / 1e6).toFixed(1)} MB on the wire (${terminal.value.screens} screens) in ${terminal.ms.toFixed(0)} ms = ${terminalMBs.toFixed(1)} MB/s of the file, peak memory growth ${mb(terminal.peakBytes)}`,
   );
   console.log(
     `ratio terminal/plain: throughput ${(terminalMBs / plainMBs).toFixed(3)}, peak memory ${(terminal.peakBytes / Math.max(1, plain.peakBytes)).toFixed(1)}`,
   );
   console.log(`ratio terminal/bare PTY: throughput ${(terminalMBs / bareMBs).toFixed(3)}`);
+  const pacedMBs = FILE_BYTES / 1e6 / (paced.ms / 1000);
+  const barePacedMBs = FILE_BYTES / 1e6 / (barePaced.ms / 1000);
+  console.log(
+    `terminal, device acknowledging after ${PHONE_RTT_MS} ms: ${(paced.value.wire / 1e6).toFixed(1)} MB on the wire (${paced.value.screens} screens) in ${paced.ms.toFixed(0)} ms = ${pacedMBs.toFixed(1)} MB/s of the file; bare PTY just before ${barePacedMBs.toFixed(1)} MB/s`,
+  );
+  console.log(`ratio terminal/bare PTY, device at a phone's pace: throughput ${(pacedMBs / barePacedMBs).toFixed(3)}`);
   // On a shared machine wall time swings with the load; this process's own CPU time does less.
   console.log(
     `CPU of this process (host and device both): bare PTY ${bare.cpuMs.toFixed(0)} ms, terminal ${terminal.cpuMs.toFixed(0)} ms = ${(FILE_BYTES / 1e6 / (terminal.cpuMs / 1000)).toFixed(1)} MB/s of CPU; ratio bare/terminal ${(bare.cpuMs / terminal.cpuMs).toFixed(3)}`,
   );
   console.log(
-    `terminal keystroke-p50-ms=${percentile(times, 50).toFixed(2)} keystroke-p99-ms=${percentile(times, 99).toFixed(2)} bare-keystroke-p50-ms=${ms(bareTimes, 50)} throughput-mbs=${terminalMBs.toFixed(1)} plain-mbs=${plainMBs.toFixed(1)} bare-pty-mbs=${bareMBs.toFixed(1)}`,
+    `terminal keystroke-p50-ms=${percentile(times, 50).toFixed(2)} keystroke-p99-ms=${percentile(times, 99).toFixed(2)} bare-keystroke-p50-ms=${ms(bareTimes, 50)} throughput-mbs=${terminalMBs.toFixed(1)} plain-mbs=${plainMBs.toFixed(1)} bare-pty-mbs=${bareMBs.toFixed(1)} phone-paced-mbs=${pacedMBs.toFixed(1)} phone-paced-bare-pty-mbs=${barePacedMBs.toFixed(1)}`,
   );
   client.stop();
 } finally {

@@ -49,6 +49,7 @@ export { NodePtyPort } from './terminal/node-pty-port.js';
 export type { OutputChunk } from './terminal/terminal-backlog.js';
 export { TERMINAL_BACKLOG_BYTES, TerminalBacklog } from './terminal/terminal-backlog.js';
 export type { ScreenSnapshot } from './terminal/terminal-screen.js';
+export { TerminalScreen } from './terminal/terminal-screen.js';
 export { MAX_SCREEN_LAG_BYTES, MAX_SNAPSHOT_BYTES, SCREEN_SCROLLBACK_LINES } from './terminal/terminal-screen.js';
 export type { OutputReader, TerminalHandle, TerminalOptions } from './terminal/terminal.js';
 export { MAX_PENDING_TERMINAL_INPUT, Terminal } from './terminal/terminal.js';

@@ -42,7 +42,28 @@ export interface StreamOptions {
   detached: (reason: string) => ChannelMessage;
   /** Called once when the subscription ends (detached, unsubscribed or the connection closed). */
   onEnd?: () => void;
+  /** The source's state in place of its bytes, for a reader a window behind (see `StreamFrames`). */
+  frames?: StreamFrames;
 }
+
+/**
+ * How a stream whose reader fell a full window behind goes on without holding its source back:
+ * the reader gets the source's state (a terminal's screen) at most every `frameMs` instead of its
+ * bytes, and the bytes again once it has caught up and the source has slowed (less than half a
+ * window left, and less than half a window written in a frame's time), as mosh does.
+ */
+export interface StreamFrames {
+  frameMs: number;
+  /** The offset one past the source's newest byte. */
+  end(): number;
+  /** The state as of an offset past `after`, and the message carrying it; undefined when the state
+   * has not passed `after` yet. */
+  frame(after: number): { offset: number; message: ChannelMessage } | undefined;
+}
+
+/** Milliseconds a reader may take to draw a state before the next is sent anyway: one a second
+ * reaches even a reader that does not acknowledge, until it is detached for stalling. */
+export const FRAME_WAIT_MS = 1000;
 
 /**
  * A flow-controlled stream: at most a window of unacknowledged bytes in flight, paced also by the
@@ -57,6 +78,11 @@ export class StreamSubscription implements Subscription, StreamReader {
   private waitingForDrain = false;
   private stallTimer: TimerHandle | undefined;
   private ended = false;
+  /** Sending states instead of bytes (`options.frames`), and when and where the last state went. */
+  private framing = false;
+  private frameTimer: TimerHandle | undefined;
+  private lastFrame = { offset: 0, at: -Infinity };
+  private endAtLastFrame = 0;
 
   constructor(
     readonly key: string,
@@ -105,15 +131,16 @@ export class StreamSubscription implements Subscription, StreamReader {
     if (this.ended) return;
     this.ended = true;
     this.clearStall();
+    if (this.frameTimer !== undefined) this.options.clock.clearTimeout(this.frameTimer);
     this.source.release(this);
     this.options.onEnd?.();
   }
 
   private pump(): void {
-    if (this.ended || this.waitingForDrain || this.outbox.closed) return;
+    if (this.ended || this.waitingForDrain || this.outbox.closed || this.framing) return;
     for (;;) {
       const room = this.window.room;
-      if (room === 0) return this.block();
+      if (room === 0) return this.full();
       if (this.outbox.buffered() >= LOW_WATER_BYTES) {
         this.waitingForDrain = true;
         void this.outbox.drained().then(() => {
@@ -138,6 +165,60 @@ export class StreamSubscription implements Subscription, StreamReader {
       this.blocked = true;
       this.source.setBlocked(this, true);
     }
+    this.startStall();
+  }
+
+  /** A window is out: the source waits for the reader, or, with frames, only while it has no more. */
+  private full(): void {
+    if (!this.options.frames) return this.block();
+    if (this.options.frames.end() > this.window.sent) return this.startFrames();
+    this.startStall();
+  }
+
+  /** The reader is a window behind: the source goes on, and the reader gets its state instead. */
+  private startFrames(): void {
+    this.framing = true;
+    this.endAtLastFrame = this.options.frames!.end();
+    this.unblock();
+    this.startStall();
+    this.nextFrame();
+  }
+
+  private nextFrame(): void {
+    this.frameTimer = this.options.clock.setTimeout(() => {
+      this.frameTimer = undefined;
+      this.frame();
+    }, this.options.frames!.frameMs);
+  }
+
+  private frame(): void {
+    if (this.ended || this.outbox.closed) return;
+    const frames = this.options.frames!;
+    const half = this.options.windowBytes / 2;
+    const end = frames.end();
+    const slowed = end - this.endAtLastFrame <= half;
+    this.endAtLastFrame = end;
+    if (slowed && this.window.inFlight <= half && end - this.window.sent <= half) {
+      // Caught up, and the source no longer outruns it: bytes again, from the last state's offset
+      // (the backlog still holds them).
+      this.framing = false;
+      return this.pump();
+    }
+    const drawn =
+      this.window.acked >= this.lastFrame.offset || this.options.clock.now() - this.lastFrame.at >= FRAME_WAIT_MS;
+    const state = drawn && this.outbox.buffered() < LOW_WATER_BYTES ? frames.frame(this.window.sent) : undefined;
+    if (state) {
+      // The bytes up to the state's offset are never sent to this reader: they count as taken.
+      this.window.skip(state.offset - this.window.sent);
+      this.lastFrame = { offset: state.offset, at: this.options.clock.now() };
+      this.outbox.send(state.message);
+      this.startStall();
+    }
+    this.nextFrame();
+  }
+
+  /** A reader that acknowledges nothing of what is out for `stallMs` is detached. */
+  private startStall(): void {
     this.stallTimer ??= this.options.clock.setTimeout(() => {
       this.stallTimer = undefined;
       this.detach(`no acknowledgement for ${Math.round(this.options.stallMs / 1000)} s`);

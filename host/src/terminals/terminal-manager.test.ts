@@ -13,6 +13,7 @@ const WINDOW = 64;
 const CHUNK = 16;
 const STALL_MS = 30_000;
 const IDLE_MS = 60_000;
+const FRAME_MS = 40;
 
 /** A place on fake PTYs with a small backlog, keeping each terminal for the test to drive. */
 class FakePlace implements TerminalPlace {
@@ -58,6 +59,7 @@ function setup(backlogBytes = 1024) {
     windowBytes: WINDOW,
     chunkBytes: CHUNK,
     stallMs: STALL_MS,
+    frameMs: FRAME_MS,
   });
   Object.assign(handlers, terminalHandlers(manager));
   return { h, place, manager };
@@ -83,28 +85,52 @@ const ofType = <T extends TetherEvent['type']>(phone: Phone, type: T) =>
   phone.events().filter((e): e is Extract<TetherEvent, { type: T }> => e.type === type);
 
 describe('the terminal manager', () => {
-  it('streams output to an attached device by offset, a window at a time, pausing the program until it acknowledges', async () => {
+  it('streams output to an attached device by offset, a window at a time, while it acknowledges', async () => {
     const { h, place, manager } = setup(4096);
     const phone = await h.connect();
     const opened = await manager.open({ cols: 80, rows: 24 });
     if (!opened.ok) throw new Error(opened.error.message);
     const id = opened.value.id;
     expect(manager.attach(id, phone.connection, 0)).toMatchObject({ ok: true, value: { offset: 0, dropped: 0 } });
-    place.pty.emit('a'.repeat(WINDOW * 3));
+    place.pty.emit('a'.repeat(WINDOW - CHUNK));
     await settle();
-    expect(output(phone, id)).toHaveLength(WINDOW);
-    expect(place.pty.paused).toBe(true);
-    expect(manager.ack(id, phone.connection, WINDOW).ok).toBe(true);
+    expect(output(phone, id)).toHaveLength(WINDOW - CHUNK);
+    expect(manager.ack(id, phone.connection, WINDOW - CHUNK).ok).toBe(true);
+    place.pty.emit('a'.repeat(WINDOW - CHUNK));
+    await settle();
+    manager.ack(id, phone.connection, WINDOW);
+    manager.ack(id, phone.connection, CHUNK); // late and repeated acknowledgements change nothing
+    place.pty.emit('a'.repeat(CHUNK * 2));
     await settle();
     expect(output(phone, id)).toHaveLength(WINDOW * 2);
-    manager.ack(id, phone.connection, WINDOW * 2);
-    manager.ack(id, phone.connection, WINDOW); // late and repeated acknowledgements change nothing
-    await settle();
-    expect(output(phone, id)).toHaveLength(WINDOW * 3);
-    expect(place.pty.paused).toBe(true);
-    manager.ack(id, phone.connection, WINDOW * 3);
-    await place.opened[0]!.settled();
+    expect(ofType(phone, 'terminal.screen')).toEqual([]);
     expect(place.pty.paused).toBe(false);
+  });
+
+  it('sends a device a window behind the screen at the frame rate instead, holds nothing back, and bytes again once it caught up', async () => {
+    const { h, place, manager } = setup(4096);
+    const phone = await h.connect();
+    const opened = await manager.open({ cols: 80, rows: 24 });
+    const id = opened.ok ? opened.value.id : '';
+    manager.attach(id, phone.connection, 0);
+    place.pty.emit('a'.repeat(WINDOW * 3));
+    await place.opened[0]!.settled();
+    await settle();
+    expect(output(phone, id)).toHaveLength(WINDOW);
+    expect(place.pty.paused).toBe(false);
+    h.clock.advance(FRAME_MS);
+    await settle();
+    const [screen] = ofType(phone, 'terminal.screen');
+    expect(screen).toMatchObject({ terminalId: id, offset: WINDOW * 3, dropped: WINDOW * 2, cols: 80, rows: 24 });
+    expect(new TextDecoder().decode(fromBase64Url(screen!.data))).toContain('a'.repeat(80));
+    // Drawn and acknowledged; the program writes a little: bytes again, from the screen's offset.
+    manager.ack(id, phone.connection, WINDOW * 3);
+    place.pty.emit('tail');
+    await place.opened[0]!.settled();
+    h.clock.advance(FRAME_MS);
+    await settle();
+    expect(phone.events().at(-1)).toMatchObject({ type: 'terminal.output', offset: WINDOW * 3 });
+    expect(ofType(phone, 'terminal.screen')).toHaveLength(1);
   });
 
   it('sends a device that asked for binary its output as binary messages: the same bytes, offsets and window', async () => {
@@ -121,10 +147,9 @@ describe('the terminal manager', () => {
     expect(outputs.length).toBe(WINDOW / CHUNK);
     expect(outputs.every((e) => e.data instanceof Uint8Array && e.data.length === CHUNK)).toBe(true);
     expect(output(phone, id)).toBe(TEXT.slice(0, WINDOW));
-    expect(place.pty.paused).toBe(true);
   });
 
-  it('lets the slowest attached device set the pace, and stops holding the program once it leaves', async () => {
+  it('holds neither the program nor a fast device back for a slow one', async () => {
     const { h, place, manager } = setup(4096);
     const fast = await h.connect();
     const slow = await h.connect();
@@ -132,17 +157,20 @@ describe('the terminal manager', () => {
     const id = opened.ok ? opened.value.id : '';
     manager.attach(id, fast.connection, 0);
     manager.attach(id, slow.connection, 0);
-    place.pty.emit('b'.repeat(WINDOW * 2));
+    place.pty.emit('b'.repeat(WINDOW));
     await settle();
     manager.ack(id, fast.connection, WINDOW);
+    place.pty.emit('b'.repeat(WINDOW));
+    await place.opened[0]!.settled();
     await settle();
-    expect(place.pty.paused).toBe(true);
+    expect(place.pty.paused).toBe(false);
     expect(output(fast, id)).toHaveLength(WINDOW * 2);
     expect(output(slow, id)).toHaveLength(WINDOW);
+    h.clock.advance(FRAME_MS);
+    await settle();
+    expect(ofType(slow, 'terminal.screen')).toMatchObject([{ offset: WINDOW * 2 }]);
+    expect(ofType(fast, 'terminal.screen')).toEqual([]);
     manager.detach(id, slow.connection);
-    manager.ack(id, fast.connection, WINDOW * 2);
-    await place.opened[0]!.settled();
-    expect(place.pty.paused).toBe(false);
     expect(manager.list()[0]).toMatchObject({ attached: 1 });
   });
 
@@ -155,8 +183,8 @@ describe('the terminal manager', () => {
     const id = opened.ok ? opened.value.id : '';
     manager.attach(id, phone.connection, 0);
     place.pty.emit('c'.repeat(WINDOW * 4));
+    await place.opened[0]!.settled();
     await settle();
-    expect(place.pty.paused).toBe(true);
     h.clock.advance(STALL_MS - 1);
     await settle();
     expect(ofType(phone, 'terminal.detached')).toEqual([]);
@@ -165,8 +193,8 @@ describe('the terminal manager', () => {
     expect(ofType(phone, 'terminal.detached')).toEqual([
       { type: 'terminal.detached', terminalId: id, reason: 'no acknowledgement for 30 s' },
     ]);
-    await place.opened[0]!.settled();
-    expect(place.pty.paused).toBe(false);
+    // It got the screen once a second meanwhile (it drew none of them); none after.
+    expect(ofType(phone, 'terminal.screen').length).toBeGreaterThan(0);
     expect(manager.ack(id, phone.connection, WINDOW)).toMatchObject({ ok: false, error: { code: 'not-found' } });
     expect(phone.connection.isClosed).toBe(false);
     h.log.append('s1', { type: 'notice', level: 'info', text: 'still watched' });

@@ -1,5 +1,5 @@
-import type { OpenTerminalError, TerminalHandle, TerminalPlace } from '@tether/machine';
-import type { Clock, ErrorCode, Result, TerminalInfo, TimerHandle } from '@tether/shared-protocol';
+import type { OpenTerminalError, ScreenSnapshot, TerminalHandle, TerminalPlace } from '@tether/machine';
+import type { ChannelMessage, Clock, ErrorCode, Result, TerminalInfo, TimerHandle } from '@tether/shared-protocol';
 import {
   TERMINAL_CHUNK_BYTES,
   TERMINAL_STALL_MS,
@@ -25,6 +25,8 @@ export interface TerminalManagerOptions {
   windowBytes?: number;
   chunkBytes?: number;
   stallMs?: number;
+  /** Milliseconds between two screens sent to a device a window behind. */
+  frameMs?: number;
 }
 
 export interface OpenParams {
@@ -54,15 +56,29 @@ interface Entry extends AddOptions {
   idleTimer: TimerHandle | undefined;
 }
 
+/** Milliseconds between two screens sent to a device that fell a window behind: 25 a second,
+ * smooth to the eye and a small fraction of the bytes of a flood. */
+export const TERMINAL_FRAME_MS = 40;
+
+/** The message carrying a terminal's screen, `dropped` bytes of output after what the device held. */
+function screenMessage(terminalId: string, screen: ScreenSnapshot, dropped: number): ChannelMessage {
+  const { offset, cols, rows, data } = screen;
+  return {
+    t: 'evt',
+    event: { type: 'terminal.screen', terminalId, offset, dropped, cols, rows, data: toBase64Url(data) },
+  };
+}
+
 /** The route key of a terminal's output on a device connection. */
 export const terminalRoute = (terminalId: string) => `terminal:${terminalId}`;
 
 /**
  * The host's terminals, wherever they run. Each attached device reads a terminal's output as a
- * flow-controlled stream on its connection (a window of unacknowledged bytes; the program paused
- * while the slowest device is a window behind; a device that stops acknowledging detached with a
- * reason). Terminals outlive connections: one with no device attached closes after `idleMs`.
- * Input passes straight to the program and is never logged; output never enters the event log.
+ * flow-controlled stream on its connection (a window of unacknowledged bytes; a device a window
+ * behind gets the screen at a frame rate until it catches up, so no device holds the program back;
+ * a device that stops acknowledging detached with a reason). Terminals outlive connections: one
+ * with no device attached closes after `idleMs`. Input passes straight to the program and is
+ * never logged; output never enters the event log.
  */
 export class TerminalManager {
   private readonly terminals = new Map<string, Entry>();
@@ -141,18 +157,7 @@ export class TerminalManager {
       from = screen.offset;
       dropped = fromScreen ? 0 : Math.max(0, screen.offset - after);
       // Ahead of the stream on the outbox, so the device draws the screen before what follows it.
-      host.outbox.send({
-        t: 'evt',
-        event: {
-          type: 'terminal.screen',
-          terminalId,
-          offset: screen.offset,
-          dropped,
-          cols: screen.cols,
-          rows: screen.rows,
-          data: toBase64Url(screen.data),
-        },
-      });
+      host.outbox.send(screenMessage(terminalId, screen, dropped));
     }
     const stream: StreamSubscription = new StreamSubscription(terminalRoute(terminalId), host.outbox, handle, from, {
       clock: this.options.clock,
@@ -169,6 +174,18 @@ export class TerminalManager {
             }),
       detached: (reason) => ({ t: 'evt', event: { type: 'terminal.detached', terminalId, reason } }),
       onEnd: () => this.left(entry, stream),
+      // A device a window behind gets the screen at a frame rate instead of every byte, so a
+      // flood runs at the pace of the screen model rather than of the slowest device.
+      frames: {
+        frameMs: this.options.frameMs ?? TERMINAL_FRAME_MS,
+        end: () => handle.end,
+        frame: (after) => {
+          const screen = handle.snapshot();
+          return screen.offset > after
+            ? { offset: screen.offset, message: screenMessage(terminalId, screen, screen.offset - after) }
+            : undefined;
+        },
+      },
     });
     const subscribed = host.subscribe(stream);
     if (!subscribed.ok) return subscribed;

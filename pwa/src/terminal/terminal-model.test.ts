@@ -184,6 +184,24 @@ describe('a terminal on the device', () => {
     expect(model.status.get()).toEqual({ name: 'exited', code: 0, signal: null });
   });
 
+  it('is exited once a screen reaches the exit, the last thing a device behind in a flood gets', () => {
+    const { client, model, screen } = setup();
+    client.emit(output(0, 'y\n'));
+    client.emit({ type: 'terminal.exit', terminalId: 't1', code: 130, signal: null, offset: 90_000 });
+    expect(model.status.get().name).not.toBe('exited');
+    client.emit({
+      type: 'terminal.screen',
+      terminalId: 't1',
+      offset: 90_000,
+      dropped: 89_998,
+      cols: 80,
+      rows: 24,
+      data: toBase64Url(new TextEncoder().encode('y\r\n^C\r\n$ ')),
+    });
+    expect(screen.text).toBe('y\r\n^C\r\n$ ');
+    expect(model.status.get()).toEqual({ name: 'exited', code: 130, signal: null });
+  });
+
   it('is gone when the host no longer has the terminal', async () => {
     const { client, model } = setup();
     const error: ProtocolError = { code: 'not-found', message: 'no terminal t1' };

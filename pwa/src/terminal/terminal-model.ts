@@ -166,7 +166,8 @@ export class TerminalModel {
         this.acked = Math.min(this.acked, event.offset);
         this.push({ kind: 'reset' });
         this.push({ kind: 'write', data, end: event.offset });
-        return;
+        // A screen can be the last thing a device behind gets before the program's exit.
+        return this.settle();
       }
       case 'terminal.exit':
         this.exit = { code: event.code, signal: event.signal ?? null, offset: event.offset ?? this.received };

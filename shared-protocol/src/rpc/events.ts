@@ -205,8 +205,9 @@ export const HOST_EVENT_SCHEMAS = {
     signal: v.optional(v.nullable(Name)),
   }),
   /**
-   * The terminal's current screen, sent on attach in place of output the host no longer holds:
-   * the device resets its terminal, writes `data`, and takes output from `offset` on.
+   * The terminal's current screen, sent on attach in place of output the host no longer holds, and
+   * at a frame rate to a device a window behind in a flood: the device resets its terminal, writes
+   * `data`, acknowledges `offset`, and takes output from `offset` on.
    */
   'terminal.screen': v.object({
     type: v.literal('terminal.screen'),
