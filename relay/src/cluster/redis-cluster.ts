@@ -37,15 +37,16 @@ export class RedisCluster implements ClusterLink {
     switchboard: Switchboard;
     mesh?: MeshOptions;
   }): Promise<RedisCluster | string> {
-    let plane: MeshBackplane | undefined;
+    // The listener is up before the backplane that takes its messages (it advertises the listener's address).
+    const late: { plane?: MeshBackplane } = {};
     let listener: MeshListener | undefined;
     if (options.mesh) {
       const listened = await MeshListener.listen({
         ...options.mesh,
         nodeId: options.nodeId,
         metrics: options.metrics,
-        onMessage: (bytes) => plane?.receive(bytes),
-        onPeerGone: (node) => plane?.onPeerLost?.(node),
+        onMessage: (bytes) => late.plane?.receive(bytes),
+        onPeerGone: (node) => late.plane?.onPeerLost?.(node),
       });
       if (typeof listened === 'string') return listened;
       listener = listened;
@@ -54,7 +55,8 @@ export class RedisCluster implements ClusterLink {
       ...options,
       ...(listener ? { meshAddress: listener.address } : {}),
     });
-    plane = new MeshBackplane(redis, { ...options, key: options.mesh?.key });
+    const plane = new MeshBackplane(redis, { ...options, key: options.mesh?.key });
+    late.plane = plane;
     const router = new ClusterRouter({
       backplane: plane,
       clock: options.clock,
