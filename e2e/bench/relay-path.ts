@@ -14,6 +14,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Connect, WebSocketConstructor } from '@tether/shared-protocol';
 import { DeviceClient, fromBase64UrlExact, relayConnect, webSocketConnect } from '@tether/shared-protocol';
+import { benchRowLine } from '@tether/shared-protocol/testing';
 import { WebSocket } from 'ws';
 import { makeDataDir, removeDataDir, startHost } from '../support/host-process.js';
 import { pairThroughRelay } from '../support/relay-device.js';
@@ -121,6 +122,22 @@ try {
     console.log(`  two nodes through Redis ÷ direct: ${ratio(throughRedis)}   (adds ${added(throughRedis)} at p50)`);
     line('through two relay nodes, over the mesh', throughMesh);
     console.log(`  two nodes over the mesh ÷ direct: ${ratio(throughMesh)}   (adds ${added(throughMesh)} at p50)`);
+    for (const [id, label, times, target] of [
+      ['relay.two-nodes-redis', 'sealed call through two relay nodes and Redis vs direct, p50', throughRedis, 2],
+      ['relay.two-nodes-mesh', 'sealed call through two relay nodes over the mesh vs direct, p50', throughMesh, 1.5],
+    ] as const) {
+      const p50 = percentile(times, 50);
+      console.log(
+        benchRowLine({
+          id,
+          label,
+          ratio: Number((p50 / percentile(direct, 50)).toFixed(2)),
+          better: 'lower',
+          target,
+          detail: { p50Us: Math.round(p50 * 1000), directP50Us: Math.round(percentile(direct, 50) * 1000) },
+        }),
+      );
+    }
   } else console.log('  (no redis-server here: the two-node figure is skipped)');
 } finally {
   for (const stop of stops.reverse()) await stop();
