@@ -101,7 +101,8 @@ export class MeshListener {
       wss.once('error', (e) => resolve(`the mesh cannot listen on ${formatMeshAddress(o.host, o.port)}: ${e.message}`));
       wss.once('listening', () => {
         const port = (wss.address() as { port: number }).port;
-        wss.on('connection', (ws) => accept(ws, wss, o));
+        const latest = new Map<string, WebSocket>();
+        wss.on('connection', (ws) => accept(ws, wss, latest, o));
         resolve(new MeshListener(wss, formatMeshAddress(o.host, port)));
       });
     });
@@ -113,7 +114,8 @@ export class MeshListener {
   }
 }
 
-function accept(ws: WebSocket, wss: WebSocketServer, o: MeshListenerOptions): void {
+/** Takes one link; `latest` holds each peer's newest authenticated link. */
+function accept(ws: WebSocket, wss: WebSocketServer, latest: Map<string, WebSocket>, o: MeshListenerOptions): void {
   const refuse = (code: number, reason: 'mesh-bad-frame' | 'mesh-unauthorized' | 'mesh-auth-timeout' | 'mesh-full') => {
     o.metrics.refuse(reason);
     ws.close(code, reason);
@@ -140,11 +142,15 @@ function accept(ws: WebSocket, wss: WebSocketServer, o: MeshListenerOptions): vo
     }
     clearTimeout(timer);
     peer = proof.node;
+    latest.set(peer, ws);
     ws.send(JSON.stringify({ t: 'welcome', mac: toBase64Url(meshProof(o.key, 'accept', t)) }));
   });
   ws.on('close', () => {
     clearTimeout(timer);
-    if (peer !== undefined) o.onPeerGone(peer);
+    // A link the peer has already replaced says nothing of the streams on its newer one.
+    if (peer === undefined || latest.get(peer) !== ws) return;
+    latest.delete(peer);
+    o.onPeerGone(peer);
   });
 }
 

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { createClient } from 'redis';
 import { describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
+import type { RelayLimits } from '../limits.js';
 import type { RelayServer } from '../relay-server.js';
 import { RelayServer as Relay } from '../relay-server.js';
 import { FakeDevice, FakeHost, until } from '../testing/clients.js';
@@ -20,7 +21,9 @@ import { nodeKey } from './redis-keys.js';
 const cluster = redisNodes();
 const KEY = randomBytes(32);
 const mesh = (key: Uint8Array = KEY) => ({ key, host: '127.0.0.1', port: 0 });
-const meshNode = (key?: Uint8Array) => cluster.node({}, undefined, mesh(key));
+const meshNode = (key?: Uint8Array, limits: Partial<RelayLimits> = {}) => cluster.node(limits, undefined, mesh(key));
+/** A heartbeat this slow leaves what a test writes into the node's key there for a while. */
+const slowBeat = (ms: number): Partial<RelayLimits> => ({ nodeHeartbeatMs: ms, nodeTtlMs: ms * 4 });
 
 const count = (relay: RelayServer, direction: 'out' | 'in', path: 'direct' | 'redis') =>
   relay.metrics.get('tether_relay_cluster_messages_total', { direction, path });
@@ -49,6 +52,14 @@ async function device(relay: RelayServer, h: FakeHost): Promise<FakeDevice> {
   const d = cluster.track(await FakeDevice.connect(relay.url, h.identity));
   await until(() => h.conns.size > opens, 'the open at the host');
   return d;
+}
+
+/** Writes `address` into `relay`'s heartbeat key, as its own heartbeat does (until the next one). */
+async function advertise(relay: RelayServer, address: string): Promise<void> {
+  const client = createClient({ url: cluster.url });
+  await client.connect();
+  await client.set(nodeKey(relay.nodeId), address, { PX: 60_000 });
+  await client.quit();
 }
 
 const numbered = (i: number) => Uint8Array.of(i >> 8, i & 0xff, ...new Uint8Array(1000).fill(i & 0xff));
@@ -101,6 +112,30 @@ describe('relay mesh', () => {
     expect(count(b, 'out', 'redis') - redisBefore).toBeGreaterThanOrEqual(101);
   });
 
+  it('takes a link to a peer once it can dial it, resetting the streams that went through Redis', async () => {
+    const a = await meshNode(undefined, slowBeat(3_000));
+    const b = await meshNode();
+    // A stale address in a's heartbeat key: b's first dial fails, and b reaches a through Redis.
+    await advertise(a, '127.0.0.1:1');
+    const { h, d } = await pair(a, b);
+    d.send(numbered(0));
+    await until(() => d.received.length === 1, 'the echo through Redis');
+    expect(count(b, 'out', 'direct')).toBe(0);
+    // a's next heartbeat (within 3 s) advertises its listener again; b dials it 5 s after
+    // its failed dial, at its next message, and the stream that crossed Redis is reset.
+    for (let i = 1; d.closed === undefined && i < 60; i++) {
+      d.send(numbered(i));
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(d.closed?.reason).toBe('mesh-link-lost');
+    const echoed = d.received.map(numberOf);
+    expect(echoed).toEqual([...Array(echoed.length).keys()]);
+    const again = await device(b, h);
+    again.send(numbered(1));
+    await until(() => again.received.length === 1, 'the echo over the link');
+    expect(count(b, 'out', 'direct')).toBeGreaterThan(0);
+  }, 20_000);
+
   it('refuses a peer with another key, and the two nodes still talk through Redis', async () => {
     const a = await meshNode();
     const b = await meshNode(randomBytes(32));
@@ -132,13 +167,10 @@ describe('relay mesh', () => {
   });
 
   it('does not dial an address Redis gives that is not loopback or private', async () => {
-    const a = await meshNode();
+    const a = await meshNode(undefined, slowBeat(30_000));
     const b = await meshNode();
     // Someone who can write to Redis points a's heartbeat at a public address.
-    const client = createClient({ url: cluster.url });
-    await client.connect();
-    await client.set(nodeKey(a.nodeId), '203.0.113.9:7431', { PX: 60_000 });
-    await client.quit();
+    await advertise(a, '203.0.113.9:7431');
     const { d } = await pair(a, b);
     d.send(numbered(1));
     await until(() => d.received.length === 1, 'the echo through Redis');
