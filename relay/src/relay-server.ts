@@ -200,7 +200,7 @@ export class RelayServer {
       });
       if (typeof joined === 'string') {
         await new Promise((resolve) => server.close(resolve));
-        return fail('bad-request', joined);
+        return fail('unavailable', joined);
       }
       cluster = joined;
       await cluster.joinedWithin(REDIS_JOIN_WAIT_MS);

@@ -1,5 +1,4 @@
 import type { Clock } from '@tether/shared-protocol';
-import type { RelayLimits } from '../limits.js';
 import type { RelayMetrics } from '../metrics.js';
 import type { Backplane, ClusterPath } from './backplane.js';
 import { parseMeshAddress } from './mesh-auth.js';
@@ -48,7 +47,7 @@ export class MeshBackplane implements Backplane {
 
   constructor(
     readonly redis: RedisBackplane,
-    private readonly o: { key: Uint8Array | undefined; clock: Clock; limits: RelayLimits; metrics: RelayMetrics },
+    private readonly o: { key: Uint8Array | undefined; clock: Clock; metrics: RelayMetrics },
   ) {
     redis.onMessage = (bytes) => this.onMessage?.(bytes, 'redis');
     redis.onLost = () => this.onLost?.();
@@ -158,7 +157,7 @@ export class MeshBackplane implements Backplane {
   private adopt(node: string, peer: Peer, conn: MeshConn): void {
     peer.state = 'direct';
     peer.conn = conn;
-    conn.watch(this.o.limits.nodeHeartbeatMs);
+    conn.watch();
     conn.onClose = () => {
       if (this.peers.get(node) !== peer) return;
       // Forgotten: the next message to this peer dials afresh (or finds Redis the way).

@@ -40,6 +40,10 @@ const MAX_HANDSHAKE = 512;
 export const MESH_AUTH_TIMEOUT_MS = 5_000;
 /** Links a node takes at once (authenticated or not): far more than peers in a cluster. */
 export const MAX_MESH_LINKS = 128;
+/** Milliseconds between the dialer's pings; a link that goes unanswered as long is ended by the dialer. */
+export const MESH_PING_MS = 1_000;
+/** Milliseconds a listener keeps a link whose dialer has stopped pinging (a peer gone without a word). */
+const MESH_SILENT_MS = 10 * MESH_PING_MS;
 
 const NODE_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -85,10 +89,20 @@ export interface MeshListenerOptions {
 
 /** Takes the links of the peers that send to this node. */
 export class MeshListener {
+  /** Ends the links whose dialers have stopped pinging. */
+  private readonly sweep: ReturnType<typeof setInterval>;
+
   private constructor(
     private readonly wss: WebSocketServer,
     readonly address: string,
-  ) {}
+    heard: WeakMap<WebSocket, number>,
+  ) {
+    this.sweep = setInterval(() => {
+      const silentSince = Date.now() - MESH_SILENT_MS;
+      for (const ws of wss.clients) if ((heard.get(ws) ?? Infinity) < silentSince) ws.terminate();
+    }, MESH_SILENT_MS / 2);
+    this.sweep.unref();
+  }
 
   static listen(o: MeshListenerOptions): Promise<MeshListener | string> {
     return new Promise((resolve) => {
@@ -101,21 +115,28 @@ export class MeshListener {
       wss.once('error', (e) => resolve(`the mesh cannot listen on ${formatMeshAddress(o.host, o.port)}: ${e.message}`));
       wss.once('listening', () => {
         const port = (wss.address() as { port: number }).port;
-        const latest = new Map<string, WebSocket>();
-        wss.on('connection', (ws) => accept(ws, wss, latest, o));
-        resolve(new MeshListener(wss, formatMeshAddress(o.host, port)));
+        const links = { latest: new Map<string, WebSocket>(), heard: new WeakMap<WebSocket, number>() };
+        wss.on('connection', (ws) => accept(ws, wss, links, o));
+        resolve(new MeshListener(wss, formatMeshAddress(o.host, port), links.heard));
       });
     });
   }
 
   close(): Promise<void> {
+    clearInterval(this.sweep);
     for (const ws of this.wss.clients) ws.terminate();
     return new Promise((resolve) => this.wss.close(() => resolve()));
   }
 }
 
-/** Takes one link; `latest` holds each peer's newest authenticated link. */
-function accept(ws: WebSocket, wss: WebSocketServer, latest: Map<string, WebSocket>, o: MeshListenerOptions): void {
+/** Takes one link; `latest` holds each peer's newest authenticated link, `heard` when each
+ * authenticated link last brought a ping. */
+function accept(
+  ws: WebSocket,
+  wss: WebSocketServer,
+  { latest, heard }: { latest: Map<string, WebSocket>; heard: WeakMap<WebSocket, number> },
+  o: MeshListenerOptions,
+): void {
   const refuse = (code: number, reason: 'mesh-bad-frame' | 'mesh-unauthorized' | 'mesh-auth-timeout' | 'mesh-full') => {
     o.metrics.refuse(reason);
     ws.close(code, reason);
@@ -143,6 +164,8 @@ function accept(ws: WebSocket, wss: WebSocketServer, latest: Map<string, WebSock
     clearTimeout(timer);
     peer = proof.node;
     latest.set(peer, ws);
+    heard.set(ws, Date.now());
+    ws.on('ping', () => heard.set(ws, Date.now()));
     ws.send(JSON.stringify({ t: 'welcome', mac: toBase64Url(meshProof(o.key, 'accept', t)) }));
   });
   ws.on('close', () => {
@@ -174,7 +197,7 @@ export class MeshConn {
   }
 
   /** Checks the peer answers: a ping unanswered by the next check ends the link. */
-  watch(everyMs: number): void {
+  watch(everyMs = MESH_PING_MS): void {
     let answered = true;
     this.ws.on('pong', () => (answered = true));
     const timer = setInterval(() => {
