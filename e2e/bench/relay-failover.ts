@@ -15,6 +15,9 @@
 //   e2e/tests/relay-rolling-restart.spec.ts); each node in turn gets SIGTERM, drains and exits,
 //   and a fresh node takes its place. The longest time between two answers.
 //
+// The nodes run in a mesh (one key for the run): stream data crosses between them over their
+// links, Redis keeping presence and claims, as a cluster is deployed.
+//
 // Targets (issue 26): the phone is back within 2 s; a rolling restart never leaves it offline more
 // than 1 s. Each is printed with its ratio to the target as a `bench-row` line. One measurement of
 // each per run: a figure is an absolute time, not compared with a baseline.
@@ -29,7 +32,7 @@ import { eventually, makeDataDir, removeDataDir, startHost } from '../support/ho
 import type { RelayPaired } from '../support/relay-device.js';
 import { pairThroughRelay } from '../support/relay-device.js';
 import type { RedisProcess, RelayProcess } from '../support/relay-process.js';
-import { startRedis, startRelay } from '../support/relay-process.js';
+import { newMeshKey, startRedis, startRelay } from '../support/relay-process.js';
 import { startTcpBalancer } from '../support/tcp-balancer.js';
 
 /** Milliseconds between one answer and the next call: the stream's pace. */
@@ -43,6 +46,8 @@ const BACK_TARGET_MS = 2_000;
 const GAP_TARGET_MS = 1_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The mesh key every node of the run shares. */
+const meshKey = newMeshKey();
 
 interface Rig {
   host: HostProcess;
@@ -148,9 +153,9 @@ class Stream {
 async function nodeKilled(redis: RedisProcess, which: 'host' | 'device'): Promise<number> {
   const stops: (() => Promise<unknown>)[] = [];
   try {
-    const a: RelayProcess = await startRelay(['--redis', redis.url]);
+    const a: RelayProcess = await startRelay(['--redis', redis.url], { meshKey });
     stops.push(() => a.stop('SIGKILL'));
-    const b: RelayProcess = await startRelay(['--redis', redis.url]);
+    const b: RelayProcess = await startRelay(['--redis', redis.url], { meshKey });
     stops.push(() => b.stop('SIGKILL'));
     const rig = await hostWithDevice([a.url, b.url]);
     stops.push(() => rig.stop());
@@ -173,7 +178,7 @@ async function rollingRestart(redis: RedisProcess): Promise<{ gapMs: number; dra
     const balancer = await startTcpBalancer();
     stops.push(() => balancer.stop());
     const node = async () => {
-      const r = await startRelay(['--redis', redis.url, '--public-url', balancer.url]);
+      const r = await startRelay(['--redis', redis.url, '--public-url', balancer.url], { meshKey });
       stops.push(() => r.stop('SIGKILL'));
       return r;
     };

@@ -6,18 +6,24 @@
 // ROUNDS sealed `host.info` calls one at a time (request sealed, carried, opened, dispatched,
 // answered, sealed back and opened), and the figures are their round trips (p50, p99), then the
 // relay's figure over the direct one measured in the same run. With Redis, the same through two
-// relay nodes: the host linked to node A, the device on node B. Prints figures; asserts nothing.
+// relay nodes, the host linked to node A: the device on node B, which reaches A through Redis
+// pub/sub (it has no mesh key), and on node C, which reaches A over their mesh link (Redis keeping
+// presence and claims only). The calls run in turns (direct, one node, B, C, direct…), TURNS of
+// them, so load from elsewhere falls on every path alike. Prints figures; asserts nothing.
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Connect, WebSocketConstructor } from '@tether/shared-protocol';
 import { DeviceClient, fromBase64UrlExact, relayConnect, webSocketConnect } from '@tether/shared-protocol';
+import { benchRowLine } from '@tether/shared-protocol/testing';
 import { WebSocket } from 'ws';
 import { makeDataDir, removeDataDir, startHost } from '../support/host-process.js';
 import { pairThroughRelay } from '../support/relay-device.js';
 import type { RedisProcess, RelayProcess } from '../support/relay-process.js';
-import { startRedis, startRelay } from '../support/relay-process.js';
+import { newMeshKey, startRedis, startRelay } from '../support/relay-process.js';
 
 const ROUNDS = 1000;
+/** Turns the ROUNDS are split into, each path taking its share in turn. */
+const TURNS = 5;
 /** Calls made and thrown away first, so no figure pays for a cold JIT or a fresh socket. */
 const WARMUP = 100;
 
@@ -29,10 +35,13 @@ function percentile(values: number[], p: number): number {
 const stops: (() => Promise<unknown>)[] = [];
 const redis: RedisProcess | undefined = existsSync('/usr/bin/redis-server') ? await startRedis() : undefined;
 if (redis) stops.push(() => redis.stop());
-const nodeA: RelayProcess = await startRelay(redis ? ['--redis', redis.url] : []);
+const meshKey = newMeshKey();
+const nodeA: RelayProcess = await startRelay(redis ? ['--redis', redis.url] : [], { meshKey });
 stops.push(() => nodeA.stop());
 const nodeB: RelayProcess | undefined = redis ? await startRelay(['--redis', redis.url]) : undefined;
 if (nodeB) stops.push(() => nodeB.stop());
+const nodeC: RelayProcess | undefined = redis ? await startRelay(['--redis', redis.url], { meshKey }) : undefined;
+if (nodeC) stops.push(() => nodeC.stop());
 
 const dataDir = makeDataDir();
 mkdirSync(join(dataDir, 'project'));
@@ -63,28 +72,38 @@ try {
       WebSocketImpl: WebSocket as unknown as WebSocketConstructor,
     });
 
-  async function roundTrips(connect: Connect): Promise<number[]> {
+  /** A started client that has made WARMUP calls, and a way to time `n` more, one at a time. */
+  async function warmed(connect: Connect) {
     const c = client(connect);
     c.start();
-    const times: number[] = [];
-    for (let i = 0; i < WARMUP + ROUNDS; i++) {
-      const start = performance.now();
-      const answer = await c.call('host.info', {});
-      if (!answer.ok) throw new Error(answer.error.message);
-      if (i >= WARMUP) times.push(performance.now() - start);
-    }
-    c.stop();
-    return times;
+    const timed = async (n: number, into: number[]) => {
+      for (let i = 0; i < n; i++) {
+        const start = performance.now();
+        const answer = await c.call('host.info', {});
+        if (!answer.ok) throw new Error(answer.error.message);
+        into.push(performance.now() - start);
+      }
+    };
+    await timed(WARMUP, []);
+    return { c, timed };
   }
 
-  const direct = await roundTrips(
+  const paths = [
     webSocketConnect(
       `${String(listening.url).replace('http', 'ws')}/rc/ws`,
       WebSocket as unknown as WebSocketConstructor,
     ),
-  );
-  const relayed = await roundTrips(viaRelay(nodeA.url));
-  const acrossNodes = nodeB ? await roundTrips(viaRelay(nodeB.url)) : undefined;
+    viaRelay(nodeA.url),
+    ...(nodeB && nodeC ? [viaRelay(nodeB.url), viaRelay(nodeC.url)] : []),
+  ];
+  const clients = [];
+  for (const connect of paths) clients.push(await warmed(connect));
+  const times: number[][] = paths.map(() => []);
+  for (let turn = 0; turn < TURNS; turn++) {
+    for (const [i, { timed }] of clients.entries()) await timed(ROUNDS / TURNS, times[i]!);
+  }
+  for (const { c } of clients) c.stop();
+  const [direct, relayed, throughRedis, throughMesh] = times as [number[], number[], number[]?, number[]?];
 
   const fmt = (v: number) => `${(v * 1000).toFixed(0)} µs`;
   const line = (name: string, times: number[]) =>
@@ -93,14 +112,32 @@ try {
     `p50 ${(percentile(times, 50) / percentile(direct, 50)).toFixed(2)}×, p99 ${(percentile(times, 99) / percentile(direct, 99)).toFixed(2)}×`;
   const added = (times: number[]) => fmt(percentile(times, 50) - percentile(direct, 50));
   console.log(
-    `sealed call round trip, device ↔ host over loopback (${ROUNDS} host.info calls, one at a time, after ${WARMUP} unmeasured)`,
+    `sealed call round trip, device ↔ host over loopback (${ROUNDS} host.info calls a path, one at a time, in ${TURNS} turns, after ${WARMUP} unmeasured)`,
   );
   line('direct (the host’s /rc/ws)', direct);
   line('through one relay node', relayed);
   console.log(`  relay ÷ direct: ${ratio(relayed)}   (adds ${added(relayed)} at p50)`);
-  if (acrossNodes) {
-    line('through two relay nodes and Redis', acrossNodes);
-    console.log(`  two nodes ÷ direct: ${ratio(acrossNodes)}   (adds ${added(acrossNodes)} at p50)`);
+  if (throughRedis && throughMesh) {
+    line('through two relay nodes, through Redis', throughRedis);
+    console.log(`  two nodes through Redis ÷ direct: ${ratio(throughRedis)}   (adds ${added(throughRedis)} at p50)`);
+    line('through two relay nodes, over the mesh', throughMesh);
+    console.log(`  two nodes over the mesh ÷ direct: ${ratio(throughMesh)}   (adds ${added(throughMesh)} at p50)`);
+    for (const [id, label, times, target] of [
+      ['relay.two-nodes-redis', 'sealed call through two relay nodes and Redis vs direct, p50', throughRedis, 2],
+      ['relay.two-nodes-mesh', 'sealed call through two relay nodes over the mesh vs direct, p50', throughMesh, 1.5],
+    ] as const) {
+      const p50 = percentile(times, 50);
+      console.log(
+        benchRowLine({
+          id,
+          label,
+          ratio: Number((p50 / percentile(direct, 50)).toFixed(2)),
+          better: 'lower',
+          target,
+          detail: { p50Us: Math.round(p50 * 1000), directP50Us: Math.round(percentile(direct, 50) * 1000) },
+        }),
+      );
+    }
   } else console.log('  (no redis-server here: the two-node figure is skipped)');
 } finally {
   for (const stop of stops.reverse()) await stop();

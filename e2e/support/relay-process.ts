@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -20,10 +21,17 @@ export interface RelayProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `tether-relay --json` on 127.0.0.1 and a free port, and waits for its listening line. */
-export async function startRelay(args: string[] = []): Promise<RelayProcess> {
+/** A mesh key for the nodes of one cluster (TETHER_RELAY_MESH_KEY): 32 random bytes, base64. */
+export function newMeshKey(): string {
+  return randomBytes(32).toString('base64');
+}
+
+/** Starts `tether-relay --json` on 127.0.0.1 and a free port, and waits for its listening line;
+ * with `meshKey` (and `--redis`), in its cluster's mesh. */
+export async function startRelay(args: string[] = [], options: { meshKey?: string } = {}): Promise<RelayProcess> {
   const child = spawn(process.execPath, [RELAY_BIN, '--json', '--bind', '127.0.0.1', '--port', '0', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, TETHER_RELAY_MESH_KEY: options.meshKey ?? '' },
   });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

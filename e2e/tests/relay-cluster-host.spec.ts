@@ -4,7 +4,7 @@ import type { SessionEvent, TetherEvent } from '@tether/shared-protocol';
 import { expect, test } from '@playwright/test';
 import { eventually, makeDataDir, removeDataDir, startHost, tetherJson } from '../support/host-process.js';
 import type { RedisProcess, RelayProcess } from '../support/relay-process.js';
-import { startRedis, startRelay } from '../support/relay-process.js';
+import { newMeshKey, startRedis, startRelay } from '../support/relay-process.js';
 import { pairThroughRelay, relayClient } from '../support/relay-device.js';
 import type { TcpBalancer } from '../support/tcp-balancer.js';
 import { startTcpBalancer } from '../support/tcp-balancer.js';
@@ -19,8 +19,10 @@ test('two relay nodes and Redis behind a balancer: the host on one, its device o
   cleanups.push(() => redis.stop());
   const balancer: TcpBalancer = await startTcpBalancer();
   cleanups.push(() => balancer.stop());
+  // The nodes forward to each other over their mesh links, Redis keeping presence and claims.
+  const meshKey = newMeshKey();
   const node = async () => {
-    const r = await startRelay(['--redis', redis.url, '--public-url', balancer.url]);
+    const r = await startRelay(['--redis', redis.url, '--public-url', balancer.url], { meshKey });
     cleanups.push(() => r.stop('SIGKILL'));
     return r;
   };
@@ -47,7 +49,10 @@ test('two relay nodes and Redis behind a balancer: the host on one, its device o
       const line = lines.find((l) => l.startsWith(`tether_relay_connections{kind="${kind}"} `));
       return line === undefined ? NaN : Number(line.split(' ')[1]);
     };
-    return { hosts: gauge('host'), devices: gauge('device') };
+    const direct = lines.find((l) =>
+      l.startsWith('tether_relay_cluster_messages_total{direction="in",path="direct"} '),
+    );
+    return { hosts: gauge('host'), devices: gauge('device'), overMesh: Number(direct?.split(' ')[1] ?? NaN) };
   };
   expect((await carried(a)).hosts).toBe(1);
 
@@ -67,6 +72,8 @@ test('two relay nodes and Redis behind a balancer: the host on one, its device o
   await eventually(() => (ofSession().some((e) => e.type === 'message.delta') ? true : undefined));
   expect((await carried(b)).devices).toBe(1);
   expect((await carried(b)).hosts).toBe(0);
+  // The host's replies reach B over the mesh link from A, not through Redis.
+  expect((await carried(b)).overMesh).toBeGreaterThan(0);
 
   // The host's node dies without a word. The host relinks through the balancer, to B.
   await a.stop('SIGKILL');

@@ -4,7 +4,7 @@ import type { SessionEvent, TetherEvent } from '@tether/shared-protocol';
 import { expect, test } from '@playwright/test';
 import { eventually, makeDataDir, removeDataDir, startHost, tetherJson } from '../support/host-process.js';
 import type { RedisProcess, RelayProcess } from '../support/relay-process.js';
-import { startRedis, startRelay } from '../support/relay-process.js';
+import { newMeshKey, startRedis, startRelay } from '../support/relay-process.js';
 import { pairThroughRelay, relayClient } from '../support/relay-device.js';
 import type { TcpBalancer } from '../support/tcp-balancer.js';
 import { startTcpBalancer } from '../support/tcp-balancer.js';
@@ -20,8 +20,10 @@ test('a rolling restart of two relay nodes behind a balancer (SIGTERM, each drai
   cleanups.push(() => redis.stop());
   const balancer: TcpBalancer = await startTcpBalancer();
   cleanups.push(() => balancer.stop());
+  // The nodes forward to each other over their mesh links, Redis keeping presence and claims.
+  const meshKey = newMeshKey();
   const node = async () => {
-    const r = await startRelay(['--redis', redis.url, '--public-url', balancer.url]);
+    const r = await startRelay(['--redis', redis.url, '--public-url', balancer.url], { meshKey });
     cleanups.push(() => r.stop('SIGKILL'));
     return r;
   };

@@ -8,17 +8,21 @@
 //   - memory per idle connection: 10,000 hosts and devices connected to a node alone in its own
 //     process, from four client processes (idle-memory.ts); RSS with them open, once they have all
 //     closed, and for a second round on the same node;
-//   - latency and throughput again through two nodes and Redis (when redis-server is installed).
+//   - latency and throughput again through two nodes (when redis-server is installed): the host on
+//     one node, the device on another, once with the two reaching each other through Redis pub/sub
+//     and once over their mesh link (Redis keeping presence only), the latency in turns.
 // Everything runs on 127.0.0.1, in one process except the memory figure; on a loaded machine the
 // p99 figures mostly measure the machine. The per-connection byte rates and the per-address connection rate
 // are lifted for the bench (defaults: 2 MiB/s a device, 60 connections a burst per address), so
 // that the figures measure the relay's work rather than its limits.
 import { generateHostIdentity } from '@tether/shared-protocol';
 import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { WebSocket } from 'ws';
 import { WebSocketServer } from 'ws';
+import type { RelayServerOptions } from '../src/relay-server.js';
 import { RelayServer } from '../src/relay-server.js';
 import { freePort, spawnRedis, stopRedis } from '../src/testing/redis-server.js';
 import { BenchDevice, BenchHost, openWs } from './bench-clients.js';
@@ -38,6 +42,8 @@ const WINDOW = 2000;
  * shared-protocol/bench/protocol.ts); one round a side moved the ratio between 0.6 and 1.5 here.
  */
 const THROUGHPUT_ROUNDS = 3;
+/** Latency turns through two nodes, each way in turn (Redis, mesh, Redis, mesh…), ROUNDS each. */
+const LATENCY_TURNS = 2;
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -165,7 +171,7 @@ async function startRedis(): Promise<{ url: string; process: ChildProcess } | un
   return { url: `redis://127.0.0.1:${port}`, process: await spawnRedis(port) };
 }
 
-async function start(options: { redisUrl?: string } = {}): Promise<RelayServer> {
+async function start(options: Pick<RelayServerOptions, 'redisUrl' | 'mesh'> = {}): Promise<RelayServer> {
   const r = await RelayServer.start({ bind: '127.0.0.1', port: 0, limits: BENCH_LIMITS, ...options });
   if (!r.ok) throw new Error(r.error.message);
   return r.value;
@@ -227,16 +233,36 @@ if (!redis) {
   console.log('two nodes and Redis: skipped (no /usr/bin/redis-server)');
 } else {
   try {
-    const a = await start({ redisUrl: redis.url });
-    const b = await start({ redisUrl: redis.url });
-    console.log('two nodes and Redis (host on one, device on the other):');
-    latencyLine('round trip', await relayLatency(a, b), direct);
-    const across = await relayThroughput(a, b);
+    // The host's node and one device node share a mesh key; the other device node has none, so
+    // it and the host's node reach each other through Redis only.
+    const mesh = { key: randomBytes(32), host: '127.0.0.1', port: 0 };
+    const a = await start({ redisUrl: redis.url, mesh });
+    const viaRedis = await start({ redisUrl: redis.url });
+    const viaMesh = await start({ redisUrl: redis.url, mesh });
     console.log(
-      `  throughput                 ${Math.round(across)} frames/s   ratio ${(across / bare).toFixed(2)} (to the bare forwarder)`,
+      `two nodes (host on one, device on the other), through Redis and through the mesh, ${LATENCY_TURNS} turns each:`,
     );
-    await a.close();
-    await b.close();
+    const times = { redis: [] as number[], mesh: [] as number[] };
+    for (let i = 0; i < LATENCY_TURNS; i++) {
+      times.redis.push(...(await relayLatency(a, viaRedis)));
+      times.mesh.push(...(await relayLatency(a, viaMesh)));
+    }
+    latencyLine('round trip, through Redis', times.redis, direct);
+    latencyLine('round trip, through mesh', times.mesh, direct);
+    const p50 = (t: number[]) => percentile(t, 50) / percentile(direct, 50);
+    console.log(
+      `  two nodes ÷ direct, p50: through Redis ${p50(times.redis).toFixed(2)}×, through the mesh ${p50(times.mesh).toFixed(2)}×`,
+    );
+    for (const [name, node] of [
+      ['through Redis', viaRedis],
+      ['through the mesh', viaMesh],
+    ] as const) {
+      const across = await relayThroughput(a, node);
+      console.log(
+        `  throughput, ${name.padEnd(16)} ${Math.round(across)} frames/s   ratio ${(across / bare).toFixed(2)} (to the bare forwarder)`,
+      );
+    }
+    for (const n of [a, viaRedis, viaMesh]) await n.close();
   } finally {
     await stopRedis(redis.process);
   }

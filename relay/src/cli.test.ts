@@ -1,6 +1,6 @@
 import { generateHostIdentity } from '@tether/shared-protocol';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,7 +19,7 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Runs `main` until `stop` resolves; collects what it prints. */
-function run(argv: string[]) {
+function run(argv: string[], env: Record<string, string | undefined> = {}) {
   const out: string[] = [];
   const err: string[] = [];
   let stop!: () => void;
@@ -30,6 +30,7 @@ function run(argv: string[]) {
     stderr: (l) => err.push(l),
     stop: new Promise<void>((resolve) => (stop = resolve)),
     onListening: listening,
+    env,
   });
   return { out, err, status, relay, stop: () => stop() };
 }
@@ -116,6 +117,30 @@ describe('tether-relay', () => {
     expect((await fetch(`${relay.url}/healthz`)).status).toBe(200);
     r.stop();
     expect(await r.status).toBe(0);
+  });
+
+  it('takes the mesh key from a file or the environment, never prints it, and refuses a short one', async () => {
+    const key = 'k'.repeat(20) + 'secret-mesh-key-text-0123456789';
+    const file = join(dir, 'mesh.key');
+    writeFileSync(file, `${key}\n`, { mode: 0o600 });
+    const r = run(['--port', '0', '--no-app', '--redis', 'redis://127.0.0.1:1', '--mesh-key-file', file]);
+    const relay = await r.relay;
+    expect(relay.cluster?.meshAddress).toMatch(/^127\.0\.0\.1:\d+$/);
+    expect(r.out).toContain(`  mesh: ${relay.cluster!.meshAddress}`);
+    r.stop();
+    expect(await r.status).toBe(0);
+    expect([...r.out, ...r.err].join('\n')).not.toContain('secret-mesh-key');
+
+    const short = run(['--port', '0', '--no-app', '--redis', 'redis://127.0.0.1:1'], {
+      TETHER_RELAY_MESH_KEY: 'secret-mesh-key',
+    });
+    expect(await short.status).toBe(1);
+    expect(short.err).toEqual([
+      'tether-relay: the mesh key is 15 bytes; it needs at least 32 (openssl rand -base64 32)',
+    ]);
+    const alone = run(['--port', '0', '--no-app'], { TETHER_RELAY_MESH_KEY: key });
+    expect(await alone.status).toBe(2);
+    expect(alone.err).toEqual(['tether-relay: the mesh joins nodes of a cluster: give --redis too']);
   });
 
   it('serves HTTPS with a certificate, and hosts link in over wss with the public origin', async () => {

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { AppFiles } from '@tether/shared-protocol';
 import { DEFAULT_APP_DIR, loadAppFiles } from './app-files.js';
+import { meshKeyFrom } from './cluster/mesh-auth.js';
 import type { RelayLimits } from './limits.js';
 import { parseOptions, USAGE } from './options.js';
 import { RelayServer } from './relay-server.js';
@@ -16,6 +17,8 @@ export interface CliIo {
   onListening?: (relay: RelayServer) => void;
   /** Bounds other than the defaults (benches and tests). */
   limits?: Partial<RelayLimits>;
+  /** The environment (TETHER_RELAY_MESH_KEY); the process's by default. */
+  env?: Record<string, string | undefined>;
 }
 
 const processIo: CliIo = {
@@ -54,6 +57,16 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     }
   }
 
+  const meshKey = readMeshKey(o.meshKeyFile, (io.env ?? process.env).TETHER_RELAY_MESH_KEY, notice);
+  if (typeof meshKey === 'string') {
+    io.stderr(`tether-relay: ${meshKey}`);
+    return 1;
+  }
+  if (meshKey && !o.redisUrl) {
+    io.stderr('tether-relay: the mesh joins nodes of a cluster: give --redis too');
+    return 2;
+  }
+
   let app: AppFiles | undefined;
   if (o.noApp) notice('forward only (--no-app): serving no page and no script, only the relay endpoints');
   else {
@@ -73,6 +86,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     ...(o.publicUrl ? { publicUrl: o.publicUrl } : {}),
     ...(tls ? { tls } : {}),
     ...(o.redisUrl ? { redisUrl: o.redisUrl } : {}),
+    ...(meshKey ? { mesh: { key: meshKey, host: o.meshBind, port: o.meshPort } } : {}),
     ...(app ? { app } : {}),
     forwardOnly: o.noApp,
     trustedProxies: o.trustedProxies,
@@ -96,6 +110,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
   } else {
     io.stdout(`tether-relay listening on ${relay.url} (node ${relay.nodeId})`);
     if (o.redisUrl) io.stdout(`  cluster: ${redactUrl(o.redisUrl)}`);
+    if (relay.cluster?.meshAddress) io.stdout(`  mesh: ${relay.cluster.meshAddress}`);
   }
   if (o.bind.startsWith('127.') || o.bind === '::1') {
     notice(`bound to loopback ${o.bind}: only this machine (or a load balancer on it) reaches the relay`);
@@ -111,6 +126,29 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
   await relay.drain();
   if (!o.json) io.stdout('tether-relay stopped');
   return 0;
+}
+
+/**
+ * The mesh key, from `--mesh-key-file` or else TETHER_RELAY_MESH_KEY: undefined without either, a
+ * message (naming the file, never the key) if it cannot be used.
+ */
+function readMeshKey(
+  file: string | undefined,
+  env: string | undefined,
+  notice: (text: string) => void,
+): Uint8Array | string | undefined {
+  let text = env;
+  if (file !== undefined) {
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      return `cannot read the mesh key: ${(error as Error).message}`;
+    }
+    if ((statSync(file).mode & 0o077) !== 0)
+      notice(`${file} can be read by other users: make it yours only (chmod 600)`);
+  }
+  if (text === undefined || text === '') return undefined;
+  return meshKeyFrom(text);
 }
 
 /** A URL without its password, for printing. */

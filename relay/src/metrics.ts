@@ -37,6 +37,12 @@ export const REFUSAL_REASONS = [
   'pending-evicted',
   'sockets-per-address',
   'first-byte-timeout',
+  // Mesh links (node to node): a frame out of step, a wrong proof of the mesh key, a handshake not
+  // finished in time, a node holding its most links.
+  'mesh-bad-frame',
+  'mesh-unauthorized',
+  'mesh-auth-timeout',
+  'mesh-full',
 ] as const;
 export type RefusalReason = (typeof REFUSAL_REASONS)[number];
 
@@ -61,6 +67,8 @@ export const DROP_REASONS = [
   'cluster-publish-failed',
   'cluster-link-lost',
   'cluster-malformed',
+  // Streams reset because the way to their node changed (its mesh link dropped, or was made).
+  'mesh-link-lost',
   'node-gone',
   'open-timeout',
   'shutting-down',
@@ -102,8 +110,8 @@ export class RelayMetrics {
    */
   private readonly frames: Record<Direction, Cell>;
   private readonly bytes: Record<Direction, Cell>;
-  private readonly clusterMessages: Record<'out' | 'in', Cell>;
-  private readonly clusterBytes: Record<'out' | 'in', Cell>;
+  private readonly clusterMessages: Record<string, Cell> = {};
+  private readonly clusterBytes: Record<string, Cell> = {};
 
   constructor() {
     for (const reason of REFUSAL_REASONS) this.add('tether_relay_refusals_total', { reason }, 0);
@@ -123,14 +131,12 @@ export class RelayMetrics {
       'to-host': cell('tether_relay_bytes_total', { direction: 'to-host' }),
       'to-device': cell('tether_relay_bytes_total', { direction: 'to-device' }),
     };
-    this.clusterMessages = {
-      out: cell('tether_relay_cluster_messages_total', { direction: 'out' }),
-      in: cell('tether_relay_cluster_messages_total', { direction: 'in' }),
-    };
-    this.clusterBytes = {
-      out: cell('tether_relay_cluster_bytes_total', { direction: 'out' }),
-      in: cell('tether_relay_cluster_bytes_total', { direction: 'in' }),
-    };
+    for (const direction of ['out', 'in'] as const) {
+      for (const path of ['direct', 'redis'] as const) {
+        this.clusterMessages[`${direction} ${path}`] = cell('tether_relay_cluster_messages_total', { direction, path });
+        this.clusterBytes[`${direction} ${path}`] = cell('tether_relay_cluster_bytes_total', { direction, path });
+      }
+    }
   }
 
   refuse(reason: RefusalReason): void {
@@ -167,9 +173,10 @@ export class RelayMetrics {
     this.add('tether_relay_replies_total', { kind });
   }
 
-  cluster(direction: 'out' | 'in', bytes: number): void {
-    this.clusterMessages[direction].value++;
-    this.clusterBytes[direction].value += bytes;
+  /** A message to or from another node, by the way it took: a mesh link (`direct`) or Redis. */
+  cluster(direction: 'out' | 'in', bytes: number, path: 'direct' | 'redis'): void {
+    this.clusterMessages[`${direction} ${path}`]!.value++;
+    this.clusterBytes[`${direction} ${path}`]!.value += bytes;
   }
 
   /** A gauge read when the metrics are rendered. */
@@ -236,6 +243,7 @@ const HELP: Record<string, string> = {
     'Address ranges a full rate limiter forgot (the one seen longest ago) to make room for a new one.',
   tether_relay_requests_total: 'Pair requests and one-shot calls forwarded to hosts.',
   tether_relay_replies_total: 'Replies from hosts passed back to the caller.',
-  tether_relay_cluster_messages_total: 'Messages exchanged with other nodes through Redis, by direction.',
-  tether_relay_cluster_bytes_total: 'Bytes exchanged with other nodes through Redis, by direction.',
+  tether_relay_cluster_messages_total:
+    'Messages exchanged with other nodes, by direction and path (a mesh link, or Redis).',
+  tether_relay_cluster_bytes_total: 'Bytes exchanged with other nodes, by direction and path (a mesh link, or Redis).',
 };

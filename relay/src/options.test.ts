@@ -10,7 +10,16 @@ describe('relay options', () => {
   it('has its defaults with no flags', () => {
     expect(parseOptions([])).toEqual({
       ok: true,
-      value: { bind: DEFAULT_BIND, port: DEFAULT_PORT, noApp: false, trustedProxies: [], json: false, help: false },
+      value: {
+        bind: DEFAULT_BIND,
+        port: DEFAULT_PORT,
+        meshBind: DEFAULT_BIND,
+        meshPort: 0,
+        noApp: false,
+        trustedProxies: [],
+        json: false,
+        help: false,
+      },
     });
   });
 
@@ -35,6 +44,8 @@ describe('relay options', () => {
       value: {
         bind: '127.0.0.1',
         port: 9090,
+        meshBind: DEFAULT_BIND,
+        meshPort: 0,
         publicUrl: 'https://relay.example',
         appDir: '/srv/app',
         noApp: false,
@@ -59,6 +70,21 @@ describe('relay options', () => {
     expect(refusal(['--port', ''])).toEqual(['bad-request', '--port needs a value']);
     expect(refusal(['--port', 'x'])).toEqual(['bad-request', '--port x is not a port number']);
     expect(refusal(['--tls-key', 'k'])).toEqual(['bad-request', '--tls-cert and --tls-key go together']);
+  });
+
+  it('takes a mesh on loopback or a private address only', () => {
+    expect(parseOptions(['--mesh-key-file', '/k', '--mesh-bind', '10.0.0.5', '--mesh-port', '7431'])).toMatchObject({
+      ok: true,
+      value: { meshKeyFile: '/k', meshBind: '10.0.0.5', meshPort: 7431 },
+    });
+    expect(parseOptions(['--mesh-bind', 'localhost'])).toMatchObject({ ok: true, value: { meshBind: '127.0.0.1' } });
+    for (const address of ['0.0.0.0', '::', '203.0.113.9', 'relay.example']) {
+      expect(refusal(['--mesh-bind', address])).toEqual([
+        'bad-request',
+        `--mesh-bind ${address} is not a loopback or private address: the mesh is for the nodes only`,
+      ]);
+    }
+    expect(refusal(['--mesh-port', '70000'])).toEqual(['bad-request', '--mesh-port 70000 is not a port number']);
   });
 
   it('refuses a value given to a switch, and a flag where a value should be', () => {

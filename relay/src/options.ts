@@ -3,6 +3,7 @@ import { fail, ok, relayOrigin } from '@tether/shared-protocol';
 import { BlockList, isIP } from 'node:net';
 import type { ParseArgsConfig } from 'node:util';
 import { parseArgs } from 'node:util';
+import { isMeshAddress } from './cluster/mesh-auth.js';
 import { parseRedisTarget } from './cluster/redis-target.js';
 import { normalize } from './source-address.js';
 
@@ -29,6 +30,10 @@ Options:
   --tls-key FILE       ... and this key (PEM, readable by you only)
   --redis URL          share presence and forward between nodes through Redis:
                        redis://, rediss://, or redis+sentinel://HOST:PORT[,HOST:PORT…]/MASTER
+  --mesh-key-file FILE with --redis: forward stream data to the other nodes over direct links,
+                       proven with this shared key (or TETHER_RELAY_MESH_KEY; 32 bytes or more)
+  --mesh-bind ADDR     the loopback or private address those links reach (default ${DEFAULT_BIND})
+  --mesh-port N        ... and its port (default 0: any free one; each node advertises its own)
   --app-dir DIR        the built app to serve (default: this repository's pwa/dist)
   --no-app             forward only: serve no page and no script, only the relay endpoints
   --trust-proxy ADDR   believe X-Forwarded-For from this load balancer (repeatable)
@@ -43,6 +48,9 @@ export interface CliOptions {
   tlsCert?: string;
   tlsKey?: string;
   redisUrl?: string;
+  meshKeyFile?: string;
+  meshBind: string;
+  meshPort: number;
   appDir?: string;
   /** `--no-app`: forward only; no page or script is ever served. */
   noApp: boolean;
@@ -59,6 +67,9 @@ const FLAGS = {
   'tls-cert': { type: 'string' },
   'tls-key': { type: 'string' },
   redis: { type: 'string' },
+  'mesh-key-file': { type: 'string' },
+  'mesh-bind': { type: 'string' },
+  'mesh-port': { type: 'string' },
   'app-dir': { type: 'string' },
   'trust-proxy': { type: 'string', multiple: true },
   'no-app': { type: 'boolean' },
@@ -67,7 +78,19 @@ const FLAGS = {
 } as const satisfies ParseArgsConfig['options'];
 
 /** The flags that take a value, in the order their values are checked. */
-const VALUE_FLAGS = ['bind', 'port', 'public-url', 'tls-cert', 'tls-key', 'redis', 'app-dir', 'trust-proxy'] as const;
+const VALUE_FLAGS = [
+  'bind',
+  'port',
+  'public-url',
+  'tls-cert',
+  'tls-key',
+  'redis',
+  'mesh-key-file',
+  'mesh-bind',
+  'mesh-port',
+  'app-dir',
+  'trust-proxy',
+] as const;
 
 /** Parses the command line; every mistake is a `bad-request` naming the flag. */
 export function parseOptions(argv: readonly string[]): Result<CliOptions> {
@@ -82,6 +105,8 @@ export function parseOptions(argv: readonly string[]): Result<CliOptions> {
   const o: CliOptions = {
     bind: DEFAULT_BIND,
     port: DEFAULT_PORT,
+    meshBind: DEFAULT_BIND,
+    meshPort: 0,
     noApp: values['no-app'] ?? false,
     trustedProxies: [],
     json: values.json ?? false,
@@ -132,12 +157,27 @@ function assign(o: CliOptions, flag: string, value: string): Result<void> {
       o.bind = value;
       return ok(undefined);
     }
-    case '--port': {
+    case '--port':
+    case '--mesh-port': {
       const port = Number(value);
-      if (!/^\d+$/.test(value) || port > 65_535) return fail('bad-request', `--port ${value} is not a port number`);
-      o.port = port;
+      if (!/^\d+$/.test(value) || port > 65_535) return fail('bad-request', `${flag} ${value} is not a port number`);
+      if (flag === '--port') o.port = port;
+      else o.meshPort = port;
       return ok(undefined);
     }
+    case '--mesh-bind':
+      if (value === 'localhost') value = '127.0.0.1';
+      if (!isMeshAddress(value)) {
+        return fail(
+          'bad-request',
+          `--mesh-bind ${value} is not a loopback or private address: the mesh is for the nodes only`,
+        );
+      }
+      o.meshBind = value;
+      return ok(undefined);
+    case '--mesh-key-file':
+      o.meshKeyFile = value;
+      return ok(undefined);
     case '--public-url':
       if (!relayOrigin(value) || !/^(https?|wss?):/i.test(value)) {
         return fail('bad-request', `--public-url ${value} is not an http(s) URL`);

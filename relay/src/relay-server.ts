@@ -15,7 +15,8 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { Server } from 'node:http';
 import { WebSocketServer } from 'ws';
 import type { AppFiles } from '@tether/shared-protocol';
-import type { RedisCluster } from './cluster/redis-cluster.js';
+import { isMeshAddress } from './cluster/mesh-auth.js';
+import type { MeshOptions, RedisCluster } from './cluster/redis-cluster.js';
 import { parseRedisTarget } from './cluster/redis-target.js';
 import { createRelayApp } from './http-app.js';
 import type { RelayLimits } from './limits.js';
@@ -45,6 +46,8 @@ export interface RelayServerOptions {
   tls?: { cert: string | Buffer; key: string | Buffer };
   /** Redis URL: share presence and forward between nodes. */
   redisUrl?: string;
+  /** With Redis: forward stream data to other nodes over links between them (docs/relay.md, "The mesh"). */
+  mesh?: MeshOptions;
   app?: AppFiles;
   /** Serve no page and no script at all, only the relay endpoints (`--no-app`). */
   forwardOnly?: boolean;
@@ -95,6 +98,10 @@ export class RelayServer {
     // A malformed Redis setting is refused before anything listens.
     const redisTarget = options.redisUrl !== undefined ? parseRedisTarget(options.redisUrl) : undefined;
     if (redisTarget && !redisTarget.ok) return redisTarget;
+    if (options.mesh && !redisTarget) return fail('bad-request', 'the mesh joins nodes of a cluster: give --redis too');
+    if (options.mesh && !isMeshAddress(options.mesh.host)) {
+      return fail('bad-request', `the mesh listens on loopback or a private address only, not ${options.mesh.host}`);
+    }
     const metrics = new RelayMetrics();
     const servesApp = !options.forwardOnly && options.app !== undefined;
     const switchboard = new Switchboard({ clock, random, limits, metrics, origin: '', servesApp });
@@ -182,7 +189,20 @@ export class RelayServer {
       // Waits for Redis a moment at most: a healthy cluster is joined before the node says it is
       // up, and one that is down or not answering is joined later; until then cross-node traffic
       // is refused (`tether_relay_cluster_up 0`), as when Redis drops at run time.
-      cluster = RedisCluster.join({ target: redisTarget.value, nodeId, clock, limits, metrics, switchboard });
+      const joined = await RedisCluster.join({
+        target: redisTarget.value,
+        nodeId,
+        clock,
+        limits,
+        metrics,
+        switchboard,
+        ...(options.mesh ? { mesh: options.mesh } : {}),
+      });
+      if (typeof joined === 'string') {
+        await new Promise((resolve) => server.close(resolve));
+        return fail('unavailable', joined);
+      }
+      cluster = joined;
       await cluster.joinedWithin(REDIS_JOIN_WAIT_MS);
       switchboard.cluster = cluster;
     }
@@ -288,6 +308,11 @@ export class RelayServer {
         () => c.inflightBytes,
       );
       m.gauge('tether_relay_cluster_up', 'Whether this node is connected to Redis.', () => (c.isUp ? 1 : 0));
+      m.gauge(
+        'tether_relay_mesh_links',
+        'Mesh links this node dialed to other nodes and holds now.',
+        () => c.meshLinks,
+      );
     }
     m.gauge('process_resident_memory_bytes', 'Resident memory of the relay process.', () => process.memoryUsage.rss());
     m.gauge('nodejs_heap_used_bytes', 'V8 heap in use.', () => process.memoryUsage().heapUsed);

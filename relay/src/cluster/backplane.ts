@@ -1,3 +1,6 @@
+/** The way a message between nodes took: a node-to-node link (the mesh), or Redis pub/sub. */
+export type ClusterPath = 'direct' | 'redis';
+
 /**
  * What the cluster router needs from the shared store (Redis in production, an in-memory one in
  * unit tests): a channel per node and one for everyone, and presence: which node holds each host's
@@ -27,10 +30,13 @@ export interface Backplane {
   locate(hostId: string): Promise<string | undefined>;
   /** Which of `nodes` are alive (their heartbeat has not expired). */
   alive(nodes: readonly string[]): Promise<ReadonlySet<string>>;
-  /** Messages for this node (sent to it or broadcast). */
-  onMessage: ((bytes: Uint8Array) => void) | null;
+  /** Messages for this node (sent to it or broadcast), and the way each came (Redis unless said). */
+  onMessage: ((bytes: Uint8Array, path?: ClusterPath) => void) | null;
   /** Messages may have been missed (the subscription was interrupted): streams cannot be trusted. */
   onLost: (() => void) | null;
+  /** Messages to or from one node may have been missed or reordered (its link dropped, or the way
+   * to it changed): the streams with that node cannot be trusted. */
+  onPeerLost?: ((node: string) => void) | null;
   /** A claim of this node's was found held by another (a claim whose broadcast did not reach this
    * node, or a key someone wrote): the host is asked to link again, never stopped. */
   onClaimLost: ((hostId: string) => void) | null;

@@ -102,10 +102,12 @@ export class ClusterRequests {
     for (const entry of this.waiting.values()) yield entry.node;
   }
 
-  /** Messages may have been missed, or the node is stopping: every wait fails. */
-  failAll(): void {
-    for (const entry of [...this.waiting.values()])
-      entry.resolve(fail('disconnected', 'the relay cluster link was interrupted'));
+  /** Messages may have been missed (from `node`, or from any), or the node is stopping: those waits fail. */
+  failAll(node?: string): void {
+    for (const entry of [...this.waiting.values()]) {
+      if (node === undefined || entry.node === node)
+        entry.resolve(fail('disconnected', 'the relay cluster link was interrupted'));
+    }
   }
 
   /** Fails the waits on nodes no longer `alive`. */

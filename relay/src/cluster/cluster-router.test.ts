@@ -43,7 +43,7 @@ describe('cluster router', () => {
     host.port.deliver(frame({ type: 'data', connId: open!.connId, payload: Uint8Array.of(9) }));
     await settle();
     expect(dev.port.sent).toEqual([Uint8Array.of(9)]);
-    expect(a.metrics.get('tether_relay_cluster_messages_total', { direction: 'in' })).toBeGreaterThan(0);
+    expect(a.metrics.get('tether_relay_cluster_messages_total', { direction: 'in', path: 'redis' })).toBeGreaterThan(0);
 
     // Closing travels both ways: the device leaves, the host hears it.
     dev.port.hangUp(1000, 'bye');

@@ -6,7 +6,7 @@ import type { DropReason, RelayMetrics } from '../metrics.js';
 import type { Downstream, HostEndpoint, HostRoutes, Upstream } from '../routes.js';
 import { clipReason } from '../routes.js';
 import type { ClusterLink } from '../switchboard.js';
-import type { Backplane } from './backplane.js';
+import type { Backplane, ClusterPath } from './backplane.js';
 import type { ClusterMessage } from './cluster-message.js';
 import { decodeClusterMessage } from './cluster-message.js';
 import { ClusterRequests } from './cluster-requests.js';
@@ -68,8 +68,9 @@ export class ClusterRouter implements ClusterLink {
   constructor(private readonly deps: ClusterRouterDeps) {
     this.sender = new ClusterSender(deps);
     this.requests = new ClusterRequests(deps, this.sender, () => this.stopped);
-    deps.backplane.onMessage = (bytes) => this.receive(bytes);
+    deps.backplane.onMessage = (bytes, path) => this.receive(bytes, path);
     deps.backplane.onLost = () => this.lost();
+    deps.backplane.onPeerLost = (node) => this.lost('mesh-link-lost', node);
     // Redis holds another claim than this node's, and no node announced it: a broadcast lost, or a
     // key someone wrote. The host links again (wherever it lands, it claims afresh); a claim in
     // Redis may move a host, never stop it.
@@ -134,11 +135,11 @@ export class ClusterRouter implements ClusterLink {
     this.lost('shutting-down');
   }
 
-  private receive(bytes: Uint8Array): void {
+  private receive(bytes: Uint8Array, path: ClusterPath = 'redis'): void {
     const decoded = decodeClusterMessage(bytes);
     if (!decoded.ok) return this.deps.metrics.drop('cluster-malformed');
     const { from, message: m } = decoded.value;
-    this.deps.metrics.cluster('in', bytes.length);
+    this.deps.metrics.cluster('in', bytes.length, path);
     switch (m.type) {
       case 'open':
         return this.opened(from, m);
@@ -290,11 +291,15 @@ export class ClusterRouter implements ClusterLink {
     this.sender.post(stream.node, { type: 'host-closed', streamId: stream.streamId, code, reason });
   }
 
-  /** Messages may have been missed, or the node is stopping: nothing in flight can be trusted. */
-  private lost(reason: DropReason = 'cluster-link-lost'): void {
-    for (const streamId of [...this.out.keys()]) this.endOut(streamId, RelayCloseCode.HostGone, reason, reason, true);
-    for (const key of [...this.in.keys()]) this.endIn(key, RelayCloseCode.HostGone, reason);
-    this.requests.failAll();
+  /** Messages may have been missed (from `node`, or from any), or the node is stopping: nothing in
+   * flight (with that node) can be trusted. */
+  private lost(reason: DropReason = 'cluster-link-lost', node?: string): void {
+    for (const [streamId, s] of [...this.out]) {
+      if (node === undefined || s.node === node) this.endOut(streamId, RelayCloseCode.HostGone, reason, reason, true);
+    }
+    for (const [key, s] of [...this.in])
+      if (node === undefined || s.node === node) this.endIn(key, RelayCloseCode.HostGone, reason);
+    this.requests.failAll(node);
   }
 
   /** Every heartbeat interval: close what this node holds with nodes that have stopped beating. */

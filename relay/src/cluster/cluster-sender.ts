@@ -11,8 +11,8 @@ export interface ClusterSenderDeps {
 }
 
 /**
- * What a node publishes to the others, counted as it goes. Stream data is bounded by what Redis
- * has not yet acknowledged, per stream and for the whole node: past either bound the stream is
+ * What a node publishes to the others (the backplane counts it, by the way it takes). Stream data is bounded by what Redis
+ * has not yet acknowledged (or the link not yet written), per stream and for the whole node: past either bound the stream is
  * closed, never buffered.
  */
 export class ClusterSender {
@@ -56,7 +56,6 @@ export class ClusterSender {
 
   private transmit(node: string, m: ClusterMessage): Promise<boolean> {
     const bytes = encodeClusterMessage(this.deps.backplane.nodeId, m);
-    this.deps.metrics.cluster('out', bytes.length);
     return this.deps.backplane.send(node, bytes).then((sent) => {
       if (!sent) this.deps.metrics.drop('cluster-publish-failed');
       return sent;
@@ -65,7 +64,6 @@ export class ClusterSender {
 
   broadcast(m: ClusterMessage): void {
     const bytes = encodeClusterMessage(this.deps.backplane.nodeId, m);
-    this.deps.metrics.cluster('out', bytes.length);
     void this.deps.backplane.broadcast(bytes);
   }
 }

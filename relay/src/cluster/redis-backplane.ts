@@ -75,6 +75,7 @@ export class RedisBackplane implements Backplane {
     private readonly sub: Client,
     private readonly clock: Clock,
     private readonly limits: RelayLimits,
+    private readonly advertise: string | undefined,
   ) {}
 
   /**
@@ -83,13 +84,20 @@ export class RedisBackplane implements Backplane {
    * their own; the subscription is made when the subscriber is first ready, and the client
    * renews it on every reconnect.
    */
-  static connect(options: { target: RedisTarget; nodeId: string; clock: Clock; limits: RelayLimits }): RedisBackplane {
+  static connect(options: {
+    target: RedisTarget;
+    nodeId: string;
+    clock: Clock;
+    limits: RelayLimits;
+    /** Where other nodes reach this one's mesh link (`host:port`), kept in its heartbeat key. */
+    meshAddress?: string;
+  }): RedisBackplane {
     const pub = newClient(options.target);
     const sub = newClient(options.target);
     // Errors surface as failed commands and lost subscriptions; an unhandled 'error' would end the process.
     pub.on('error', () => {});
     sub.on('error', () => {});
-    const plane = new RedisBackplane(options.nodeId, pub, sub, options.clock, options.limits);
+    const plane = new RedisBackplane(options.nodeId, pub, sub, options.clock, options.limits, options.meshAddress);
     const deliver = (message: Buffer) =>
       plane.onMessage?.(new Uint8Array(message.buffer, message.byteOffset, message.byteLength));
     sub.on('reconnecting', () => plane.subscriptionDropped());
@@ -172,6 +180,12 @@ export class RedisBackplane implements Backplane {
     return out;
   }
 
+  /** The mesh address `node` advertises (as Redis holds it: unchecked), if it is alive and has one. */
+  async meshAddress(node: string): Promise<string | undefined> {
+    const value = await this.command(() => this.pub.get(nodeKey(node)));
+    return typeof value === 'string' && value !== '1' ? value : undefined;
+  }
+
   /** Leaves cleanly: claims and heartbeat deleted, connections closed. */
   async leave(): Promise<void> {
     this.stop();
@@ -247,7 +261,9 @@ export class RedisBackplane implements Backplane {
 
   private async beat(): Promise<void> {
     await this.command(() =>
-      this.pub.set(nodeKey(this.nodeId), '1', { expiration: { type: 'PX', value: this.limits.nodeTtlMs } }),
+      this.pub.set(nodeKey(this.nodeId), this.advertise ?? '1', {
+        expiration: { type: 'PX', value: this.limits.nodeTtlMs },
+      }),
     );
   }
 

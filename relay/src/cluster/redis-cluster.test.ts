@@ -67,7 +67,9 @@ describe('relay cluster over Redis', () => {
       body: wellFormedStrangers().pair,
     });
     expect([pair.status, await pair.text()]).toEqual([200, '{"v":1}']);
-    expect(b.metrics.get('tether_relay_cluster_messages_total', { direction: 'out' })).toBeGreaterThan(0);
+    expect(b.metrics.get('tether_relay_cluster_messages_total', { direction: 'out', path: 'redis' })).toBeGreaterThan(
+      0,
+    );
 
     // Node a dies without a word. The host relinks to b; the device's stream to a is closed, and
     // the device reconnects (to b, the node left) and flows again.

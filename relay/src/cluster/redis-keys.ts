@@ -6,7 +6,8 @@ import { createHash } from 'node:crypto';
  *   key     tether:relay:host:{<tag>}  = "<nodeId> <generation>", PX presence TTL, refreshed
  *                                        while the link lives
  *   key     tether:relay:gen:{<tag>}   = the host's last generation, PX a day, raised by each claim
- *   key     tether:relay:node:<nodeId>    = 1, PX node TTL, this node's heartbeat
+ *   key     tether:relay:node:<nodeId>    = 1, or its mesh address (host:port), PX node TTL, this
+ *                                        node's heartbeat
  *   channel tether:relay:to:<nodeId>       messages for one node
  *   channel tether:relay:all               claims, for every node
  */

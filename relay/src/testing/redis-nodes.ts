@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll } from 'vitest';
+import type { MeshOptions } from '../cluster/redis-cluster.js';
 import type { RelayLimits } from '../limits.js';
 import { RelayServer } from '../relay-server.js';
 import { freePort, spawnRedis, stopRedis } from './redis-server.js';
@@ -28,9 +29,9 @@ export function redisNodes() {
     get url(): string {
       return url;
     },
-    /** A node on the shared Redis, or on `redisUrl`; closed after the file's tests. */
-    async node(limits: Partial<RelayLimits> = {}, redisUrl = url): Promise<RelayServer> {
-      const r = await RelayServer.start({ bind: '127.0.0.1', port: 0, redisUrl, limits });
+    /** A node on the shared Redis, or on `redisUrl` (with a mesh: `mesh`); closed after the file's tests. */
+    async node(limits: Partial<RelayLimits> = {}, redisUrl = url, mesh?: MeshOptions): Promise<RelayServer> {
+      const r = await RelayServer.start({ bind: '127.0.0.1', port: 0, redisUrl, limits, ...(mesh ? { mesh } : {}) });
       if (!r.ok) throw new Error(r.error.message);
       nodes.push(r.value);
       return r.value;
