@@ -34,6 +34,9 @@ export const BENCHES = {
   // A tapped approval (a cold page, the service worker installed) to Allow once on screen: WebKitGTK
   // beside Chromium, p50 against the 1 s target.
   'tap-to-approve': 'e2e/bench/tap-to-approve.ts',
+  // Scale: 50 sessions streaming at once to 10 devices (event → device p99, host CPU per 1,000
+  // events) against one session to one device.
+  'many-runs': 'host/bench/many-runs.ts',
 };
 
 const ROW_PREFIX = 'bench-row ';

@@ -15,6 +15,7 @@ import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { connectDevice, pairDevice, until } from '../test/support/remote-device.js';
 import { startTestHost } from '../test/support/test-host.js';
+import { idleSession, percentile } from './bench-support.js';
 
 const VIEWERS = 200;
 /** Milliseconds between two events: 50 a second. */
@@ -24,21 +25,9 @@ const ROUNDS = 1000;
 const WARMUP = 100;
 const BLOCK = 50;
 
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
 const t = await startTestHost({ remote: { bind: '127.0.0.1', port: 0, roots: [] } });
-async function idleSession(text: string): Promise<string> {
-  const created = await t.host.parts.sessions.create({ cwd: t.project, text });
-  if (!created.ok) throw new Error(created.error.message);
-  t.host.parts.sessions.interrupt(created.value.id);
-  await t.waitFor(created.value.id, (e) => e.type === 'run.finished');
-  return created.value.id;
-}
-const shared = await idleSession('shared with 200 viewers');
-const alone = await idleSession('followed by its owner only');
+const shared = await idleSession(t, 'shared with 200 viewers');
+const alone = await idleSession(t, 'followed by its owner only');
 
 const owner = connectDevice(t, await pairDevice(t, { label: 'owner' }));
 owner.client.watch(shared, t.host.parts.log.lastSeq(shared));
