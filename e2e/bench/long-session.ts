@@ -9,6 +9,7 @@
 // holds about SIZE events (LONG_SESSION_SIZES=1000,20000 by default); then the host starts again on
 // the same folder and port, and serves them as it would any run's. Per size, in turns, twice, the
 // transcript cache cleared and the page reloaded on the session's screen at 4× CPU:
+//   loaded, drawn navigation → the app's document loaded, the transcript element drawn (empty)
 //   first screen  navigation → the newest event (the last run's closing words) on screen
 //   live          navigation → the transcript live (connected, caught up: `data-live="true"`)
 //   heap          the page's JS heap once live, after a full collection (CDP Runtime.getHeapUsage)
@@ -26,22 +27,26 @@ import { freePort } from '../support/webkit-driver.js';
 import { CLEAR_TRANSCRIPTS } from './page-scripts.js';
 
 const SIZES = (process.env['LONG_SESSION_SIZES'] ?? '1000,20000').split(',').map(Number);
-const TEMPLATE_STEPS = 40;
+/** Tool calls in the real run each session starts with (about 55 events), the unit it is lengthened by. */
+const TEMPLATE_STEPS = 10;
 const ROUNDS = 2;
 const RATE = 4;
 /** The closing words of the newest run only (every earlier copy's read "THE END, part N"). */
 const MARKER = 'THE LAST WORD';
 const TARGET_MS = 1000;
 
-// Milliseconds from navigation to the newest run's end on screen, and to the transcript live.
+// Milliseconds from navigation to: the app's document loaded (its scripts run), the session's
+// transcript element drawn (still empty), the newest run's end on screen, the transcript live.
 const OPEN_TIMES = `new Promise((resolve) => {
-  let shown, live;
+  let drawn, shown, live;
   const check = () => {
     const log = document.querySelector('[role="log"]');
+    if (drawn === undefined && log) drawn = performance.now();
     if (shown === undefined && (log?.textContent ?? '').includes(${JSON.stringify(MARKER)})) shown = performance.now();
     if (live === undefined && log?.getAttribute('data-live') === 'true') live = performance.now();
-    if (shown !== undefined && live !== undefined) return resolve({ shown, live });
-    requestAnimationFrame(check);
+    if (shown === undefined || live === undefined) return requestAnimationFrame(check);
+    const loaded = performance.getEntriesByType('navigation')[0]?.domContentLoadedEventEnd ?? NaN;
+    resolve({ loaded, drawn, shown, live });
   };
   check();
 })`;
@@ -96,7 +101,8 @@ try {
       await page.evaluate(CLEAR_TRANSCRIPTS);
       await cdp.send('Emulation.setCPUThrottlingRate', { rate: RATE });
       await page.reload();
-      const { shown, live } = await page.evaluate<{ shown: number; live: number }>(OPEN_TIMES);
+      const { loaded, drawn, shown, live } =
+        await page.evaluate<Record<'loaded' | 'drawn' | 'shown' | 'live', number>>(OPEN_TIMES);
       await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
       await cdp.send('HeapProfiler.collectGarbage');
       const { usedSize } = await cdp.send('Runtime.getHeapUsage');
@@ -105,7 +111,8 @@ try {
       f.live.push(live);
       f.heap = usedSize / 2 ** 20;
       console.log(
-        `  round ${round + 1}, ${s.size} events: first screen ${shown.toFixed(0)} ms, live ${live.toFixed(0)} ms, heap ${f.heap.toFixed(1)} MB`,
+        `  round ${round + 1}, ${s.size} events: app loaded ${loaded.toFixed(0)} ms, screen drawn ${drawn.toFixed(0)} ms, ` +
+          `first screen ${shown.toFixed(0)} ms, live ${live.toFixed(0)} ms, heap ${f.heap.toFixed(1)} MB`,
       );
     }
   }
