@@ -14,7 +14,9 @@
 //   live          navigation → the transcript live (connected, caught up: `data-live="true"`)
 //   heap          the page's JS heap once live, after a full collection (CDP Runtime.getHeapUsage)
 // Each time is its best round (load from elsewhere only slows a round down). Targets: first screen
-// and live ≤ 1 s each; heap ≤ the 1,000-event session's + 10%.
+// and live ≤ 1 s each; heap ≤ the 1,000-event session's + 10%. With LONG_SESSION_PROFILE=1, the
+// last round's opens are profiled (the page's main thread, sampled): the functions with the most
+// self time are printed.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { chromium } from '@playwright/test';
@@ -24,6 +26,7 @@ import { chromiumLaunchOptions } from '../support/chromium.js';
 import { eventually, hostDataDir, tetherJson } from '../support/host-process.js';
 import { startLongRunModel } from '../support/long-run-model.js';
 import { freePort } from '../support/webkit-driver.js';
+import { startCpuProfile } from './cpu-profile.js';
 import { CLEAR_TRANSCRIPTS } from './page-scripts.js';
 
 const SIZES = (process.env['LONG_SESSION_SIZES'] ?? '1000,20000').split(',').map(Number);
@@ -100,9 +103,12 @@ try {
       await page.goto(s.url);
       await page.evaluate(CLEAR_TRANSCRIPTS);
       await cdp.send('Emulation.setCPUThrottlingRate', { rate: RATE });
+      const profile =
+        process.env['LONG_SESSION_PROFILE'] === '1' && round === ROUNDS - 1 ? await startCpuProfile(cdp) : undefined;
       await page.reload();
       const { loaded, drawn, shown, live } =
         await page.evaluate<Record<'loaded' | 'drawn' | 'shown' | 'live', number>>(OPEN_TIMES);
+      const top = await profile?.stop();
       await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
       await cdp.send('HeapProfiler.collectGarbage');
       const { usedSize } = await cdp.send('Runtime.getHeapUsage');
@@ -114,6 +120,11 @@ try {
         `  round ${round + 1}, ${s.size} events: app loaded ${loaded.toFixed(0)} ms, screen drawn ${drawn.toFixed(0)} ms, ` +
           `first screen ${shown.toFixed(0)} ms, live ${live.toFixed(0)} ms, heap ${f.heap.toFixed(1)} MB`,
       );
+      if (top) {
+        const total = top.reduce((sum, t) => sum + t.ms, 0);
+        console.log(`    profile to live, ${total.toFixed(0)} ms sampled (self time, at ${RATE}× CPU):`);
+        for (const t of top.slice(0, 12)) console.log(`      ${t.ms.toFixed(0).padStart(6)} ms  ${t.name}`);
+      }
     }
   }
   const base = figures.get(Math.min(...SIZES))!;

@@ -11,6 +11,7 @@
 import type { SessionEvent, WebSocketConstructor } from '@tether/shared-protocol';
 import { DeviceClient, isSessionEvent, webSocketConnect } from '@tether/shared-protocol';
 import { WebSocket } from 'ws';
+import { waitForState } from '../test/support/remote-device.js';
 
 /** One paired device: its keys and the host's, base64, and the sessions it follows. */
 export interface BenchDeviceSpec {
@@ -60,15 +61,7 @@ async function connect(url: string, specs: BenchDeviceSpec[]): Promise<void> {
     client.start();
     clients.push(client);
   }
-  await Promise.all(
-    clients.map(
-      (client) =>
-        new Promise<void>((resolve) => {
-          if (client.state.name === 'open') return resolve();
-          const stop = client.onState((s) => s.name === 'open' && (stop(), resolve()));
-        }),
-    ),
-  );
+  await Promise.all(clients.map((client) => waitForState(client, 'open', 60_000)));
 }
 
 process.on('message', (message: { t: string; url?: string; devices?: BenchDeviceSpec[] }) => {

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { benchRowLine } from '@tether/shared-protocol/testing';
 import { pairDevice } from '../test/support/remote-device.js';
 import { startTestHost } from '../test/support/test-host.js';
-import { idleSession, percentile } from './bench-support.js';
+import { idleSession, nextMessage, percentile } from './bench-support.js';
 import type { BenchDeviceSpec } from './many-runs-devices.js';
 
 const RUNS = Number(process.env['SCALE_RUNS'] ?? 50);
@@ -53,15 +53,7 @@ const devices: ChildProcess = fork(fileURLToPath(new URL('./many-runs-devices.ts
   execArgv: ['--import', 'tsx'],
   stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
 });
-const next = <T>(type: string) =>
-  new Promise<T>((resolve) => {
-    const take = (message: { t: string }) => {
-      if (message.t !== type) return;
-      devices.off('message', take);
-      resolve(message as T);
-    };
-    devices.on('message', take);
-  });
+const next = <T>(type: string) => nextMessage<T>(devices, type);
 devices.send({ t: 'connect', url: t.url, devices: specs });
 const ready = await next<{ open: number }>('ready');
 console.log(`${ready.open} devices open, following ${RUNS} sessions each (the first, the baseline's too)`);

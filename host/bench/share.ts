@@ -15,7 +15,7 @@ import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { connectDevice, pairDevice, until } from '../test/support/remote-device.js';
 import { startTestHost } from '../test/support/test-host.js';
-import { idleSession, percentile } from './bench-support.js';
+import { idleSession, nextMessage, percentile } from './bench-support.js';
 
 const VIEWERS = 200;
 /** Milliseconds between two events: 50 a second. */
@@ -41,15 +41,7 @@ const viewers = fork(fileURLToPath(new URL('./share-viewers.ts', import.meta.url
   stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
 });
 setPriority(viewers.pid!, 19);
-const next = <T>(type: string) =>
-  new Promise<T>((resolve) => {
-    const take = (message: { t: string }) => {
-      if (message.t !== type) return;
-      viewers.off('message', take);
-      resolve(message as T);
-    };
-    viewers.on('message', take);
-  });
+const next = <T>(type: string) => nextMessage<T>(viewers, type);
 const ready = await next<{ open: number }>('ready');
 console.log(
   `${ready.open} viewers open on one link (the host counts ${t.host.parts.gateway.hub.viewerCount(made.value.link.id)})`,

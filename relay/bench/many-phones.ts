@@ -41,6 +41,13 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
+/** CPU seconds (user + system) a process has used, from /proc (clock ticks of 10 ms). */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 const fdLimit = Number(/Max open files\s+(\d+)/.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1] ?? Infinity);
 const room = Math.min(fdLimit, DEFAULT_LIMITS.maxConnections) - HEADROOM - HOSTS;
 const perHost = Math.floor(Math.min(PHONES, room) / HOSTS);
@@ -132,12 +139,15 @@ try {
   for (const c of clients) c.send('go');
   await new Promise((r) => setTimeout(r, 2000));
   const from = await count();
+  const cpu0 = cpuSeconds(node.pid!);
   const t0 = performance.now();
   const busy = await calls();
   const left = MEASURE_S * 1000 - (performance.now() - t0);
   if (left > 0) await new Promise((r) => setTimeout(r, left));
   const to = await count();
-  const fps = (to.frames - from.frames) / ((performance.now() - t0) / 1000);
+  const seconds = (performance.now() - t0) / 1000;
+  const fps = (to.frames - from.frames) / seconds;
+  const nodeCpu = (cpuSeconds(node.pid!) - cpu0) / seconds;
   const during = await ask<NodeMemory>(node, 'memory');
 
   const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
@@ -152,7 +162,8 @@ try {
   );
   console.log(
     `  frames through the node: ${Math.round(fps).toLocaleString('en-US')}/s (offered ${(HOSTS * RATE * 2).toLocaleString('en-US')}/s: ` +
-      `${HOSTS} hosts × ${RATE} frames/s each way, 256 bytes); connections closed meanwhile: ${to.closed}`,
+      `${HOSTS} hosts × ${RATE} frames/s each way, 256 bytes); connections closed meanwhile: ${to.closed}; ` +
+      `the node's CPU ${(nodeCpu * 100).toFixed(0)}% of a core, ${((nodeCpu / fps) * 1e6).toFixed(0)} µs a frame`,
   );
   console.log(`  sealed call round trip (1 KiB, ${ROUNDS} calls each; the bench's own event-loop delay beside):`);
   for (const [name, { times, loopP99, loopMax }] of [
