@@ -130,11 +130,12 @@ try {
   const rssPer = (open.rss - before.rss) / connections;
 
   const count = async () => {
-    const answers = await Promise.all(clients.map((c) => ask<{ frames: number; closed: number }>(c, 'count')));
-    return answers.reduce((a, b) => ({ frames: a.frames + b.frames, closed: a.closed + b.closed }), {
-      frames: 0,
-      closed: 0,
-    });
+    const answers = await Promise.all(
+      clients.map((c) => ask<{ frames: number; closed: Record<string, number> }>(c, 'count')),
+    );
+    const closed: Record<string, number> = {};
+    for (const [code, n] of answers.flatMap((a) => Object.entries(a.closed))) closed[code] = (closed[code] ?? 0) + n;
+    return { frames: answers.reduce((sum, a) => sum + a.frames, 0), closed };
   };
   for (const c of clients) c.send('go');
   await new Promise((r) => setTimeout(r, 2000));
@@ -162,7 +163,7 @@ try {
   );
   console.log(
     `  frames through the node: ${Math.round(fps).toLocaleString('en-US')}/s (offered ${(HOSTS * RATE * 2).toLocaleString('en-US')}/s: ` +
-      `${HOSTS} hosts × ${RATE} frames/s each way, 256 bytes); connections closed meanwhile: ${to.closed}; ` +
+      `${HOSTS} hosts × ${RATE} frames/s each way, 256 bytes); connections closed (by close code) ${JSON.stringify(to.closed)}; ` +
       `the node's CPU ${(nodeCpu * 100).toFixed(0)}% of a core, ${((nodeCpu / fps) * 1e6).toFixed(0)} µs a frame`,
   );
   console.log(`  sealed call round trip (1 KiB, ${ROUNDS} calls each; the bench's own event-loop delay beside):`);

@@ -4,7 +4,7 @@
 // address), so the node runs with its production limits. Prints "ready <n>" once every device is
 // open at its host. Then over IPC: "go" starts each host's first device sending a FRAME_BYTES frame
 // RATE times a second, which its host echoes back; "count" answers with the frames received so far
-// (by hosts and by those devices) and the connections closed under it.
+// (by hosts and by those devices) and the connections closed under it, by close code.
 import { generateHostIdentity } from '@tether/shared-protocol';
 import { BenchDevice, BenchHost } from './bench-clients.js';
 
@@ -26,12 +26,14 @@ function nextAddress(): string {
 const links: BenchHost[] = [];
 const active: BenchDevice[] = [];
 let echoes = 0;
-let closed = 0;
+/** Connections closed under the bench, by close code. */
+const closed: Record<string, number> = {};
+const onClose = (code: number) => void (closed[code] = (closed[code] ?? 0) + 1);
 let devices = 0;
 for (let h = 0; h < hosts; h++) {
   const identity = generateHostIdentity();
   const link = await BenchHost.connect(url!, identity, { echo: true, localAddress: nextAddress() });
-  link.ws.on('close', () => closed++);
+  link.ws.on('close', onClose);
   links.push(link);
   // One ticket for all of a host's devices: the relay checks each as if it were new, and the
   // clients' own signing is not what is measured.
@@ -42,7 +44,7 @@ for (let h = 0; h < hosts; h++) {
         BenchDevice.connect(url!, identity, ticket, nextAddress()),
       ),
     );
-    for (const device of batch) device.ws.on('close', () => closed++);
+    for (const device of batch) device.ws.on('close', onClose);
     if (d === 0) {
       active.push(batch[0]!);
       batch[0]!.ws.on('message', () => echoes++);
