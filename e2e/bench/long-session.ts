@@ -2,13 +2,14 @@
 // with its CPU slowed 4×, against one of 1,000 events in the same run. Needs the built app (`npm run
 // build`) and Debian's Chromium. Prints figures; asserts nothing.
 //
-// Making 20,000 events with the model loop takes the better part of an hour here, so the sessions
-// come from the host itself: a real host runs a fake model's run of TEMPLATE_STEPS tool calls (about
-// five events each) in each session, is stopped, and each session's log is appended again, whole
-// and with ids of its own, through the host's own event log (host/bench/long-session-fill.ts) until it
-// holds about SIZE events (LONG_SESSION_SIZES=1000,20000 by default); then the host starts again on
-// the same folder and port, and serves them as it would any run's. Per size, in turns, twice, the
-// transcript cache cleared and the page reloaded on the session's screen at 4× CPU:
+// Making 20,000 events with the model loop takes 4,000 model steps before anything is measured, so
+// the sessions come from the host itself: a real host runs a fake model's run of TEMPLATE_STEPS
+// tool calls (about five events each) in each session, is stopped, and each session's log is
+// appended again, whole and with ids of its own, through the host's own event log
+// (host/bench/long-session-fill.ts) until it holds about SIZE events (LONG_SESSION_SIZES=1000,20000
+// by default); then the host starts again on the same folder and port, and serves them as it would
+// any run's. Per size, in turns, twice, the transcript cache cleared and the page reloaded on the
+// session's screen at 4× CPU:
 //   loaded, drawn navigation → the app's document loaded, the transcript element drawn (empty)
 //   first screen  navigation → the newest event (the last run's closing words) on screen
 //   live          navigation → the transcript live (connected, caught up: `data-live="true"`)
