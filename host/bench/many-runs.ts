@@ -12,10 +12,10 @@
 import type { ChildProcess } from 'node:child_process';
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { benchRowLine } from '@tether/shared-protocol/testing';
+import { benchRowLine, percentile } from '@tether/shared-protocol/testing';
 import { pairDevice } from '../test/support/remote-device.js';
 import { startTestHost } from '../test/support/test-host.js';
-import { idleSession, nextMessage, percentile } from './bench-support.js';
+import { idleSession, nextMessage } from './bench-support.js';
 import type { BenchDeviceSpec } from './many-runs-devices.js';
 
 const RUNS = Number(process.env['SCALE_RUNS'] ?? 50);

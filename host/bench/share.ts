@@ -9,13 +9,13 @@
 // fast run's pace (PACE_MS apart: text is coalesced to four a second, a tool call is about five
 // events), one at a time.
 import type { SessionEvent } from '@tether/shared-protocol';
-import { benchRowLine } from '@tether/shared-protocol/testing';
+import { benchRowLine, percentile } from '@tether/shared-protocol/testing';
 import { fork } from 'node:child_process';
 import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { connectDevice, pairDevice, until } from '../test/support/remote-device.js';
 import { startTestHost } from '../test/support/test-host.js';
-import { idleSession, nextMessage, percentile } from './bench-support.js';
+import { idleSession, nextMessage } from './bench-support.js';
 
 const VIEWERS = 200;
 /** Milliseconds between two events: 50 a second. */

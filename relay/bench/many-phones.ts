@@ -18,7 +18,7 @@ import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { FrameOpener, FrameSealer, KEY_BYTES, generateHostIdentity, secureRandom } from '@tether/shared-protocol';
-import { benchRowLine } from '@tether/shared-protocol/testing';
+import { benchRowLine, percentile } from '@tether/shared-protocol/testing';
 import { DEFAULT_LIMITS } from '../src/limits.js';
 import { BenchDevice, BenchHost } from './bench-clients.js';
 import { ask, firstLine, spawnTs } from './idle-memory.js';
@@ -35,11 +35,6 @@ const MEASURE_S = 10;
 /** Descriptors a node keeps for itself (listener, epoll, pipes, this bench's own pair). */
 const HEADROOM = 500;
 const TARGET_RSS_BYTES = 10_000;
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
 
 /** CPU seconds (user + system) a process has used, from /proc (clock ticks of 10 ms). */
 function cpuSeconds(pid: number): number {
