@@ -8,7 +8,8 @@
 // delay is the event's `at` (the host's clock at the append) to the device's clock at delivery,
 // in whole ms. Events are `message.delta`s appended every TICK_MS, RATE a second in all (a fast
 // run streams about ten a second: text coalesced to four, a tool call about five): round the
-// sessions in turn. Target: p99 ≤ 50 ms with many.
+// sessions in turn; each turn's CPU runs until every delivery has landed. SCALE_RUNS (50) and
+// SCALE_DEVICES (10) set the load. Target: p99 ≤ 50 ms with many.
 import type { ChildProcess } from 'node:child_process';
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
