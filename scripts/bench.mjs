@@ -37,6 +37,14 @@ export const BENCHES = {
   // A tapped approval (a cold page, the service worker installed) to Allow once on screen: WebKitGTK
   // beside Chromium, p50 against the 1 s target.
   'tap-to-approve': 'e2e/bench/tap-to-approve.ts',
+  // Scale: 50 sessions streaming at once to 10 devices (event → device p99, host CPU per 1,000
+  // events) against one session to one device.
+  'many-runs': 'host/bench/many-runs.ts',
+  // Scale: one relay node with production limits holding 50,000 idle phones (as many as its
+  // descriptors allow) and 1,000 active hosts: RSS per connection, frames/s, a sealed call's p99.
+  'many-phones': 'relay/bench/many-phones.ts',
+  // Scale: a 20,000-event session opened cold on an iPad slowed 4×, against a 1,000-event one.
+  'long-session': 'e2e/bench/long-session.ts',
 };
 
 const ROW_PREFIX = 'bench-row ';

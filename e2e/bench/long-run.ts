@@ -27,6 +27,7 @@ import { createSession, device, mintPairLink, pairThroughLink, startAppHost } fr
 import { chromiumLaunchOptions } from '../support/chromium.js';
 import { eventually, tetherJson } from '../support/host-process.js';
 import { startLongRunModel } from '../support/long-run-model.js';
+import { CLEAR_TRANSCRIPTS } from './page-scripts.js';
 
 const SIZES = (process.env['LONG_RUN_SIZES'] ?? '1000,5000,20000').split(',').map(Number);
 /** Events one step of the fake run writes (text, message, tool start and end, summaries), about. */
@@ -57,16 +58,6 @@ const LIVE_LAG = `new Promise((resolve) => {
     if (match) lags.push(Date.now() - Number(match[1]));
   }, 100);
 })`;
-const CLEAR_TRANSCRIPTS = `new Promise((resolve) => {
-  const open = indexedDB.open('tether');
-  open.onsuccess = () => {
-    const tx = open.result.transaction('transcripts', 'readwrite');
-    tx.objectStore('transcripts').clear();
-    tx.oncomplete = () => { open.result.close(); resolve(true); };
-  };
-  open.onerror = () => resolve(false);
-})`;
-
 // From the bottom, up a quarter screen per animation frame: the frame intervals (ms), 240 at most.
 const SCROLL_FRAMES = `new Promise((resolve) => {
   const el = document.querySelector('.transcript-wrap .scroll');

@@ -35,6 +35,10 @@ export interface AppHostOptions {
   files?: Record<string, string>;
   /** More `tether start` arguments (e.g. `--max-model-calls 500`). */
   args?: string[];
+  /** `--port N` (default 0: any free port); a restarted host keeps the app's origin with the same one. */
+  port?: number;
+  /** A stopped host's test folder to start on again (its keys, devices and sessions), not a fresh one. */
+  dataDir?: string;
   /** Link to this relay and listen nowhere (`--relay URL --relay-only`): the app is the relay's. */
   relayOnly?: string;
   /** Link to this relay and listen on 127.0.0.1 too (`--relay URL`): starts once both are up. */
@@ -44,8 +48,8 @@ export interface AppHostOptions {
 }
 
 export async function startAppHost(options: AppHostOptions = {}): Promise<AppHost> {
-  const dataDir = makeDataDir();
-  mkdirSync(hostDataDir(dataDir), { mode: 0o700 });
+  const dataDir = options.dataDir ?? makeDataDir();
+  if (options.dataDir === undefined) mkdirSync(hostDataDir(dataDir), { mode: 0o700 });
   for (const [name, text] of Object.entries(options.files ?? {})) writeFileSync(join(hostDataDir(dataDir), name), text);
   if (options.agents) {
     writeFileSync(join(hostDataDir(dataDir), 'agents.json'), JSON.stringify({ agents: options.agents }));
@@ -54,7 +58,7 @@ export async function startAppHost(options: AppHostOptions = {}): Promise<AppHos
   const listen =
     options.relayOnly !== undefined
       ? ['--relay', options.relayOnly, '--relay-only']
-      : ['--bind', options.bind ?? '127.0.0.1', '--port', '0'];
+      : ['--bind', options.bind ?? '127.0.0.1', '--port', String(options.port ?? 0)];
   const relay = options.relay !== undefined ? ['--relay', options.relay] : [];
   const process = await startHost(
     dataDir,

@@ -103,7 +103,7 @@ export function liveInGroup(pgid: number): number[] {
   return live;
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

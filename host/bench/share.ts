@@ -9,12 +9,13 @@
 // fast run's pace (PACE_MS apart: text is coalesced to four a second, a tool call is about five
 // events), one at a time.
 import type { SessionEvent } from '@tether/shared-protocol';
-import { benchRowLine } from '@tether/shared-protocol/testing';
+import { benchRowLine, percentile } from '@tether/shared-protocol/testing';
 import { fork } from 'node:child_process';
 import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { connectDevice, pairDevice, until } from '../test/support/remote-device.js';
 import { startTestHost } from '../test/support/test-host.js';
+import { idleSession, nextMessage } from './bench-support.js';
 
 const VIEWERS = 200;
 /** Milliseconds between two events: 50 a second. */
@@ -24,21 +25,9 @@ const ROUNDS = 1000;
 const WARMUP = 100;
 const BLOCK = 50;
 
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
 const t = await startTestHost({ remote: { bind: '127.0.0.1', port: 0, roots: [] } });
-async function idleSession(text: string): Promise<string> {
-  const created = await t.host.parts.sessions.create({ cwd: t.project, text });
-  if (!created.ok) throw new Error(created.error.message);
-  t.host.parts.sessions.interrupt(created.value.id);
-  await t.waitFor(created.value.id, (e) => e.type === 'run.finished');
-  return created.value.id;
-}
-const shared = await idleSession('shared with 200 viewers');
-const alone = await idleSession('followed by its owner only');
+const shared = await idleSession(t, 'shared with 200 viewers');
+const alone = await idleSession(t, 'followed by its owner only');
 
 const owner = connectDevice(t, await pairDevice(t, { label: 'owner' }));
 owner.client.watch(shared, t.host.parts.log.lastSeq(shared));
@@ -52,15 +41,7 @@ const viewers = fork(fileURLToPath(new URL('./share-viewers.ts', import.meta.url
   stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
 });
 setPriority(viewers.pid!, 19);
-const next = <T>(type: string) =>
-  new Promise<T>((resolve) => {
-    const take = (message: { t: string }) => {
-      if (message.t !== type) return;
-      viewers.off('message', take);
-      resolve(message as T);
-    };
-    viewers.on('message', take);
-  });
+const next = <T>(type: string) => nextMessage<T>(viewers, type);
 const ready = await next<{ open: number }>('ready');
 console.log(
   `${ready.open} viewers open on one link (the host counts ${t.host.parts.gateway.hub.viewerCount(made.value.link.id)})`,

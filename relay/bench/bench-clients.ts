@@ -15,9 +15,10 @@ import {
 } from '@tether/shared-protocol';
 import { WebSocket } from 'ws';
 
-export function openWs(url: string): Promise<WebSocket> {
+/** Opens a WebSocket, from `localAddress` when given (a loopback address other than 127.0.0.1). */
+export function openWs(url: string, localAddress?: string): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, { perMessageDeflate: false });
+    const ws = new WebSocket(url, { perMessageDeflate: false, ...(localAddress ? { localAddress } : {}) });
     ws.once('open', () => resolve(ws));
     ws.once('error', reject);
   });
@@ -35,12 +36,20 @@ export class BenchHost {
 
   private constructor(
     readonly ws: WebSocket,
-    private readonly echo: boolean,
+    private readonly echo: boolean | ((payload: Uint8Array) => Uint8Array),
   ) {}
 
-  static async connect(relayUrl: string, identity: HostIdentity, options: { echo: boolean }): Promise<BenchHost> {
+  /** With `echo`, every device's data goes back to it: as it came, or what the function makes of it. */
+  static async connect(
+    relayUrl: string,
+    identity: HostIdentity,
+    options: { echo: boolean | ((payload: Uint8Array) => Uint8Array); localAddress?: string },
+  ): Promise<BenchHost> {
     // Listen before the socket opens: the challenge can arrive with the upgrade response itself.
-    const ws = new WebSocket(relayHostLinkUrl(relayUrl)!, { perMessageDeflate: false });
+    const ws = new WebSocket(relayHostLinkUrl(relayUrl)!, {
+      perMessageDeflate: false,
+      ...(options.localAddress ? { localAddress: options.localAddress } : {}),
+    });
     const host = new BenchHost(ws, options.echo);
     await new Promise<void>((resolve, reject) => {
       ws.once('error', reject);
@@ -63,7 +72,8 @@ export class BenchHost {
           case 'data':
             host.received++;
             if (host.echo) {
-              const back = encodeRelayData(f.value.connId, f.value.payload);
+              const payload = host.echo === true ? f.value.payload : host.echo(f.value.payload);
+              const back = encodeRelayData(f.value.connId, payload);
               if (back.ok) ws.send(back.value);
             }
             return;
@@ -99,8 +109,9 @@ export class BenchDevice {
     relayUrl: string,
     identity: HostIdentity,
     ticket = BenchDevice.ticket(identity),
+    localAddress?: string,
   ): Promise<BenchDevice> {
-    const ws = await openWs(relayConnectUrl(relayUrl, identity.hostId)!);
+    const ws = await openWs(relayConnectUrl(relayUrl, identity.hostId)!, localAddress);
     const first = encodeConnectRequest(identity.sign.publicKey, ticket);
     if (!first.ok) throw new Error(first.error.message);
     ws.send(first.value);

@@ -26,17 +26,19 @@ export interface IdleMemory {
   afterAgain: NodeMemory;
 }
 
-function spawnTs(file: string, args: string[], ipc: boolean): ChildProcess {
+/** Runs a bench file of this folder in a process of its own (with `env` added to this one's). */
+export function spawnTs(file: string, args: string[], ipc: boolean, env: NodeJS.ProcessEnv = {}): ChildProcess {
   const flags = ipc ? ['--expose-gc'] : [];
   // Run from the bench's folder, so tsx compiles under relay/tsconfig.json: from the repository's
   // root (no compile target of its own) the same code connected ten times slower.
   return spawn(process.execPath, [...flags, '--import', 'tsx', new URL(file, import.meta.url).pathname, ...args], {
     cwd: new URL('.', import.meta.url).pathname,
+    env: { ...process.env, ...env },
     stdio: ipc ? ['ignore', 'pipe', 'inherit', 'ipc'] : ['ignore', 'pipe', 'inherit'],
   });
 }
 
-function firstLine(child: ChildProcess): Promise<string> {
+export function firstLine(child: ChildProcess): Promise<string> {
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (c: Buffer) => {
@@ -48,7 +50,7 @@ function firstLine(child: ChildProcess): Promise<string> {
   });
 }
 
-function ask<T>(node: ChildProcess, question: string): Promise<T> {
+export function ask<T>(node: ChildProcess, question: string): Promise<T> {
   return new Promise((resolve) => {
     node.once('message', (m) => resolve(m as T));
     node.send(question);

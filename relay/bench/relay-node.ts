@@ -1,5 +1,6 @@
 // Child process of the relay bench: one relay node alone in its process, so its memory is its own.
-// Usage: relay-node.ts [redis-url]. Prints {"url":…} once listening; answers each IPC message
+// Usage: relay-node.ts [redis-url]; with RELAY_BENCH_LIMITS=default in its environment the node keeps
+// every production limit (DEFAULT_LIMITS), else it runs under BENCH_LIMITS. Prints {"url":…} once listening; answers each IPC message
 // "memory" with its memory after a full collection, and "open" with its open sockets.
 import { RelayServer } from '../src/relay-server.js';
 import { BENCH_LIMITS } from './bench-limits.js';
@@ -12,7 +13,7 @@ const redisUrl = process.argv[2];
 const started = await RelayServer.start({
   bind: '127.0.0.1',
   port: 0,
-  limits: BENCH_LIMITS,
+  limits: process.env['RELAY_BENCH_LIMITS'] === 'default' ? {} : BENCH_LIMITS,
   ...(redisUrl ? { redisUrl } : {}),
 });
 if (!started.ok) throw new Error(started.error.message);

@@ -26,3 +26,10 @@ export const BENCH_ROW_PREFIX = 'bench-row ';
 export function benchRowLine(row: BenchRow): string {
   return BENCH_ROW_PREFIX + JSON.stringify(row);
 }
+
+/** The `p`th percentile of a bench's samples (nearest rank; 0 for none). */
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
