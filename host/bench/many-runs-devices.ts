@@ -5,9 +5,6 @@
 // in ms, keyed by the label given with the session. "heard" answers how many (device, session)
 // pairs have had no event yet; "count", how many delays each label holds; "report", the delays
 // (forgotten then); "stop" closes them all.
-//
-// A host answers at most 32 calls of a connection at once, and a client subscribes every watch as
-// it connects: watches beyond that are refused as busy (onWatchError), and are asked for again.
 import type { SessionEvent, WebSocketConstructor } from '@tether/shared-protocol';
 import { DeviceClient, isSessionEvent, webSocketConnect } from '@tether/shared-protocol';
 import { WebSocket } from 'ws';
@@ -27,7 +24,6 @@ const bytes = (b64: string) => new Uint8Array(Buffer.from(b64, 'base64'));
 const delays = new Map<string, number[]>();
 const clients: DeviceClient[] = [];
 const unheard = new Set<string>();
-let rewatched = 0;
 
 async function connect(url: string, specs: BenchDeviceSpec[]): Promise<void> {
   for (const spec of specs) {
@@ -41,10 +37,7 @@ async function connect(url: string, specs: BenchDeviceSpec[]): Promise<void> {
     const labels = new Map(spec.sessions.map((s) => [s.id, s.label]));
     for (const { id } of spec.sessions) unheard.add(`${spec.deviceId} ${id}`);
     client.onWatchError((id, error) => {
-      if (error.code !== 'busy') throw new Error(`${id}: ${error.code}: ${error.message}`);
-      rewatched++;
-      const after = client.lastSeq(id) ?? 0;
-      setTimeout(() => (client.unwatch(id), client.watch(id, after)), 20 + Math.random() * 100);
+      throw new Error(`${id}: ${error.code}: ${error.message}`);
     });
     client.onEvent((event) => {
       if (!isSessionEvent(event) || event.type !== 'message.delta') return;
@@ -68,7 +61,7 @@ process.on('message', (message: { t: string; url?: string; devices?: BenchDevice
   if (message.t === 'connect') {
     void connect(message.url!, message.devices!).then(() => process.send?.({ t: 'ready', open: clients.length }));
   } else if (message.t === 'heard') {
-    process.send?.({ t: 'heard', unheard: unheard.size, rewatched });
+    process.send?.({ t: 'heard', unheard: unheard.size });
   } else if (message.t === 'count') {
     process.send?.({
       t: 'count',

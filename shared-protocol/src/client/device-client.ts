@@ -18,8 +18,8 @@ import type { ReconnectState } from '../link/reconnector.js';
 import { Reconnector, jitterFrom } from '../link/reconnector.js';
 import { DeviceChannel } from './device-channel.js';
 import { Keepalive } from './keepalive.js';
-import type { Watch } from './session-watches.js';
 import { SessionWatches } from './session-watches.js';
+import { WatchSubscriber } from './watch-subscriber.js';
 import type { Connect } from '../link/transport.js';
 
 export type ClientState =
@@ -74,13 +74,14 @@ export class DeviceClient {
   private nextId = 1;
   private readonly pending = new Map<number, PendingCall>();
   private readonly watches = new SessionWatches({
-    subscribe: (sessionId, watch) => this.subscribe(sessionId, watch),
+    subscribe: (sessionId, watch) => this.subscriber.subscribe(sessionId, watch),
     duplicate: () => void this.skipped.duplicate++,
   });
   private readonly eventListeners = new Set<(event: TetherEvent) => void>();
   private readonly stateListeners = new Set<(state: ClientState) => void>();
   private readonly watchErrorListeners = new Set<(sessionId: string, error: ProtocolError) => void>();
   private readonly keepalive: Keepalive;
+  private readonly subscriber: WatchSubscriber;
   /** Events skipped: unknown types, invalid shapes, duplicates already delivered. */
   readonly skipped = { unknown: 0, invalid: 0, duplicate: 0 };
 
@@ -96,6 +97,12 @@ export class DeviceClient {
       intervalMs: options.pingIntervalMs ?? PING_INTERVAL_MS,
       pongTimeoutMs: options.pongTimeoutMs ?? PONG_TIMEOUT_MS,
       nextNumber: () => this.nextId++,
+    });
+    this.subscriber = new WatchSubscriber({
+      clock: this.clock,
+      watch: (params) => this.call('sessions.watch', params),
+      current: (sessionId) => this.watches.get(sessionId),
+      refused: (sessionId, error) => this.watchErrorListeners.forEach((listener) => listener(sessionId, error)),
     });
   }
 
@@ -115,6 +122,7 @@ export class DeviceClient {
     this.setState({ name: 'stopped' });
     this.reconnector.stop();
     this.keepalive.stop();
+    this.subscriber.reset();
     const channel = this.channel;
     this.channel = undefined;
     channel?.close(CloseCode.Normal, 'client stopped');
@@ -187,7 +195,7 @@ export class DeviceClient {
   watch(sessionId: string, after: number, options: { tail?: number } = {}): Result<void> {
     const added = this.watches.add(sessionId, after, options.tail);
     if (!added.ok) return added;
-    if (added.value && this.stateValue.name === 'open') this.subscribe(sessionId, added.value);
+    if (added.value && this.stateValue.name === 'open') this.subscriber.subscribe(sessionId, added.value);
     return ok(undefined);
   }
 
@@ -236,7 +244,7 @@ export class DeviceClient {
     // First, so that the replays below may come batched. No call waits on it: an older host
     // answers `unknown-method` and sends single frames, which the channel takes all the same.
     channel.send({ t: 'req', id: this.nextId++, method: 'channel.batch', params: {} });
-    for (const [sessionId, watch] of this.watches.entries()) this.subscribe(sessionId, watch);
+    for (const [sessionId, watch] of this.watches.entries()) this.subscriber.subscribe(sessionId, watch);
     for (const call of this.pending.values()) if (!call.sent) this.sendCall(call);
     this.keepalive.start(channel);
     // Last: attaching the handlers hands over anything that arrived with the welcome (a goodbye
@@ -253,6 +261,7 @@ export class DeviceClient {
   private lost(error: ProtocolError, sealed = false): void {
     if (this.stateValue.name === 'stopped') return;
     this.keepalive.stop();
+    this.subscriber.reset();
     for (const call of [...this.pending.values()]) {
       // Watches are made again, from the latest sequence number, when the connection reopens.
       if (call.method === 'sessions.watch') this.settle(call, fail('disconnected', 'connection lost'));
@@ -318,15 +327,6 @@ export class DeviceClient {
     }
     const event = this.watches.accept(decoded.event);
     if (event) for (const listener of this.eventListeners) listener(event);
-  }
-
-  private subscribe(sessionId: string, watch: Watch): void {
-    const params = { id: sessionId, after: watch.lastSeq, ...(watch.tail !== undefined ? { tail: watch.tail } : {}) };
-    void this.call('sessions.watch', params).then((result) => {
-      if (!result.ok && result.error.code !== 'disconnected' && this.watches.get(sessionId) === watch) {
-        for (const listener of this.watchErrorListeners) listener(sessionId, result.error);
-      }
-    });
   }
 
   private sendCall(call: PendingCall): void {
