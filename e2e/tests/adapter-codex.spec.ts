@@ -92,13 +92,16 @@ test('a command that writes asks with Codex’s own options, shown whole; “for
   expect(eventsOfType(follow, 'approval.requested')).toHaveLength(1);
   const again = eventsOfType(follow, 'tool.finished').at(-1)!;
   expect(again.ok).toBe(true);
-  // The transcript shows what Codex reported. Once in CI on a loaded machine this second run came
-  // with no output at all: what Tether owns is that whatever Codex sent the model is shown, never less.
-  const sentBack = model.toolResults().at(-1) ?? '';
-  if (sentBack.includes('codex-ok')) {
-    expect(unfenced(again.output), `Codex sent the model: ${sentBack}`).toBe('codex-ok\n');
+  // The model was sent what the command printed. Codex's ACP adapter now and then ends a command
+  // with no output in its updates (no output deltas, and none in the end's fields that Tether reads,
+  // acp-content-text.ts; seen twice in CI on a loaded machine; zed-industries/codex-acp#290): the
+  // transcript can only show what the adapter sent, so an empty output is recorded on the test,
+  // and any other must be the command's.
+  expect(model.toolResults().at(-1)).toContain('codex-ok');
+  if (again.output === '') {
+    test.info().annotations.push({ type: 'codex', description: 'the adapter reported the second run with no output' });
   } else {
-    test.info().annotations.push({ type: 'codex', description: `no output from Codex: ${sentBack}` });
+    expect(unfenced(again.output)).toBe('codex-ok\n');
   }
   expect(codexRules(host.dir)).toEqual({});
 });

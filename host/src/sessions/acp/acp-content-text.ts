@@ -29,8 +29,9 @@ export function blockText(block: ContentBlock): string {
 /**
  * A tool call's `rawOutput` as text: a string as it is; content blocks as their text; a command's
  * result (`stdout`, `stderr`, `exit_code`, as Codex reports it) as what it printed, stdout and
- * stderr as one stream where the agent kept them so (`aggregated_output`), and the exit code when
- * it is not 0; anything else as JSON, bounded like the output.
+ * stderr as one stream where the agent kept them so (`aggregated_output`, else the two, else
+ * `formatted_output`), and the exit code when it is not 0; anything else as JSON, bounded like the
+ * output.
  */
 export function rawOutputText(raw: unknown): string {
   if (raw === undefined || raw === null) return '';
@@ -43,10 +44,14 @@ export function rawOutputText(raw: unknown): string {
     const o = raw as Record<string, unknown>;
     const text = (v: unknown) => (typeof v === 'string' ? v : '');
     if ('stdout' in o || 'stderr' in o || 'aggregated_output' in o || 'exit_code' in o) {
+      // Codex can end a command with some of these empty and the output in another (its end made
+      // before the output was read): the first that holds any text.
       const printed =
-        typeof o.aggregated_output === 'string'
-          ? o.aggregated_output
-          : [text(o.stdout), text(o.stderr)].filter((t) => t !== '').join('\n');
+        [
+          text(o.aggregated_output),
+          [text(o.stdout), text(o.stderr)].filter((t) => t !== '').join('\n'),
+          text(o.formatted_output),
+        ].find((t) => t !== '') ?? '';
       const code = rawExitCode(raw);
       return code !== undefined && code !== 0
         ? `${printed}${printed === '' || printed.endsWith('\n') ? '' : '\n'}exit code ${code}`

@@ -135,6 +135,15 @@ describe('ACP updates as Tether events', () => {
   it('rawOutput reads as text whatever its shape', () => {
     expect(rawOutputText({ stdout: 'a', stderr: 'b', exit_code: 2 })).toBe('a\nb\nexit code 2');
     expect(rawOutputText({ aggregated_output: 'both\n', stdout: 'x', exit_code: 1 })).toBe('both\nexit code 1');
+    // Codex's end of a command with its streams empty (the output came before the end was made)
+    // still has what it printed in formatted_output, or in stdout: the first that holds text.
+    expect(rawOutputText({ aggregated_output: '', stdout: '', formatted_output: 'late\n', exit_code: 0 })).toBe(
+      'late\n',
+    );
+    expect(rawOutputText({ aggregated_output: '', stdout: 'out\n', exit_code: 0 })).toBe('out\n');
+    expect(rawOutputText({ aggregated_output: '', stdout: '', formatted_output: '', exit_code: 3 })).toBe(
+      'exit code 3',
+    );
     expect(
       rawOutputText([
         { type: 'text', text: 'one' },
