@@ -84,14 +84,19 @@ describe('a terminal flood', () => {
 
     let acked = held;
     let notices = 0;
-    let end = 0;
+    // How far the program got past what the device had acknowledged, at most: a device that held
+    // it back would keep this within a window and the backlog.
+    const heldBackBound = TERMINAL_WINDOW_BYTES + TERMINAL_BACKLOG_BYTES;
+    let ahead = 0;
     const started = Date.now();
     let lastAck = started;
-    while (Date.now() - started < FLOOD_MS) {
+    // FLOOD_MS at least; on a loaded machine, until the program is seen past the bound (or 12 s).
+    while (Date.now() - started < FLOOD_MS || (ahead <= heldBackBound && Date.now() - started < 12_000)) {
       host.parts.log.append('s_flood', { type: 'notice', level: 'info', text: `tick ${notices++}` });
       await sleep(100);
       const listed = await client.call('terminals.list', {});
-      end = listed.ok ? (listed.value.terminals[0]?.end ?? 0) : 0;
+      const end = listed.ok ? (listed.value.terminals[0]?.end ?? 0) : 0;
+      ahead = Math.max(ahead, end - acked);
       rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
       if (Date.now() - lastAck >= ACK_EVERY_MS) {
         lastAck = Date.now();
@@ -103,9 +108,10 @@ describe('a terminal flood', () => {
     // The program was not held back by the slow device, which got screens once a window behind;
     // bytes came at most a window per acknowledgement (when the flood paused long enough for it
     // to catch up), not the flood.
-    expect(end - acked).toBeGreaterThan(TERMINAL_WINDOW_BYTES + TERMINAL_BACKLOG_BYTES);
+    const floodMs = Date.now() - started;
+    expect(ahead).toBeGreaterThan(heldBackBound);
     expect(screens).toBeGreaterThan(0);
-    expect(bytes).toBeLessThanOrEqual((FLOOD_MS / ACK_EVERY_MS + 2) * TERMINAL_WINDOW_BYTES);
+    expect(bytes).toBeLessThanOrEqual((floodMs / ACK_EVERY_MS + 2) * TERMINAL_WINDOW_BYTES);
     expect(gaps).toBe(0);
     expect(rssPeak - rssBefore).toBeLessThan(MEMORY_SLACK_BYTES);
 
@@ -129,7 +135,7 @@ describe('a terminal flood', () => {
       await client.call('terminals.ack', { terminalId, offset: held });
       await sleep(20);
     }
-  });
+  }, 40_000);
 });
 
 /** What a device got of one terminal, in order: output bytes and screens. */
