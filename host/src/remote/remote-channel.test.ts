@@ -15,6 +15,7 @@ import {
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
+import { idleSession } from '../../test/support/idle-session.js';
 import type { PairedDevice } from '../../test/support/remote-device.js';
 import { connectDevice, pairDevice, pauseReading, until, waitForState } from '../../test/support/remote-device.js';
 import type { TestHost } from '../../test/support/test-host.js';
@@ -419,16 +420,6 @@ describe('resume and backpressure', () => {
 });
 
 describe('batches', () => {
-  /** A session with its first run over, so that only what the test appends follows. */
-  async function quietSession(t: TestHost) {
-    const created = await t.host.parts.sessions.create({ cwd: t.project, text: 'hello' });
-    if (!created.ok) throw new Error(created.error.message);
-    const id = created.value.id;
-    t.host.parts.sessions.interrupt(id);
-    await t.waitFor(id, (e) => e.type === 'run.finished');
-    return id;
-  }
-
   const BURST = 100;
   const appendBurst = (t: TestHost, id: string) => {
     for (let i = 0; i < BURST; i++) t.host.parts.log.append(id, { type: 'notice', level: 'info', text: `burst ${i}` });
@@ -436,7 +427,7 @@ describe('batches', () => {
 
   it('sends a burst to a device that takes batches as fewer frames, in order, each event once', async () => {
     const t = await setup();
-    const id = await quietSession(t);
+    const id = await idleSession(t, 'hello');
     const { client, events, sockets } = connectDevice(t, await pairDevice(t));
     cleanups.push(() => client.stop());
     client.watch(id, 0);
@@ -454,7 +445,7 @@ describe('batches', () => {
 
   it('sends single frames to a device that did not say it takes batches', async () => {
     const t = await setup();
-    const id = await quietSession(t);
+    const id = await idleSession(t, 'hello');
     const device = await pairDevice(t);
     const b = await handshakeRaw(t, device);
     const opener = new FrameOpener(b.keys.receive);
