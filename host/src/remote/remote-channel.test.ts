@@ -3,20 +3,17 @@ import {
   CloseCode,
   DeviceClient,
   FrameOpener,
-  FrameSealer,
-  HandshakeInitiator,
   decodeChannelMessage,
   encodeChannelMessage,
   webSocketConnect,
   generateBoxKeyPair,
   systemClock,
-  secureRandom,
 } from '@tether/shared-protocol';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { idleSession } from '../../test/support/idle-session.js';
 import type { PairedDevice } from '../../test/support/remote-device.js';
+import { handshakeRaw, initiator, rawSocket, wsUrl } from '../../test/support/raw-channel.js';
 import { connectDevice, pairDevice, pauseReading, until, waitForState } from '../../test/support/remote-device.js';
 import type { TestHost } from '../../test/support/test-host.js';
 import { LOCAL_REMOTE, startTestHost } from '../../test/support/test-host.js';
@@ -34,44 +31,11 @@ async function setup() {
   return t;
 }
 
-function wsUrl(t: TestHost): string {
-  return `${t.url.replace('http', 'ws')}/rc/ws`;
-}
-
-/** A raw socket: sends `messages` in order and resolves with what came back and how it closed. */
+/** A raw socket to the host, terminated after the test. */
 function raw(t: TestHost, headers: Record<string, string> = {}) {
-  const ws = new WebSocket(wsUrl(t), { headers });
-  const received: Uint8Array[] = [];
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => {
-    ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() }));
-    ws.on('error', () => resolve({ code: -1, reason: 'error' }));
-  });
-  const opened = new Promise<void>((resolve) => ws.on('open', () => resolve()));
-  ws.on('message', (data: Buffer) => received.push(new Uint8Array(data)));
-  cleanups.push(() => ws.terminate());
-  return { ws, received, closed, opened };
-}
-
-function initiator(device: PairedDevice, clock = systemClock) {
-  return new HandshakeInitiator({
-    deviceId: device.reply.deviceId,
-    deviceKeys: device.keys,
-    hostBoxPublicKey: device.hostBoxPublicKey,
-    clock,
-    random: secureRandom,
-  });
-}
-
-async function handshakeRaw(t: TestHost, device: PairedDevice) {
-  const socket = raw(t);
-  await socket.opened;
-  const init = initiator(device);
-  const hello = init.hello();
-  socket.ws.send(hello);
-  await until(() => socket.received.length > 0, 5000, 'the welcome');
-  const keys = init.acceptWelcome(socket.received.shift()!);
-  if (!keys.ok) throw new Error(keys.error.code);
-  return { ...socket, hello, keys: keys.value, sealer: new FrameSealer(keys.value.send) };
+  const socket = rawSocket(t, headers);
+  cleanups.push(() => socket.ws.terminate());
+  return socket;
 }
 
 async function healthy(t: TestHost, device: PairedDevice) {
@@ -129,7 +93,7 @@ describe('the sealed channel', () => {
     expect((await a.closed).code).toBe(CloseCode.HandshakeFailed);
 
     t.host.parts.devices.revoke(device.reply.deviceId, Date.now());
-    const b = await handshakeRaw(t, device);
+    const b = await handshakeRaw(device, raw(t));
     const closed = await b.closed;
     expect(closed.code).toBe(CloseCode.Revoked);
     expect(b.received).toHaveLength(1);
@@ -148,7 +112,7 @@ describe('the sealed channel', () => {
     stale.ws.send(initiator(device, { ...systemClock, now: () => Date.now() - 10 * 60_000 }).hello());
     expect((await stale.closed).code).toBe(CloseCode.HandshakeStale);
 
-    const first = await handshakeRaw(t, device);
+    const first = await handshakeRaw(device, raw(t));
     const replay = raw(t);
     await replay.opened;
     replay.ws.send(first.hello);
@@ -206,7 +170,7 @@ describe('the sealed channel', () => {
   it('closes on a tampered frame and acts on nothing after it', async () => {
     const t = await setup();
     const device = await pairDevice(t);
-    const s = await handshakeRaw(t, device);
+    const s = await handshakeRaw(device, raw(t));
     const frame = s.sealer.seal(
       encodeChannelMessage({ t: 'req', id: 1, method: 'sessions.create', params: { cwd: t.project, text: 'x' } }),
     );
@@ -416,59 +380,5 @@ describe('resume and backpressure', () => {
     const seqs = sessionEvents(slow.events, id).map((e) => e.seq);
     expect(seqs).toEqual(Array.from({ length: t.host.parts.log.lastSeq(id) }, (_, i) => i + 1));
     expect(slow.sockets.length).toBeGreaterThan(1);
-  });
-});
-
-describe('batches', () => {
-  const BURST = 100;
-  const appendBurst = (t: TestHost, id: string) => {
-    for (let i = 0; i < BURST; i++) t.host.parts.log.append(id, { type: 'notice', level: 'info', text: `burst ${i}` });
-  };
-
-  it('sends a burst to a device that takes batches as fewer frames, in order, each event once', async () => {
-    const t = await setup();
-    const id = await idleSession(t, 'hello');
-    const { client, events, sockets } = connectDevice(t, await pairDevice(t));
-    cleanups.push(() => client.stop());
-    client.watch(id, 0);
-    await until(() => client.lastSeq(id) === t.host.parts.log.lastSeq(id));
-    let frames = 0;
-    sockets[sockets.length - 1]!.on('message', () => frames++);
-    appendBurst(t, id);
-    const last = t.host.parts.log.lastSeq(id);
-    await until(() => client.lastSeq(id) === last, 10_000, 'the burst');
-    // The burst and the session list's own updates, each list update at most once per event.
-    expect(frames).toBeGreaterThan(0);
-    expect(frames).toBeLessThan(BURST / 10);
-    expect(sessionEvents(events, id).map((e) => e.seq)).toEqual(Array.from({ length: last }, (_, i) => i + 1));
-  });
-
-  it('sends single frames to a device that did not say it takes batches', async () => {
-    const t = await setup();
-    const id = await idleSession(t, 'hello');
-    const device = await pairDevice(t);
-    const b = await handshakeRaw(t, device);
-    const opener = new FrameOpener(b.keys.receive);
-    const watch = b.sealer.seal(
-      encodeChannelMessage({ t: 'req', id: 1, method: 'sessions.watch', params: { id, after: 0 } }),
-    );
-    if (!watch.ok) throw new Error(watch.error.code);
-    b.ws.send(watch.value);
-    const last = t.host.parts.log.lastSeq(id);
-    const seqs = () =>
-      b.received.flatMap((frame) => {
-        const plain = opener.open(frame);
-        if (!plain.ok) throw new Error(plain.error.code);
-        // A JSON message each: a batch (0x02) would fail to decode here.
-        const message = decodeChannelMessage(plain.value);
-        if (!message) throw new Error('not a single JSON message');
-        const event = message.t === 'evt' ? (message.event as { sessionId?: string; seq?: number }) : undefined;
-        return event?.sessionId === id && event.seq !== undefined ? [event.seq] : [];
-      });
-    const seen: number[] = [];
-    await until(() => (seen.push(...seqs()), b.received.splice(0), seen.at(-1) === last ? true : undefined));
-    appendBurst(t, id);
-    await until(() => (seen.push(...seqs()), b.received.splice(0), seen.length === last + BURST ? true : undefined));
-    expect(seen).toEqual(Array.from({ length: last + BURST }, (_, i) => i + 1));
   });
 });
