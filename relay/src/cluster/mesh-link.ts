@@ -231,7 +231,13 @@ export function dialMesh(o: {
   timeoutMs: number;
 }): Promise<MeshConn | undefined> {
   return new Promise((resolve) => {
-    const ws = new WebSocket(`ws://${o.address}/`, { perMessageDeflate: false, maxPayload: MAX_HANDSHAKE });
+    const ws = new WebSocket(`ws://${o.address}/`, {
+      perMessageDeflate: false,
+      maxPayload: MAX_HANDSHAKE,
+      // Masking guards a browser's proxies from a page's chosen bytes; between two nodes it is only a
+      // copy of each message: a zero key makes `ws` skip it on both ends.
+      generateMask: (mask) => mask.fill(0),
+    });
     const done = (conn: MeshConn | undefined, code?: number, reason?: string) => {
       clearTimeout(timer);
       if (!conn) {
