@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import type { ExecutionContext } from '@tether/machine';
 import { LocalContext, startShare } from '@tether/machine';
+import { benchRowLine } from '@tether/shared-protocol/testing';
 import { LOCAL_REMOTE, startTestHost } from '../test/support/test-host.js';
 
 /** Small commands timed per side; each spawns a shell, so fewer than the file reads. */
@@ -159,7 +160,12 @@ try {
   };
 
   const figures = (m: Measured) => [percentile(m.times, 50), percentile(m.times, 99)] as const;
-  const rows = (what: string, [local, ownSide, inSide]: Measured[]) => {
+  /** Prints each side against local; `row` names the own-process ratio CI holds, with its target. */
+  const rows = (
+    what: string,
+    [local, ownSide, inSide]: Measured[],
+    row: { id: string; label: string; target: number },
+  ) => {
     const [lp50, lp99] = figures(local!);
     console.log(
       `${what}: local p50 ${lp50.toFixed(2)} ms, p99 ${lp99.toFixed(2)} ms, CPU ${local!.cpuMs.toFixed(2)} ms a call`,
@@ -176,12 +182,29 @@ try {
           `p99 ${(p99 / lp99).toFixed(2)}× | CPU here ${side.cpuMs.toFixed(2)} ms a call`,
       );
     }
+    const ownP50 = figures(ownSide!)[0];
+    console.log(
+      benchRowLine({
+        ...row,
+        ratio: ownP50 / lp50,
+        better: 'lower',
+        detail: { ownProcessP50Ms: ownP50, localP50Ms: lp50 },
+      }),
+    );
   };
   console.log('host → machine over a sealed loopback link, against the host running the same locally:');
   const sides = (call: (context: ExecutionContext) => () => Promise<void>) =>
     [call(local), call(ownProcess), call(inProcess)] as const;
-  rows(`command (${COMMAND_ROUNDS}×)`, await measureSides(COMMAND_ROUNDS, ...sides(command)));
-  rows(`1 MiB read (${READ_ROUNDS}×)`, await measureSides(READ_ROUNDS, ...sides(read)));
+  rows(`command (${COMMAND_ROUNDS}×)`, await measureSides(COMMAND_ROUNDS, ...sides(command)), {
+    id: 'machine.command-own-process-p50',
+    label: 'a command through a machine in its own process vs local, p50',
+    target: 1.3,
+  });
+  rows(`1 MiB read (${READ_ROUNDS}×)`, await measureSides(READ_ROUNDS, ...sides(read)), {
+    id: 'machine.read-own-process-p50',
+    label: 'a 1 MiB read through a machine in its own process vs local, p50',
+    target: 2,
+  });
 } finally {
   await own.stop();
   await shared.value.stop();
