@@ -13,6 +13,7 @@ import { fromBase64Url, terminalOutputBytes } from '@tether/shared-protocol';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { benchRowLine } from '@tether/shared-protocol/testing';
 import { connectDevice, pairDevice, until } from '../test/support/remote-device.js';
 import { LOCAL_REMOTE, startTestHost } from '../test/support/test-host.js';
 import { percentile } from './percentile.js';
@@ -136,6 +137,24 @@ try {
     ).toFixed(0);
   console.log(
     `terminal-interrupt bare-quiet-p50-ms=${p(runs.bare, 50)} device-quiet-p50-ms=${p(runs.device, 50)} device-quiet-p99-ms=${p(runs.device, 99)} phone-quiet-p50-ms=${p(runs.phone, 50)} phone-quiet-p99-ms=${p(runs.phone, 99)}`,
+  );
+  const promptP99 = percentile(
+    runs.phone.map((r) => r.prompt),
+    99,
+  );
+  console.log(
+    benchRowLine({
+      id: 'terminal.interrupt-phone-p99',
+      label: "Ctrl-C in a flood → the prompt back on a device at a phone's pace, p99, against 200 ms",
+      ratio: promptP99 / 200,
+      better: 'lower',
+      target: 1,
+      detail: {
+        promptP99Ms: promptP99,
+        quietP99Ms: Number(p(runs.phone, 99)),
+        bareQuietP50Ms: Number(p(runs.bare, 50)),
+      },
+    }),
   );
   client.stop();
 } finally {

@@ -22,6 +22,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { benchRowLine } from '@tether/shared-protocol/testing';
 import { connectDevice, pairDevice, until } from '../test/support/remote-device.js';
 import { percentile } from './percentile.js';
 import { LOCAL_REMOTE, startTestHost } from '../test/support/test-host.js';
@@ -265,6 +266,16 @@ try {
     `terminal, device acknowledging after ${PHONE_RTT_MS} ms: ${(paced.value.wire / 1e6).toFixed(1)} MB on the wire (${paced.value.screens} screens) in ${paced.ms.toFixed(0)} ms = ${pacedMBs.toFixed(1)} MB/s of the file; bare PTY just before ${barePacedMBs.toFixed(1)} MB/s`,
   );
   console.log(`ratio terminal/bare PTY, device at a phone's pace: throughput ${(pacedMBs / barePacedMBs).toFixed(3)}`);
+  console.log(
+    benchRowLine({
+      id: 'terminal.phone-paced-flood',
+      label: "terminal flood vs bare PTY, a device acknowledging at a phone's 50 ms round trip",
+      ratio: pacedMBs / barePacedMBs,
+      better: 'higher',
+      target: 0.5,
+      detail: { pacedMBs, barePacedMBs, screens: paced.value.screens },
+    }),
+  );
   // On a shared machine wall time swings with the load; this process's own CPU time does less.
   console.log(
     `CPU of this process (host and device both): bare PTY ${bare.cpuMs.toFixed(0)} ms, terminal ${terminal.cpuMs.toFixed(0)} ms = ${(FILE_BYTES / 1e6 / (terminal.cpuMs / 1000)).toFixed(1)} MB/s of CPU; ratio bare/terminal ${(bare.cpuMs / terminal.cpuMs).toFixed(3)}`,
