@@ -1,5 +1,5 @@
-// CI's bench step: runs the ratio benches bench/baseline.json names, compares each ratio with the committed baseline
-// (bench/baseline.json) and fails on a regression beyond the stated tolerance. Ratios only: each is
+// CI's bench step: runs the ratio benches bench/baseline.json names, compares each ratio with the
+// committed baseline and fails on a regression beyond the stated tolerance. Ratios only: each is
 // measured against its own baseline in the same process, so a busy or slow machine moves both
 // sides alike; absolute times on a shared machine mean nothing.
 //
@@ -7,10 +7,11 @@
 //   node scripts/bench-compare.mjs --update        measure and write the baseline anew
 //
 // A row is worse when, for `higher` rows, ratio < baseline × (1 − tolerance), and for `lower`
-// rows, ratio > baseline × (1 + tolerance), or beyond the row's own `limit` where it names one. A bench whose rows come out worse is run once more
-// before it counts (a burst of load from elsewhere on a 2-core machine can halve one figure), and a
-// row the baseline names that no bench printed fails. Ends with `N passed, N failed, N skipped`,
-// one per row, for .ci/run to add to its total.
+// rows, ratio > baseline × (1 + tolerance), or beyond the row's own `limit` where it names one.
+// A bench whose rows come out worse is run once more before it counts (a burst of load from
+// elsewhere on a 2-core machine can halve one figure), and a row the baseline names that no bench
+// printed fails. Ends with `N passed, N failed, N skipped`, one per row, for .ci/run to add to its
+// total.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { root } from './run.mjs';
